@@ -1,0 +1,45 @@
+# edge_agent developer entry points. `make run` and `make test` are the two commands in the README;
+# both create .venv on first use and install the project with every extra the tests exercise.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STATE ?= .state
+EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml
+STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
+
+.PHONY: run test lint bench firmware wheel clean install
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "edge-agent needs Python >= 3.11 (set PYTHON=...)"; exit 1; }
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
+	rm -f $(VENV)/.installed-*
+	touch $@
+
+# The runtime's main job on the embedded defaults: simulated board, bundled datasheets,
+# state under ./.state, upstream sync off.
+run: $(STAMP)
+	$(VENV)/bin/edge-agent --state $(STATE) run
+
+test: $(STAMP)
+	$(PY) -m ruff check edge_agent tests bench
+	$(PY) -m pytest $(PYTEST_ARGS)
+
+lint: $(STAMP)
+	$(PY) -m ruff check edge_agent tests bench
+	$(PY) -m ruff format --check edge_agent tests bench || true
+
+bench: $(STAMP)
+	$(PY) -m bench
+
+firmware:
+	$(MAKE) -C firmware_bridge
+
+wheel: $(STAMP)
+	$(PY) -m pip wheel --no-deps -w dist .
+
+clean:
+	rm -rf $(VENV) dist build firmware_bridge/build .state

@@ -1,0 +1,1 @@
+"""Benchmarks: each module `bench/<area>.py` has `main() -> None` and prints its figures."""

@@ -1,0 +1,86 @@
+"""The `edge-agent` command line: ``main(argv) -> int``.
+
+Each area registers its subcommands from its own module (``edge_agent/cli/<area>.py`` exposing
+``register(subparsers)``); heavy imports happen inside the handlers so ``--help`` stays fast.
+Exit codes: 0 ok, 1 domain error, 2 usage, 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+import traceback
+from collections.abc import Sequence
+
+from edge_agent import __version__
+from edge_agent.errors import EdgeAgentError
+
+# Subcommand modules, in help order. A module that does not exist yet is skipped.
+COMMAND_MODULES = (
+    "run",  # run, mcp, status, service
+    "config",
+    "rag",
+    "pins",
+    "bus",  # bus scan, i2c, spi, gpio, sensor
+    "bridge",
+    "memory",  # memory, cache
+    "sync",  # sync, kumiho-test-server
+    "watch",
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="edge-agent",
+        description="Edge runtime that lets AI agents work with real hardware boards safely, offline.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="config file (default: $EDGE_AGENT_CONFIG, "
+                        "./edge-agent.toml, /etc/edge-agent/edge-agent.toml, else embedded defaults)")
+    parser.add_argument("--state", metavar="DIR", help="state directory (default: $EDGE_AGENT_STATE, "
+                        "$STATE_DIRECTORY, ~/.local/state/edge-agent)")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
+    parser.add_argument("--debug", action="store_true", help="print tracebacks for errors")
+    parser.add_argument("--version", action="version", version=f"edge-agent {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        try:
+            module = importlib.import_module(f"edge_agent.cli.{name}")
+        except ModuleNotFoundError as exc:
+            if exc.name == f"edge_agent.cli.{name}":
+                continue
+            raise
+        module.register(sub)
+    return parser
+
+
+def configure_logging(verbosity: int) -> None:
+    level = logging.WARNING - 10 * verbosity
+    # One line per record, no timestamp: journald adds its own.
+    logging.basicConfig(level=max(level, logging.DEBUG), format="%(levelname)s %(name)s: %(message)s",
+                        stream=sys.stderr)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "handler", None):
+        parser.print_help()
+        return 2
+    configure_logging(args.verbose)
+    try:
+        return int(args.handler(args) or 0)
+    except EdgeAgentError as exc:
+        print(f"edge-agent: error: {exc}", file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    except BrokenPipeError:  # `edge-agent memory export | head`
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,38 @@
+"""Helpers shared by CLI subcommands: loading settings and the state dir from global options."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from edge_agent.config import Settings, load_settings
+from edge_agent.paths import find_config, state_dir
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    """The effective settings for this invocation (global --config, env, defaults)."""
+    return load_settings(find_config(getattr(args, "config", None)))
+
+
+def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
+    """The state directory for this invocation (global --state, env, default)."""
+    path = state_dir(getattr(args, "state", None))
+    if create:
+        path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def print_json(data: Any) -> None:
+    json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
+    sys.stdout.write("\n")
+
+
+def int_auto(text: str) -> int:
+    """argparse type: integers in decimal or 0x-hex (addresses, registers)."""
+    try:
+        return int(text, 0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number (use decimal or 0x-hex)") from None

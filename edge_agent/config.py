@@ -1,0 +1,366 @@
+"""edge-agent.toml: one file, validated once with pydantic.
+
+Key names follow the Revka runtime where the meaning is the same (``[peripherals] datasheet_dir``,
+``[[peripherals.boards]]`` with ``board``/``transport``/``path``/``baud``, ``[agent] compact_context``,
+the ``[memory]`` keys). Unknown keys are errors, so a typo never silently does nothing. Every error
+names the key path and, where the set is closed, the allowed values.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from edge_agent.errors import ConfigError
+from edge_agent.paths import bundled_datasheets_dir
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+# --- [device] -------------------------------------------------------------------------------------
+
+
+class DeviceConfig(_Section):
+    id: str = Field("", description="Stable device id; empty derives one from /etc/machine-id.")
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+# --- [peripherals] --------------------------------------------------------------------------------
+
+Transport = Literal["sim", "serial", "bridge", "native", "linux", "aardvark", "ftdi"]
+
+
+class BoardConfig(_Section):
+    """One ``[[peripherals.boards]]`` entry: which board, and how it is reached."""
+
+    board: str
+    name: str = Field("", description="Adapter name used by tools and CLI; defaults to `board`.")
+    transport: Transport = "serial"
+    url: str = Field("", description="Adapter URL; overrides transport/path/baud when set.")
+    path: str = ""
+    baud: int = Field(115200, gt=0)
+
+    @field_validator("board")
+    @classmethod
+    def _board_lower(cls, v: str) -> str:
+        v = v.strip().lower()
+        if not v:
+            raise ValueError("must name a board, e.g. 'nucleo-f401re' or 'rpi-4b'")
+        return v
+
+    @property
+    def adapter_name(self) -> str:
+        return self.name or self.board
+
+    def adapter_url(self) -> str:
+        """The adapter URL this entry stands for (Revka's transport/path/baud mapped onto URLs)."""
+        if self.url:
+            return self.url
+        if self.transport == "sim":
+            return f"sim://{self.board}"
+        if self.transport in ("serial", "bridge"):
+            if not self.path:
+                raise ConfigError(
+                    f"peripherals.boards[{self.board}].path: transport {self.transport!r} needs the serial "
+                    "device path, e.g. path = \"/dev/ttyACM0\""
+                )
+            return f"bridge://{self.path}?baud={self.baud}"
+        if self.transport in ("native", "linux"):
+            return "linux://"
+        if self.transport == "aardvark":
+            return f"aardvark://{self.path}"
+        return self.path or "ftdi://ftdi:232h/1"
+
+
+class PeripheralsConfig(_Section):
+    enabled: bool = True
+    datasheet_dir: str = Field("", description="Datasheet directory; empty uses the bundled datasheets.")
+    boards: list[BoardConfig] = Field(
+        default_factory=lambda: [BoardConfig(board="nucleo-f401re", transport="sim")]
+    )
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> PeripheralsConfig:
+        seen: set[str] = set()
+        for b in self.boards:
+            if b.adapter_name in seen:
+                raise ValueError(
+                    f"two boards share the adapter name {b.adapter_name!r}; give one a distinct `name`"
+                )
+            seen.add(b.adapter_name)
+        return self
+
+    def datasheet_path(self, base: Path | None = None) -> Path:
+        if not self.datasheet_dir:
+            return bundled_datasheets_dir()
+        p = Path(os.path.expanduser(self.datasheet_dir))
+        return p if p.is_absolute() or base is None else base / p
+
+
+# --- [agent] --------------------------------------------------------------------------------------
+
+
+class AgentConfig(_Section):
+    compact_context: bool = Field(
+        False, description="Small-model mode: 2 datasheet chunks, shorter text, smaller memory budget."
+    )
+
+
+# --- [hardware] -----------------------------------------------------------------------------------
+
+
+class AdapterSafety(_Section):
+    """Per-adapter write policy; the table key is the adapter name or URL scheme."""
+
+    read_only: bool | None = None
+    writable_gpio: list[str] = Field(default_factory=list)
+    writable_i2c: list[str] = Field(
+        default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range)."
+    )
+    writable_spi: list[str] = Field(default_factory=list, description="'0.0' bus.chip-select, or '*'.")
+
+
+class SafetyConfig(_Section):
+    read_only: bool = False
+    adapters: dict[str, AdapterSafety] = Field(default_factory=dict)
+
+
+class HardwareConfig(_Section):
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
+
+
+# --- [memory] -------------------------------------------------------------------------------------
+
+
+class MemoryPolicy(_Section):
+    max_entries_per_namespace: int = Field(0, ge=0)
+    max_entries_per_category: int = Field(0, ge=0)
+    read_only_namespaces: list[str] = Field(default_factory=list)
+    retention_days_by_category: dict[str, int] = Field(default_factory=dict)
+
+
+class MemoryConfig(_Section):
+    backend: Literal["kumiho", "none"] = "kumiho"
+    auto_save: bool = True
+    hygiene_enabled: bool = True
+    archive_after_days: int = Field(7, ge=0)
+    purge_after_days: int = Field(30, ge=0)
+    conversation_retention_days: int = Field(30, ge=0)
+    min_relevance_score: float = Field(0.4, ge=0.0, le=1.0)
+    default_namespace: str = "default"
+    half_life_days: float = 7.0
+    audit_enabled: bool = False
+    audit_retention_days: int = Field(30, ge=0)
+    snapshot_enabled: bool = False
+    snapshot_on_hygiene: bool = False
+    context_budget_tokens: int = Field(1200, ge=64)
+    max_content_bytes: int = Field(64 * 1024, ge=256)
+    response_cache_enabled: bool = False
+    response_cache_hot_entries: int = Field(256, ge=0)
+    response_cache_max_entries: int = Field(5000, ge=0)
+    response_cache_ttl_minutes: int = Field(60, ge=0)
+    policy: MemoryPolicy = Field(default_factory=MemoryPolicy)
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _backend_names(cls, v: Any) -> Any:
+        if isinstance(v, str) and v.lower() not in ("kumiho", "none"):
+            raise ValueError(
+                f"backend {v!r} is not supported: the device cache always runs locally and syncs to "
+                "Kumiho; use 'kumiho' (sync captures upstream) or 'none' (memory off)"
+            )
+        return v.lower() if isinstance(v, str) else v
+
+
+class WorkspaceConfig(_Section):
+    enabled: bool = False
+    name: str = "default"
+    isolate_memory: bool = True
+    cross_workspace_search: bool = False
+
+
+# --- [kumiho] -------------------------------------------------------------------------------------
+
+
+class KumihoConfig(_Section):
+    enabled: bool = False
+    mode: Literal["cloud", "local_ce"] = "cloud"
+    endpoint: str = ""
+    project: str = "CognitiveMemory"
+    space_path: str = Field("", description="Default space; empty means Devices/<device_id>.")
+    token_file: str = ""
+    memory_retrieval_limit: int = Field(3, ge=1)
+    outbox_max_mb: float = Field(64.0, gt=0)
+    outbox_max_rows: int = Field(100_000, gt=0)
+    outbox_full_policy: Literal["refuse_low_importance", "refuse_all"] = "refuse_low_importance"
+    low_importance_below: float = Field(0.5, ge=0.0, le=1.0)
+    batch_size: int = Field(200, ge=1, le=200)
+    rpc_timeout_s: float = Field(10.0, gt=0)
+    sync_interval_s: float = Field(5.0, gt=0)
+    backoff_initial_s: float = Field(1.0, gt=0)
+    backoff_max_s: float = Field(300.0, gt=0)
+    max_attempts: int = Field(50, ge=1)
+    secret_policy: Literal["redact", "reject"] = "redact"
+
+
+# --- [server] (MCP) -------------------------------------------------------------------------------
+
+
+class ServerConfig(_Section):
+    http_enabled: bool = True
+    host: str = "127.0.0.1"
+    port: int = Field(8765, ge=0, le=65535)
+    token_file: str = Field("", description="Bearer token file; empty means <state>/mcp-token.")
+    watchdog: bool = True
+
+
+# --- [[watch]] ------------------------------------------------------------------------------------
+
+
+class WatchConfig(_Section):
+    name: str
+    sensor: str = "bme280"
+    adapter: str = ""
+    address: int = 0x76
+    interval_s: float = Field(1.0, gt=0)
+    window: int = Field(16, ge=1)
+    model: str = ""
+    rule: dict[str, Any] = Field(default_factory=dict)
+
+
+# --- root -----------------------------------------------------------------------------------------
+
+
+class Settings(_Section):
+    device: DeviceConfig = Field(default_factory=DeviceConfig)
+    peripherals: PeripheralsConfig = Field(default_factory=PeripheralsConfig)
+    agent: AgentConfig = Field(default_factory=AgentConfig)
+    hardware: HardwareConfig = Field(default_factory=HardwareConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)
+    kumiho: KumihoConfig = Field(default_factory=KumihoConfig)
+    server: ServerConfig = Field(default_factory=ServerConfig)
+    watch: list[WatchConfig] = Field(default_factory=list)
+
+    # Where the file came from (None = embedded defaults); relative paths resolve against its folder.
+    source: Path | None = Field(None, exclude=True)
+
+    def datasheet_dir(self) -> Path:
+        return self.peripherals.datasheet_path(self.source.parent if self.source else None)
+
+
+def _format_errors(exc: ValidationError, origin: str) -> str:
+    lines = []
+    for err in exc.errors():
+        path = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key" + _allowed_keys_hint(err["loc"])
+        elif err["type"] == "literal_error":
+            msg = f"{msg} (got {err.get('input')!r})"
+        lines.append(f"  {path}: {msg}")
+    return f"{origin} is invalid:\n" + "\n".join(lines)
+
+
+def _allowed_keys_hint(loc: tuple[Any, ...]) -> str:
+    model: Any = Settings
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        field = getattr(model, "model_fields", {}).get(part)
+        if field is None:
+            return ""
+        ann = field.annotation
+        args = getattr(ann, "__args__", ())
+        model = next((a for a in (ann, *args) if isinstance(a, type) and issubclass(a, BaseModel)), None)
+        if model is None:
+            return ""
+    keys = sorted(getattr(model, "model_fields", {}))
+    return f"; allowed keys here: {', '.join(keys)}" if keys else ""
+
+
+def parse_settings(data: dict[str, Any], origin: str = "configuration", source: Path | None = None) -> Settings:
+    """Validate a dict (parsed TOML) into Settings, raising ConfigError with key paths."""
+    try:
+        settings = Settings.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(_format_errors(exc, origin)) from None
+    settings.source = source
+    return settings
+
+
+def load_settings(path: str | os.PathLike[str] | None) -> Settings:
+    """Load and validate a config file; None gives the embedded defaults."""
+    if path is None:
+        return Settings()
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise ConfigError(f"config file {p} does not exist; create it or drop --config / EDGE_AGENT_CONFIG") from None
+    except OSError as exc:
+        raise ConfigError(f"config file {p} cannot be read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"config file {p} is not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"config file {p} is not valid TOML: {exc}") from None
+    return parse_settings(data, origin=f"config file {p}", source=p.resolve())
+
+
+def to_toml(settings: Settings) -> str:
+    """Render the effective configuration as TOML (for `edge-agent config check`)."""
+    data = settings.model_dump(mode="json")
+    out: list[str] = []
+    _emit_table(out, [], data)
+    return "\n".join(out).strip() + "\n"
+
+
+def _toml_value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        return json.dumps(v, ensure_ascii=False)
+    if isinstance(v, list):
+        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(type(v))
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+
+
+def _emit_table(out: list[str], path: list[str], data: dict[str, Any]) -> None:
+    scalars = {k: v for k, v in data.items() if not _is_table(v) and not _is_table_array(v)}
+    if path:
+        out.append(f"\n[{'.'.join(_key(p) for p in path)}]")
+    for k, v in scalars.items():
+        out.append(f"{_key(k)} = {_toml_value(v)}")
+    for k, v in data.items():
+        if _is_table(v):
+            _emit_table(out, [*path, k], v)
+        elif _is_table_array(v):
+            for item in v:
+                out.append(f"\n[[{'.'.join(_key(p) for p in [*path, k])}]]")
+                for ik, iv in item.items():
+                    out.append(f"{_key(ik)} = {_toml_value(iv)}")
+
+
+def _is_table(v: Any) -> bool:
+    return isinstance(v, dict)
+
+
+def _is_table_array(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)

@@ -1,0 +1,143 @@
+"""The one error tree of edge_agent.
+
+Every error raised on purpose derives from :class:`EdgeAgentError`; leaves also inherit the builtin
+that fits (``ValueError``, ``LookupError``, ``OSError``) so generic callers can still catch them.
+Messages are sentences an agent or operator can act on: what failed, why, and what to try. Tests
+assert on type and structured fields, never on message text.
+"""
+
+from __future__ import annotations
+
+
+class EdgeAgentError(Exception):
+    """Root of every error edge_agent raises on purpose."""
+
+
+# --- configuration -------------------------------------------------------------------------------
+
+
+class ConfigError(EdgeAgentError, ValueError):
+    """The configuration file or an option is invalid; the message names the key path."""
+
+
+# --- datasheets and pins -------------------------------------------------------------------------
+
+
+class DatasheetError(EdgeAgentError):
+    """A datasheet file or the datasheet index could not be used."""
+
+
+class PinError(EdgeAgentError, LookupError):
+    """A pin or board name could not be resolved."""
+
+
+class UnknownBoardError(PinError):
+    """The board is not in boards/ nor named by any datasheet."""
+
+    def __init__(self, board: str, known: list[str]) -> None:
+        self.board, self.known = board, known
+        super().__init__(f"unknown board {board!r}; known boards: {', '.join(known) or '(none)'}")
+
+
+class UnknownPinError(PinError):
+    """No pin or alias of that name exists on the board."""
+
+    def __init__(self, board: str, name: str, suggestions: list[str]) -> None:
+        self.board, self.name, self.suggestions = board, name, suggestions
+        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        super().__init__(
+            f"{board} has no pin or alias {name!r}{hint} "
+            f"(run `edge-agent pins list --board {board}` to see every name)"
+        )
+
+
+class AmbiguousPinError(PinError):
+    """The name matches several pins; the caller must pick one."""
+
+    def __init__(self, board: str, name: str, candidates: list[str]) -> None:
+        self.board, self.name, self.candidates = board, name, candidates
+        super().__init__(
+            f"{name!r} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
+        )
+
+
+# --- buses ----------------------------------------------------------------------------------------
+
+
+class InvalidAdapterURL(EdgeAgentError, ValueError):
+    """An adapter URL could not be parsed, names an unknown scheme, or has unknown options."""
+
+
+class BackendUnavailable(EdgeAgentError, ImportError):
+    """A known adapter scheme whose optional dependency (extra) is not installed."""
+
+
+class BusError(EdgeAgentError, OSError):
+    """A bus operation failed in the adapter, driver or wiring.
+
+    Structured fields: ``adapter`` (URL or name), ``address`` and ``register`` where they apply.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        adapter: str = "",
+        address: int | None = None,
+        register: int | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.adapter, self.address, self.register = adapter, address, register
+
+    def __str__(self) -> str:  # OSError's __str__ would print an errno tuple
+        return str(self.args[0]) if self.args else ""
+
+
+class I2CNackError(BusError):
+    """The I2C target did not acknowledge its address or a data byte."""
+
+
+class BusTimeoutError(BusError):
+    """The transaction did not complete within its deadline."""
+
+
+class BusBusyError(BusError):
+    """The bus is held busy or stuck (for example SDA held low by a target)."""
+
+
+class InvalidAddressError(BusError, ValueError):
+    """The address, register, length or pin is outside what the bus or board allows."""
+
+
+class AdapterUnavailableError(BusError):
+    """The adapter is absent, unplugged, closed or in use by another process."""
+
+
+class BusPermissionError(BusError, PermissionError):
+    """The operating system denied access to the device node."""
+
+
+class WriteRefusedError(BusError, PermissionError):
+    """The safety policy refused a write; the message names the config key that would allow it."""
+
+
+class ProtocolError(BusError):
+    """The firmware bridge sent something the protocol does not allow."""
+
+
+# --- memory and sync ------------------------------------------------------------------------------
+
+
+class MemoryStoreError(EdgeAgentError):
+    """The local memory store refused or failed an operation."""
+
+
+class SyncError(EdgeAgentError):
+    """Upstream sync to Kumiho failed or was refused."""
+
+
+# --- inference ------------------------------------------------------------------------------------
+
+
+class InferenceError(EdgeAgentError):
+    """A model could not be loaded or run."""

@@ -1,0 +1,69 @@
+"""Configuration: validation errors name key paths and allowed values; defaults are the embedded ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.cli import main
+from edge_agent.config import ConfigError, load_settings, parse_settings, to_toml
+
+
+def test_embedded_defaults_use_a_simulated_nucleo_and_bundled_datasheets() -> None:
+    s = load_settings(None)
+    assert [b.adapter_url() for b in s.peripherals.boards] == ["sim://nucleo-f401re"]
+    assert s.datasheet_dir().is_dir()
+    assert s.kumiho.enabled is False
+
+
+def test_unknown_key_error_names_the_key_path_and_the_allowed_keys() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_settings({"memory": {"half_lfe_days": 3}})
+    assert "memory.half_lfe_days" in str(info.value)
+    assert "half_life_days" in str(info.value)
+
+
+def test_closed_set_error_lists_the_allowed_values() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_settings({"kumiho": {"mode": "edge"}})
+    assert "kumiho.mode" in str(info.value) and "'local_ce'" in str(info.value)
+
+
+def test_memory_backend_other_than_kumiho_or_none_is_rejected_with_a_reason() -> None:
+    with pytest.raises(ConfigError) as info:
+        parse_settings({"memory": {"backend": "sqlite"}})
+    assert "memory.backend" in str(info.value)
+
+
+def test_serial_board_without_a_path_is_an_error_naming_the_board() -> None:
+    s = parse_settings({"peripherals": {"boards": [{"board": "nucleo-f401re"}]}})
+    with pytest.raises(ConfigError) as info:
+        s.peripherals.boards[0].adapter_url()
+    assert "nucleo-f401re" in str(info.value)
+
+
+def test_revka_board_keys_map_to_a_bridge_url() -> None:
+    s = parse_settings({"peripherals": {"boards": [{"board": "Nucleo-F401RE", "path": "/dev/ttyACM0", "baud": 9600}]}})
+    assert s.peripherals.boards[0].board == "nucleo-f401re"
+    assert s.peripherals.boards[0].adapter_url() == "bridge:///dev/ttyACM0?baud=9600"
+
+
+def test_effective_config_round_trips_through_toml(tmp_path: Path) -> None:
+    s = parse_settings({"agent": {"compact_context": True}, "memory": {"policy": {"read_only_namespaces": ["a"]}}})
+    f = tmp_path / "edge-agent.toml"
+    f.write_text(to_toml(s))
+    again = load_settings(f)
+    assert again.model_dump() == s.model_dump()
+
+
+def test_config_check_exits_nonzero_on_invalid_toml(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "bad.toml"
+    f.write_text("[agent\ncompact_context = true\n")
+    assert main(["config", "check", str(f)]) == 1
+    assert "not valid TOML" in capsys.readouterr().err
+
+
+def test_config_check_prints_effective_config(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config", "check"]) == 0
+    assert "[peripherals]" in capsys.readouterr().out
