@@ -1,0 +1,113 @@
+/* Simulated NUCLEO-F401RE for the host build of the firmware core.
+ *
+ * It models just enough of the outside world for the host-driver tests to assert real
+ * behaviour, and no more:
+ *   - pads: an output reads back its latch; an input reads its pull (floating reads 0);
+ *     D7 and D8 are jumpered together (an input on one reads the other when it drives);
+ *     B1 has the board's external pull-up, so it reads 1 (not pressed).
+ *   - ADC: A0..A5 sit on a resistor ladder reading 585, 1170, 1755, 2340, 2925, 3510 counts.
+ *   - I2C1: register-file targets at 0x50 (256 zeroed bytes, EEPROM-like) and 0x76 (BME280
+ *     chip-id register 0xD0 = 0x60); the first written byte sets the register pointer, which
+ *     auto-increments. Any other address NACKs.
+ *   - SPI1: MOSI jumpered to MISO, so a transfer returns what it sent.
+ * Serial: stdin/stdout (the test harness connects them to a pty or pipes).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../src/hal.h"
+
+struct pad {
+    uint8_t mode, pull, latch;
+};
+static struct pad pads[3][16];
+static uint8_t eeprom[256], bme[256];
+static uint8_t eeprom_ptr, bme_ptr;
+const char *sim_reset_reason = "power";
+
+void hal_init(void) {
+    memset(pads, 0, sizeof pads);
+    memset(eeprom, 0, sizeof eeprom);
+    memset(bme, 0, sizeof bme);
+    bme[0xD0] = 0x60; /* BME280 datasheet 5.4.1: chip id */
+    eeprom_ptr = bme_ptr = 0;
+}
+
+void hal_write(const char *s, size_t n) {
+    while (n) {
+        ssize_t k = write(1, s, n);
+        if (k < 0) {
+            if (errno == EINTR) continue;
+            exit(0); /* the other end went away: a real board would be unplugged */
+        }
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+const char *hal_reset_reason(void) { return sim_reset_reason; }
+
+void hal_pin_mode(uint8_t port, uint8_t pin, uint8_t mode, uint8_t pull, uint8_t af, uint8_t open_drain) {
+    (void)af;
+    (void)open_drain;
+    pads[port][pin].mode = mode;
+    pads[port][pin].pull = pull;
+}
+
+void hal_pin_write(uint8_t port, uint8_t pin, int level) { pads[port][pin].latch = (uint8_t)(level != 0); }
+
+int hal_pin_read(uint8_t port, uint8_t pin) {
+    struct pad *p = &pads[port][pin];
+    if (p->mode == HAL_MODE_OUT) return p->latch;
+    if (p->mode == HAL_MODE_ANALOG) return 0;
+    if (port == HAL_PORT_C && pin == 13) return 1; /* B1: external pull-up, not pressed */
+    /* D7 = PA8 and D8 = PA9 are jumpered. */
+    if (port == HAL_PORT_A && (pin == 8 || pin == 9)) {
+        struct pad *o = &pads[HAL_PORT_A][pin == 8 ? 9 : 8];
+        if (o->mode == HAL_MODE_OUT) return o->latch;
+    }
+    return p->pull == HAL_PULL_UP;
+}
+
+int hal_adc_read(uint8_t channel, uint16_t *value) {
+    static const uint8_t ladder_channel[] = {0, 1, 4, 8, 11, 10}; /* A0..A5 */
+    *value = 0;
+    for (unsigned i = 0; i < sizeof ladder_channel; i++) {
+        if (ladder_channel[i] == channel) *value = (uint16_t)(585 * (i + 1));
+    }
+    return HAL_OK;
+}
+
+void hal_i2c_enable(void) {}
+
+int hal_i2c_transfer(uint8_t addr, const uint8_t *w, size_t wn, uint8_t *r, size_t rn) {
+    uint8_t *mem, *ptr;
+    if (addr == 0x50) {
+        mem = eeprom;
+        ptr = &eeprom_ptr;
+    } else if (addr == 0x76) {
+        mem = bme;
+        ptr = &bme_ptr;
+    } else {
+        return HAL_ERR_NACK;
+    }
+    if (wn) {
+        *ptr = w[0];
+        for (size_t i = 1; i < wn; i++) mem[(*ptr)++] = w[i];
+    }
+    for (size_t i = 0; i < rn; i++) r[i] = mem[(*ptr)++];
+    return HAL_OK;
+}
+
+void hal_spi_enable(uint8_t mode, uint32_t hz) {
+    (void)mode;
+    (void)hz;
+}
+
+int hal_spi_transfer(uint8_t *buf, size_t n) {
+    (void)buf; /* MOSI -> MISO loopback: every byte comes back unchanged */
+    (void)n;
+    return HAL_OK;
+}

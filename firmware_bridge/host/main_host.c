@@ -1,0 +1,47 @@
+/* Host build of the bridge firmware: the same protocol core, speaking on stdin/stdout.
+ *
+ * SIGUSR1 plays the NRST button: whatever the "UART" had buffered is lost (the pty input
+ * queue is flushed), pin state is reset and the boot banner is sent again. SIGTERM or end of
+ * input ends the process, as unplugging would.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include "../src/hal.h"
+#include "../src/proto.h"
+
+extern const char *sim_reset_reason;
+static volatile sig_atomic_t reset_requested;
+
+static void on_usr1(int sig) {
+    (void)sig;
+    reset_requested = 1;
+}
+
+int main(void) {
+    static struct proto_rx rx;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1; /* no SA_RESTART: a pending read returns EINTR */
+    sigaction(SIGUSR1, &sa, 0);
+
+    hal_init();
+    proto_boot(&rx);
+    for (;;) {
+        if (reset_requested) {
+            reset_requested = 0;
+            tcflush(0, TCIFLUSH); /* not a tty (pipes): nothing to flush, error ignored */
+            sim_reset_reason = "pin";
+            hal_init();
+            proto_boot(&rx);
+        }
+        unsigned char buf[256];
+        ssize_t n = read(0, buf, sizeof buf);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return 0;
+        for (ssize_t i = 0; i < n && !reset_requested; i++) proto_rx_byte(&rx, buf[i]);
+    }
+}

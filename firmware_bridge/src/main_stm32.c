@@ -1,0 +1,18 @@
+/* NUCLEO-F401RE bridge firmware entry: bring up USART2, announce, then serve lines forever. */
+#include "hal.h"
+#include "proto.h"
+
+int hal_rx_pop(uint8_t *c);
+
+int main(void) {
+    static struct proto_rx rx;
+    hal_init();
+    proto_boot(&rx);
+    for (;;) {
+        uint8_t c;
+        while (hal_rx_pop(&c)) proto_rx_byte(&rx, c);
+        /* Sleep until the next interrupt (a received byte); the ring is drained first so no
+         * byte waits behind the WFI. */
+        __asm volatile("wfi");
+    }
+}
