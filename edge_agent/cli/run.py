@@ -1,0 +1,280 @@
+"""`edge-agent run | mcp | status | service install`: the service and its agent-facing server.
+
+Imports of the runtime, the daemon and the MCP SDK happen inside the handlers, so `--help` stays fast.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli._common import print_json
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("run", help="run the service: MCP over HTTP, background sync and jobs (foreground)")
+    p.add_argument("--no-http", dest="http", action="store_false", default=None,
+                   help="do not serve MCP over HTTP (overrides [server] http_enabled)")
+    p.add_argument("--host", help="HTTP listen address (default [server] host, 127.0.0.1)")
+    p.add_argument("--port", type=int, help="HTTP port (default [server] port, 8765; 0 picks a free one)")
+    p.set_defaults(handler=_run)
+
+    m = sub.add_parser("mcp", help="serve MCP over stdin/stdout (for clients that spawn the server)")
+    m.set_defaults(handler=_mcp)
+
+    s = sub.add_parser("status", help="adapters, datasheet index, memory, outbox and last sync on one screen")
+    s.add_argument("--json", action="store_true", help="print the status as JSON")
+    s.set_defaults(handler=_status)
+
+    svc = sub.add_parser("service", help="install the systemd unit, udev rules, sysusers and tmpfiles snippets")
+    ssub = svc.add_subparsers(dest="service_command", metavar="ACTION", required=True)
+    inst = ssub.add_parser("install", help="write the systemd files (run as root, or with --prefix)")
+    inst.add_argument("--dry-run", action="store_true", help="print what would be written, write nothing")
+    inst.add_argument("--prefix", default="/", help="root to install under (default /); for packaging and tests")
+    inst.add_argument("--exec", dest="exec_path", help="edge-agent executable for ExecStart "
+                      "(default: the one running now)")
+    inst.set_defaults(handler=_service_install)
+
+
+def _config_path(args: argparse.Namespace) -> Path | None:
+    from edge_agent.paths import find_config
+
+    return find_config(getattr(args, "config", None))
+
+
+def _run(args: argparse.Namespace) -> int:
+    from edge_agent.cli._common import state_from
+    from edge_agent.daemon import DaemonOptions, run_daemon
+
+    options = DaemonOptions(config_path=_config_path(args), state_dir=state_from(args).resolve(),
+                            http=args.http, host=args.host, port=args.port)
+    return run_daemon(options, args.verbose)
+
+
+def _mcp(args: argparse.Namespace) -> int:
+    import signal
+
+    from edge_agent.cli._common import state_from
+    from edge_agent.config import load_settings
+    from edge_agent.daemon import configure_daemon_logging
+    from edge_agent.runtime import Runtime
+
+    settings = load_settings(_config_path(args))
+    configure_daemon_logging(settings, args.verbose)
+    try:
+        from edge_agent.mcp.server import run_stdio
+    except ImportError as exc:
+        print(f"edge-agent: error: the MCP SDK is not installed ({exc.name}); "
+              "install it with: pip install 'edge-agent[mcp]'", file=sys.stderr)
+        return 1
+    runtime = Runtime.build(settings, state_from(args).resolve())
+
+    def _terminate(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, _terminate)
+    try:
+        run_stdio(runtime)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        runtime.close()  # waits for the bus transaction in flight, then closes adapters and the store
+    return 0
+
+
+# --- status -----------------------------------------------------------------------------------------
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def collect_status(args: argparse.Namespace) -> dict[str, Any]:
+    """The daemon's own status file when it is running, else a status computed from the files."""
+    from edge_agent.cli._common import state_from
+    from edge_agent.daemon import STATUS_FILE
+
+    state = state_from(args, create=False)
+    path = state / STATUS_FILE
+    try:
+        data = json.loads(path.read_text())
+        pid = int(data.get("daemon", {}).get("pid", 0))
+        if pid and _pid_alive(pid):
+            data["running"] = True
+            data["status_age_s"] = round(time.time() - float(data["daemon"].get("written_at", 0)), 1)
+            return data
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return _offline_status(args, state)
+
+
+def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
+    from edge_agent.config import load_settings
+    from edge_agent.runtime import Runtime
+
+    full = load_settings(_config_path(args))
+    # Without the daemon, look at the files only: do not open adapters (a serial port may be in use).
+    settings = full.model_copy(update={"peripherals": full.peripherals.model_copy(update={"boards": []})})
+    state.mkdir(parents=True, exist_ok=True)
+    rt = Runtime.build(settings, state)
+    try:
+        data = rt.status()
+    finally:
+        rt.close()
+    data["adapters"] = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board, "ok": None,
+                         "detail": "daemon not running"} for b in full.peripherals.boards]
+    data["running"] = False
+    data.pop("pid", None)
+    data.pop("uptime_s", None)
+    return data
+
+
+def _safe_url(entry: Any) -> str:
+    try:
+        return str(entry.adapter_url())
+    except Exception as exc:
+        return f"(invalid: {exc})"
+
+
+def _status(args: argparse.Namespace) -> int:
+    data = collect_status(args)
+    if args.json:
+        print_json(data)
+        return 0
+    print(render_status(data))
+    return 0
+
+
+def render_status(data: dict[str, Any]) -> str:
+    """One screen of text for `edge-agent status`."""
+    lines = []
+    daemon = data.get("daemon") or {}
+    if data.get("running"):
+        lines.append(f"edge-agent {data.get('version', '')}: running (pid {daemon.get('pid')}, "
+                     f"up {_duration(data.get('uptime_s'))}), MCP {daemon.get('url') or 'HTTP off'}")
+    else:
+        lines.append(f"edge-agent {data.get('version', '')}: not running (state {data.get('state_dir')})")
+    lines.append(f"config: {data.get('config')}")
+    lines.append("adapters:")
+    for a in data.get("adapters", []):
+        mark = {True: "ok  ", False: "FAIL", None: "-   "}[a.get("ok")]
+        detail = a.get("detail") or ""
+        lines.append(f"  {mark} {a.get('name')}: {a.get('url')} [{a.get('board')}] {detail}".rstrip())
+    if not data.get("adapters"):
+        lines.append("  (none configured)")
+    ds = data.get("datasheets") or {}
+    if ds.get("ok"):
+        lines.append(f"datasheets: {ds.get('files')} files, {ds.get('chunks')} chunks ({ds.get('dir')})")
+    else:
+        lines.append(f"datasheets: unavailable: {ds.get('detail')}")
+    mem = data.get("memory") or {}
+    comp = (data.get("components") or {}).get("memory", {})
+    if comp.get("ok"):
+        lines.append("memory: " + (", ".join(f"{k} {v}" for k, v in mem.items() if not isinstance(v, dict | list))
+                                   or "open"))
+    else:
+        lines.append(f"memory: off: {comp.get('detail')}")
+    sync = data.get("sync") or {}
+    if sync.get("enabled"):
+        last = sync.get("last_success") or sync.get("last_sync") or "never"
+        lines.append(f"sync: outbox {sync.get('outbox_depth', sync.get('pending', '?'))}, last sync {last}"
+                     + (f", last error: {sync['last_error']}" if sync.get("last_error") else ""))
+    else:
+        lines.append(f"sync: off ({sync.get('detail', '')}); outbox {sync.get('outbox_depth', 0)}")
+    for name, comp in (data.get("components") or {}).items():
+        if not comp.get("ok") and name not in ("memory", "sync", "datasheets", "adapters"):
+            lines.append(f"{name}: unavailable: {comp.get('detail')}")
+    return "\n".join(lines)
+
+
+def _duration(seconds: Any) -> str:
+    try:
+        s = int(float(seconds))
+    except (TypeError, ValueError):
+        return "?"
+    return f"{s // 3600}h{s % 3600 // 60:02d}m" if s >= 3600 else f"{s // 60}m{s % 60:02d}s"
+
+
+# --- service install ----------------------------------------------------------------------------------
+
+#: (file in systemd/, install path relative to the prefix)
+SERVICE_FILES = (
+    ("edge-agent.service", "etc/systemd/system/edge-agent.service"),
+    ("60-edge-agent.rules", "etc/udev/rules.d/60-edge-agent.rules"),
+    ("edge-agent.sysusers", "usr/lib/sysusers.d/edge-agent.conf"),
+    ("edge-agent.tmpfiles", "usr/lib/tmpfiles.d/edge-agent.conf"),
+)
+DEFAULT_EXEC = "/opt/edge-agent/venv/bin/edge-agent"
+
+
+def systemd_dir() -> Path:
+    """The unit templates: packaged in the wheel, else the checkout's systemd/ folder."""
+    from importlib import resources
+
+    try:
+        packaged = Path(str(resources.files("edge_agent") / "_systemd"))
+        if packaged.is_dir():
+            return packaged
+    except (ModuleNotFoundError, TypeError):  # pragma: no cover
+        pass
+    return Path(__file__).resolve().parent.parent.parent / "systemd"
+
+
+def render_service_files(exec_path: str) -> list[tuple[str, str]]:
+    """(install path relative to the prefix, content) for every file, ExecStart pointing at `exec_path`."""
+    src = systemd_dir()
+    out = []
+    for name, dest in SERVICE_FILES:
+        text = (src / name).read_text()
+        if name.endswith(".service"):
+            text = text.replace(DEFAULT_EXEC, exec_path)
+        out.append((dest, text))
+    return out
+
+
+def _service_install(args: argparse.Namespace) -> int:
+    from edge_agent.errors import ConfigError
+
+    exec_path = args.exec_path or _current_exec()
+    prefix = Path(args.prefix)
+    files = render_service_files(exec_path)
+    for rel, text in files:
+        target = prefix / rel
+        if args.dry_run:
+            print(f"# would write {target}")
+            print(text.rstrip() + "\n")
+            continue
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            tmp = target.with_name(f".{target.name}.tmp")
+            tmp.write_text(text)
+            tmp.chmod(0o644)
+            os.replace(tmp, target)
+        except PermissionError:
+            raise ConfigError(f"cannot write {target}: permission denied; run as root, or pass --prefix DIR "
+                              "to stage the files elsewhere") from None
+        print(f"wrote {target}")
+    if not args.dry_run and str(prefix) == "/":
+        print("next: systemd-sysusers && systemd-tmpfiles --create && udevadm control --reload && "
+              "systemctl daemon-reload && systemctl enable --now edge-agent")
+    return 0
+
+
+def _current_exec() -> str:
+    """The edge-agent script of this installation (the venv's bin/edge-agent), absolute."""
+    candidate = Path(sys.executable).parent / "edge-agent"
+    if candidate.exists():
+        return str(candidate)
+    argv0 = Path(sys.argv[0])
+    return str(argv0.resolve()) if argv0.name == "edge-agent" and argv0.exists() else DEFAULT_EXEC

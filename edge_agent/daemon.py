@@ -1,0 +1,353 @@
+"""`edge-agent run`: the long-running service.
+
+The main thread runs one asyncio loop. It serves MCP over streamable HTTP, and a housekeeping tick
+on the same loop sends systemd ``WATCHDOG=1`` (so a wedged loop stops the pings and systemd restarts
+us), refreshes ``STATUS=`` and the status file, and applies SIGHUP reloads. Slow work (sync, memory
+hygiene, re-indexing, watches) runs in background threads owned by the runtime.
+
+sd_notify is a datagram to ``$NOTIFY_SOCKET`` (sd_notify(3)); it is a few lines with plain sockets,
+so no extra dependency. Logs are one line per record; under journald each line carries the
+``<N>`` syslog priority prefix journald understands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_agent.config import Settings, load_settings
+from edge_agent.errors import ConfigError, EdgeAgentError
+
+log = logging.getLogger(__name__)
+
+STATUS_FILE = "status.json"
+DAEMON_FILE = "daemon.json"
+TICK_S = 1.0  # housekeeping period; the watchdog interval lowers it when shorter
+STATUS_EVERY_S = 10.0  # status file refresh (an SD card does not want this every tick)
+
+
+class DaemonError(EdgeAgentError):
+    """The daemon could not start or keep serving."""
+
+
+# --- sd_notify ------------------------------------------------------------------------------------
+
+
+class Notifier:
+    """Send sd_notify(3) messages to ``$NOTIFY_SOCKET``; a no-op when not started by systemd."""
+
+    def __init__(self, address: str | None = None) -> None:
+        addr = os.environ.get("NOTIFY_SOCKET", "") if address is None else address
+        self._sock: socket.socket | None = None
+        self._addr: str | bytes = ""
+        if addr:
+            # A leading '@' names a socket in the abstract namespace (Linux): the name starts with NUL.
+            self._addr = "\0" + addr[1:] if addr.startswith("@") else addr
+            if addr.startswith(("/", "@")):
+                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+        self.watchdog_s = _watchdog_interval()
+
+    @property
+    def enabled(self) -> bool:
+        """True when a notification socket is configured."""
+        return self._sock is not None
+
+    def send(self, *lines: str) -> bool:
+        """Send one message made of ``KEY=value`` lines; never raises (systemd may be gone)."""
+        if self._sock is None:
+            return False
+        try:
+            self._sock.sendto("\n".join(lines).encode(), self._addr)
+            return True
+        except OSError as exc:
+            log.debug("sd_notify failed: %s", exc)
+            return False
+
+    def ready(self, status: str) -> bool:
+        """Tell systemd we are serving (READY=1) with a human-readable status."""
+        return self.send("READY=1", f"STATUS={status}", f"MAINPID={os.getpid()}")
+
+    def status(self, status: str) -> bool:
+        """Update the one-line status `systemctl status` shows."""
+        return self.send(f"STATUS={status}")
+
+    def watchdog(self) -> bool:
+        """Keep-alive ping; systemd restarts the unit when they stop for WatchdogSec."""
+        return self.send("WATCHDOG=1")
+
+    def reloading(self) -> bool:
+        """Announce a configuration reload (systemd >= 253 wants MONOTONIC_USEC with it)."""
+        usec = time.clock_gettime_ns(time.CLOCK_MONOTONIC) // 1000
+        return self.send("RELOADING=1", f"MONOTONIC_USEC={usec}", "STATUS=reloading configuration")
+
+    def stopping(self) -> bool:
+        """Announce a graceful shutdown."""
+        return self.send("STOPPING=1", "STATUS=stopping")
+
+    def close(self) -> None:
+        """Release the socket."""
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+
+def _watchdog_interval() -> float | None:
+    """Seconds between pings: a third of WatchdogSec, so one late tick never trips it."""
+    usec = os.environ.get("WATCHDOG_USEC", "")
+    pid = os.environ.get("WATCHDOG_PID", "")
+    if not usec.isdigit() or int(usec) <= 0:
+        return None
+    if pid and pid != str(os.getpid()):  # the watchdog is meant for another process
+        return None
+    return int(usec) / 1e6 / 3
+
+
+# --- logging --------------------------------------------------------------------------------------
+
+_PRIORITY = {logging.DEBUG: 7, logging.INFO: 6, logging.WARNING: 4, logging.ERROR: 3, logging.CRITICAL: 2}
+
+
+class _JournalFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        text = super().format(record).replace("\n", " | ")
+        return f"<{_PRIORITY.get(record.levelno, 6)}>{text}"
+
+
+def configure_daemon_logging(settings: Settings, verbosity: int = 0) -> None:
+    """One line per record at the configured level; syslog priority prefixes under journald."""
+    level = getattr(logging, settings.device.log_level.upper(), logging.INFO) - 10 * verbosity
+    root = logging.getLogger()
+    root.setLevel(max(level, logging.DEBUG))
+    if os.environ.get("JOURNAL_STREAM"):
+        for handler in root.handlers:
+            handler.setFormatter(_JournalFormatter("%(name)s: %(message)s"))
+    # The SDK and uvicorn are chatty at INFO (one line per request); keep them at WARNING.
+    for name in ("mcp", "uvicorn", "uvicorn.error", "uvicorn.access", "httpx2", "httpx"):
+        logging.getLogger(name).setLevel(max(logging.WARNING, level))
+
+
+# --- the daemon -----------------------------------------------------------------------------------
+
+
+@dataclass
+class DaemonOptions:
+    """How `edge-agent run` was invoked."""
+
+    config_path: Path | None
+    state_dir: Path
+    http: bool | None = None  # None: [server] http_enabled
+    host: str | None = None
+    port: int | None = None
+
+
+@dataclass
+class _Flags:
+    stop: asyncio.Event = field(default_factory=asyncio.Event)
+    reload: bool = False
+    signal_name: str = ""
+
+
+class Daemon:
+    """Builds the runtime, serves MCP over HTTP, pings the watchdog, handles signals."""
+
+    def __init__(self, settings: Settings, options: DaemonOptions, notifier: Notifier | None = None) -> None:
+        self.settings = settings
+        self.options = options
+        self.notifier = notifier or Notifier()
+        self.runtime: Any = None
+        self.http_url: str | None = None
+        self._http: Any = None  # edge_agent.mcp.server.HttpServer
+        self._flags: _Flags | None = None
+        self._bg_stop = threading.Event()
+        self._last_status_write = 0.0
+
+    # entry point ---------------------------------------------------------------------------------
+
+    def run(self) -> int:
+        """Run until SIGTERM/SIGINT; returns the process exit code."""
+        try:
+            return asyncio.run(self._main())
+        finally:
+            self.notifier.close()
+
+    async def _main(self) -> int:
+        from edge_agent.runtime import Runtime
+
+        started = time.monotonic()
+        self._flags = flags = _Flags()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, self._on_stop, sig)
+        loop.add_signal_handler(signal.SIGHUP, self._on_reload)
+
+        self.notifier.status("starting: building components")
+        self.runtime = await asyncio.to_thread(Runtime.build, self.settings, self.options.state_dir)
+        exit_code = 0
+        try:
+            await self._start_http()
+            self.runtime.start_background(self._bg_stop)
+            self._write_daemon_file()
+            summary = self._summary()
+            took = time.monotonic() - started
+            self.notifier.ready(summary)
+            log.info("ready in %.2fs: %s", took, summary)
+            self._write_status(force=True)
+            exit_code = await self._loop(flags)
+        finally:
+            await self._shutdown()
+        return exit_code
+
+    async def _loop(self, flags: _Flags) -> int:
+        tick = min(TICK_S, self.notifier.watchdog_s or TICK_S)
+        while not flags.stop.is_set():
+            try:
+                await asyncio.wait_for(flags.stop.wait(), timeout=tick)
+            except TimeoutError:
+                pass
+            if flags.stop.is_set():
+                break
+            if self._http is not None and self._http.failed():
+                log.error("MCP HTTP server stopped unexpectedly: %s; exiting so systemd restarts the service",
+                          self._http.error)
+                return 1
+            if flags.reload:
+                flags.reload = False
+                await self._reload()
+            # From the loop itself: if the loop wedges, the pings stop and systemd restarts us.
+            self.notifier.watchdog()
+            self._write_status()
+        log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
+        return 0
+
+    # signals -------------------------------------------------------------------------------------
+
+    def _on_stop(self, sig: int) -> None:
+        assert self._flags is not None
+        self._flags.signal_name = signal.Signals(sig).name
+        self._flags.stop.set()
+
+    def _on_reload(self) -> None:
+        assert self._flags is not None
+        self._flags.reload = True
+
+    async def _reload(self) -> None:
+        self.notifier.reloading()
+        path = self.options.config_path
+        try:
+            new = await asyncio.to_thread(load_settings, path)
+        except ConfigError as exc:
+            log.error("reload refused, keeping the running configuration: %s", str(exc).replace("\n", ";"))
+            self.notifier.status(f"reload refused (invalid config); {self._summary()}")
+            return
+        changes = await asyncio.to_thread(self.runtime.reload, new)
+        self.settings = new
+        if self._http is not None and (new.server.host, new.server.port) != (self._http.host, self._http.port):
+            changes.append("server.host/port change takes effect on restart")
+        log.info("reloaded %s: %s", path or "embedded defaults", "; ".join(changes) or "no changes")
+        self.notifier.send("READY=1", f"STATUS={self._summary()}")
+        self._write_status(force=True)
+
+    # MCP over HTTP -------------------------------------------------------------------------------
+
+    async def _start_http(self) -> None:
+        enabled = self.settings.server.http_enabled if self.options.http is None else self.options.http
+        if not enabled:
+            log.info("MCP HTTP server disabled ([server] http_enabled = false)")
+            return
+        try:
+            from edge_agent.mcp.server import HttpServer
+        except ImportError as exc:
+            self.runtime.mark("mcp_http", False, f"the MCP SDK is not installed ({exc.name}); "
+                              "install it with: pip install 'edge-agent[mcp]'")
+            log.error("MCP HTTP server not started: install the extra with: pip install 'edge-agent[mcp]'")
+            return
+        from edge_agent.mcp.token import ensure_token, token_path
+
+        host = self.options.host or self.settings.server.host
+        port = self.settings.server.port if self.options.port is None else self.options.port
+        tpath = token_path(self.settings, self.options.state_dir)
+        token = ensure_token(tpath)
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            log.warning("MCP HTTP bound to %s (not loopback): every request needs the bearer token in %s",
+                        host, tpath)
+        http = HttpServer(self.runtime, host=host, port=port, token=token)
+        try:
+            await http.start()
+        except OSError as exc:
+            self.runtime.mark("mcp_http", False, f"cannot listen on {host}:{port}: {exc.strerror or exc}")
+            log.error("MCP HTTP server not started: cannot listen on %s:%s: %s; set [server] port or stop "
+                      "the other process", host, port, exc.strerror or exc)
+            return
+        self._http = http
+        self.http_url = http.url
+        self.runtime.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
+
+    # status --------------------------------------------------------------------------------------
+
+    def _summary(self) -> str:
+        rt = self.runtime
+        parts = [f"MCP {self.http_url}" if self.http_url else "MCP HTTP off (stdio: edge-agent mcp)"]
+        if rt is not None:
+            parts.append(rt.summary())
+        return "; ".join(parts)
+
+    def _write_daemon_file(self) -> None:
+        data = {"pid": os.getpid(), "url": self.http_url, "started_at": time.time()}
+        _atomic_write(self.options.state_dir / DAEMON_FILE, json.dumps(data))
+
+    def _write_status(self, *, force: bool = False) -> None:
+        now = time.monotonic()
+        if not force and now - self._last_status_write < STATUS_EVERY_S:
+            return
+        self._last_status_write = now
+        try:
+            data = self.runtime.status()
+            data["daemon"] = {"pid": os.getpid(), "url": self.http_url, "written_at": time.time()}
+            _atomic_write(self.options.state_dir / STATUS_FILE, json.dumps(data, default=str))
+        except Exception as exc:  # status is advisory; never let it stop the loop
+            log.warning("could not write %s: %s", STATUS_FILE, exc)
+
+    # shutdown ------------------------------------------------------------------------------------
+
+    async def _shutdown(self) -> None:
+        self.notifier.stopping()
+        if self._http is not None:
+            await self._http.stop()
+        self._bg_stop.set()
+        if self.runtime is not None:
+            # close() waits for each adapter's in-flight transaction, commits and closes the store.
+            await asyncio.to_thread(self.runtime.close)
+        for name in (DAEMON_FILE,):
+            try:
+                (self.options.state_dir / name).unlink()
+            except FileNotFoundError:
+                pass
+        log.info("stopped")
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
+    """Load settings and run the daemon in the foreground (the `edge-agent run` handler)."""
+    settings = load_settings(options.config_path)
+    configure_daemon_logging(settings, verbosity)
+    options.state_dir.mkdir(parents=True, exist_ok=True)
+    log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",
+             options.state_dir)
+    code = Daemon(settings, options).run()
+    sys.stderr.flush()
+    return code

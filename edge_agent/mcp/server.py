@@ -1,0 +1,222 @@
+"""The MCP server: the ONLY module that imports the `mcp` SDK (v2: ``MCPServer``, not ``FastMCP``).
+
+Two transports over the same tools:
+
+* stdio (``edge-agent mcp``), for clients that spawn the server;
+* streamable HTTP (inside ``edge-agent run``), bound to 127.0.0.1 by default and guarded by a bearer
+  token (the SDK's bearer middleware with our constant-time verifier). The listening socket is bound
+  here before uvicorn starts, so a busy port is an ``OSError`` for the caller, not a process exit.
+
+A tool's exception text reaches the model verbatim, so errors from the edge_agent tree pass through
+as :class:`ToolError` with their sentence; anything unexpected is logged here with its traceback and
+the agent gets a short sentence saying what to do, not a Python repr.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import socket
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
+from mcp_types import ToolAnnotations
+from pydantic import ValidationError
+
+from edge_agent import __version__
+from edge_agent.errors import EdgeAgentError
+from edge_agent.mcp.token import token_matches
+from edge_agent.mcp.tools import TOOL_NAMES, Tools
+from edge_agent.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+INSTRUCTIONS = (
+    "edge-agent gives you the hardware next to this device: look pins up with pin_resolve and "
+    "datasheet_search before driving them, then use gpio_*/i2c_*/spi_transfer/sensor_read with the "
+    "`adapter` or `board` argument. Call memory_engage before answering and memory_reflect after, "
+    "passing engage's source_krefs. runtime_status shows what is connected and healthy."
+)
+
+# Writes change the outside world; the annotations let a client ask before calling them.
+_WRITES = {"gpio_write", "i2c_write", "spi_transfer", "memory_store", "memory_reflect", "memory_forget"}
+_DESTRUCTIVE = {"memory_forget"}
+_HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "spi_transfer",
+             "hardware_capabilities", "sensor_read"}
+
+
+def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn our errors into ToolError sentences; log anything unexpected with its traceback."""
+
+    @functools.wraps(fn)
+    def call(**kwargs: Any) -> Any:
+        try:
+            return fn(**kwargs)
+        except EdgeAgentError as exc:
+            raise ToolError(str(exc)) from exc
+        except ValidationError as exc:  # a nested model built inside the tool
+            raise ToolError(f"invalid arguments: {exc}") from exc
+        except Exception as exc:
+            log.exception("tool %s failed unexpectedly", name)
+            raise ToolError(
+                f"{name} failed with an internal error ({type(exc).__name__}); the server log has the details. "
+                "Check runtime_status, then retry or try another approach"
+            ) from exc
+
+    return call
+
+
+def build_tools(runtime: Runtime) -> list[Tool]:
+    """The SDK Tool records for every tool, schemas generated from the typed signatures."""
+    tools = Tools(runtime)
+    records = []
+    for name in TOOL_NAMES:
+        fn = getattr(tools, name)
+        annotations = ToolAnnotations(
+            read_only_hint=name not in _WRITES,
+            destructive_hint=name in _DESTRUCTIVE if name in _WRITES else None,
+            idempotent_hint=name in ("gpio_write",) or name not in _WRITES,
+            open_world_hint=name in _HARDWARE,
+        )
+        record = Tool.from_function(fn, name=name, annotations=annotations)
+        record.fn = _guard(name, fn)
+        records.append(record)
+    return records
+
+
+def build_server(runtime: Runtime, token: str | None = None, issuer: str = "http://127.0.0.1") -> MCPServer[Any]:
+    """An MCPServer exposing the runtime's tools; with `token`, HTTP requests must carry it as a bearer token."""
+    auth = {}
+    if token is not None:
+        auth = {"auth": AuthSettings(issuer_url=issuer, resource_server_url=None),
+                "token_verifier": _StaticTokenVerifier(token)}
+    return MCPServer("edge-agent", version=__version__, instructions=INSTRUCTIONS, tools=build_tools(runtime),
+                     log_level="WARNING", **auth)
+
+
+def tool_schemas(runtime: Runtime) -> list[dict[str, Any]]:
+    """Name, input schema and output schema of every tool (for the snapshot test and docs)."""
+    return [{"name": t.name, "input_schema": t.parameters, "output_schema": t.output_schema}
+            for t in build_tools(runtime)]
+
+
+# --- stdio ------------------------------------------------------------------------------------------
+
+
+def run_stdio(runtime: Runtime) -> None:
+    """Serve MCP on stdin/stdout until the client closes the pipe."""
+    server = build_server(runtime)
+    anyio.run(server.run_stdio_async)
+
+
+# --- streamable HTTP ----------------------------------------------------------------------------------
+
+
+class _StaticTokenVerifier:
+    """Accepts exactly the token from the state directory's token file."""
+
+    def __init__(self, token: str) -> None:
+        self._token = token
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if token_matches(self._token, token):
+            return AccessToken(token="local", client_id="edge-agent-local", scopes=[])
+        return None
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handlers: the daemon's loop owns SIGTERM/SIGHUP."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError:
+        sock.close()
+        raise
+    sock.setblocking(False)
+    sock.set_inheritable(True)
+    return sock
+
+
+class HttpServer:
+    """MCP over streamable HTTP on an asyncio loop; ``start`` returns once it accepts connections."""
+
+    def __init__(self, runtime: Runtime, *, host: str, port: int, token: str, path: str = "/mcp") -> None:
+        self.host, self.port, self.path = host, port, path
+        self.runtime = runtime
+        self.error: str = ""
+        self._token = token
+        self._task: asyncio.Task[None] | None = None
+        self._server: _Uvicorn | None = None
+        self._stopping = False
+
+    @property
+    def url(self) -> str:
+        """Where clients connect."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"http://{host}:{self.port}{self.path}"
+
+    def app(self) -> Any:
+        """The Starlette app: MCP endpoint behind the bearer-token middleware."""
+        server = build_server(self.runtime, self._token, issuer=f"http://127.0.0.1:{self.port}")
+        return server.streamable_http_app(streamable_http_path=self.path, host=self.host, json_response=True)
+
+    async def start(self) -> None:
+        """Bind, start serving, and return when connections are accepted (OSError if the port is taken)."""
+        sock = _bind(self.host, self.port)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app(), log_config=None, access_log=False, lifespan="on",
+                                timeout_graceful_shutdown=5, ws="none")
+        self._server = _Uvicorn(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="mcp-http")
+        while not self._server.started:
+            if self._task.done():
+                self.error = _task_error(self._task)
+                raise OSError(f"MCP HTTP server failed to start: {self.error}")
+            await asyncio.sleep(0.01)
+
+    def failed(self) -> bool:
+        """True when the server stopped without being asked to."""
+        if self._task is None or not self._task.done() or self._stopping:
+            return False
+        self.error = self.error or _task_error(self._task)
+        return True
+
+    async def stop(self) -> None:
+        """Stop accepting, let requests in flight finish (bounded), close."""
+        self._stopping = True
+        if self._server is None or self._task is None:
+            return
+        self._server.should_exit = True
+        try:
+            await asyncio.wait_for(asyncio.shield(self._task), timeout=8)
+        except TimeoutError:
+            self._server.force_exit = True
+            with contextlib.suppress(BaseException):
+                await asyncio.wait_for(self._task, timeout=2)
+        except BaseException as exc:  # a crash while stopping is logged, not re-raised
+            log.warning("MCP HTTP server stopped with %s", type(exc).__name__)
+
+
+def _task_error(task: asyncio.Task[None]) -> str:
+    if task.cancelled():
+        return "cancelled"
+    exc = task.exception()
+    return "exited" if exc is None else f"{type(exc).__name__}: {exc}"

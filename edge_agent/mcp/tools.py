@@ -1,0 +1,344 @@
+"""The agent's tools: thin typed functions over the runtime (no `mcp` import here).
+
+`edge_agent.mcp.server` registers every public method of :class:`Tools` under its own name; the
+signature is the tool's input schema, the docstring its description. Tool names follow what agents
+already know: the reference runtime's hardware tools (``gpio_read``, ``i2c_read {addr, register,
+len}``...) and Kumiho's memory tools (``memory_engage``, ``memory_reflect`` with ``query``,
+``limit``, ``memory_types``, ``min_score``, ``session_id``, ``response``, ``captures``,
+``source_krefs``, ``space_path``). One tool per operation; ``adapter`` or ``board`` picks the
+configured board. Errors are raised from the edge_agent error tree with messages written for the
+agent: what failed, why, and what to try.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from edge_agent.errors import EdgeAgentError, InvalidAddressError
+from edge_agent.runtime import ComponentUnavailable, Runtime
+
+# Argument types, with the limits an agent sees in the schema ----------------------------------------
+
+AdapterArg = Annotated[str | None, Field(
+    description="Configured adapter name (see runtime_status); omit to use `board` or the first board.",
+    max_length=200)]
+BoardArg = Annotated[str | None, Field(
+    description="Board id such as 'nucleo-f401re' or 'rpi-4b'; selects the configured adapter of that board.",
+    max_length=100)]
+PinArg = Annotated[str | int, Field(
+    description="Pin name, number or alias: 'PA5', 'D13', 'red_led', 'GPIO17', 17.")]
+AddrArg = Annotated[int | str, Field(
+    description="7-bit I2C target address, 0x03-0x77; an integer or a string like '0x76'.")]
+BusArg = Annotated[int | str | None, Field(
+    description="Bus number or name such as 'i2c1'; omit for the adapter's first bus.")]
+ByteList = Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(
+    description="Bytes as integers 0-255.", min_length=1, max_length=4096)]
+QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
+LimitArg = Annotated[int | None, Field(
+    description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
+MemoryTypes = Annotated[list[str] | None, Field(
+    description="Only these memory types (decision, preference, fact, correction, architecture, "
+    "implementation, synthesis, reflection, summary, skill, or an event type).", max_length=32)]
+MinScore = Annotated[float | None, Field(
+    description="Minimum relevance 0-1; never below [memory] min_relevance_score.", ge=0.0, le=1.0)]
+SpacePath = Annotated[str | None, Field(
+    description="Memory space (namespace), e.g. 'Devices/bench-1'; omit for the default.", max_length=300)]
+
+
+class CaptureIn(BaseModel):
+    """One capture for memory_reflect, in Kumiho's reflect shape."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: Literal["decision", "preference", "fact", "correction", "architecture", "implementation",
+                  "synthesis", "reflection", "summary", "skill"] = Field(
+        description="Kumiho memory type of this capture.")
+    title: str = Field(description="Short title.", min_length=1, max_length=300)
+    content: str = Field(description="What to remember, self-contained.", min_length=1, max_length=65536)
+    tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=32)
+    space_hint: str = Field("", description="Space to file it under (slugified upstream).", max_length=300)
+    importance: float = Field(0.5, ge=0.0, le=1.0, description="0-1; low-importance captures may be "
+                              "refused when the outbox is full.")
+
+
+def _parse_int(value: int | str, what: str, adapter: str = "") -> int:
+    if isinstance(value, bool):
+        raise InvalidAddressError(f"{what} must be a number, not {value!r}", adapter=adapter)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value.strip(), 0)
+    except ValueError:
+        raise InvalidAddressError(f"{what} {value!r} is not a number; use decimal or 0x-hex like '0x76'",
+                                  adapter=adapter) from None
+
+
+def _hex(data: bytes) -> str:
+    return data.hex(" ") if data else ""
+
+
+def _jsonable(obj: Any) -> Any:
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): _jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [_jsonable(v) for v in obj]
+    if isinstance(obj, bytes):
+        return obj.hex()
+    if isinstance(obj, int | float | str | bool) or obj is None:
+        return obj
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    return str(obj)
+
+
+class Tools:
+    """Every MCP tool, bound to one runtime; each public method is one tool."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self._rt = runtime
+
+    # --- hardware --------------------------------------------------------------------------------
+
+    def gpio_read(self, pin: PinArg, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+        """Read the level (0 or 1) of a GPIO pin; pins accept names, numbers and aliases like 'red_led'."""
+        with self._rt.hardware(adapter, board) as slot:
+            name, _ = slot.adapter.resolve_pin(pin)
+            value = slot.adapter.gpio_read(pin)
+        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value}
+
+    def gpio_write(self, pin: PinArg, value: Annotated[int, Field(ge=0, le=1, description="0 (low) or 1 (high).")],
+                   adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+        """Drive a GPIO pin low (0) or high (1); the [hardware.safety] policy may refuse and says how to allow it."""
+        with self._rt.hardware(adapter, board) as slot:
+            name, _ = slot.adapter.resolve_pin(pin)
+            slot.adapter.gpio_write(pin, value)
+        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value}
+
+    def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+        """List the 7-bit I2C addresses that acknowledge on a bus."""
+        with self._rt.hardware(adapter, board) as slot:
+            i2c = slot.adapter.i2c(bus)
+            found = i2c.scan()
+        return {"adapter": slot.name, "bus": i2c.bus, "addresses": found,
+                "addresses_hex": [f"0x{a:02X}" for a in found]}
+
+    def i2c_read(self, addr: AddrArg,
+                 register: Annotated[int | str | None, Field(description="Register to start at; omit for a "
+                                                            "plain read.")] = None,
+                 len: Annotated[int, Field(ge=1, le=4096, description="Bytes to read.")] = 1,  # noqa: A002
+                 adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+        """Read bytes from an I2C target, optionally starting at a register (write pointer, repeated start, read)."""
+        with self._rt.hardware(adapter, board) as slot:
+            address = _parse_int(addr, "addr", slot.url)
+            i2c = slot.adapter.i2c(bus)
+            if register is None:
+                data = i2c.read(address, len)
+            else:
+                data = i2c.read_register(address, _parse_int(register, "register", slot.url), len)
+        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register,
+                "data": list(data), "hex": _hex(data)}
+
+    def i2c_write(self, addr: AddrArg, bytes: ByteList,  # noqa: A002 - the reference runtime's name
+                  register: Annotated[int | str | None, Field(description="Register to write at; omit to "
+                                                             "send `bytes` as they are.")] = None,
+                  adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+        """Write bytes to an I2C target (after a register number if given); refused unless the safety policy allows."""
+        with self._rt.hardware(adapter, board) as slot:
+            address = _parse_int(addr, "addr", slot.url)
+            i2c = slot.adapter.i2c(bus)
+            if register is None:
+                i2c.write(address, list(bytes))
+            else:
+                i2c.write_register(address, _parse_int(register, "register", slot.url), list(bytes))
+        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register, "written": len(bytes)}
+
+    def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the reference runtime's name
+                     bus: BusArg = None, cs: Annotated[int, Field(ge=0, le=15)] = 0,
+                     mode: Annotated[int, Field(ge=0, le=3)] = 0,
+                     speed_hz: Annotated[int, Field(ge=1_000, le=100_000_000)] = 1_000_000,
+                     adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+        """Full-duplex SPI transfer: clock `bytes` out and return as many bytes read back."""
+        with self._rt.hardware(adapter, board) as slot:
+            dev = slot.adapter.spi(bus, cs, mode=mode, speed_hz=speed_hz)
+            rx = dev.transfer(list(bytes))
+        return {"adapter": slot.name, "cs": cs, "mode": mode, "rx": list(rx), "hex": _hex(rx)}
+
+    def hardware_board_info(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+        """Board facts: MCU, LEDs, buttons, bus pin groups and pin count, plus the adapter serving it."""
+        from edge_agent.pins import get_board
+
+        slot = None
+        board_id = board
+        if adapter or not board or any(s.board == board.lower() for s in self._rt.adapters.values()):
+            slot = self._rt.slot(adapter, board)
+            board_id = slot.board
+        if not board_id:
+            raise InvalidAddressError(f"adapter {slot.name if slot else adapter} has no board id; pass `board`")
+        info = get_board(board_id)
+        result: dict[str, Any] = {
+            "board": info.id, "name": info.name, "mcu": info.mcu, "leds": dict(info.leds),
+            "buttons": dict(info.buttons), "buses": _jsonable(info.buses), "pin_count": len(info.pins),
+            "datasheet_tags": list(info.datasheet_tags),
+        }
+        if slot is not None:
+            result["adapter"] = slot.describe()
+        return result
+
+    def hardware_capabilities(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+        """What an adapter offers: I2C buses, SPI chip selects, GPIO, write policy, and its health."""
+        with self._rt.hardware(adapter, board) as slot:
+            caps = _jsonable(slot.adapter.capabilities())
+            caps["health"] = _jsonable(slot.adapter.health())
+        return caps
+
+    def sensor_read(self, sensor: Literal["bme280"] = "bme280", addr: AddrArg = 0x76,
+                    adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+        """Read a sensor through its driver: bme280 gives temperature_c, pressure_hpa, humidity_pct."""
+        from edge_agent.drivers.bme280 import BME280
+
+        with self._rt.hardware(adapter, board) as slot:
+            address = _parse_int(addr, "addr", slot.url)
+            reading = BME280(slot.adapter.i2c(bus), address=address).read()
+        return {"adapter": slot.name, "sensor": sensor, "addr": address, "at": time.time(), **_jsonable(reading)}
+
+    # --- datasheets and pins ---------------------------------------------------------------------
+
+    def _boards_for(self, board: str | None) -> list[str]:
+        if board:
+            return [board.strip().lower()]
+        return sorted({s.board for s in self._rt.adapters.values() if s.board})
+
+    def datasheet_search(self, query: QueryArg, board: BoardArg = None,
+                         limit: Annotated[int | None, Field(ge=1, le=20)] = None) -> dict[str, Any]:
+        """Search the datasheets; returns ranked chunks with source file, board, heading, text and score."""
+        rag = self._rt.require_rag()
+        boards = [board.strip().lower()] if board else []
+        chunks = rag.search(query, boards=boards, limit=limit)
+        return {"query": query, "results": [_jsonable(c) for c in chunks]}
+
+    def datasheet_read(self, source: Annotated[str, Field(description="File name as datasheet_list or "
+                                                          "datasheet_search report it.", max_length=500)],
+                       heading: Annotated[str | None, Field(description="Section heading to return only that "
+                                                            "section.", max_length=500)] = None) -> dict[str, Any]:
+        """Return the text of a datasheet file, or of one section when `heading` is given."""
+        text = self._rt.require_rag().read(source, heading)
+        return {"source": source, "heading": heading, "text": text}
+
+    def datasheet_list(self) -> dict[str, Any]:
+        """List the indexed datasheet files with their boards."""
+        rag = self._rt.require_rag()
+        return {"files": _jsonable(rag.files())}
+
+    def pin_resolve(self, name: PinArg, board: BoardArg = None) -> dict[str, Any]:
+        """Resolve a pin name or alias ('red_led', 'D13', 'LD2') to the board's native pin, headers and functions."""
+        from edge_agent.pins import resolve
+
+        boards = self._boards_for(board)
+        if not boards:
+            raise ComponentUnavailable("pin resolution", "no board given and none configured; pass `board`")
+        pin = resolve(boards[0], name, datasheets=self._rt.rag)
+        return _jsonable(pin)
+
+    def hardware_context(self, query: QueryArg, board: BoardArg = None) -> dict[str, Any]:
+        """The block to put in a prompt: board pin aliases and the datasheet chunks relevant to `query`."""
+        rag = self._rt.require_rag()
+        boards = self._boards_for(board)
+        return {"boards": boards, "context": rag.context(query, boards)}
+
+    # --- memory ----------------------------------------------------------------------------------
+
+    def _limit(self, limit: int | None) -> int:
+        cap = self._rt.settings.kumiho.memory_retrieval_limit
+        return cap if limit is None else max(1, min(limit, cap))
+
+    def _min_score(self, min_score: float | None) -> float:
+        floor = self._rt.settings.memory.min_relevance_score
+        return floor if min_score is None else max(min_score, floor)
+
+    def memory_engage(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
+                      min_score: MinScore = None, space_path: SpacePath = None) -> dict[str, Any]:
+        """Before answering: recall what is known about `query`; returns a compact context and source_krefs."""
+        store = self._rt.require_memory()
+        result = store.engage(query, limit=self._limit(limit), categories=memory_types,
+                              namespaces=[space_path] if space_path else None, min_score=self._min_score(min_score))
+        data = _jsonable(result)
+        data.setdefault("source_krefs", data.get("source_refs", []))
+        return data
+
+    def memory_recall(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
+                      min_score: MinScore = None, space_path: SpacePath = None) -> dict[str, Any]:
+        """Ranked memory entries matching `query`, each with its decayed relevance score."""
+        store = self._rt.require_memory()
+        entries = store.recall(query, limit=self._limit(limit), categories=memory_types,
+                               namespace=space_path, min_score=self._min_score(min_score))
+        return {"query": query, "results": [_jsonable(e) for e in entries]}
+
+    def memory_store(self, content: Annotated[str, Field(min_length=1, max_length=65536)],
+                     title: Annotated[str | None, Field(max_length=300)] = None,
+                     memory_type: Annotated[str, Field(max_length=40)] = "summary",
+                     space_path: SpacePath = None,
+                     tags: Annotated[list[Annotated[str, Field(max_length=100)]] | None, Field(max_length=32)] = None,
+                     importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
+                     session_id: Annotated[str | None, Field(max_length=200)] = None) -> dict[str, Any]:
+        """Store one memory locally (kept on the device; use memory_reflect for captures that sync upstream)."""
+        store = self._rt.require_memory()
+        key = title or content[:80]
+        entry = store.store(key, content, category=memory_type, namespace=space_path, session_id=session_id,
+                            importance=importance, tags=tuple(tags or ()))
+        return _jsonable(entry)
+
+    def memory_reflect(self, session_id: Annotated[str, Field(min_length=1, max_length=200)],
+                       response: Annotated[str, Field(max_length=65536, description="The answer just given.")] = "",
+                       captures: Annotated[list[CaptureIn], Field(max_length=50)] | None = None,
+                       source_krefs: Annotated[list[Annotated[str, Field(max_length=500)]] | None,
+                                               Field(max_length=100)] = None,
+                       space_path: SpacePath = None) -> dict[str, Any]:
+        """After answering: record the response and captures (durably queued for Kumiho when sync is on)."""
+        store = self._rt.require_memory()
+        caps = [dict(c.model_dump(), space_hint=c.space_hint or (space_path or "")) for c in (captures or [])]
+        result = store.reflect(session_id, response, captures=caps, source_refs=list(source_krefs or []))
+        return _jsonable(result)
+
+    def memory_forget(self, key: Annotated[str, Field(min_length=1, max_length=500,
+                                                      description="Entry key or id to forget.")],
+                      space_path: SpacePath = None) -> dict[str, Any]:
+        """Forget one memory entry by key or id."""
+        store = self._rt.require_memory()
+        result = store.forget(key, namespace=space_path)
+        return {"forgotten": _jsonable(result), "key": key}
+
+    def memory_export(self, space_path: SpacePath = None,
+                      limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> dict[str, Any]:
+        """Export memory entries (newest first) as structured records."""
+        store = self._rt.require_memory()
+        entries = list(store.export(namespace=space_path))[:limit]
+        return {"entries": [_jsonable(e) for e in entries], "count": len(entries)}
+
+    # --- runtime ---------------------------------------------------------------------------------
+
+    def sync_status(self) -> dict[str, Any]:
+        """Upstream sync to Kumiho: enabled, outbox depth, last success, last error."""
+        return _jsonable(self._rt.sync_status())
+
+    def runtime_status(self) -> dict[str, Any]:
+        """Adapters and their health, datasheet index, memory counts, sync, background jobs."""
+        return _jsonable(self._rt.status())
+
+
+#: Tool names in registration order (also the snapshot order).
+TOOL_NAMES: tuple[str, ...] = (
+    "gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "spi_transfer", "hardware_board_info",
+    "hardware_capabilities", "sensor_read",
+    "datasheet_search", "datasheet_read", "datasheet_list", "pin_resolve", "hardware_context",
+    "memory_engage", "memory_reflect", "memory_recall", "memory_store", "memory_forget", "memory_export",
+    "sync_status", "runtime_status",
+)
+
+__all__ = ["TOOL_NAMES", "CaptureIn", "EdgeAgentError", "Tools"]
