@@ -1,0 +1,90 @@
+"""Captures: what reflect and record_capture write, and the sink that queues them for Kumiho.
+
+A capture becomes one local entry and, when a :class:`CaptureSink` is plugged in, one outbox row in
+the same SQLite transaction: the capture is acknowledged only after both are committed, so a power
+cut leaves either both or neither.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import uuid
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Protocol, runtime_checkable
+
+# The memory types Kumiho's reflect tool accepts (KUMIHO.md §2). Other lowercase labels are event
+# types (sensor anomalies, command executions) accepted by record_capture only.
+KNOWLEDGE_TYPES: tuple[str, ...] = (
+    "decision",
+    "preference",
+    "fact",
+    "correction",
+    "architecture",
+    "implementation",
+    "synthesis",
+    "reflection",
+    "summary",
+    "skill",
+)
+
+
+def utc_now() -> str:
+    """The current time as RFC 3339 UTC with microseconds (the one time format of the store)."""
+    return format_time(datetime.now(UTC))
+
+
+def format_time(dt: datetime) -> str:
+    """Render an aware datetime in the store's fixed-width, lexically sortable RFC 3339 UTC form."""
+    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _new_id() -> str:
+    return str(uuid.uuid4())
+
+
+@dataclass(frozen=True, kw_only=True)
+class Capture:
+    """One memory capture; ``id`` is created once and survives every retry of its upload."""
+
+    id: str = field(default_factory=_new_id)
+    entry_id: str = field(default_factory=_new_id)
+    type: str
+    title: str
+    content: str
+    tags: tuple[str, ...] = ()
+    space_hint: str = ""
+    source_refs: tuple[str, ...] = ()  # krefs, or mem://<entry_id> for entries not yet synced
+    session_id: str | None = None
+    importance: float = 0.5
+    created_at: str = field(default_factory=utc_now)
+    metadata: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-ready dict (tuples become lists)."""
+        data = asdict(self)
+        data["tags"] = list(self.tags)
+        data["source_refs"] = list(self.source_refs)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Capture:
+        """Rebuild a capture from :meth:`to_dict` output."""
+        values = dict(data)
+        values["tags"] = tuple(values.get("tags") or ())
+        values["source_refs"] = tuple(values.get("source_refs") or ())
+        values["metadata"] = {str(k): str(v) for k, v in (values.get("metadata") or {}).items()}
+        return cls(**values)
+
+
+@runtime_checkable
+class CaptureSink(Protocol):
+    """Where captures go besides the local store (engineer E's outbox)."""
+
+    def prepare(self, capture: Capture) -> Capture:
+        """Outside the transaction: screen secrets (return a redacted capture, or raise)."""
+        ...
+
+    def enqueue(self, conn: sqlite3.Connection, capture: Capture) -> None:
+        """Inside the SAME transaction as the entry insert: queue the capture; never commit."""
+        ...

@@ -1,0 +1,1132 @@
+"""MemoryStore: the device's local memory cache (one SQLite database per workspace).
+
+Agents *engage* memory before answering (a compact, relevant context within a token budget) and
+*reflect* after (captures stored at once and, through a CaptureSink, queued for Kumiho in the same
+transaction). Recall is FTS5 bm25 relevance, blended with query-term coverage, weighted by
+importance and decayed by age (``score x 2^(-age_days / half_life_days)``; ``core`` never decays).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import re
+import sqlite3
+import threading
+import uuid
+from collections import OrderedDict
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+from edge_agent.config import Settings
+from edge_agent.errors import MemoryStoreError
+from edge_agent.memory import db as dbmod
+from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture, CaptureSink, format_time, utc_now
+from edge_agent.memory.errors import (
+    ImportFormatError,
+    InvalidEntryError,
+    ReadOnlyNamespaceError,
+    WorkspaceAccessError,
+)
+from edge_agent.memory.model import (
+    Entry,
+    apply_decay,
+    check_category,
+    check_content,
+    check_importance,
+    check_key,
+    check_namespace,
+    check_ref,
+    check_session,
+    content_sha256,
+    entry_from_row,
+    estimate_tokens,
+    fts_match_expression,
+    normalize_time,
+    query_terms,
+    slug,
+    term_coverage,
+    to_json,
+)
+
+log = logging.getLogger(__name__)
+
+_WORKSPACE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_EVENT_TYPE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
+_ACCESS_FLUSH_AT = 256
+_WORKING_SESSIONS = 64
+SNAPSHOTS_KEPT = 5
+COMPACT_BUDGET_DIVISOR = 3
+# Captures may carry these Kumiho reflect fields; they are kept as metadata strings.
+_CAPTURE_EXTRA_FIELDS = ("revises", "event_date", "origin", "decision_state")
+_CAPTURE_FIELDS = ("type", "title", "content", "tags", "space_hint", "importance", "metadata", "source_refs",
+                   "source_krefs", "category", "namespace", *_CAPTURE_EXTRA_FIELDS)
+EXPORT_FIELDS = ("id", "key", "title", "content", "category", "timestamp", "session_id", "namespace", "importance",
+                 "score", "superseded_by", "content_sha256", "access_count", "last_access", "metadata", "kref",
+                 "archived")
+
+
+def check_workspace(name: object) -> str:
+    """Workspace names are directory names: letters, digits, '_', '.', '-' (no path separators)."""
+    if not isinstance(name, str) or not _WORKSPACE_NAME.match(name) or name in (".", ".."):
+        raise InvalidEntryError(
+            f"workspace name {name!r} is invalid: use letters, digits, _ . - (up to 64 characters)", field="workspace"
+        )
+    return name
+
+
+def effective_workspace(settings: Settings, workspace: str | None = None) -> str:
+    """The workspace whose memory a request uses ('default' when workspaces are off or not isolated)."""
+    ws = settings.workspace
+    if workspace is not None:
+        name = check_workspace(workspace)
+    else:
+        name = check_workspace(ws.name) if ws.enabled else "default"
+    if ws.enabled and not ws.isolate_memory:
+        return "default"
+    return name
+
+
+def memory_dir(state_dir: Path, workspace: str) -> Path:
+    """``<state>/workspaces/<name>/memory``."""
+    return Path(state_dir) / "workspaces" / check_workspace(workspace) / "memory"
+
+
+class MemoryStore:
+    """The local memory cache of one workspace. Thread-safe; several processes may share the file."""
+
+    def __init__(self, conn: sqlite3.Connection, db_path: Path, settings: Settings, state_dir: Path,
+                 workspace: str, capture_sink: CaptureSink | None, recovered_from: Path | None) -> None:
+        self._conn = conn
+        self.db_path = db_path
+        self.settings = settings
+        self.state_dir = Path(state_dir)
+        self.workspace = workspace
+        self.capture_sink = capture_sink
+        self.recovered_from = recovered_from
+        self._lock = threading.RLock()
+        self._pending_access: dict[str, tuple[int, str]] = {}
+        self._working: OrderedDict[str, str] = OrderedDict()
+        self._closed = False
+
+    # --- lifecycle --------------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, state_dir: str | os.PathLike[str], settings: Settings | None = None,
+             capture_sink: CaptureSink | None = None, *, workspace: str | None = None) -> MemoryStore:
+        """Open (creating and migrating) the workspace's memory database.
+
+        A database that cannot be read is moved aside as ``memory.db.corrupt-<UTC time>`` (with its
+        WAL), logged at ERROR, and a fresh one is started; nothing is deleted.
+        """
+        settings = settings or Settings()
+        name = effective_workspace(settings, workspace)
+        folder = memory_dir(Path(state_dir), name)
+        folder.mkdir(parents=True, exist_ok=True)
+        db_path = folder / "memory.db"
+        marker = Path(f"{db_path}{dbmod.CLEAN_MARKER_SUFFIX}")
+        existed = db_path.exists() and db_path.stat().st_size > 0
+        # A full page check only after an unclean shutdown (no marker): it reads the whole file.
+        full_check = existed and not marker.exists()
+        recovered: Path | None = None
+        conn: sqlite3.Connection | None = None
+        try:
+            conn = dbmod.connect(db_path)
+            reason = dbmod.check_integrity(conn, full=full_check) if existed else None
+            if reason is None:
+                dbmod.migrate(conn, db_path)
+        except MemoryStoreError:
+            if conn is not None:
+                conn.close()
+            raise
+        except sqlite3.DatabaseError as exc:
+            if not dbmod.is_corrupt(exc):
+                if conn is not None:
+                    conn.close()
+                raise MemoryStoreError(f"{db_path}: cannot open the memory database: {exc}") from exc
+            reason = str(exc)
+        if reason is not None:
+            if conn is not None:
+                conn.close()
+            recovered = dbmod.quarantine(db_path, reason)
+            conn = dbmod.connect(db_path)
+            dbmod.migrate(conn, db_path)
+        assert conn is not None
+        with contextlib.suppress(FileNotFoundError):
+            marker.unlink()
+        return cls(conn, db_path, settings, Path(state_dir), name, capture_sink, recovered)
+
+    def close(self) -> None:
+        """Flush pending access counts, checkpoint, mark a clean shutdown and close. Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                if self._pending_access:
+                    with self._write("record access"):
+                        pass
+                with contextlib.suppress(sqlite3.Error):
+                    self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            finally:
+                self._conn.close()
+                self._closed = True
+            with contextlib.suppress(OSError):
+                Path(f"{self.db_path}{dbmod.CLEAN_MARKER_SUFFIX}").write_text(utc_now() + "\n")
+
+    def __enter__(self) -> MemoryStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def new_connection(self, *, read_only: bool = False) -> sqlite3.Connection:
+        """A separate connection to the same database with the store's pragmas (for sync workers)."""
+        return dbmod.connect(self.db_path, read_only=read_only)
+
+    @contextlib.contextmanager
+    def _write(self, operation: str) -> Iterator[sqlite3.Connection]:
+        self._check_open()
+        with self._lock, dbmod.write_transaction(self._conn, self.db_path, operation) as conn:
+            self._flush_access(conn)
+            yield conn
+
+    @contextlib.contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        self._check_open()
+        with self._lock:
+            try:
+                yield self._conn
+            except sqlite3.DatabaseError as exc:
+                if dbmod.is_busy(exc):
+                    raise dbmod.MemoryBusyError(str(self.db_path), dbmod.BUSY_TIMEOUT_MS / 1000) from None
+                raise MemoryStoreError(f"{self.db_path}: reading memory failed: {exc}") from exc
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise MemoryStoreError("the memory store is closed; open it again with MemoryStore.open()")
+
+    # --- settings helpers -------------------------------------------------------------------------
+
+    @property
+    def default_namespace(self) -> str:
+        return self.settings.memory.default_namespace
+
+    def _namespace(self, namespace: str | None) -> str:
+        return check_namespace(namespace if namespace is not None else self.default_namespace)
+
+    def _check_writable(self, namespace: str, operation: str) -> None:
+        if namespace in self.settings.memory.policy.read_only_namespaces:
+            raise ReadOnlyNamespaceError(namespace, operation)
+
+    def _audit(self, conn: sqlite3.Connection, operation: str, entry_id: str | None, key: str | None,
+               namespace: str | None, **detail: Any) -> None:
+        if self.settings.memory.audit_enabled:
+            conn.execute(
+                "INSERT INTO audit (at, operation, entry_id, key, namespace, detail) VALUES (?, ?, ?, ?, ?, ?)",
+                (utc_now(), operation, entry_id, key, namespace, to_json(detail)),
+            )
+
+    @staticmethod
+    def _bump(conn: sqlite3.Connection, name: str, by: int = 1) -> None:
+        conn.execute(
+            "INSERT INTO counters (name, value) VALUES (?, ?) ON CONFLICT(name) DO UPDATE SET value = value + ?",
+            (name, by, by),
+        )
+
+    # --- writes -----------------------------------------------------------------------------------
+
+    def _row(self, key: object, content: object, category: object, namespace: str | None, session_id: object,
+             importance: object, timestamp: object, metadata: object, title: object, score: object) -> dict[str, Any]:
+        limit = self.settings.memory.max_content_bytes
+        if metadata is None:
+            metadata = {}
+        if not isinstance(metadata, dict):
+            raise InvalidEntryError("metadata must be a JSON object (a dict)", field="metadata")
+        try:
+            meta_json = to_json(metadata)
+        except (TypeError, ValueError):
+            raise InvalidEntryError("metadata must be JSON-serializable", field="metadata") from None
+        if len(meta_json.encode("utf-8")) > limit:
+            raise InvalidEntryError(f"metadata is over {limit} bytes ([memory] max_content_bytes)", field="metadata")
+        if title is None:
+            title = ""
+        if not isinstance(title, str) or len(title) > 512:
+            raise InvalidEntryError("title must be text of at most 512 characters", field="title")
+        if score is not None:
+            score = check_importance(score, field="score")
+        text = check_content(content, limit)
+        return {
+            "id": str(uuid.uuid4()),
+            "key": check_key(key),
+            "title": title.strip(),
+            "content": text,
+            "category": check_category(category),
+            "timestamp": utc_now() if timestamp is None else normalize_time(timestamp),
+            "session_id": check_session(session_id),
+            "namespace": self._namespace(namespace),
+            "importance": check_importance(importance),
+            "score": score,
+            "content_sha256": content_sha256(text),
+            "metadata": meta_json,
+        }
+
+    def _insert(self, conn: sqlite3.Connection, row: dict[str, Any]) -> tuple[Entry, bool]:
+        """Insert one validated row (superseding the key's live version); return (entry, deduplicated)."""
+        self._check_writable(row["namespace"], f"storing {row['key']!r}")
+        dup = conn.execute(
+            "SELECT * FROM entries WHERE namespace = ? AND content_sha256 = ? AND superseded_by IS NULL",
+            (row["namespace"], row["content_sha256"]),
+        ).fetchone()
+        if dup is not None:
+            return entry_from_row(dup, self.workspace), True
+        current = conn.execute(
+            "SELECT id FROM entries WHERE namespace = ? AND key = ? AND superseded_by IS NULL",
+            (row["namespace"], row["key"]),
+        ).fetchone()
+        if current is not None:
+            # superseded_by is a deferred foreign key: it may point at the row inserted just below.
+            conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ?", (row["id"], current["id"]))
+            self._audit(conn, "supersede", current["id"], row["key"], row["namespace"], superseded_by=row["id"])
+        conn.execute(
+            "INSERT INTO entries (id, key, title, content, category, timestamp, session_id, namespace, importance, "
+            "score, content_sha256, metadata) VALUES (:id, :key, :title, :content, :category, :timestamp, "
+            ":session_id, :namespace, :importance, :score, :content_sha256, :metadata)",
+            row,
+        )
+        self._audit(conn, "store", row["id"], row["key"], row["namespace"], category=row["category"],
+                    content_sha256=row["content_sha256"])
+        entry = Entry(
+            id=row["id"], key=row["key"], content=row["content"], category=row["category"],
+            timestamp=row["timestamp"], namespace=row["namespace"], session_id=row["session_id"],
+            importance=row["importance"], score=row["score"], content_sha256=row["content_sha256"],
+            title=row["title"], metadata=json.loads(row["metadata"]), workspace=self.workspace,
+        )
+        return entry, False
+
+    def _enforce_policy(self, conn: sqlite3.Connection, namespaces: Iterable[str], categories: Iterable[str],
+                        keep: Sequence[str] = ()) -> int:
+        """Evict over-cap entries: superseded first, then least important, then oldest. Returns the count."""
+        policy = self.settings.memory.policy
+        evicted = 0
+        keep_sql = ",".join("?" * len(keep)) or "NULL"
+        groups: list[tuple[str, str, int]] = []
+        if policy.max_entries_per_namespace:
+            groups += [("namespace", ns, policy.max_entries_per_namespace) for ns in set(namespaces)]
+        if policy.max_entries_per_category:
+            groups += [("category", c, policy.max_entries_per_category) for c in set(categories)]
+        for column, value, cap in groups:
+            (n,) = conn.execute(f"SELECT count(*) FROM entries WHERE {column} = ?", (value,)).fetchone()
+            if n <= cap:
+                continue
+            victims = conn.execute(
+                f"SELECT id, key, namespace, category FROM entries WHERE {column} = ? AND id NOT IN ({keep_sql}) "
+                "ORDER BY superseded_by IS NULL, importance, timestamp, seq LIMIT ?",
+                (value, *keep, n - cap),
+            ).fetchall()
+            for v in victims:
+                if v["namespace"] in policy.read_only_namespaces:
+                    continue
+                conn.execute("DELETE FROM entries WHERE id = ?", (v["id"],))
+                self._audit(conn, "evict", v["id"], v["key"], v["namespace"], cap=f"{column}:{cap}")
+                self._bump(conn, "evicted")
+                self._bump(conn, f"evicted.{column}.{value}")
+                evicted += 1
+        return evicted
+
+    def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
+              session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
+              title: str = "", metadata: dict[str, Any] | None = None, score: float | None = None) -> Entry:
+        """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
+
+        Updating a key keeps the old version, marked ``superseded_by`` the new one (excluded from recall).
+        """
+        row = self._row(key, content, category, namespace, session_id, importance, timestamp, metadata, title, score)
+        with self._write(f"storing {row['key']!r}") as conn:
+            entry, dedup = self._insert(conn, row)
+            if not dedup:
+                self._enforce_policy(conn, [entry.namespace], [entry.category], keep=[entry.id])
+        return entry
+
+    def store_with_metadata(self, key: str, content: str, metadata: dict[str, Any], category: str = "core",
+                            namespace: str | None = None, session_id: str | None = None, importance: float = 0.5,
+                            **kwargs: Any) -> Entry:
+        """Store with a JSON metadata object attached."""
+        return self.store(key, content, category, namespace, session_id, importance, metadata=metadata, **kwargs)
+
+    def store_many(self, items: Iterable[dict[str, Any]]) -> int:
+        """Store many entries in ONE transaction (all or nothing); returns how many were new."""
+        rows = [
+            self._row(i.get("key"), i.get("content"), i.get("category", "core"), i.get("namespace"),
+                      i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"), i.get("metadata"),
+                      i.get("title", ""), i.get("score"))
+            for i in items
+        ]
+        added = 0
+        with self._write("storing a batch") as conn:
+            for row in rows:
+                _, dedup = self._insert(conn, row)
+                added += not dedup
+            self._enforce_policy(conn, {r["namespace"] for r in rows}, {r["category"] for r in rows})
+        return added
+
+    def auto_save(self, key: str, content: str, session_id: str | None = None) -> Entry | None:
+        """Persist a user input as a ``conversation`` entry if ``[memory] auto_save`` allows it."""
+        if not self.settings.memory.auto_save or self.settings.memory.backend == "none":
+            return None
+        if not should_auto_save(key, content):
+            return None
+        return self.store(key, content, "conversation", session_id=session_id, importance=0.3)
+
+    def set_kref(self, entry_id: str, kref: str) -> bool:
+        """Record the Kumiho kref of an entry after upstream success; False if the entry is gone."""
+        check_ref(kref)
+        with self._write("recording a kref") as conn:
+            cur = conn.execute("UPDATE entries SET kref = ? WHERE id = ?", (kref, entry_id))
+            if cur.rowcount:
+                self._audit(conn, "set_kref", entry_id, None, None, kref=kref)
+        return bool(cur.rowcount)
+
+    # --- captures ---------------------------------------------------------------------------------
+
+    def _coerce_capture(self, item: Capture | dict[str, Any], session_id: str | None,
+                        default_refs: Sequence[str], *, knowledge_only: bool) -> Capture:
+        if isinstance(item, Capture):
+            cap = item
+        elif isinstance(item, dict):
+            unknown = sorted(set(item) - set(_CAPTURE_FIELDS))
+            if unknown:
+                raise InvalidEntryError(
+                    f"capture has unknown field(s) {', '.join(unknown)}; allowed: {', '.join(_CAPTURE_FIELDS)}",
+                    field="captures",
+                )
+            meta = {str(k): str(v) for k, v in (item.get("metadata") or {}).items()}
+            for extra in (*_CAPTURE_EXTRA_FIELDS, "category", "namespace"):
+                if item.get(extra) not in (None, ""):
+                    meta[extra] = str(item[extra])
+            refs = item.get("source_refs") or item.get("source_krefs") or default_refs
+            tags = item.get("tags") or ()
+            if isinstance(tags, str) or not all(isinstance(t, str) for t in tags):
+                raise InvalidEntryError("capture tags must be a list of strings", field="tags")
+            content = item.get("content")
+            title = item.get("title") or (content[:120] if isinstance(content, str) else "")
+            cap = Capture(
+                type=str(item.get("type", "")).strip().lower(), title=str(title), content=content,  # type: ignore[arg-type]
+                tags=tuple(tags), space_hint=str(item.get("space_hint") or ""),
+                source_refs=tuple(refs), session_id=session_id,
+                importance=item.get("importance", 0.5), metadata=meta,  # type: ignore[arg-type]
+            )
+        else:
+            raise InvalidEntryError("each capture must be an object with type, title and content", field="captures")
+        if knowledge_only and cap.type not in KNOWLEDGE_TYPES:
+            raise InvalidEntryError(
+                f"capture type {cap.type!r} is not one of {', '.join(KNOWLEDGE_TYPES)}", field="type"
+            )
+        if not _EVENT_TYPE.match(cap.type):
+            raise InvalidEntryError(
+                f"capture type {cap.type!r} must be a lowercase label such as 'fact' or 'sensor_anomaly'", field="type"
+            )
+        check_content(cap.content, self.settings.memory.max_content_bytes)
+        if not isinstance(cap.title, str) or len(cap.title) > 512:
+            raise InvalidEntryError("capture title must be text of at most 512 characters", field="title")
+        check_importance(cap.importance)
+        check_session(cap.session_id)
+        normalize_time(cap.created_at, field="created_at")
+        for ref in cap.source_refs:
+            check_ref(ref)
+        return cap
+
+    def _capture_row(self, cap: Capture) -> dict[str, Any]:
+        category = cap.metadata.get("category") or ("core" if cap.type in KNOWLEDGE_TYPES else "daily")
+        key = f"capture/{cap.type}/{slug(cap.title)}-{cap.id[:8]}"
+        row = self._row(key, cap.content, category, cap.metadata.get("namespace"), cap.session_id, cap.importance,
+                        cap.created_at, {"capture_type": cap.type, "tags": list(cap.tags)}, cap.title or "", None)
+        row["id"] = cap.entry_id
+        return row
+
+    def _resolve_ref(self, conn: sqlite3.Connection, ref: str) -> str | None:
+        if ref.startswith("mem://"):
+            hit = conn.execute("SELECT id FROM entries WHERE id = ?", (ref[6:],)).fetchone()
+        else:
+            hit = conn.execute("SELECT id FROM entries WHERE kref = ? LIMIT 1", (ref,)).fetchone()
+        return hit["id"] if hit else None
+
+    def _write_captures(self, captures: list[Capture]) -> list[tuple[Capture, Entry, bool]]:
+        sink = self.capture_sink
+        # The sink screens secrets outside the transaction; the stored entry holds what it returns.
+        prepared = [sink.prepare(c) if sink is not None else c for c in captures]
+        rows = []
+        for cap in prepared:
+            check_content(cap.content, self.settings.memory.max_content_bytes)
+            rows.append(self._capture_row(cap))
+        out: list[tuple[Capture, Entry, bool]] = []
+        with self._write("recording captures") as conn:
+            for cap, row in zip(prepared, rows, strict=True):
+                entry, dedup = self._insert(conn, row)
+                if dedup:
+                    existing = conn.execute("SELECT * FROM captures WHERE entry_id = ?", (entry.id,)).fetchone()
+                    if existing is not None:
+                        # Same knowledge already captured (and queued): acknowledge the existing capture.
+                        out.append((_capture_from_row(existing, entry), entry, True))
+                        continue
+                    cap = replace(cap, entry_id=entry.id)
+                conn.execute(
+                    "INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
+                    "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (cap.id, cap.entry_id, cap.type, cap.title, to_json(list(cap.tags)), cap.space_hint,
+                     to_json(list(cap.source_refs)), cap.session_id, cap.importance,
+                     normalize_time(cap.created_at), to_json(cap.metadata)),
+                )
+                for ref in cap.source_refs:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)",
+                        (cap.entry_id, ref, self._resolve_ref(conn, ref)),
+                    )
+                revises = cap.metadata.get("revises")
+                if revises:
+                    old = self._resolve_ref(conn, revises) if _is_ref(revises) else None
+                    if old and old != cap.entry_id:
+                        conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+                                     (cap.entry_id, old))
+                        self._audit(conn, "supersede", old, None, entry.namespace, superseded_by=cap.entry_id)
+                if sink is not None:
+                    sink.enqueue(conn, cap)
+                out.append((cap, entry, dedup))
+            new = [e for _, e, d in out if not d]
+            self._enforce_policy(conn, {e.namespace for e in new}, {e.category for e in new},
+                                 keep=[e.id for e in new])
+        return out
+
+    def record_capture(self, capture: Capture) -> Capture:
+        """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
+        cap = self._coerce_capture(capture, capture.session_id, (), knowledge_only=False)
+        return self._write_captures([cap])[0][0]
+
+    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | dict[str, Any]] = (),
+                source_refs: Sequence[str] = ()) -> dict[str, Any]:
+        """Store each capture (recallable at once) with provenance from ``source_refs``; keep the response
+        in this process's working memory (assistant responses are never persisted)."""
+        session = check_session(session_id)
+        if isinstance(source_refs, str):
+            source_refs = [source_refs]
+        refs = tuple(check_ref(r) for r in source_refs)
+        caps = [self._coerce_capture(c, session, refs, knowledge_only=True) for c in captures]
+        if isinstance(response, str) and response and session:
+            with self._lock:
+                self._working[session] = response[: self.settings.memory.max_content_bytes]
+                self._working.move_to_end(session)
+                while len(self._working) > _WORKING_SESSIONS:
+                    self._working.popitem(last=False)
+        results = self._write_captures(caps) if caps else []
+        return {
+            "session_id": session,
+            "stored": sum(1 for *_, dedup in results if not dedup),
+            "captures": [
+                {"capture_id": c.id, "entry_id": e.id, "key": e.key, "type": c.type, "title": c.title,
+                 "source_refs": list(c.source_refs), "deduplicated": dedup}
+                for c, e, dedup in results
+            ],
+            "source_refs": list(refs),
+        }
+
+    def working_memory(self, session_id: str) -> str | None:
+        """The last response reflect buffered for a session (in-process only)."""
+        with self._lock:
+            return self._working.get(session_id)
+
+    def capture_for(self, entry_id: str) -> Capture | None:
+        """The capture an entry was written from, if any."""
+        with self._read() as conn:
+            row = conn.execute("SELECT * FROM captures WHERE entry_id = ?", (entry_id,)).fetchone()
+            erow = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        if row is None or erow is None:
+            return None
+        return _capture_from_row(row, entry_from_row(erow, self.workspace))
+
+    def provenance(self, entry_id: str) -> dict[str, Any]:
+        """Where an entry came from (its source refs, resolved to local entries where known) and what
+        was derived from it."""
+        with self._read() as conn:
+            sources = conn.execute(
+                "SELECT p.source_ref, p.source_entry_id, e.key, e.kref FROM provenance p "
+                "LEFT JOIN entries e ON e.id = p.source_entry_id WHERE p.entry_id = ? ORDER BY p.source_ref",
+                (entry_id,),
+            ).fetchall()
+            derived = conn.execute(
+                "SELECT p.entry_id FROM provenance p JOIN entries me ON me.id = ? "
+                "WHERE p.source_entry_id = me.id OR p.source_ref = 'mem://' || me.id OR p.source_ref = me.kref",
+                (entry_id,),
+            ).fetchall()
+        return {
+            "entry_id": entry_id,
+            "derived_from": [
+                {"ref": r["source_ref"], "entry_id": r["source_entry_id"], "key": r["key"], "kref": r["kref"]}
+                for r in sources
+            ],
+            "derived": sorted({r["entry_id"] for r in derived}),
+        }
+
+    # --- reads ------------------------------------------------------------------------------------
+
+    def get(self, key: str, namespace: str | None = None) -> Entry | None:
+        """The live (not superseded) entry with ``key`` in the namespace, or None."""
+        ns = self._namespace(namespace)
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT * FROM entries WHERE namespace = ? AND key = ? AND superseded_by IS NULL",
+                (ns, check_key(key)),
+            ).fetchone()
+        if row is None:
+            return None
+        self._note_access([row["id"]])
+        return entry_from_row(row, self.workspace)
+
+    def get_by_id(self, entry_id: str) -> Entry | None:
+        """Any entry (live or superseded) by id."""
+        with self._read() as conn:
+            row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return None if row is None else entry_from_row(row, self.workspace)
+
+    def list(self, *, category: str | None = None, namespace: str | None = None, session_id: str | None = None,
+             limit: int = 100, offset: int = 0, include_superseded: bool = False,
+             include_archived: bool = True) -> list[Entry]:
+        """Entries newest first, filtered."""
+        where, params = self._filters(category=category, namespace=namespace, session_id=session_id,
+                                      include_superseded=include_superseded, include_archived=include_archived)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT * FROM entries WHERE {where} ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?",
+                (*params, max(0, int(limit)), max(0, int(offset))),
+            ).fetchall()
+        return [entry_from_row(r, self.workspace) for r in rows]
+
+    def count(self, *, namespace: str | None = None, category: str | None = None,
+              include_superseded: bool = False) -> int:
+        """How many live entries match."""
+        where, params = self._filters(category=category, namespace=namespace, include_superseded=include_superseded)
+        with self._read() as conn:
+            (n,) = conn.execute(f"SELECT count(*) FROM entries WHERE {where}", params).fetchone()
+        return int(n)
+
+    def _filters(self, *, category: str | None = None, namespace: str | None = None, session_id: str | None = None,
+                 include_superseded: bool = False, include_archived: bool = True,
+                 since: str | None = None, until: str | None = None) -> tuple[str, tuple[Any, ...]]:
+        where, params = ["1"], []
+        if category is not None:
+            where.append("category = ?")
+            params.append(check_category(category))
+        if namespace is not None:
+            where.append("namespace = ?")
+            params.append(check_namespace(namespace))
+        if session_id is not None:
+            where.append("session_id = ?")
+            params.append(session_id)
+        if not include_superseded:
+            where.append("superseded_by IS NULL")
+        if not include_archived:
+            where.append("archived = 0")
+        if since is not None:
+            where.append("timestamp >= ?")
+            params.append(normalize_time(since, field="since"))
+        if until is not None:
+            where.append("timestamp <= ?")
+            params.append(normalize_time(until, field="until"))
+        return " AND ".join(where), tuple(params)
+
+    def _note_access(self, ids: Iterable[str]) -> None:
+        now = utc_now()
+        with self._lock:
+            for i in ids:
+                n, _ = self._pending_access.get(i, (0, now))
+                self._pending_access[i] = (n + 1, now)
+            flush = len(self._pending_access) >= _ACCESS_FLUSH_AT
+        if flush:
+            with contextlib.suppress(MemoryStoreError), self._write("record access"):
+                pass
+
+    def _flush_access(self, conn: sqlite3.Connection) -> None:
+        # Access counts are batched into the next write: a recall should not cost an fsync.
+        if not self._pending_access:
+            return
+        pending, self._pending_access = self._pending_access, {}
+        conn.executemany(
+            "UPDATE entries SET access_count = access_count + ?, last_access = ? WHERE id = ?",
+            [(n, at, i) for i, (n, at) in pending.items()],
+        )
+
+    # --- recall and engage ------------------------------------------------------------------------
+
+    def recall(self, query: str, limit: int = 5, *, namespace: str | None = None,
+               namespaces: Sequence[str] | None = None, categories: Sequence[str] | None = None,
+               session_id: str | None = None, min_score: float | None = None, include_archived: bool = False,
+               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
+        """Entries relevant to ``query``, best first, each with its final decayed ``score``.
+
+        Relevance is bm25 (normalized to the best match) blended with the share of query terms the entry
+        contains, weighted by importance (x0.7..x1.0), then decayed by age; superseded and archived
+        entries are excluded and scores under ``min_score`` (default ``[memory] min_relevance_score``)
+        dropped. ``workspaces`` searches other workspaces too, only if cross_workspace_search is on.
+        """
+        if not isinstance(query, str):
+            raise InvalidEntryError("query must be text", field="query")
+        limit = int(limit)
+        if limit <= 0:
+            return []
+        floor = self.settings.memory.min_relevance_score if min_score is None else float(min_score)
+        ns_list = [check_namespace(namespace)] if namespace is not None else None
+        if namespaces:
+            ns_list = [*(ns_list or []), *(check_namespace(n) for n in namespaces)]
+        cats = [check_category(c) for c in categories] if categories else None
+        terms = query_terms(query)
+        if not terms:
+            return []
+        now = now or datetime.now(UTC)
+        with self._read() as conn:
+            found = self._recall_conn(conn, self.workspace, terms, limit, ns_list, cats, session_id, include_archived)
+        for ws, path in self._other_workspaces(workspaces):
+            try:
+                other = dbmod.connect(path, read_only=True)
+            except sqlite3.Error as exc:
+                log.warning("cross-workspace recall skipped %s: %s", path, exc)
+                continue
+            try:
+                found += self._recall_conn(other, ws, terms, limit, ns_list, cats, session_id, include_archived)
+            except sqlite3.Error as exc:
+                log.warning("cross-workspace recall skipped %s: %s", path, exc)
+            finally:
+                other.close()
+        apply_decay(found, now, self.settings.memory.half_life_days)
+        kept = [e for e in found if (e.score or 0.0) >= floor]
+        kept.sort(key=lambda e: (-(e.score or 0.0), e.timestamp), reverse=False)
+        kept = kept[:limit]
+        self._note_access(e.id for e in kept if e.workspace == self.workspace)
+        return kept
+
+    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> list[Entry]:
+        """Recall restricted to one namespace."""
+        return self.recall(query, limit, namespace=namespace, **kwargs)
+
+    def _other_workspaces(self, workspaces: Sequence[str] | None) -> list[tuple[str, Path]]:
+        if not workspaces:
+            return []
+        root = self.state_dir / "workspaces"
+        if list(workspaces) == ["*"]:
+            names = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+        else:
+            names = [check_workspace(w) for w in workspaces]
+        names = [n for n in dict.fromkeys(names) if n != self.workspace]
+        if names and not self.settings.workspace.cross_workspace_search:
+            raise WorkspaceAccessError(self.workspace, names[0])
+        out = []
+        for n in names:
+            path = memory_dir(self.state_dir, n) / "memory.db"
+            if path.is_file():
+                out.append((n, path))
+        return out
+
+    @staticmethod
+    def _recall_conn(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: int,
+                     namespaces: list[str] | None, categories: list[str] | None, session_id: str | None,
+                     include_archived: bool) -> list[Entry]:
+        where = ["entries_fts MATCH ?", "e.superseded_by IS NULL"]
+        params: list[Any] = [fts_match_expression(terms)]
+        if not include_archived:
+            where.append("e.archived = 0")
+        if namespaces:
+            where.append(f"e.namespace IN ({','.join('?' * len(namespaces))})")
+            params += namespaces
+        if categories:
+            where.append(f"e.category IN ({','.join('?' * len(categories))})")
+            params += categories
+        if session_id is not None:
+            where.append("e.session_id = ?")
+            params.append(session_id)
+        pool = max(limit * 4, 24)
+        # Column weights: key 3, title 2, content 1 (a key or title naming the topic is a strong signal).
+        rows = conn.execute(
+            "SELECT e.*, bm25(entries_fts, 3.0, 2.0, 1.0) AS rank FROM entries_fts "
+            f"JOIN entries e ON e.seq = entries_fts.rowid WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
+            (*params, pool),
+        ).fetchall()
+        if not rows:
+            return []
+        best = max(-r["rank"] for r in rows) or 1.0
+        out = []
+        for r in rows:
+            e = entry_from_row(r, workspace)
+            norm = max(0.0, -r["rank"]) / best
+            relevance = 0.5 * norm + 0.5 * term_coverage(terms, e.key, e.title, e.content)
+            e.score = relevance * (0.7 + 0.3 * e.importance)
+            out.append(e)
+        return out
+
+    def context_budget(self) -> int:
+        """Token budget of engage's context (a third of it in ``[agent] compact_context`` mode)."""
+        budget = self.settings.memory.context_budget_tokens
+        if self.settings.agent.compact_context:
+            budget = max(64, budget // COMPACT_BUDGET_DIVISOR)
+        return budget
+
+    def engage(self, query: str, limit: int = 5, categories: Sequence[str] | None = None,
+               namespaces: Sequence[str] | None = None, min_score: float = 0, *,
+               budget_tokens: int | None = None, now: datetime | None = None) -> dict[str, Any]:
+        """A prompt-ready context of the most relevant entries within the token budget.
+
+        Returns ``{context, results, source_refs}`` (plus ``tokens``, ``budget_tokens``, ``omitted``).
+        Entries are whole or absent, most relevant first; one too large for the space left is skipped.
+        """
+        floor = max(float(min_score or 0), self.settings.memory.min_relevance_score)
+        found = self.recall(query, limit, namespaces=namespaces, categories=categories, min_score=floor, now=now)
+        budget = budget_tokens if budget_tokens is not None else self.context_budget()
+        header = "Relevant memory (most relevant first):"
+        used = estimate_tokens(header) + 1
+        blocks: list[str] = []
+        included: list[Entry] = []
+        omitted = 0
+        for e in found:
+            block = render_entry(e)
+            cost = estimate_tokens(block) + 1
+            if used + cost > budget:
+                omitted += 1
+                continue
+            used += cost
+            blocks.append(block)
+            included.append(e)
+        context = "\n".join([header, *blocks]) if blocks else ""
+        return {
+            "context": context,
+            "results": [e.to_dict() for e in included],
+            "source_refs": [e.source_ref for e in included],
+            "tokens": used if blocks else 0,
+            "budget_tokens": budget,
+            "omitted": omitted,
+        }
+
+    # --- deletes ----------------------------------------------------------------------------------
+
+    def _delete_where(self, where: str, params: tuple[Any, ...], operation: str) -> int:
+        with self._write(operation) as conn:
+            rows = conn.execute(f"SELECT id, key, namespace FROM entries WHERE {where}", params).fetchall()
+            for r in rows:
+                self._check_writable(r["namespace"], operation)
+            for r in rows:
+                self._audit(conn, operation, r["id"], r["key"], r["namespace"])
+            conn.execute(f"DELETE FROM entries WHERE {where}", params)
+        return len(rows)
+
+    def forget(self, key: str, namespace: str | None = None) -> int:
+        """Delete every version of ``key`` in the namespace; returns how many rows went."""
+        ns = self._namespace(namespace)
+        self._check_writable(ns, f"forgetting {key!r}")
+        return self._delete_where("namespace = ? AND key = ?", (ns, check_key(key)), "forget")
+
+    def forget_id(self, entry_id: str) -> bool:
+        """Delete one entry by id."""
+        return self._delete_where("id = ?", (entry_id,), "forget") > 0
+
+    def purge_namespace(self, namespace: str) -> int:
+        """Delete every entry of a namespace."""
+        ns = check_namespace(namespace)
+        self._check_writable(ns, f"purging namespace {ns!r}")
+        return self._delete_where("namespace = ?", (ns,), "purge_namespace")
+
+    def purge_session(self, session_id: str) -> int:
+        """Delete every entry of a session (read-only namespaces are left alone)."""
+        ro = self.settings.memory.policy.read_only_namespaces
+        marks = ",".join("?" * len(ro)) or "NULL"
+        return self._delete_where(f"session_id = ? AND namespace NOT IN ({marks})", (session_id, *ro),
+                                  "purge_session")
+
+    # --- hygiene, snapshots, stats ----------------------------------------------------------------
+
+    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> dict[str, Any]:
+        """Archive old ``daily`` entries, purge old archives, superseded versions, expired conversations and
+        categories past their retention, and old audit rows; snapshot first if configured."""
+        cfg = self.settings.memory
+        report: dict[str, Any] = {"ran": False, "archived": 0, "purged_archived": 0, "purged_superseded": 0,
+                                  "purged_retention": {}, "audit_purged": 0, "snapshot": None}
+        if not (cfg.hygiene_enabled or force):
+            return report
+        report["ran"] = True
+        now = now or datetime.now(UTC)
+        if cfg.snapshot_enabled and cfg.snapshot_on_hygiene:
+            report["snapshot"] = str(self.snapshot(now=now))
+
+        def cutoff(days: int) -> str:
+            return format_time(now - timedelta(days=days))
+
+        ro = cfg.policy.read_only_namespaces
+        ro_sql = f"namespace NOT IN ({','.join('?' * len(ro)) or 'NULL'})"
+        with self._write("hygiene") as conn:
+            def delete(where: str, params: tuple[Any, ...], label: str) -> int:
+                rows = conn.execute(f"SELECT id, key, namespace FROM entries WHERE {where} AND {ro_sql}",
+                                    (*params, *ro)).fetchall()
+                for r in rows:
+                    self._audit(conn, label, r["id"], r["key"], r["namespace"])
+                    conn.execute("DELETE FROM entries WHERE id = ?", (r["id"],))
+                return len(rows)
+
+            if cfg.archive_after_days > 0:
+                rows = conn.execute(
+                    f"SELECT id, key, namespace FROM entries WHERE category = 'daily' AND archived = 0 "
+                    f"AND timestamp < ? AND {ro_sql}", (cutoff(cfg.archive_after_days), *ro)).fetchall()
+                for r in rows:
+                    conn.execute("UPDATE entries SET archived = 1 WHERE id = ?", (r["id"],))
+                    self._audit(conn, "archive", r["id"], r["key"], r["namespace"])
+                report["archived"] = len(rows)
+            if cfg.purge_after_days > 0:
+                report["purged_archived"] = delete("archived = 1 AND timestamp < ?",
+                                                   (cutoff(cfg.purge_after_days),), "purge")
+                report["purged_superseded"] = delete("superseded_by IS NOT NULL AND timestamp < ?",
+                                                     (cutoff(cfg.purge_after_days),), "purge")
+            retention = {"conversation": cfg.conversation_retention_days, **cfg.policy.retention_days_by_category}
+            for category, days in sorted(retention.items()):
+                if days > 0:
+                    n = delete("category = ? AND timestamp < ?", (category.lower(), cutoff(days)), "retention")
+                    if n:
+                        report["purged_retention"][category] = n
+            if cfg.audit_retention_days > 0:
+                cur = conn.execute("DELETE FROM audit WHERE at < ?", (cutoff(cfg.audit_retention_days),))
+                report["audit_purged"] = cur.rowcount
+            self._bump(conn, "hygiene_runs")
+        return report
+
+    def snapshot(self, now: datetime | None = None) -> Path:
+        """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""
+        now = now or datetime.now(UTC)
+        folder = self.db_path.parent / "snapshots"
+        folder.mkdir(exist_ok=True)
+        target = folder / f"memory-{now.astimezone(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.jsonl"
+        tmp = target.with_suffix(".tmp")
+        with tmp.open("w", encoding="utf-8") as fp:
+            self.export_jsonl(fp, include_superseded=True)
+            fp.flush()
+            os.fsync(fp.fileno())
+        tmp.replace(target)
+        for old in sorted(folder.glob("memory-*.jsonl"))[:-SNAPSHOTS_KEPT]:
+            old.unlink()
+        return target
+
+    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+        """Newest audit rows first."""
+        with self._read() as conn:
+            rows = conn.execute("SELECT * FROM audit ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
+        return [{**dict(r), "detail": json.loads(r["detail"])} for r in rows]
+
+    def stats(self) -> dict[str, Any]:
+        """Counts by category and namespace, evictions, captures, file sizes."""
+        with self._read() as conn:
+            total, live, superseded, archived = conn.execute(
+                "SELECT count(*), sum(superseded_by IS NULL), sum(superseded_by IS NOT NULL), sum(archived) "
+                "FROM entries").fetchone()
+            by_cat = dict(conn.execute("SELECT category, count(*) FROM entries WHERE superseded_by IS NULL "
+                                       "GROUP BY category ORDER BY category").fetchall())
+            by_ns = dict(conn.execute("SELECT namespace, count(*) FROM entries WHERE superseded_by IS NULL "
+                                      "GROUP BY namespace ORDER BY namespace").fetchall())
+            captures = conn.execute("SELECT count(*) FROM captures").fetchone()[0]
+            synced = conn.execute("SELECT count(*) FROM entries WHERE kref IS NOT NULL").fetchone()[0]
+            counters = dict(conn.execute("SELECT name, value FROM counters ORDER BY name").fetchall())
+            audit_rows = conn.execute("SELECT count(*) FROM audit").fetchone()[0]
+        return {
+            "workspace": self.workspace,
+            "db_path": str(self.db_path),
+            "entries": int(total or 0),
+            "live": int(live or 0),
+            "superseded": int(superseded or 0),
+            "archived": int(archived or 0),
+            "by_category": by_cat,
+            "by_namespace": by_ns,
+            "captures": captures,
+            "with_kref": synced,
+            "evicted": counters.get("evicted", 0),
+            "evicted_by": {k[len("evicted."):]: v for k, v in counters.items() if k.startswith("evicted.")},
+            "hygiene_runs": counters.get("hygiene_runs", 0),
+            "audit_rows": audit_rows,
+            "db_bytes": _size(self.db_path),
+            "wal_bytes": _size(Path(f"{self.db_path}-wal")),
+            "recovered_from": str(self.recovered_from) if self.recovered_from else None,
+        }
+
+    def health_check(self) -> dict[str, Any]:
+        """Quick integrity check, schema state and file sizes; ``ok`` is False when degraded."""
+        with self._read() as conn:
+            reason = dbmod.check_integrity(conn, full=True)
+            journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+            migrations = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+            (n,) = conn.execute("SELECT count(*) FROM entries").fetchone()
+        return {
+            "ok": reason is None,
+            "integrity": reason or "ok",
+            "journal_mode": journal,
+            "migrations": migrations,
+            "entries": n,
+            "workspace": self.workspace,
+            "db_path": str(self.db_path),
+            "db_bytes": _size(self.db_path),
+            "wal_bytes": _size(Path(f"{self.db_path}-wal")),
+            "recovered_from": str(self.recovered_from) if self.recovered_from else None,
+        }
+
+    # --- export / import --------------------------------------------------------------------------
+
+    def export(self, *, namespace: str | None = None, session_id: str | None = None, category: str | None = None,
+               since: str | None = None, until: str | None = None,
+               include_superseded: bool = True) -> Iterator[dict[str, Any]]:
+        """Entries as dicts in ascending creation time (``since``/``until`` inclusive); no embeddings."""
+        where, params = self._filters(category=category, namespace=namespace, session_id=session_id,
+                                      include_superseded=include_superseded, since=since, until=until)
+        with self._read() as conn:
+            rows = conn.execute(f"SELECT * FROM entries WHERE {where} ORDER BY timestamp, seq", params).fetchall()
+            caps = {r["entry_id"]: r for r in conn.execute("SELECT * FROM captures")} if rows else {}
+            prov: dict[str, list[str]] = {}
+            for r in conn.execute("SELECT entry_id, source_ref FROM provenance ORDER BY source_ref") if rows else ():
+                prov.setdefault(r["entry_id"], []).append(r["source_ref"])
+        for r in rows:
+            item = {k: r[k] for k in EXPORT_FIELDS}
+            item["metadata"] = entry_from_row(r).metadata
+            item["archived"] = bool(r["archived"])
+            cap = caps.get(r["id"])
+            if cap is not None:
+                item["capture"] = {
+                    "id": cap["id"], "type": cap["type"], "title": cap["title"], "tags": json.loads(cap["tags"]),
+                    "space_hint": cap["space_hint"], "source_refs": json.loads(cap["source_refs"]),
+                    "session_id": cap["session_id"], "importance": cap["importance"],
+                    "created_at": cap["created_at"], "metadata": json.loads(cap["metadata"]),
+                }
+            if r["id"] in prov:
+                item["provenance"] = prov[r["id"]]
+            yield item
+
+    def export_jsonl(self, fp: IO[str], **filters: Any) -> int:
+        """Write :meth:`export` as JSON Lines; returns the number of lines."""
+        n = 0
+        for item in self.export(**filters):
+            fp.write(json.dumps(item, ensure_ascii=False, sort_keys=False) + "\n")
+            n += 1
+        return n
+
+    def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
+        """Restore an export: all lines validated first, then one transaction. Existing ids and live
+        duplicates are skipped, so importing the same file twice changes nothing."""
+        parsed: list[tuple[dict[str, Any], dict[str, Any] | None, list[str]]] = []
+        for lineno, line in enumerate(lines, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except ValueError as exc:
+                raise ImportFormatError(lineno, f"not JSON ({exc.msg})") from None
+            if not isinstance(item, dict):
+                raise ImportFormatError(lineno, "expected a JSON object per line")
+            try:
+                row = self._row(item.get("key"), item.get("content"), item.get("category", "core"),
+                                item.get("namespace"), item.get("session_id"), item.get("importance", 0.5),
+                                item.get("timestamp"), item.get("metadata"), item.get("title", ""), item.get("score"))
+                if item.get("id") is not None:
+                    row["id"] = str(uuid.UUID(str(item["id"])))
+                for ref in item.get("provenance") or ():
+                    check_ref(ref)
+                if item.get("kref") is not None:
+                    check_ref(item["kref"])
+            except (InvalidEntryError, ValueError) as exc:
+                raise ImportFormatError(lineno, str(exc)) from None
+            row["superseded_by"] = item.get("superseded_by")
+            row["kref"] = item.get("kref")
+            row["archived"] = 1 if item.get("archived") else 0
+            row["access_count"] = int(item.get("access_count") or 0)
+            row["last_access"] = item.get("last_access")
+            parsed.append((row, item.get("capture"), list(item.get("provenance") or ())))
+        imported = skipped = 0
+        with self._write("importing") as conn:
+            for row, cap, prov in parsed:
+                self._check_writable(row["namespace"], "import")
+                if conn.execute("SELECT 1 FROM entries WHERE id = ?", (row["id"],)).fetchone():
+                    skipped += 1
+                    continue
+                if row["superseded_by"] is None and conn.execute(
+                    "SELECT 1 FROM entries WHERE superseded_by IS NULL AND ((namespace = ? AND content_sha256 = ?) "
+                    "OR (namespace = ? AND key = ?))",
+                    (row["namespace"], row["content_sha256"], row["namespace"], row["key"]),
+                ).fetchone():
+                    skipped += 1
+                    continue
+                conn.execute(
+                    "INSERT INTO entries (id, key, title, content, category, timestamp, session_id, namespace, "
+                    "importance, score, content_sha256, metadata, superseded_by, kref, archived, access_count, "
+                    "last_access) VALUES (:id, :key, :title, :content, :category, :timestamp, :session_id, "
+                    ":namespace, :importance, :score, :content_sha256, :metadata, :superseded_by, :kref, :archived, "
+                    ":access_count, :last_access)",
+                    row,
+                )
+                if isinstance(cap, dict) and cap.get("id"):
+                    conn.execute(
+                        "INSERT OR IGNORE INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, "
+                        "session_id, importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                        (str(cap["id"]), row["id"], str(cap.get("type", "")), str(cap.get("title", "")),
+                         to_json(cap.get("tags") or []), str(cap.get("space_hint") or ""),
+                         to_json(cap.get("source_refs") or []), cap.get("session_id"),
+                         float(cap.get("importance", row["importance"])), str(cap.get("created_at", row["timestamp"])),
+                         to_json(cap.get("metadata") or {})),
+                    )
+                for ref in prov:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)",
+                        (row["id"], ref, self._resolve_ref(conn, ref)),
+                    )
+                self._audit(conn, "import", row["id"], row["key"], row["namespace"])
+                imported += 1
+            # A superseded_by pointing at an entry not in this file (or database) is dropped, not an error.
+            conn.execute("UPDATE entries SET superseded_by = NULL WHERE superseded_by IS NOT NULL "
+                         "AND superseded_by NOT IN (SELECT id FROM entries)")
+        return {"imported": imported, "skipped": skipped}
+
+
+def render_entry(e: Entry) -> str:
+    """One context block: ``- [category] title-or-key: content (date, ref)``."""
+    label = e.title or e.key
+    content = e.content.strip().replace("\n", "\n  ")
+    return f"- [{e.category}] {label}: {content} ({e.timestamp[:10]}, {e.source_ref})"
+
+
+_AUTO_SAVE_PREFIXES = ("[cron:", "[heartbeat task", "[distilled_")
+
+
+def should_auto_save(key: str, content: str) -> bool:
+    """The auto_save filter: user inputs only; never scheduler, heartbeat or distillation text, empty
+    content, or assistant responses (keys ``assistant_resp`` / ``assistant_resp_*``)."""
+    if not isinstance(content, str) or not content.strip():
+        return False
+    if key == "assistant_resp" or key.startswith("assistant_resp_"):
+        return False
+    head = content.lstrip().lower()
+    if head.startswith(_AUTO_SAVE_PREFIXES):
+        return False
+    return "distilled_index_sig:" not in content
+
+
+def _is_ref(text: str) -> bool:
+    try:
+        check_ref(text)
+    except InvalidEntryError:
+        return False
+    return True
+
+
+def _capture_from_row(row: sqlite3.Row, entry: Entry) -> Capture:
+    return Capture(
+        id=row["id"], entry_id=row["entry_id"], type=row["type"], title=row["title"], content=entry.content,
+        tags=tuple(json.loads(row["tags"])), space_hint=row["space_hint"],
+        source_refs=tuple(json.loads(row["source_refs"])), session_id=row["session_id"],
+        importance=row["importance"], created_at=row["created_at"], metadata=json.loads(row["metadata"]),
+    )
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0
