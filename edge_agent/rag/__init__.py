@@ -1,0 +1,426 @@
+"""HardwareRag: the datasheet index behind hardware questions.
+
+``HardwareRag.load(datasheet_dir, index_dir=state/"rag")`` walks the directory (``.md``/``.txt`` in any
+letter case, ``.pdf`` with the ``pdf`` extra), chunks each file on its Markdown headings and ranks
+chunks with BM25 (SQLite FTS5) over normalised tokens (see :mod:`edge_agent.rag.text`); heading words
+weigh three times body words. The index is persisted in ``index_dir`` and reused on the next start:
+only files whose content hash changed are re-chunked. Without ``index_dir`` it lives in memory.
+
+Board tag = file stem, lowercased; ``generic``/``generic_*``/``generic-*`` stems and files under
+``_generic/`` have no board and answer every query. Naming boards in a query multiplies the score of
+their chunks (and of files tagged with a ``datasheet_tags`` entry of the board) by
+:data:`BOARD_BOOST`: a board's chunk wins a close race but never hides a clearly better answer from
+another file. Ties break on source path, then chunk position.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import sqlite3
+import threading
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from edge_agent.errors import DatasheetError, UnknownBoardError
+from edge_agent.rag import text as _text
+from edge_agent.rag.aliases import AliasEntry, parse_aliases
+from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
+from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
+
+__all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem"]
+
+log = logging.getLogger(__name__)
+
+BOARD_BOOST = 1.25
+HEADING_WEIGHT = 3.0
+DEFAULT_LIMIT = 5
+COMPACT_LIMIT = 2
+COMPACT_CHARS = 600
+_SCHEMA = 1
+
+
+@dataclass(frozen=True)
+class Chunk:
+    """One ranked piece of a datasheet."""
+
+    source: str  # path relative to the datasheet directory
+    board: str | None
+    heading: str
+    text: str
+    score: float
+
+
+@dataclass(frozen=True)
+class FileInfo:
+    """An indexed (or skipped) datasheet file."""
+
+    source: str
+    board: str | None
+    kind: str
+    size: int
+    chunks: int
+    aliases: int
+
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT, heading TEXT NOT NULL,
+    text TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
+    heading, body, board UNINDEXED, rel UNINDEXED, idx UNINDEXED, tokenize = "unicode61 tokenchars '._'"
+);
+"""
+
+
+def _meta_signature(max_file_bytes: int) -> str:
+    return json.dumps({"schema": _SCHEMA, "tokenizer": _text.TOKENIZER_VERSION, "chunk": MAX_CHARS,
+                       "cap": max_file_bytes})
+
+
+class HardwareRag:
+    """Datasheet index: search, agent context, pin aliases."""
+
+    def __init__(self, root: Path | None, conn: sqlite3.Connection, *, compact: bool, db_path: Path | None) -> None:
+        self.root = root
+        self.compact = compact
+        self.db_path = db_path
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._problems: list[Problem] = []
+        self._alias_entries: list[AliasEntry] | None = None
+        self._alias_set: Any = None  # filled lazily by edge_agent.pins
+        self.stats: dict[str, int] = {}
+
+    # --- loading --------------------------------------------------------------------------------
+
+    @classmethod
+    def load(
+        cls,
+        path: str | Path | None,
+        *,
+        index_dir: Path | None = None,
+        compact: bool = False,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        progress: Callable[[int, int], None] | None = None,
+    ) -> HardwareRag:
+        """Index the datasheets under `path` (reusing a persisted index in `index_dir` when present).
+
+        A missing or empty directory gives an empty index, never an error.
+        """
+        root = Path(path) if path else None
+        db_path: Path | None = None
+        if index_dir is not None:
+            Path(index_dir).mkdir(parents=True, exist_ok=True)
+            key = str(root.resolve()) if root else "-"
+            db_path = Path(index_dir) / f"rag-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sqlite"
+        conn = cls._open(db_path, max_file_bytes)
+        rag = cls(root, conn, compact=compact, db_path=db_path)
+        rag._sync(max_file_bytes, progress)
+        return rag
+
+    @staticmethod
+    def _open(db_path: Path | None, max_file_bytes: int) -> sqlite3.Connection:
+        target = str(db_path) if db_path else ":memory:"
+        try:
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            conn.executescript(_DDL)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if db_path is None:
+                raise DatasheetError(f"SQLite cannot build the datasheet index: {exc}") from exc
+            log.warning("datasheet index %s is unreadable (%s); rebuilding it", db_path, exc)
+            db_path.unlink(missing_ok=True)
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            conn.executescript(_DDL)
+            row = None
+        signature = _meta_signature(max_file_bytes)
+        if row is None or row[0] != signature:
+            with conn:
+                conn.execute("BEGIN")
+                for table in ("files", "chunks", "fts"):
+                    conn.execute(f"DELETE FROM {table}")
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
+        conn.execute("PRAGMA synchronous = NORMAL") if db_path else None
+        return conn
+
+    def _sync(self, max_file_bytes: int, progress: Callable[[int, int], None] | None) -> None:
+        files, problems = scan(self.root) if self.root else ([], [])
+        known = {r[0]: r[1:] for r in self._conn.execute("SELECT rel, size, mtime_ns, sha256, problems FROM files")}
+        current = {f.rel for f in files}
+        stats = {"files": len(files), "reused": 0, "indexed": 0, "removed": 0}
+        with self._lock:
+            self._conn.execute("BEGIN")
+            try:
+                for rel in sorted(set(known) - current):
+                    self._delete(rel)
+                    stats["removed"] += 1
+                for n, f in enumerate(files, 1):
+                    old = known.get(f.rel)
+                    if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
+                        for p in json.loads(old[3]):  # still wrong: report again, the file was not re-read
+                            log.warning("datasheet %s: %s", p["source"], p["message"])
+                            problems.append(Problem(**p))
+                        stats["reused"] += 1
+                    else:
+                        reused = self._index_file(f, old, max_file_bytes, problems)
+                        stats["reused" if reused else "indexed"] += 1
+                    if progress and (n % 25 == 0 or n == len(files)):
+                        progress(n, len(files))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        if stats["indexed"] or stats["removed"]:
+            log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
+        self.stats = stats
+        self._problems = problems + self._duplicate_boards(files)
+        self._alias_entries = None
+        self._alias_set = None
+
+    @staticmethod
+    def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
+        by_board: dict[str, list[str]] = {}
+        for f in files:
+            if f.board:
+                by_board.setdefault(f.board, []).append(f.rel)
+        out = []
+        for board, rels in sorted(by_board.items()):
+            if len(rels) > 1:
+                msg = (f"board {board!r} is described by {len(rels)} files ({', '.join(rels)}); all are indexed and "
+                       "their pin aliases merged, the first path winning conflicts")
+                log.warning("datasheet %s", msg)
+                out.append(Problem(rels[1], "duplicate_board", msg))
+        return out
+
+    def _delete(self, rel: str) -> None:
+        self._conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE rel = ?)", (rel,))
+        self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
+        self._conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
+
+    def _index_file(self, f: DocFile, old: tuple[Any, ...] | None, max_file_bytes: int,
+                    problems: list[Problem]) -> bool:
+        """(Re)index one file; returns True when its content hash was unchanged (only stat data updated)."""
+        file_problems: list[Problem] = []
+        if f.kind == "pdf":
+            pages, file_problems = read_pdf(f)
+            text = "\n\n".join(t for _, t in pages) if pages else None
+        else:
+            pages = None
+            text, file_problems = read_text(f, max_file_bytes)
+        sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
+        problems.extend(file_problems)
+        pjson = json.dumps([p.__dict__ for p in file_problems])
+        if old is not None and old[2] == sha:
+            self._conn.execute("UPDATE files SET size = ?, mtime_ns = ?, problems = ? WHERE rel = ?",
+                               (f.size, f.mtime_ns, pjson, f.rel))
+            return True
+        self._delete(f.rel)
+        sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
+        entries, alias_problems = parse_aliases(text, f.rel, f.board) if text else ([], [])
+        problems.extend(alias_problems)
+        all_problems = json.dumps([p.__dict__ for p in (*file_problems, *alias_problems)])
+        stem_words = " ".join(_text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " ")))
+        for i, s in enumerate(sections):
+            cur = self._conn.execute("INSERT INTO chunks (rel, idx, board, heading, text) VALUES (?, ?, ?, ?, ?)",
+                                     (f.rel, i, f.board, s.heading, s.text))
+            heading_tokens = f"{stem_words} {' '.join(_text.tokens(s.heading))}"
+            self._conn.execute("INSERT INTO fts (rowid, heading, body, board, rel, idx) VALUES (?, ?, ?, ?, ?, ?)",
+                               (cur.lastrowid, heading_tokens, " ".join(_text.tokens(s.text)), f.board, f.rel, i))
+        self._conn.execute(
+            "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (f.rel, f.board, f.kind, f.size, f.mtime_ns, sha, all_problems,
+             json.dumps([e.__dict__ for e in entries]), len(sections)))
+        return False
+
+    def close(self) -> None:
+        """Close the index database."""
+        with self._lock:
+            self._conn.close()
+
+    # --- health ---------------------------------------------------------------------------------
+
+    @property
+    def problems(self) -> list[Problem]:
+        """Warnings from the last load (bad files, malformed alias lines, duplicate boards)."""
+        return list(self._problems)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
+
+    def files(self) -> list[FileInfo]:
+        """Every file in the index, sorted by path (skipped files appear with zero chunks)."""
+        with self._lock:
+            rows = self._conn.execute("SELECT rel, board, kind, size, nchunks, aliases FROM files ORDER BY rel")
+            return [FileInfo(r[0], r[1], r[2], r[3], r[4], len(json.loads(r[5]))) for r in rows]
+
+    def boards(self) -> list[str]:
+        """Board tags present in the index, sorted."""
+        with self._lock:
+            rows = self._conn.execute("SELECT DISTINCT board FROM files WHERE board IS NOT NULL ORDER BY board")
+            return [r[0] for r in rows]
+
+    # --- retrieval -------------------------------------------------------------------------------
+
+    def _board_tags(self, boards: Sequence[str]) -> list[str]:
+        """Board names plus the datasheet tags they answer to; UnknownBoardError for names nobody knows."""
+        from edge_agent.pins import get_board, list_boards
+
+        present = set(self.boards())
+        tags: list[str] = []
+        for b in boards:
+            key = b.strip().lower()
+            try:
+                board = get_board(key)
+                tags.extend([board.id, *board.datasheet_tags])
+            except UnknownBoardError:
+                if key not in present:
+                    raise UnknownBoardError(b, sorted(set(list_boards()) | present)) from None
+                tags.append(key)
+        return list(dict.fromkeys(tags))
+
+    def search(self, query: str, boards: Sequence[str] = (), limit: int | None = None) -> list[Chunk]:
+        """Best chunks for `query`, best first; chunks of `boards` get the board boost.
+
+        Raises:
+            UnknownBoardError: a board is neither a board file nor a datasheet tag.
+        """
+        if limit is None:
+            limit = DEFAULT_LIMIT
+        if self.compact:
+            limit = min(limit, COMPACT_LIMIT)
+        tags = self._board_tags(boards)
+        terms = _text.query_terms(query)
+        if limit <= 0 or not terms:
+            return []
+        match = " OR ".join(f'"{t}"' for t in terms)
+        boost = ""
+        params: list[Any] = [match]
+        if tags:
+            boost = f" * (CASE WHEN board IN ({', '.join('?' * len(tags))}) THEN {BOARD_BOOST} ELSE 1.0 END)"
+            params = [*tags, match]
+        sql = (f"SELECT rowid, round(-bm25(fts, {HEADING_WEIGHT}, 1.0){boost}, 9) AS s, rel, idx FROM fts "
+               "WHERE fts MATCH ? ORDER BY s DESC, rel, idx LIMIT ?")
+        with self._lock:
+            rows = self._conn.execute(sql, [*params, limit]).fetchall()
+            out = []
+            for rowid, score, *_ in rows:
+                rel, board, heading, body = self._conn.execute(
+                    "SELECT rel, board, heading, text FROM chunks WHERE id = ?", (rowid,)).fetchone()
+                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, float(score)))
+        return out
+
+    @staticmethod
+    def _shorten(body: str) -> str:
+        if len(body) <= COMPACT_CHARS:
+            return body
+        cut = body.rfind("\n", 0, COMPACT_CHARS)
+        if cut < COMPACT_CHARS // 3:
+            cut = body.rfind(" ", 0, COMPACT_CHARS)
+        return body[: max(cut, 1)].rstrip() + "\n…"
+
+    def context(self, query: str, boards: Sequence[str] = ()) -> str:
+        """The agent context block: `[Pin aliases for query]` then `[Hardware documentation]`."""
+        pins = self.pin_context(query, boards)
+        chunks = self.search(query, boards)
+        docs = ""
+        if chunks:
+            docs = "[Hardware documentation]\n" + "".join(
+                f"--- {c.source} ({c.board or 'generic'}) ---\n"
+                + (f"# {c.heading}\n" if c.heading else "") + f"{c.text}\n\n" for c in chunks)
+        block = (f"[Pin aliases for query]\n{pins}\n\n" if pins else "") + docs
+        return block + "\n" if block else ""
+
+    def pin_context(self, query: str, boards: Sequence[str]) -> str:
+        """Lines `board: alias = pin NAME (...)` for aliases and labels whose every word appears in the query."""
+        from edge_agent.pins import UnknownBoardError as _UB
+        from edge_agent.pins import aliases_for, get_board, name_key
+
+        words = {w.lower() for w in _text.tokens(query)} | {name_key(w) for w in query.split()}
+        words |= {w.lower().strip("?,.;:!'\"()") for w in query.split()}
+        lines: list[str] = []
+        for b in boards:
+            try:
+                amap = aliases_for(b, self)
+            except _UB:
+                continue
+            try:
+                board = get_board(b)
+                labels = {**{k: board.pin(v) for k, v in board.leds.items()},
+                          **{k: board.pin(v) for k, v in board.buttons.items()}}
+            except _UB:
+                labels = {}
+            seen: set[tuple[str, str]] = set()
+            for alias, pin in [*labels.items(), *amap.items()]:
+                parts = [p for p in alias.lower().replace("-", "_").split("_") if p]
+                if not parts:
+                    continue
+                whole = alias.lower() in words or name_key(alias) in words
+                if not whole and not (len(parts) > 1 and all(_match_word(p, words) for p in parts)):
+                    continue
+                if (alias.lower(), pin.name) in seen:
+                    continue
+                seen.add((alias.lower(), pin.name))
+                detail = ", ".join([*pin.headers, *pin.functions])
+                raw = f"; datasheet value {pin.raw}" if pin.raw and pin.raw != pin.name else ""
+                lines.append(f"{b}: {alias} = pin {pin.name}" + (f" ({detail}{raw})" if detail or raw else ""))
+        return "\n".join(lines)
+
+    def alias_entries(self) -> list[AliasEntry]:
+        """Every pin-alias line parsed from the datasheets, in path order."""
+        if self._alias_entries is None:
+            with self._lock:
+                rows = self._conn.execute("SELECT aliases FROM files ORDER BY rel").fetchall()
+            self._alias_entries = [AliasEntry(**e) for r in rows for e in json.loads(r[0])]
+        return list(self._alias_entries)
+
+    def aliases(self, board: str) -> dict[str, str]:
+        """A board's merged datasheet aliases: alias -> value as written (conflicts resolved, see edge_agent.pins)."""
+        from edge_agent.pins import aliases_for
+
+        return {alias: pin.raw or pin.name for alias, pin in aliases_for(board, self).items()}
+
+    def read(self, source: str, heading: str | None = None) -> str:
+        """The text of one indexed file, or of its section(s) whose heading path ends with `heading`."""
+        with self._lock:
+            rows = self._conn.execute("SELECT heading, text FROM chunks WHERE rel = ? ORDER BY idx",
+                                      (source,)).fetchall()
+            exists = self._conn.execute("SELECT 1 FROM files WHERE rel = ?", (source,)).fetchone()
+        if not exists:
+            names = [f.source for f in self.files()]
+            raise DatasheetError(f"no datasheet {source!r} in the index; known: {', '.join(names) or '(none)'}")
+        if heading is None:
+            return _join_sections(rows)
+        want = heading.strip().lower()
+        picked = [r for r in rows if r[0].lower().endswith(want) or r[0].lower().split(" > ")[-1] == want]
+        if not picked:
+            headings = sorted({r[0].split(" > ")[-1] for r in rows if r[0]})
+            raise DatasheetError(f"{source} has no section {heading!r}; sections: {', '.join(headings)}")
+        return _join_sections(picked)
+
+
+def _match_word(part: str, words: set[str]) -> bool:
+    return part in words or _text._norm(part) in words
+
+
+def _join_sections(rows: list[tuple[str, str]]) -> str:
+    out: list[str] = []
+    last = None
+    for heading, body in rows:
+        if heading != last and heading:
+            out.append(f"# {heading}")
+        last = heading
+        out.append(body)
+    return "\n\n".join(out).strip() + "\n"

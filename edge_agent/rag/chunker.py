@@ -1,0 +1,144 @@
+"""Heading-aware chunking of Markdown and plain-text datasheets.
+
+Each chunk belongs to one section and carries its heading path (``Board notes > LEDs and buttons``).
+A section longer than ``max_chars`` is split between blocks: blank-line paragraphs, whole tables and
+whole code fences. A table that alone exceeds the limit is split between rows, and every part repeats
+the table's header row, so no row is ever cut. Only a single oversize paragraph is split on lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+#: ZeroClaw's chunker budget (512 tokens x 4 bytes); big enough for a full pin table of one header.
+MAX_CHARS = 2048
+_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """One chunk's worth of a document."""
+
+    heading: str  # heading path joined with " > " ("" before the first heading)
+    text: str
+
+
+def _is_table_line(line: str) -> bool:
+    s = line.strip()
+    return s.startswith("|") or s.count(" | ") >= 1
+
+
+def _blocks(lines: list[str]) -> list[list[str]]:
+    """Group section lines into paragraphs, tables and code fences (blank lines separate them)."""
+    blocks: list[list[str]] = []
+    cur: list[str] = []
+    in_fence = False
+    for line in lines:
+        if line.strip().startswith("```"):
+            cur.append(line)
+            in_fence = not in_fence
+            continue
+        if in_fence:
+            cur.append(line)
+            continue
+        if not line.strip():
+            if cur:
+                blocks.append(cur)
+                cur = []
+            continue
+        # a table starting right after prose without a blank line is still its own block
+        if cur and _is_table_line(line) != _is_table_line(cur[-1]) and not in_fence:
+            blocks.append(cur)
+            cur = []
+        cur.append(line)
+    if cur:
+        blocks.append(cur)
+    return blocks
+
+
+def _split_block(block: list[str], max_chars: int) -> list[str]:
+    text = "\n".join(block)
+    if len(text) <= max_chars:
+        return [text]
+    if _is_table_line(block[0]) and len(block) > 2:
+        sep_row = 1 if len(block) > 1 and set(block[1].replace("|", "").strip()) <= set("-: ") else -1
+        header = block[: sep_row + 1] if sep_row == 1 else block[:1]
+        rows = block[len(header):]
+        parts: list[str] = []
+        cur: list[str] = list(header)
+        for row in rows:
+            if len(cur) > len(header) and len("\n".join([*cur, row])) > max_chars:
+                parts.append("\n".join(cur))
+                cur = list(header)
+            cur.append(row)
+        parts.append("\n".join(cur))
+        return parts
+    parts = []
+    cur = []
+    for line in block:
+        if cur and len("\n".join([*cur, line])) > max_chars:
+            parts.append("\n".join(cur))
+            cur = []
+        cur.append(line)
+    if cur:
+        parts.append("\n".join(cur))
+    return parts
+
+
+def _pack(body_lines: list[str], max_chars: int) -> list[str]:
+    pieces: list[str] = []
+    for block in _blocks(body_lines):
+        pieces.extend(_split_block(block, max_chars))
+    chunks: list[str] = []
+    cur = ""
+    for piece in pieces:
+        if cur and len(cur) + 2 + len(piece) > max_chars:
+            chunks.append(cur)
+            cur = piece
+        else:
+            cur = f"{cur}\n\n{piece}" if cur else piece
+    if cur:
+        chunks.append(cur)
+    return chunks
+
+
+def chunk_markdown(text: str, max_chars: int = MAX_CHARS) -> list[Section]:
+    """Split a Markdown/plain-text document into sections with heading paths."""
+    path: list[tuple[int, str]] = []
+    out: list[Section] = []
+    body: list[str] = []
+    heading = ""
+    in_fence = False
+
+    def flush() -> None:
+        for chunk in _pack(body, max_chars):
+            out.append(Section(heading, chunk))
+
+    for line in text.split("\n"):
+        if line.strip().startswith("```"):
+            in_fence = not in_fence
+        m = None if in_fence else _HEADING.match(line)
+        if m:
+            flush()
+            body = []
+            level = len(m.group(1))
+            while path and path[-1][0] >= level:
+                path.pop()
+            path.append((level, m.group(2).strip()))
+            heading = " > ".join(h for _, h in path)
+            continue
+        body.append(line)
+    flush()
+    if not out and heading:
+        out.append(Section(heading, ""))  # a document that is only headings
+    return out
+
+
+def chunk_pages(pages: list[tuple[int, str]], max_chars: int = MAX_CHARS) -> list[Section]:
+    """Chunk extracted PDF pages; the heading path is the page number."""
+    out: list[Section] = []
+    for number, text in pages:
+        for chunk in _pack(text.replace("\r\n", "\n").split("\n"), max_chars):
+            out.append(Section(f"page {number}", chunk))
+    return out
