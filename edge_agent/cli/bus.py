@@ -1,0 +1,225 @@
+"""`edge-agent bus|i2c|spi|gpio|sensor`: the bus layer from the command line.
+
+Every command takes ``--url`` (any adapter URL, ``sim://BOARD`` included) or ``--adapter NAME`` (a
+``[[peripherals.boards]]`` entry); with neither, the first configured board is used. Writes follow
+``[hardware.safety]`` like every other caller.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from edge_agent.cli._common import int_auto, print_json, settings_from
+from edge_agent.errors import ConfigError
+
+if TYPE_CHECKING:
+    from edge_agent.bus.base import Adapter
+
+
+def _byte(text: str) -> int:
+    value = int_auto(text)
+    if not 0 <= value <= 0xFF:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a byte (0-255 or 0x00-0xFF)")
+    return value
+
+
+def _adapter_options(p: argparse.ArgumentParser, *, board: bool = True) -> None:
+    p.add_argument("--url", help="adapter URL, e.g. sim://nucleo-f401re, linux://?i2c=1, aardvark://")
+    p.add_argument("--adapter", metavar="NAME", help="a [[peripherals.boards]] entry by name (instead of --url)")
+    if board:
+        p.add_argument("--board", help="board id for pin names when the URL does not imply one (linux:// on a Pi)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def register(subparsers: Any) -> None:
+    """Add bus, i2c, spi, gpio and sensor subcommands."""
+    bus = subparsers.add_parser("bus", help="adapters: scan an I2C bus, list backends")
+    bus_sub = bus.add_subparsers(dest="bus_command", metavar="ACTION", required=True)
+    scan = bus_sub.add_parser("scan", help="list responding I2C addresses (i2cdetect-style safe probe)")
+    _adapter_options(scan, board=False)
+    scan.add_argument("--bus", type=int_auto, help="I2C bus number (default: the adapter's first bus)")
+    scan.set_defaults(handler=cmd_scan)
+    info = bus_sub.add_parser("info", help="capabilities, health and write policy of an adapter")
+    _adapter_options(info)
+    info.set_defaults(handler=cmd_info)
+    schemes = bus_sub.add_parser("backends", help="adapter URL schemes and the extras they need")
+    schemes.add_argument("--json", action="store_true")
+    schemes.set_defaults(handler=cmd_backends)
+
+    i2c = subparsers.add_parser("i2c", help="read or write an I2C target")
+    i2c_sub = i2c.add_subparsers(dest="i2c_command", metavar="ACTION", required=True)
+    rd = i2c_sub.add_parser("read", help="read bytes (from a register with --register)")
+    _adapter_options(rd, board=False)
+    rd.add_argument("address", type=int_auto, help="7-bit target address, e.g. 0x76")
+    rd.add_argument("--register", type=int_auto, help="register to start at (write pointer, repeated start)")
+    rd.add_argument("--length", "-n", type=int_auto, default=1, help="bytes to read (default 1)")
+    rd.add_argument("--bus", type=int_auto)
+    rd.set_defaults(handler=cmd_i2c_read)
+    wr = i2c_sub.add_parser("write", help="write bytes (to a register with --register)")
+    _adapter_options(wr, board=False)
+    wr.add_argument("address", type=int_auto)
+    wr.add_argument("data", type=_byte, nargs="+", help="bytes, decimal or 0x-hex")
+    wr.add_argument("--register", type=int_auto)
+    wr.add_argument("--bus", type=int_auto)
+    wr.set_defaults(handler=cmd_i2c_write)
+
+    spi = subparsers.add_parser("spi", help="SPI transfers")
+    spi_sub = spi.add_subparsers(dest="spi_command", metavar="ACTION", required=True)
+    tr = spi_sub.add_parser("transfer", help="full-duplex transfer: send bytes, print what came back")
+    _adapter_options(tr, board=False)
+    tr.add_argument("data", type=_byte, nargs="+")
+    tr.add_argument("--bus", type=int_auto)
+    tr.add_argument("--cs", type=int_auto, default=0)
+    tr.add_argument("--mode", type=int, choices=(0, 1, 2, 3), default=0)
+    tr.add_argument("--speed-hz", type=int_auto, default=1_000_000)
+    tr.set_defaults(handler=cmd_spi_transfer)
+
+    gpio = subparsers.add_parser("gpio", help="read or drive a GPIO line by pin name or alias")
+    gpio_sub = gpio.add_subparsers(dest="gpio_command", metavar="ACTION", required=True)
+    gr = gpio_sub.add_parser("read", help="read a line's level")
+    _adapter_options(gr)
+    gr.add_argument("pin", help="pin name, header position or alias (PA5, D13, red_led, GPIO17)")
+    gr.add_argument("--pull", choices=("up", "down", "none"), help="make the line an input with this pull first")
+    gr.set_defaults(handler=cmd_gpio_read)
+    gw = gpio_sub.add_parser("write", help="drive a line to 0 or 1")
+    _adapter_options(gw)
+    gw.add_argument("pin")
+    gw.add_argument("value", type=int, choices=(0, 1))
+    gw.set_defaults(handler=cmd_gpio_write)
+
+    sensor = subparsers.add_parser("sensor", help="read a sensor through its driver")
+    sensor_sub = sensor.add_subparsers(dest="sensor_command", metavar="ACTION", required=True)
+    sr = sensor_sub.add_parser("read", help="take one reading")
+    _adapter_options(sr, board=False)
+    sr.add_argument("part", choices=("bme280",))
+    sr.add_argument("--address", type=int_auto, default=0x76)
+    sr.add_argument("--bus", type=int_auto)
+    sr.set_defaults(handler=cmd_sensor_read)
+
+
+def open_from_args(args: argparse.Namespace) -> Adapter:
+    """Open the adapter the command line names, with the configured safety policy."""
+    from edge_agent.bus import open_adapter
+
+    settings = settings_from(args)
+    url, name = args.url, None
+    board = getattr(args, "board", None)
+    if args.adapter or not url:
+        boards = settings.peripherals.boards
+        wanted = args.adapter
+        chosen = next((b for b in boards if b.adapter_name == wanted), None) if wanted else (
+            boards[0] if boards else None)
+        if chosen is None:
+            names = ", ".join(b.adapter_name for b in boards) or "(none configured)"
+            if not wanted:
+                raise ConfigError("no adapter: pass --url or configure [[peripherals.boards]]")
+            raise ConfigError(f"no [[peripherals.boards]] entry named {wanted!r}; configured: {names}; or pass --url")
+        url, name = chosen.adapter_url(), chosen.adapter_name
+        if board is None and not url.startswith("sim://"):
+            board = chosen.board
+    return open_adapter(url, name=name, safety=settings.hardware.safety, board=board)
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from edge_agent.bus import format_scan_grid
+
+    with open_from_args(args) as adapter:
+        found = adapter.i2c(args.bus).scan()
+    if args.json:
+        print_json(found)
+    else:
+        print(format_scan_grid(found))
+    return 0
+
+
+def cmd_info(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        data = {"capabilities": adapter.capabilities(), "health": adapter.health()}
+    print_json(data)
+    return 0
+
+
+def cmd_backends(args: argparse.Namespace) -> int:
+    from edge_agent.bus.registry import backends
+
+    rows = [{"scheme": b.scheme, "module": b.module, "extra": b.extra, "summary": b.summary}
+            for b in backends().values()]
+    if args.json:
+        print_json(rows)
+    else:
+        for r in rows:
+            extra = f"pip install 'edge-agent[{r['extra']}]'" if r["extra"] else "built in"
+            print(f"{r['scheme']}://  {r['summary']}  ({extra})")
+    return 0
+
+
+def cmd_i2c_read(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        port = adapter.i2c(args.bus)
+        if args.register is None:
+            data = port.read(args.address, args.length)
+        else:
+            data = port.read_register(args.address, args.register, args.length)
+    if args.json:
+        print_json({"address": args.address, "register": args.register, "data": list(data), "hex": data.hex()})
+    else:
+        print(" ".join(f"0x{b:02X}" for b in data))
+    return 0
+
+
+def cmd_i2c_write(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        port = adapter.i2c(args.bus)
+        if args.register is None:
+            port.write(args.address, bytes(args.data))
+        else:
+            port.write_register(args.address, args.register, bytes(args.data))
+    if args.json:
+        print_json({"address": args.address, "register": args.register, "written": len(args.data)})
+    return 0
+
+
+def cmd_spi_transfer(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        dev = adapter.spi(args.bus, args.cs, mode=args.mode, speed_hz=args.speed_hz)
+        rx = dev.transfer(bytes(args.data))
+        bus = dev.bus
+    if args.json:
+        print_json({"bus": bus, "cs": args.cs, "tx": list(args.data), "rx": list(rx)})
+    else:
+        print(" ".join(f"0x{b:02X}" for b in rx))
+    return 0
+
+
+def cmd_gpio_read(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        if args.pull:
+            adapter.gpio_mode(args.pin, "in", args.pull)
+        value = adapter.gpio_read(args.pin)
+    if args.json:
+        print_json({"pin": args.pin, "value": value})
+    else:
+        print(value)
+    return 0
+
+
+def cmd_gpio_write(args: argparse.Namespace) -> int:
+    with open_from_args(args) as adapter:
+        adapter.gpio_write(args.pin, args.value)
+    if args.json:
+        print_json({"pin": args.pin, "value": args.value})
+    return 0
+
+
+def cmd_sensor_read(args: argparse.Namespace) -> int:
+    from edge_agent.drivers.bme280 import BME280
+
+    with open_from_args(args) as adapter:
+        reading = BME280(adapter.i2c(args.bus), address=args.address).read()
+    if args.json:
+        print_json(reading.as_dict())
+    else:
+        print(f"temperature {reading.temperature_c:.2f} C, pressure {reading.pressure_hpa:.2f} hPa, "
+              f"humidity {reading.humidity_pct:.1f} %")
+    return 0
