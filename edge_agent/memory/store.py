@@ -53,6 +53,7 @@ from edge_agent.memory.model import (
     term_coverage,
     to_json,
 )
+from edge_agent.memory.response_cache import ResponseCache
 
 log = logging.getLogger(__name__)
 
@@ -112,6 +113,7 @@ class MemoryStore:
         self._lock = threading.RLock()
         self._pending_access: dict[str, tuple[int, str]] = {}
         self._working: OrderedDict[str, str] = OrderedDict()
+        self._response_cache: ResponseCache | None = None
         self._closed = False
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -166,6 +168,8 @@ class MemoryStore:
         with self._lock:
             if self._closed:
                 return
+            if self._response_cache is not None:
+                self._response_cache.close()
             try:
                 if self._pending_access:
                     with self._write("record access"):
@@ -187,6 +191,22 @@ class MemoryStore:
     def new_connection(self, *, read_only: bool = False) -> sqlite3.Connection:
         """A separate connection to the same database with the store's pragmas (for sync workers)."""
         return dbmod.connect(self.db_path, read_only=read_only)
+
+    @property
+    def response_cache(self) -> ResponseCache | None:
+        """The workspace's response cache, or None unless ``[memory] response_cache_enabled``."""
+        if not self.settings.memory.response_cache_enabled:
+            return None
+        with self._lock:
+            self._check_open()
+            if self._response_cache is None:
+                self._response_cache = ResponseCache.open(self.db_path.parent, self.settings)
+            return self._response_cache
+
+    def prune_cache(self) -> int:
+        """Drop expired response-cache entries (0 when the cache is off)."""
+        cache = self.response_cache
+        return cache.prune() if cache is not None else 0
 
     @contextlib.contextmanager
     def _write(self, operation: str) -> Iterator[sqlite3.Connection]:

@@ -1,0 +1,323 @@
+"""`edge-agent memory ...` and `edge-agent cache ...`: the local memory cache from the command line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.errors import EdgeAgentError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("memory", help="the device's local memory cache (store, recall, engage, reflect, export)")
+    p.add_argument("--workspace", metavar="NAME", help="workspace whose memory to use (default: [workspace] name)")
+    msub = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
+
+    s = msub.add_parser("store", help="store (or update) an entry")
+    s.add_argument("--key", required=True)
+    s.add_argument("--content", required=True, help="text to remember ('-' reads stdin)")
+    s.add_argument("--category", default="core", help="core, daily, conversation or a custom label")
+    s.add_argument("--namespace")
+    s.add_argument("--session")
+    s.add_argument("--importance", type=float, default=0.5, help="0 to 1 (default 0.5)")
+    s.add_argument("--timestamp", help="RFC 3339 time of the entry (default now)")
+    s.add_argument("--title", default="")
+    s.set_defaults(handler=_store)
+
+    g = msub.add_parser("get", help="show the live entry stored under KEY")
+    g.add_argument("key")
+    g.add_argument("--namespace")
+    g.set_defaults(handler=_get)
+
+    ls = msub.add_parser("list", help="list entries, newest first")
+    ls.add_argument("--category")
+    ls.add_argument("--namespace")
+    ls.add_argument("--session")
+    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--all", action="store_true", help="include superseded versions")
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=_list)
+
+    r = msub.add_parser("recall", help="entries relevant to QUERY with their final decayed score")
+    r.add_argument("query")
+    r.add_argument("--limit", type=int, default=5)
+    r.add_argument("--namespace", action="append", help="restrict to a namespace (repeatable)")
+    r.add_argument("--category", action="append", help="restrict to a category (repeatable)")
+    r.add_argument("--min-score", type=float, help="drop results under this score (default [memory] "
+                   "min_relevance_score)")
+    r.add_argument("--other-workspace", action="append", metavar="NAME",
+                   help="also search this workspace ('*' = all; needs [workspace] cross_workspace_search)")
+    r.add_argument("--json", action="store_true")
+    r.set_defaults(handler=_recall)
+
+    e = msub.add_parser("engage", help="the prompt-ready memory context for QUERY")
+    e.add_argument("query")
+    e.add_argument("--limit", type=int, default=5)
+    e.add_argument("--namespace", action="append")
+    e.add_argument("--category", action="append")
+    e.add_argument("--json", action="store_true", help="print {context, results, source_refs}")
+    e.set_defaults(handler=_engage)
+
+    rf = msub.add_parser("reflect", help="store captures from a memory_reflect JSON object")
+    rf.add_argument("--json", dest="json_file", required=True, metavar="FILE",
+                    help="file with {session_id, response, captures, source_krefs}; '-' reads stdin")
+    rf.set_defaults(handler=_reflect)
+
+    f = msub.add_parser("forget", help="delete every version of KEY")
+    f.add_argument("key")
+    f.add_argument("--namespace")
+    f.set_defaults(handler=_forget)
+
+    msub.add_parser("stats", help="counts by category and namespace, evictions, file sizes").set_defaults(
+        handler=_stats)
+    msub.add_parser("health", help="integrity check and schema state").set_defaults(handler=_health)
+
+    h = msub.add_parser("hygiene", help="archive, purge and apply retention now")
+    h.add_argument("--force", action="store_true", help="run even when [memory] hygiene_enabled = false")
+    h.set_defaults(handler=_hygiene)
+
+    msub.add_parser("snapshot", help="write a JSON Lines backup into the memory folder").set_defaults(
+        handler=_snapshot)
+
+    x = msub.add_parser("export", help="entries as JSON Lines on stdout (oldest first)")
+    x.add_argument("--namespace")
+    x.add_argument("--session")
+    x.add_argument("--category")
+    x.add_argument("--since", help="RFC 3339, inclusive")
+    x.add_argument("--until", help="RFC 3339, inclusive")
+    x.add_argument("--live-only", action="store_true", help="leave out superseded versions")
+    x.set_defaults(handler=_export)
+
+    i = msub.add_parser("import", help="restore entries from an export file ('-' reads stdin)")
+    i.add_argument("file")
+    i.set_defaults(handler=_import)
+
+    c = sub.add_parser("cache", help="the LLM response cache ([memory] response_cache_*)")
+    c.add_argument("--workspace", metavar="NAME")
+    csub = c.add_subparsers(dest="cache_command", metavar="ACTION", required=True)
+    csub.add_parser("stats", help="entries, hits, hit rate, tokens saved").set_defaults(handler=_cache_stats)
+    cg = csub.add_parser("get", help="look up a cached response")
+    _cache_key_args(cg)
+    cg.set_defaults(handler=_cache_get)
+    cp = csub.add_parser("put", help="cache a response")
+    _cache_key_args(cp)
+    cp.add_argument("--response", required=True)
+    cp.add_argument("--tokens", type=int, help="tokens generating it cost (default: estimated)")
+    cp.set_defaults(handler=_cache_put)
+    csub.add_parser("clear", help="drop every cached response").set_defaults(handler=_cache_clear)
+
+
+def _cache_key_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", required=True)
+    p.add_argument("--system", default="", help="system prompt")
+    p.add_argument("--prompt", required=True, help="user prompt")
+
+
+@contextmanager
+def _open_store(args: argparse.Namespace) -> Iterator[Any]:
+    from edge_agent.memory import MemoryStore
+
+    store = MemoryStore.open(state_from(args), settings_from(args), workspace=args.workspace)
+    try:
+        yield store
+    finally:
+        store.close()
+
+
+def _read_text(arg: str) -> str:
+    if arg == "-":
+        return sys.stdin.read()
+    try:
+        return Path(arg).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise _CliInputError(f"cannot read {arg}: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise _CliInputError(f"{arg} is not UTF-8 text") from None
+
+
+class _CliInputError(EdgeAgentError, ValueError):
+    """A file given on the command line could not be read or parsed."""
+
+
+def _store(args: argparse.Namespace) -> int:
+    content = sys.stdin.read() if args.content == "-" else args.content
+    with _open_store(args) as store:
+        entry = store.store(args.key, content, args.category, args.namespace, args.session, args.importance,
+                            timestamp=args.timestamp, title=args.title)
+        print_json(entry.to_dict())
+    return 0
+
+
+def _get(args: argparse.Namespace) -> int:
+    from edge_agent.memory import EntryNotFoundError
+
+    with _open_store(args) as store:
+        entry = store.get(args.key, args.namespace)
+        if entry is None:
+            raise EntryNotFoundError(args.key, args.namespace or store.default_namespace)
+        print_json(entry.to_dict())
+    return 0
+
+
+def _preview(text: str, width: int = 72) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= width else one[: width - 1] + "…"
+
+
+def _list(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        entries = store.list(category=args.category, namespace=args.namespace, session_id=args.session,
+                             limit=args.limit, include_superseded=args.all)
+    if args.json:
+        print_json([e.to_dict() for e in entries])
+        return 0
+    for e in entries:
+        mark = " (superseded)" if e.superseded_by else (" (archived)" if e.archived else "")
+        print(f"{e.timestamp[:19]}  {e.category:<12} {e.namespace:<10} {e.key}: {_preview(e.content)}{mark}")
+    if not entries:
+        print("(no entries)", file=sys.stderr)
+    return 0
+
+
+def _recall(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        entries = store.recall(args.query, args.limit, namespaces=args.namespace, categories=args.category,
+                               min_score=args.min_score, workspaces=args.other_workspace)
+    if args.json:
+        print_json([e.to_dict() for e in entries])
+        return 0
+    for e in entries:
+        ws = f"{e.workspace}:" if e.workspace != (args.workspace or e.workspace) else ""
+        print(f"{e.score or 0:.3f}  [{e.category}] {ws}{e.key}: {_preview(e.content)}")
+    if not entries:
+        print("(nothing relevant)", file=sys.stderr)
+    return 0
+
+
+def _engage(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        result = store.engage(args.query, args.limit, categories=args.category, namespaces=args.namespace)
+    if args.json:
+        print_json(result)
+    else:
+        print(result["context"] or "(no relevant memory)")
+    return 0
+
+
+def _reflect(args: argparse.Namespace) -> int:
+    text = _read_text(args.json_file)
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise _CliInputError(f"{args.json_file} is not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise _CliInputError("the reflect input must be a JSON object with session_id, response, captures")
+    refs = data.get("source_krefs", data.get("source_refs")) or []
+    with _open_store(args) as store:
+        result = store.reflect(str(data.get("session_id") or ""), str(data.get("response") or ""),
+                               captures=data.get("captures") or [], source_refs=refs)
+    print_json(result)
+    return 0
+
+
+def _forget(args: argparse.Namespace) -> int:
+    from edge_agent.memory import EntryNotFoundError
+
+    with _open_store(args) as store:
+        n = store.forget(args.key, args.namespace)
+        if n == 0:
+            raise EntryNotFoundError(args.key, args.namespace or store.default_namespace)
+    print_json({"forgotten": n, "key": args.key})
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        print_json(store.stats())
+    return 0
+
+
+def _health(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        report = store.health_check()
+    print_json(report)
+    return 0 if report["ok"] else 1
+
+
+def _hygiene(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        print_json(store.hygiene(force=args.force))
+    return 0
+
+
+def _snapshot(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        print_json({"snapshot": str(store.snapshot())})
+    return 0
+
+
+def _export(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        n = store.export_jsonl(sys.stdout, namespace=args.namespace, session_id=args.session,
+                               category=args.category, since=args.since, until=args.until,
+                               include_superseded=not args.live_only)
+    sys.stdout.flush()
+    print(f"exported {n} entries", file=sys.stderr)
+    return 0
+
+
+def _import(args: argparse.Namespace) -> int:
+    text = _read_text(args.file)
+    with _open_store(args) as store:
+        print_json(store.import_jsonl(text.splitlines()))
+    return 0
+
+
+@contextmanager
+def _open_cache(args: argparse.Namespace) -> Iterator[Any]:
+    from edge_agent.memory.response_cache import ResponseCache
+    from edge_agent.memory.store import effective_workspace, memory_dir
+
+    settings = settings_from(args)
+    folder = memory_dir(state_from(args), effective_workspace(settings, args.workspace))
+    cache = ResponseCache.open(folder, settings)
+    try:
+        yield cache
+    finally:
+        cache.close()
+
+
+def _cache_stats(args: argparse.Namespace) -> int:
+    enabled = settings_from(args).memory.response_cache_enabled
+    with _open_cache(args) as cache:
+        print_json({"enabled": enabled, **cache.stats()})
+    return 0
+
+
+def _cache_get(args: argparse.Namespace) -> int:
+    with _open_cache(args) as cache:
+        response = cache.get(args.model, args.system, args.prompt)
+    if response is None:
+        print("(miss)", file=sys.stderr)
+        return 1
+    print(response)
+    return 0
+
+
+def _cache_put(args: argparse.Namespace) -> int:
+    with _open_cache(args) as cache:
+        key = cache.put(args.model, args.system, args.prompt, args.response, tokens=args.tokens)
+    print_json({"key": key})
+    return 0
+
+
+def _cache_clear(args: argparse.Namespace) -> int:
+    with _open_cache(args) as cache:
+        print_json({"cleared": cache.clear()})
+    return 0
