@@ -1,0 +1,254 @@
+"""The outbox: captures bound for Kumiho, written in the same transaction as the memory entry.
+
+:class:`OutboxSink` is the memory store's ``CaptureSink``. ``prepare`` runs before the transaction:
+it screens the capture for credentials (``[kumiho] secret_policy``: redact or reject) and stamps the
+device provenance (device id, boot id, monotonic and wall clock, clock-synced flag). ``enqueue`` runs
+inside the caller's transaction: it checks the outbox bound and inserts one ``sync_outbox`` row, so
+the capture is acknowledged exactly when its upload obligation is durable.
+
+Outbox bound (``outbox_max_rows`` / ``outbox_max_mb``; queued rows and dead letters both count):
+
+* ``refuse_low_importance`` (default): captures with importance below ``low_importance_below`` are
+  refused once usage reaches 90 % of either limit, the rest at 100 %;
+* ``refuse_all``: every capture is refused at 100 %.
+
+Nothing already acknowledged is ever dropped to make room; the refusal is an :class:`OutboxFullError`
+raised inside the caller's transaction, which rolls the entry back with it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sqlite3
+import threading
+import time
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from edge_agent.config import Settings
+from edge_agent.errors import SyncError
+from edge_agent.identity import device_id as resolve_device_id
+from edge_agent.identity import read_clock
+from edge_agent.sync import secrets as secret_scan
+
+ROW_OVERHEAD_BYTES = 96  # columns + index entries beside the payload, for the byte bound
+LOW_IMPORTANCE_HEADROOM = 0.9  # low-importance captures stop at 90 % of the bound
+PROVENANCE_KEYS = ("device_id", "boot_id", "monotonic_ns", "wall_time", "clock_synced")
+SCREENING_FILE = "sync-screening.json"
+
+
+class OutboxFullError(SyncError):
+    """The outbox reached its bound; the capture was refused and nothing was stored."""
+
+    def __init__(self, *, rows: int, bytes_used: int, max_rows: int, max_bytes: int, importance: float,
+                 policy: str) -> None:
+        self.rows, self.bytes_used, self.max_rows, self.max_bytes = rows, bytes_used, max_rows, max_bytes
+        self.importance, self.policy = importance, policy
+        super().__init__(
+            f"sync outbox is full ({rows}/{max_rows} rows, {bytes_used / 2**20:.1f}/{max_bytes / 2**20:.1f} MiB, "
+            f"policy {policy}); capture with importance {importance:.2f} refused. Reconnect to Kumiho and run "
+            "`edge-agent sync now`, clear dead letters (`edge-agent sync status`), or raise "
+            "[kumiho] outbox_max_rows / outbox_max_mb"
+        )
+
+
+class SecretRejectedError(SyncError, ValueError):
+    """The capture contains credentials and ``[kumiho] secret_policy = "reject"``; nothing was stored."""
+
+    def __init__(self, kinds: dict[str, int], fields: list[str]) -> None:
+        self.kinds, self.fields = kinds, fields
+        super().__init__(
+            f"capture refused: it contains credentials ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}) "
+            f"in {', '.join(fields)}; remove them, or set [kumiho] secret_policy = \"redact\" to store it redacted"
+        )
+
+
+# --- schema ---------------------------------------------------------------------------------------
+
+
+def migration_files() -> list[tuple[str, str]]:
+    """(name, SQL) of the sync migrations, in order."""
+    folder = resources.files("edge_agent.sync") / "migrations"
+    return sorted((p.name, p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".sql"))
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the sync tables if absent (every statement is idempotent, so this is safe beside the runner)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    if {"sync_outbox", "sync_dead", "sync_batches", "sync_krefs", "sync_state", "sync_usage"} <= have:
+        return
+    for _name, sql in migration_files():
+        conn.executescript(sql)
+
+
+# --- capture payload ------------------------------------------------------------------------------
+
+
+def capture_payload(capture: Any) -> dict[str, Any]:
+    """The fields of a Capture the upload needs, as plain JSON data."""
+    def get(name: str, default: Any = None) -> Any:
+        return getattr(capture, name, default)
+
+    return {
+        "id": str(get("id")),
+        "entry_id": None if get("entry_id") is None else str(get("entry_id")),
+        "type": str(get("type") or "summary"),
+        "title": str(get("title") or ""),
+        "content": str(get("content") or ""),
+        "tags": [str(t) for t in (get("tags") or ())],
+        "space_hint": str(get("space_hint") or ""),
+        "source_refs": [str(r) for r in (get("source_refs") or ())],
+        "session_id": None if get("session_id") is None else str(get("session_id")),
+        "importance": float(get("importance", 0.5) if get("importance") is not None else 0.5),
+        "created_at": str(get("created_at") or ""),
+        "metadata": {str(k): v if isinstance(v, str) else json.dumps(v) for k, v in (get("metadata") or {}).items()},
+    }
+
+
+class OutboxSink:
+    """CaptureSink that screens captures and queues them in ``sync_outbox`` inside the caller's transaction."""
+
+    def __init__(self, settings: Settings, state_dir: Path, *, device: str | None = None) -> None:
+        self.settings = settings
+        self.config = settings.kumiho
+        self.state_dir = Path(state_dir)
+        self.device_id = device or resolve_device_id(settings, self.state_dir)
+        self._redactions: dict[str, dict[str, int]] = {}
+        self._lock = threading.Lock()
+
+    # --- CaptureSink ------------------------------------------------------------------------------
+
+    def prepare(self, capture: Any) -> Any:
+        """Screen for credentials (redact or reject) and stamp device provenance; runs outside the transaction."""
+        findings: dict[str, list[secret_scan.Finding]] = {}
+        title, content = str(capture.title or ""), str(capture.content or "")
+        for name, text in (("title", title), ("content", content)):
+            found = secret_scan.scan(text, name)
+            if found:
+                findings[name] = found
+        tags = tuple(getattr(capture, "tags", ()) or ())
+        tag_findings = [f for i, t in enumerate(tags) for f in secret_scan.scan(str(t), f"tags[{i}]")]
+        metadata = dict(getattr(capture, "metadata", {}) or {})
+        meta_findings = {k: secret_scan.scan(str(v), f"metadata.{k}") for k, v in metadata.items()}
+        meta_findings = {k: v for k, v in meta_findings.items() if v}
+        every = [f for fs in findings.values() for f in fs] + tag_findings + [f for fs in meta_findings.values()
+                                                                              for f in fs]
+        if every:
+            kinds = secret_scan.summarize(every)
+            if self.config.secret_policy == "reject":
+                self._count_rejection(kinds)
+                raise SecretRejectedError(kinds, sorted({f.field for f in every}))
+            if "title" in findings:
+                title = secret_scan.redact(title, findings["title"])
+            if "content" in findings:
+                content = secret_scan.redact(content, findings["content"])
+            if tag_findings:
+                tags = tuple(secret_scan.redact(str(t), secret_scan.scan(str(t))) for t in tags)
+            for k, fs in meta_findings.items():
+                metadata[k] = secret_scan.redact(str(metadata[k]), fs)
+            with self._lock:
+                self._redactions[str(capture.id)] = kinds
+        clock = read_clock()
+        stamp = {"device_id": self.device_id, **clock.as_metadata()}
+        for key, value in stamp.items():
+            metadata.setdefault(key, value)
+        changes: dict[str, Any] = {"metadata": metadata}
+        if every:
+            changes.update(title=title, content=content, tags=tags)
+        return dataclasses.replace(capture, **changes) if dataclasses.is_dataclass(capture) else _patched(
+            capture, changes)
+
+    def enqueue(self, conn: sqlite3.Connection, capture: Any) -> None:
+        """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""
+        payload = capture_payload(capture)
+        if not all(k in payload["metadata"] for k in PROVENANCE_KEYS):
+            # enqueue without prepare: stamp now rather than upload a capture without provenance
+            clock = read_clock()
+            payload["metadata"] = {"device_id": self.device_id, **clock.as_metadata(), **payload["metadata"]}
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        size = len(text.encode("utf-8")) + ROW_OVERHEAD_BYTES
+        self.check_room(conn, payload["importance"], size)
+        conn.execute(
+            "INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            (payload["id"], payload["entry_id"], payload["importance"], text, size, time.time()),
+        )
+        with self._lock:
+            kinds = self._redactions.pop(payload["id"], None)
+        if kinds:
+            bump_state(conn, "secrets_redacted_captures", 1)
+            for kind, n in kinds.items():
+                bump_state(conn, f"secrets_redacted.{kind}", n)
+
+    # --- bound ------------------------------------------------------------------------------------
+
+    def check_room(self, conn: sqlite3.Connection, importance: float, size: int) -> None:
+        """Raise OutboxFullError if a capture of this importance and size does not fit."""
+        row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
+        rows, used = (row[0], row[1]) if row else (0, 0)
+        max_rows, max_bytes = self.config.outbox_max_rows, int(self.config.outbox_max_mb * 2**20)
+        factor = 1.0
+        if self.config.outbox_full_policy == "refuse_low_importance" and importance < self.config.low_importance_below:
+            factor = LOW_IMPORTANCE_HEADROOM
+        if rows + 1 > max_rows * factor or used + size > max_bytes * factor:
+            raise OutboxFullError(rows=rows, bytes_used=used, max_rows=max_rows, max_bytes=max_bytes,
+                                  importance=importance, policy=self.config.outbox_full_policy)
+
+    # --- screening counters -----------------------------------------------------------------------
+
+    def _count_rejection(self, kinds: Mapping[str, int]) -> None:
+        # A rejected capture never reaches a transaction, so its count lives in a small state file.
+        path = self.state_dir / SCREENING_FILE
+        with self._lock:
+            data = read_screening(self.state_dir)
+            data["rejected_captures"] = data.get("rejected_captures", 0) + 1
+            for kind, n in kinds.items():
+                data.setdefault("rejected", {})[kind] = data.get("rejected", {}).get(kind, 0) + n
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(data, sort_keys=True))
+            os.replace(tmp, path)
+
+
+def _patched(capture: Any, changes: dict[str, Any]) -> Any:
+    for k, v in changes.items():
+        setattr(capture, k, v)
+    return capture
+
+
+def read_screening(state_dir: Path) -> dict[str, Any]:
+    """Counts of captures refused for containing credentials."""
+    try:
+        data = json.loads((Path(state_dir) / SCREENING_FILE).read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def bump_state(conn: sqlite3.Connection, key: str, n: int = 1) -> None:
+    """Add `n` to an integer counter in sync_state (inside the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO sync_state (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)",
+        (key, str(n), n),
+    )
+
+
+def set_state(conn: sqlite3.Connection, key: str, value: Any) -> None:
+    """Store a JSON value in sync_state."""
+    conn.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+
+def get_state(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
+    """Read a JSON value from sync_state."""
+    row = conn.execute("SELECT value FROM sync_state WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return default
+    try:
+        return json.loads(row[0])
+    except ValueError:
+        return row[0]

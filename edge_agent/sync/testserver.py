@@ -1,0 +1,508 @@
+"""A Kumiho test server: the RPC subset edge_agent's sync uses, on the SDK's own generated servicer.
+
+It runs the real gRPC stack on loopback so the real ``kumiho`` client talks to it unchanged. The
+semantics follow the comments in Kumiho's proto (see ../shared/reference/KUMIHO.md §1, §7):
+
+* projects and spaces are unique by name/path; creating one that exists answers ``ALREADY_EXISTS``;
+* ``BatchCreateRevisions`` commits all valid rows atomically, auto-creates missing items, fails a row
+  whose space does not exist, caps a call at 200 rows, and with ``idempotency_prefix`` records row *i*
+  under ``"{prefix}:{i}"`` so a re-submit returns the revisions it already created;
+* ``CreateRevision`` always appends; ``CreateEdge`` has no uniqueness (two calls make two edges),
+  which is exactly why the client must ``GetEdges`` first;
+* a tag names one revision per item; ``published`` freezes a revision, after which tagging it is
+  refused with ``PERMISSION_DENIED``;
+* ``GetItem`` joins ``parent_path + "/" + item_name`` (the SDK's ``get_item_by_kref`` split).
+
+Fault injection (thread-safe, changeable while serving): go offline (the port refuses connections),
+``UNAVAILABLE`` bursts, "reply lost after commit" (the effect is applied, the client sees
+``UNAVAILABLE``), slow replies, a required bearer token (``UNAUTHENTICATED`` otherwise), forced
+status codes for chosen methods, and random pre-/post-commit failure rates for soak tests.
+
+Only ``grpc`` and the SDK's generated modules are imported, so this needs the ``kumiho`` extra.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+import re
+import threading
+import time
+import uuid
+from collections import defaultdict
+from collections.abc import Iterable
+from concurrent import futures
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+from kumiho.proto import kumiho_pb2 as pb
+from kumiho.proto import kumiho_pb2_grpc as pb_grpc
+
+MAX_BATCH_ROWS = 200
+# Revision metadata keys the server owns; `type` is reserved and stripped (KUMIHO.md §2).
+RESERVED_METADATA = frozenset({"type"})
+_SEGMENT = re.compile(r"^\w[\w-]*$", re.UNICODE)
+_ITEM_KREF = re.compile(r"^kref://(?P<path>[^?]+?)/(?P<name>[^/?.]+)\.(?P<kind>[^/?.]+)(?:\?r=(?P<r>\d+))?$")
+_MUTATING = frozenset({
+    "CreateProject", "CreateSpace", "CreateItem", "CreateRevision", "BatchCreateRevisions",
+    "TagRevision", "CreateEdge",
+})
+
+
+@dataclass
+class Faults:
+    """What the server does wrong next; every field may be changed while it serves."""
+
+    unavailable_next: int = 0  # the next N calls fail with UNAVAILABLE before doing anything
+    lose_reply_next: int = 0  # the next N mutating calls commit, then answer UNAVAILABLE
+    lose_reply_methods: frozenset[str] = frozenset()  # restrict lose_reply_next to these (empty: all mutating)
+    delay_s: float = 0.0  # every call sleeps this long before answering
+    required_token: str | None = None  # calls without `authorization: Bearer <token>` get UNAUTHENTICATED
+    # method -> [status code, remaining count (-1 = forever)]: answer that code instead of working
+    forced: dict[str, list[Any]] = field(default_factory=dict)
+    pre_commit_failure_rate: float = 0.0  # random UNAVAILABLE before a mutating call does anything
+    post_commit_failure_rate: float = 0.0  # random "reply lost" after a mutating call committed
+    rng: random.Random = field(default_factory=random.Random)
+
+
+@dataclass
+class _Revision:
+    kref: str
+    item_kref: str
+    number: int
+    metadata: dict[str, str]
+    tags: set[str] = field(default_factory=set)
+    published: bool = False
+
+
+@dataclass
+class CallRecord:
+    """One request as the server saw it (for assertions)."""
+
+    method: str
+    request: Any
+    metadata: dict[str, str]
+    outcome: str  # "ok", "lost" (committed, reply dropped) or a status code name
+
+
+class _Abort(Exception):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code, self.details = code, details
+
+
+class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
+    """In-memory Kumiho graph with the server-side semantics the sync depends on."""
+
+    def __init__(self, faults: Faults | None = None) -> None:
+        self.faults = faults or Faults()
+        self._lock = threading.RLock()
+        self.projects: dict[str, pb.ProjectResponse] = {}
+        self.spaces: set[str] = set()  # "/Proj/a/b"
+        self.items: dict[str, pb.ItemResponse] = {}  # item kref -> item
+        self.revisions: dict[str, _Revision] = {}  # revision kref -> revision
+        self.item_revisions: dict[str, list[str]] = defaultdict(list)  # item kref -> revision krefs in order
+        self.idempotency: dict[str, str] = {}  # "{prefix}:{i}" -> revision kref
+        self.edges: list[tuple[str, str, str, dict[str, str]]] = []  # (source, target, type, metadata)
+        self.calls: list[CallRecord] = []
+        self._ids = itertools.count(1)
+
+    # --- plumbing ---------------------------------------------------------------------------------
+
+    def _serve(self, method: str, request: Any, context: grpc.ServicerContext, fn: Any) -> Any:
+        md = {k: v for k, v in context.invocation_metadata()}
+        f = self.faults
+        outcome = "ok"
+        try:
+            if f.delay_s > 0:
+                time.sleep(f.delay_s)
+            with self._lock:
+                if f.unavailable_next > 0:
+                    f.unavailable_next -= 1
+                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: injected UNAVAILABLE")
+                if f.required_token is not None and md.get("authorization") != f"Bearer {f.required_token}":
+                    raise _Abort(grpc.StatusCode.UNAUTHENTICATED, "test server: missing or invalid bearer token")
+                forced = f.forced.get(method)
+                if forced and forced[1] != 0:
+                    forced[1] -= 1
+                    raise _Abort(forced[0], f"test server: injected {forced[0].name} for {method}")
+                mutating = method in _MUTATING
+                if mutating and f.pre_commit_failure_rate and f.rng.random() < f.pre_commit_failure_rate:
+                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: random pre-commit UNAVAILABLE")
+                reply = fn(request, md)
+                lose = False
+                if mutating and f.lose_reply_next > 0 and (
+                    not f.lose_reply_methods or method in f.lose_reply_methods
+                ):
+                    f.lose_reply_next -= 1
+                    lose = True
+                elif mutating and f.post_commit_failure_rate and f.rng.random() < f.post_commit_failure_rate:
+                    lose = True
+                if lose:
+                    outcome = "lost"
+                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: committed, reply lost")
+                return reply
+        except _Abort as exc:
+            if outcome == "ok":
+                outcome = exc.code.name
+            context.abort(exc.code, exc.details)
+        finally:
+            with self._lock:
+                self.calls.append(CallRecord(method, request, md, outcome))
+
+    def _next_id(self) -> str:
+        return f"id-{next(self._ids)}"
+
+    @staticmethod
+    def _norm_path(path: str) -> str:
+        return "/" + path.strip("/")
+
+    def _revision_pb(self, rev: _Revision) -> pb.RevisionResponse:
+        latest = self.item_revisions[rev.item_kref][-1] == rev.kref
+        tags = sorted(rev.tags | ({"latest"} if latest else set()))
+        name = rev.item_kref.rsplit("/", 1)[-1]
+        return pb.RevisionResponse(
+            kref=pb.Kref(uri=rev.kref), item_kref=pb.Kref(uri=rev.item_kref), number=rev.number,
+            tags=tags, metadata=rev.metadata, published=rev.published, latest=latest, name=name,
+        )
+
+    def _parse_item_kref(self, uri: str) -> tuple[str, str, str, int | None]:
+        m = _ITEM_KREF.match(uri)
+        if not m:
+            raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid kref {uri!r}")
+        space = "/" + m["path"]
+        for seg in m["path"].split("/"):
+            if not _SEGMENT.match(seg):
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid path segment {seg!r} in {uri!r}")
+        return space, m["name"], m["kind"], int(m["r"]) if m["r"] else None
+
+    def _find_revision(self, uri: str) -> _Revision:
+        space, name, kind, number = self._parse_item_kref(uri)
+        item_kref = f"kref://{space.lstrip('/')}/{name}.{kind}"
+        revs = self.item_revisions.get(item_kref)
+        if not revs:
+            raise _Abort(grpc.StatusCode.NOT_FOUND, f"revision {uri} not found")
+        if number is None:
+            return self.revisions[revs[-1]]
+        rev = self.revisions.get(f"{item_kref}?r={number}")
+        if rev is None:
+            raise _Abort(grpc.StatusCode.NOT_FOUND, f"revision {uri} not found")
+        return rev
+
+    def _create_item(self, space: str, name: str, kind: str) -> pb.ItemResponse:
+        kref = f"kref://{space.lstrip('/')}/{name}.{kind}"
+        item = pb.ItemResponse(kref=pb.Kref(uri=kref), name=f"{name}.{kind}", item_name=name, kind=kind)
+        self.items[kref] = item
+        return item
+
+    def _append_revision(self, item_kref: str, metadata: dict[str, str]) -> _Revision:
+        previous = self.item_revisions[item_kref]
+        number = len(previous) + 1
+        rev = _Revision(
+            kref=f"{item_kref}?r={number}", item_kref=item_kref, number=number,
+            metadata={k: v for k, v in metadata.items() if k not in RESERVED_METADATA},
+        )
+        if previous:  # consecutive revisions of one item are chained newest -> previous
+            self.edges.append((rev.kref, previous[-1], "SUPERSEDES", {}))
+        previous.append(rev.kref)
+        self.revisions[rev.kref] = rev
+        return rev
+
+    # --- projects and spaces ----------------------------------------------------------------------
+
+    def CreateProject(self, request: pb.CreateProjectRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.CreateProjectRequest, md: dict[str, str]) -> pb.ProjectResponse:
+            if not _SEGMENT.match(req.name or ""):
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid project name {req.name!r}")
+            if req.name in self.projects:
+                raise _Abort(grpc.StatusCode.ALREADY_EXISTS, f"project {req.name} already exists")
+            proj = pb.ProjectResponse(project_id=str(uuid.uuid4()), name=req.name, description=req.description)
+            self.projects[req.name] = proj
+            return proj
+
+        return self._serve("CreateProject", request, context, op)
+
+    def GetProjects(self, request: pb.GetProjectsRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        return self._serve(
+            "GetProjects", request, context,
+            lambda req, md: pb.GetProjectsResponse(projects=list(self.projects.values())),
+        )
+
+    def CreateSpace(self, request: pb.CreateSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.CreateSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
+            parent = self._norm_path(req.parent_path)
+            if not _SEGMENT.match(req.space_name or ""):
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid space name {req.space_name!r}")
+            is_project = parent.count("/") == 1 and parent[1:] in self.projects
+            if not is_project and parent not in self.spaces:
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"parent {parent} does not exist")
+            path = f"{parent}/{req.space_name}"
+            if path in self.spaces:
+                raise _Abort(grpc.StatusCode.ALREADY_EXISTS, f"space {path} already exists")
+            self.spaces.add(path)
+            return pb.SpaceResponse(path=path, name=req.space_name, type="root" if is_project else "sub")
+
+        return self._serve("CreateSpace", request, context, op)
+
+    def GetSpace(self, request: pb.GetSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.GetSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
+            path = self._norm_path(req.path_or_kref.removeprefix("kref://"))
+            if path not in self.spaces:
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"space {path} not found")
+            return pb.SpaceResponse(path=path, name=path.rsplit("/", 1)[-1], type="sub")
+
+        return self._serve("GetSpace", request, context, op)
+
+    # --- items ------------------------------------------------------------------------------------
+
+    def CreateItem(self, request: pb.CreateItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.CreateItemRequest, md: dict[str, str]) -> pb.ItemResponse:
+            space = self._norm_path(req.parent_path)
+            if space not in self.spaces:
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"space {space} does not exist")
+            if req.kind == "bundle":
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "kind 'bundle' is reserved")
+            for seg in (req.item_name, req.kind):
+                if not _SEGMENT.match(seg or ""):
+                    raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid name {seg!r}")
+            kref = f"kref://{space.lstrip('/')}/{req.item_name}.{req.kind}"
+            if kref in self.items:
+                raise _Abort(grpc.StatusCode.ALREADY_EXISTS, f"item {kref} already exists")
+            return self._create_item(space, req.item_name, req.kind)
+
+        return self._serve("CreateItem", request, context, op)
+
+    def GetItem(self, request: pb.GetItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.GetItemRequest, md: dict[str, str]) -> pb.ItemResponse:
+            # The SDK's get_item_by_kref sends parent "/Proj", name "space/item": join before lookup.
+            full = f"{self._norm_path(req.parent_path)}/{req.item_name}".lstrip("/")
+            item = self.items.get(f"kref://{full}.{req.kind}")
+            if item is None:
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"item {full}.{req.kind} not found")
+            return item
+
+        return self._serve("GetItem", request, context, op)
+
+    # --- revisions --------------------------------------------------------------------------------
+
+    def CreateRevision(self, request: pb.CreateRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.CreateRevisionRequest, md: dict[str, str]) -> pb.RevisionResponse:
+            space, name, kind, _ = self._parse_item_kref(req.item_kref.uri)
+            item_kref = f"kref://{space.lstrip('/')}/{name}.{kind}"
+            if item_kref not in self.items:
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"item {item_kref} not found")
+            key = md.get("x-idempotency-key")
+            if key and key in self.idempotency:  # replay semantics inferred (KUMIHO.md §7)
+                return self._revision_pb(self.revisions[self.idempotency[key]])
+            rev = self._append_revision(item_kref, dict(req.metadata))  # number/exists_error ignored
+            if key:
+                self.idempotency[key] = rev.kref
+            return self._revision_pb(rev)
+
+        return self._serve("CreateRevision", request, context, op)
+
+    def GetRevision(self, request: pb.KrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        return self._serve(
+            "GetRevision", request, context, lambda req, md: self._revision_pb(self._find_revision(req.kref.uri))
+        )
+
+    def BatchCreateRevisions(  # noqa: N802
+        self, request: pb.BatchCreateRevisionsRequest, context: grpc.ServicerContext
+    ) -> Any:
+        def op(req: pb.BatchCreateRevisionsRequest, md: dict[str, str]) -> pb.BatchCreateRevisionsResponse:
+            rows = list(req.revisions)
+            if len(rows) > MAX_BATCH_ROWS:
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_BATCH_ROWS} rows per batch")
+            results: list[pb.RevisionResponse] = []
+            failures: list[pb.BatchRevisionFailure] = []
+            # Validate every row first, then apply: all valid rows commit together or not at all.
+            plan: list[tuple[int, str | None, str, str, str, dict[str, str]]] = []
+            for i, row in enumerate(rows):
+                key = f"{req.idempotency_prefix}:{i}" if req.idempotency_prefix else None
+                if key and key in self.idempotency:
+                    plan.append((i, key, "replay", "", "", {}))
+                    continue
+                try:
+                    space, name, kind, _ = self._parse_item_kref(row.revision.item_kref.uri)
+                    if space not in self.spaces:
+                        raise _Abort(grpc.StatusCode.FAILED_PRECONDITION, f"space {space} does not exist")
+                    if kind == "bundle":
+                        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "kind 'bundle' is reserved")
+                except _Abort as exc:
+                    plan.append((i, key, "fail", exc.details, "", {}))
+                    continue
+                plan.append((i, key, "create", space, f"{name}.{kind}", dict(row.revision.metadata)))
+            for i, key, action, a, b, metadata in plan:
+                if action == "replay":
+                    results.append(self._revision_pb(self.revisions[self.idempotency[key or ""]]))
+                elif action == "fail":
+                    results.append(pb.RevisionResponse())
+                    failures.append(pb.BatchRevisionFailure(index=i, reason=a))
+                else:
+                    name, kind = b.split(".", 1)
+                    item_kref = f"kref://{a.lstrip('/')}/{b}"
+                    if item_kref not in self.items:
+                        self._create_item(a, name, kind)
+                    rev = self._append_revision(item_kref, metadata)
+                    if key:
+                        self.idempotency[key] = rev.kref
+                    results.append(self._revision_pb(rev))
+            return pb.BatchCreateRevisionsResponse(
+                results=results, failures=failures, requested_count=len(rows),
+                succeeded_count=len(rows) - len(failures),
+            )
+
+        return self._serve("BatchCreateRevisions", request, context, op)
+
+    def TagRevision(self, request: pb.TagRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.TagRevisionRequest, md: dict[str, str]) -> pb.StatusResponse:
+            rev = self._find_revision(req.kref.uri)
+            if rev.published:
+                raise _Abort(grpc.StatusCode.PERMISSION_DENIED, f"revision {rev.kref} is published and frozen")
+            if req.tag == "latest":
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "'latest' is managed by the server")
+            for other in self.item_revisions[rev.item_kref]:  # a tag names one revision per item
+                self.revisions[other].tags.discard(req.tag)
+            rev.tags.add(req.tag)
+            if req.tag == "published":
+                rev.published = True
+            return pb.StatusResponse(success=True, message="tagged")
+
+        return self._serve("TagRevision", request, context, op)
+
+    # --- edges ------------------------------------------------------------------------------------
+
+    def CreateEdge(self, request: pb.CreateEdgeRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.CreateEdgeRequest, md: dict[str, str]) -> pb.StatusResponse:
+            if not re.match(r"^[A-Z][A-Z0-9_]{0,49}$", req.edge_type):
+                raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid edge type {req.edge_type!r}")
+            src = self._find_revision(req.source_revision_kref.uri)
+            dst = self._find_revision(req.target_revision_kref.uri)
+            # No uniqueness check, like the real server: a second call makes a second edge.
+            self.edges.append((src.kref, dst.kref, req.edge_type, dict(req.metadata)))
+            return pb.StatusResponse(success=True, message="edge created")
+
+        return self._serve("CreateEdge", request, context, op)
+
+    def GetEdges(self, request: pb.GetEdgesRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.GetEdgesRequest, md: dict[str, str]) -> pb.GetEdgesResponse:
+            rev = self._find_revision(req.kref.uri)
+            out = []
+            for s, t, kind, meta in self.edges:
+                if req.edge_type_filter and kind != req.edge_type_filter:
+                    continue
+                outgoing, incoming = s == rev.kref, t == rev.kref
+                if (req.direction == 0 and outgoing) or (req.direction == 1 and incoming) or (
+                    req.direction == 2 and (outgoing or incoming)
+                ):
+                    out.append(pb.Edge(source_kref=pb.Kref(uri=s), target_kref=pb.Kref(uri=t),
+                                       edge_type=kind, metadata=meta))
+            return pb.GetEdgesResponse(edges=out)
+
+        return self._serve("GetEdges", request, context, op)
+
+    # --- inspection helpers for tests -------------------------------------------------------------
+
+    def revisions_by_capture(self) -> dict[str, list[str]]:
+        """capture_id metadata -> revision krefs carrying it (more than one means a duplicate)."""
+        with self._lock:
+            out: dict[str, list[str]] = defaultdict(list)
+            for rev in self.revisions.values():
+                cid = rev.metadata.get("capture_id")
+                if cid:
+                    out[cid].append(rev.kref)
+            return dict(out)
+
+    def revision(self, kref: str) -> _Revision:
+        """The stored revision for a kref (KeyError if absent)."""
+        with self._lock:
+            return self.revisions[kref]
+
+    def edges_from(self, kref: str, edge_type: str = "DERIVED_FROM") -> list[str]:
+        """Targets of `edge_type` edges leaving `kref`, duplicates included."""
+        with self._lock:
+            return [t for s, t, kind, _ in self.edges if s == kref and kind == edge_type]
+
+    def call_count(self, method: str | None = None) -> int:
+        """How many calls (of one method) the server received."""
+        with self._lock:
+            return sum(1 for c in self.calls if method is None or c.method == method)
+
+    def force(self, method: str, code: grpc.StatusCode, count: int = -1) -> None:
+        """Answer `code` to the next `count` calls of `method` (-1: until cleared)."""
+        with self._lock:
+            self.faults.forced[method] = [code, count]
+
+    def clear_forced(self) -> None:
+        """Stop forcing status codes."""
+        with self._lock:
+            self.faults.forced.clear()
+
+
+class KumihoTestServer:
+    """Serve a :class:`KumihoTestServicer` on 127.0.0.1; can go offline and come back on the same port."""
+
+    def __init__(self, port: int = 0, *, servicer: KumihoTestServicer | None = None, max_workers: int = 16) -> None:
+        self.servicer = servicer or KumihoTestServicer()
+        self._max_workers = max_workers
+        self._server: grpc.Server | None = None
+        self.port = port
+        self._lock = threading.Lock()
+
+    @property
+    def endpoint(self) -> str:
+        """``127.0.0.1:<port>`` for ``[kumiho] endpoint`` or ``--kumiho-endpoint``."""
+        return f"127.0.0.1:{self.port}"
+
+    @property
+    def faults(self) -> Faults:
+        return self.servicer.faults
+
+    def start(self) -> KumihoTestServer:
+        """Bind loopback and serve; keeps the port across offline/online cycles."""
+        with self._lock:
+            if self._server is not None:
+                return self
+            server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._max_workers))
+            pb_grpc.add_KumihoServiceServicer_to_server(self.servicer, server)
+            bound = server.add_insecure_port(f"127.0.0.1:{self.port}")
+            if bound == 0:
+                raise OSError(f"test server could not bind 127.0.0.1:{self.port}")
+            self.port = bound
+            server.start()
+            self._server = server
+            return self
+
+    def stop(self, grace: float | None = None) -> None:
+        """Stop serving: new connections are refused until :meth:`start` (state is kept)."""
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.stop(grace).wait()
+
+    go_offline = stop
+
+    def go_online(self) -> None:
+        """Serve again on the same port."""
+        self.start()
+
+    def wait(self) -> None:
+        """Block until the server stops."""
+        server = self._server
+        if server is not None:
+            server.wait_for_termination()
+
+    def __enter__(self) -> KumihoTestServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+def serve(port: int, *, token: str | None = None, faults: Iterable[str] = ()) -> KumihoTestServer:
+    """Start a test server on 127.0.0.1:`port` (0 picks a free port); `token` makes auth required."""
+    server = KumihoTestServer(port)
+    server.faults.required_token = token
+    server.start()
+    return server
