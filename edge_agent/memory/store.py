@@ -333,7 +333,7 @@ class MemoryStore:
         """Evict over-cap entries: superseded first, then least important, then oldest. Returns the count."""
         policy = self.settings.memory.policy
         evicted = 0
-        keep_sql = ",".join("?" * len(keep)) or "NULL"
+        keep_sql = f"id NOT IN ({','.join('?' * len(keep))})" if keep else "1"
         groups: list[tuple[str, str, int]] = []
         if policy.max_entries_per_namespace:
             groups += [("namespace", ns, policy.max_entries_per_namespace) for ns in set(namespaces)]
@@ -344,7 +344,7 @@ class MemoryStore:
             if n <= cap:
                 continue
             victims = conn.execute(
-                f"SELECT id, key, namespace, category FROM entries WHERE {column} = ? AND id NOT IN ({keep_sql}) "
+                f"SELECT id, key, namespace, category FROM entries WHERE {column} = ? AND {keep_sql} "
                 "ORDER BY superseded_by IS NULL, importance, timestamp, seq LIMIT ?",
                 (value, *keep, n - cap),
             ).fetchall()
@@ -857,8 +857,7 @@ class MemoryStore:
     def purge_session(self, session_id: str) -> int:
         """Delete every entry of a session (read-only namespaces are left alone)."""
         ro = self.settings.memory.policy.read_only_namespaces
-        marks = ",".join("?" * len(ro)) or "NULL"
-        return self._delete_where(f"session_id = ? AND namespace NOT IN ({marks})", (session_id, *ro),
+        return self._delete_where(f"session_id = ? AND {_not_in('namespace', ro)}", (session_id, *ro),
                                   "purge_session")
 
     # --- hygiene, snapshots, stats ----------------------------------------------------------------
@@ -880,7 +879,7 @@ class MemoryStore:
             return format_time(now - timedelta(days=days))
 
         ro = cfg.policy.read_only_namespaces
-        ro_sql = f"namespace NOT IN ({','.join('?' * len(ro)) or 'NULL'})"
+        ro_sql = _not_in("namespace", ro)
         with self._write("hygiene") as conn:
             def delete(where: str, params: tuple[Any, ...], label: str) -> int:
                 rows = conn.execute(f"SELECT id, key, namespace FROM entries WHERE {where} AND {ro_sql}",
@@ -1126,6 +1125,11 @@ def should_auto_save(key: str, content: str) -> bool:
     if head.startswith(_AUTO_SAVE_PREFIXES):
         return False
     return "distilled_index_sig:" not in content
+
+
+def _not_in(column: str, values: Sequence[Any]) -> str:
+    """``column NOT IN (?, ...)``, or an always-true clause for no values (NOT IN (NULL) is never true)."""
+    return f"{column} NOT IN ({','.join('?' * len(values))})" if values else "1"
 
 
 def _is_ref(text: str) -> bool:
