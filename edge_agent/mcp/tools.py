@@ -83,6 +83,9 @@ def _hex(data: bytes) -> str:
 
 
 def _jsonable(obj: Any) -> Any:
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict) and not isinstance(obj, type):
+        return _jsonable(to_dict())
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
         return {f.name: _jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
     if isinstance(obj, Mapping):
@@ -291,7 +294,7 @@ class Tools:
         store = self._rt.require_memory()
         key = title or content[:80]
         entry = store.store(key, content, category=memory_type, namespace=space_path, session_id=session_id,
-                            importance=importance, tags=tuple(tags or ()))
+                            importance=importance, title=title or "", metadata={"tags": list(tags)} if tags else None)
         return _jsonable(entry)
 
     def memory_reflect(self, session_id: Annotated[str, Field(min_length=1, max_length=200)],
@@ -310,15 +313,21 @@ class Tools:
                                                       description="Entry key or id to forget.")],
                       space_path: SpacePath = None) -> dict[str, Any]:
         """Forget one memory entry by key or id."""
+        from edge_agent.memory import EntryNotFoundError
+
         store = self._rt.require_memory()
-        result = store.forget(key, namespace=space_path)
-        return {"forgotten": _jsonable(result), "key": key}
+        count = store.forget(key, namespace=space_path)
+        if not count and store.forget_id(key):
+            count = 1
+        if not count:
+            raise EntryNotFoundError(key, space_path or store.default_namespace)
+        return {"forgotten": count, "key": key}
 
     def memory_export(self, space_path: SpacePath = None,
                       limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> dict[str, Any]:
         """Export memory entries (newest first) as structured records."""
         store = self._rt.require_memory()
-        entries = list(store.export(namespace=space_path))[:limit]
+        entries = list(store.export(namespace=space_path, include_superseded=False))[-limit:][::-1]
         return {"entries": [_jsonable(e) for e in entries], "count": len(entries)}
 
     # --- runtime ---------------------------------------------------------------------------------
