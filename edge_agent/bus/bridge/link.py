@@ -1,0 +1,500 @@
+"""The serial link to bridge firmware: framing, request ids, pipelining, resync and reconnect.
+
+One reader thread owns the port's input. It splits bytes into lines (bounded), matches replies to
+requests in flight by id, skips and counts everything else, fails requests in flight when the
+board resets (boot banner) or the port vanishes, and reopens the same path with backoff after an
+unplug. Callers block only on their own request, each with its own deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import serial
+
+from edge_agent.bus.bridge.protocol import (
+    COMMANDS,
+    DEFAULT_BAUD,
+    MAX_REPLY_LINE,
+    PROTOCOL0_COMMANDS,
+    PROTOCOL_VERSION,
+    ErrorCode,
+    Event,
+    FirmwareResetError,
+    Garbage,
+    Reply,
+    UnsupportedCommandError,
+    decode_line,
+    encode_request,
+    error_for,
+)
+from edge_agent.errors import (
+    AdapterUnavailableError,
+    BusPermissionError,
+    BusTimeoutError,
+    ProtocolError,
+)
+
+log = logging.getLogger(__name__)
+
+#: Requests in flight at once. The firmware serves lines one at a time from a 1024-byte receive
+#: ring; 8 requests of up to ~100 bytes each stay well inside it.
+DEFAULT_WINDOW = 8
+#: Lines that are not the awaited reply tolerated while one request waits (noise bound).
+DEFAULT_MAX_STRAY = 32
+BACKOFF_FIRST_S = 0.1
+BACKOFF_MAX_S = 2.0
+
+
+@dataclass
+class _Pending:
+    id: str
+    cmd: str
+    done: threading.Event = field(default_factory=threading.Event)
+    reply: Reply | None = None
+    error: Exception | None = None
+    strays: int = 0
+
+
+@dataclass
+class LinkStats:
+    """Counters reported by ``health()``."""
+
+    requests: int = 0
+    replies: int = 0
+    timeouts: int = 0
+    garbage_lines: int = 0
+    stray_replies: int = 0
+    late_replies: int = 0
+    error_frames_without_id: int = 0
+    overlong_lines: int = 0
+    resets: int = 0
+    disconnects: int = 0
+    reconnects: int = 0
+
+
+class Link:
+    """A request/reply link to bridge firmware on ``device`` (a path or any pyserial URL)."""
+
+    def __init__(
+        self,
+        device: str,
+        *,
+        baud: int = DEFAULT_BAUD,
+        adapter: str | None = None,
+        exclusive: bool = True,
+        reconnect: bool = True,
+        window: int = DEFAULT_WINDOW,
+        max_stray: int = DEFAULT_MAX_STRAY,
+        timeout_scale: float = 1.0,
+        settle_s: float = 0.05,
+    ) -> None:
+        self.device = device
+        self.baud = baud
+        self.adapter = adapter or f"bridge://{device}"
+        self.exclusive = exclusive
+        self.reconnect = reconnect
+        self.max_stray = max_stray
+        self.timeout_scale = timeout_scale
+        self.settle_s = settle_s
+        self.stats = LinkStats()
+        self.hello: dict[str, Any] = {}
+        self.protocol: int | None = None
+        self.last_boot: dict[str, Any] | None = None
+        self._next_id = 1
+        self._port: serial.SerialBase | None = None
+        self._lock = threading.Lock()  # pending table, port handle, counters
+        self._write_lock = threading.Lock()
+        self._pending: dict[str, _Pending] = {}
+        self._window = threading.BoundedSemaphore(window)
+        self._connected = threading.Event()
+        self._closed = threading.Event()
+        self._reader: threading.Thread | None = None
+        self._resync = True  # send "\n" before the next request to end any partial line
+        self._handshake_needed = True
+        self._handshake_lock = threading.Lock()
+        self._last_disconnect: str = ""
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    def open(self, *, handshake: bool = True) -> None:
+        """Open the port, start the reader and (by default) check the firmware's protocol.
+
+        Raises:
+            AdapterUnavailableError: no such device, the port is locked by another process, or no
+                bridge firmware answers.
+            BusPermissionError: the OS denied access to the device node.
+        """
+        self._port = self._open_port()
+        self._connected.set()
+        self._reader = threading.Thread(target=self._read_loop, name=f"bridge-reader {self.device}", daemon=True)
+        self._reader.start()
+        if self.settle_s:
+            # Some boards (Arduino-style) reset when DTR rises on open; give the banner a moment.
+            self._closed.wait(self.settle_s)
+        if handshake:
+            try:
+                self._handshake(deadline=time.monotonic() + 2 * COMMANDS["hello"].timeout_s * self.timeout_scale)
+            except BaseException:
+                self.close()
+                raise
+
+    def close(self) -> None:
+        """Stop the reader, fail requests in flight and release the port (idempotent)."""
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        self._fail_all(lambda p: AdapterUnavailableError(f"{self.adapter}: link closed while {p.cmd} was in flight",
+                                                         adapter=self.adapter))
+        with self._lock:
+            port, self._port = self._port, None
+        if port is not None:
+            try:
+                port.close()
+            except (OSError, serial.SerialException):
+                pass
+        if self._reader is not None and self._reader is not threading.current_thread():
+            self._reader.join(timeout=2.0)
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set() and not self._closed.is_set()
+
+    def _open_port(self) -> serial.SerialBase:
+        try:
+            port = serial.serial_for_url(
+                self.device, baudrate=self.baud, timeout=0.05, write_timeout=2.0, exclusive=self.exclusive,
+                do_not_open=True,
+            )
+            port.open()
+        except PermissionError as exc:
+            raise BusPermissionError(
+                f"{self.adapter}: permission denied opening {self.device}; add the user to the 'dialout' group "
+                "(or install systemd/ udev rules)", adapter=self.adapter) from exc
+        except (serial.SerialException, OSError, ValueError) as exc:
+            text = str(exc)
+            if "exclusively lock" in text or "Resource temporarily unavailable" in text:
+                raise AdapterUnavailableError(
+                    f"{self.adapter}: {self.device} is in use by another process (it holds the port lock); "
+                    "stop it or use that process's adapter", adapter=self.adapter) from exc
+            raise AdapterUnavailableError(
+                f"{self.adapter}: cannot open {self.device}: {text}; run `edge-agent bridge list` to see attached "
+                "boards", adapter=self.adapter) from exc
+        return port
+
+    # --- requests ---------------------------------------------------------------------------
+
+    def request(self, cmd: str, args: dict[str, Any] | None = None, *, timeout_s: float | None = None,
+                address: int | None = None) -> Any:
+        """Send one command and return its result, raising the mapped error for ``ok: false``."""
+        deadline = time.monotonic() + self._timeout_for(cmd, timeout_s)
+        if cmd != "hello":
+            self._ensure_handshake(deadline)
+        pending = self.submit(cmd, args, deadline=deadline)
+        return self.wait(pending, deadline=deadline, address=address)
+
+    def submit(self, cmd: str, args: dict[str, Any] | None = None, *, deadline: float) -> _Pending:
+        """Send a request without waiting for its reply (pipelining); pair with :meth:`wait`."""
+        if self.protocol == 0 and cmd not in PROTOCOL0_COMMANDS:
+            raise UnsupportedCommandError(
+                f"{self.adapter}: the firmware speaks protocol 0 (Revka), which has no {cmd!r}; flash the "
+                "firmware_bridge build (see README, 'Firmware bridge')", adapter=self.adapter)
+        if not self._window.acquire(timeout=max(0.0, deadline - time.monotonic())):
+            raise BusTimeoutError(f"{self.adapter}: {cmd}: {DEFAULT_WINDOW} requests already in flight",
+                                  adapter=self.adapter)
+        rid = ""
+        try:
+            self._wait_connected(cmd, deadline)
+            with self._lock:
+                rid = str(self._next_id)
+                self._next_id += 1
+            line = encode_request(rid, cmd, args)
+            pending = _Pending(rid, cmd)
+            with self._lock:
+                self._pending[rid] = pending
+                self.stats.requests += 1
+            self._write(line, cmd)
+        except BaseException:
+            self._window.release()
+            with self._lock:
+                self._pending.pop(rid, None)
+            raise
+        return pending
+
+    def wait(self, pending: _Pending, *, deadline: float, address: int | None = None) -> Any:
+        """Block until ``pending`` is answered or its deadline passes; return the result."""
+        try:
+            if not pending.done.wait(max(0.0, deadline - time.monotonic())):
+                with self._lock:
+                    self._pending.pop(pending.id, None)
+                    self.stats.timeouts += 1
+                if not pending.done.is_set():
+                    # A timed-out request may have left a half line in the firmware's buffer.
+                    self._resync = True
+                    raise BusTimeoutError(
+                        f"{self.adapter}: {pending.cmd}: no reply within the deadline; check that the board is "
+                        "powered, runs the bridge firmware, and that the baud rate matches", adapter=self.adapter,
+                        address=address)
+        finally:
+            self._window.release()
+        if pending.error is not None:
+            raise pending.error
+        reply = pending.reply
+        assert reply is not None
+        if not reply.ok:
+            raise error_for(reply, adapter=self.adapter, cmd=pending.cmd, address=address)
+        return reply.result
+
+    def _timeout_for(self, cmd: str, timeout_s: float | None) -> float:
+        if timeout_s is not None:
+            return timeout_s
+        spec = COMMANDS.get(cmd)
+        base = spec.timeout_s if spec else 1.0
+        # At low baud rates a full-size request and reply take real time on the wire:
+        # 10 bits per byte (start + 8 data + stop).
+        wire_s = (512 + MAX_REPLY_LINE) * 10 / self.baud
+        return (base + wire_s) * self.timeout_scale
+
+    def _wait_connected(self, cmd: str, deadline: float) -> None:
+        if self._closed.is_set():
+            raise AdapterUnavailableError(f"{self.adapter}: link is closed; open the adapter again",
+                                          adapter=self.adapter)
+        if not self._connected.wait(max(0.0, deadline - time.monotonic())) or self._closed.is_set():
+            raise AdapterUnavailableError(
+                f"{self.adapter}: {cmd}: {self.device} is not connected ({self._last_disconnect or 'port gone'}); "
+                "reconnecting in the background: plug the board back in or check the cable", adapter=self.adapter)
+
+    def _write(self, line: bytes, cmd: str) -> None:
+        with self._write_lock:
+            port = self._port
+            if port is None:
+                raise AdapterUnavailableError(f"{self.adapter}: {cmd}: port is not open", adapter=self.adapter)
+            try:
+                if self._resync:
+                    self._resync = False
+                    line = b"\n" + line
+                port.write(line)
+            except (serial.SerialException, OSError) as exc:
+                self._disconnected(port, exc)
+                raise AdapterUnavailableError(f"{self.adapter}: {cmd}: writing to {self.device} failed: {exc}",
+                                              adapter=self.adapter) from exc
+
+    # --- handshake --------------------------------------------------------------------------
+
+    def _ensure_handshake(self, deadline: float) -> None:
+        if not self._handshake_needed:
+            return
+        with self._handshake_lock:
+            if self._handshake_needed:
+                self._handshake(deadline)
+
+    def _handshake(self, deadline: float) -> None:
+        """Ask ``hello``; protocol-0 firmware answers "Unknown command", which selects compat mode."""
+        # A boot banner may interrupt the first try (the board resets when the port opens).
+        for attempt in range(2):
+            pending = self.submit("hello", None, deadline=deadline)
+            try:
+                result = self.wait(pending, deadline=deadline)
+            except FirmwareResetError:
+                if attempt == 0:
+                    continue
+                raise
+            except UnsupportedCommandError:
+                self.protocol, self.hello = 0, {}
+                self._handshake_needed = False
+                log.info("%s: firmware speaks protocol 0; only %s available", self.adapter,
+                         ", ".join(sorted(PROTOCOL0_COMMANDS)))
+                return
+            except BusTimeoutError as exc:
+                raise AdapterUnavailableError(
+                    f"{self.adapter}: no bridge firmware answered on {self.device}; flash firmware_bridge "
+                    "(`make firmware`, see README) and check the baud rate", adapter=self.adapter) from exc
+            if not isinstance(result, dict) or not isinstance(result.get("protocol"), int):
+                raise ProtocolError(f"{self.adapter}: hello reply {result!r} has no protocol number",
+                                    adapter=self.adapter)
+            if result["protocol"] != PROTOCOL_VERSION:
+                raise ProtocolError(
+                    f"{self.adapter}: firmware speaks protocol {result['protocol']}, this edge-agent speaks "
+                    f"{PROTOCOL_VERSION}; flash the matching firmware_bridge build", adapter=self.adapter)
+            self.protocol, self.hello = result["protocol"], result
+            self._handshake_needed = False
+            return
+
+    # --- reader -----------------------------------------------------------------------------
+
+    def _read_loop(self) -> None:
+        buf = bytearray()
+        discarding = False
+        backoff = BACKOFF_FIRST_S
+        while not self._closed.is_set():
+            port = self._port
+            if port is None:
+                if not self.reconnect:
+                    return
+                if self._closed.wait(backoff):
+                    return
+                backoff = min(backoff * 2, BACKOFF_MAX_S)
+                self._try_reopen()
+                buf.clear()
+                discarding = False
+                continue
+            backoff = BACKOFF_FIRST_S
+            try:
+                data = port.read(max(1, min(port.in_waiting, 4096)))
+            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+                # TypeError/AttributeError: pyserial's posix port raced with close() (fd gone).
+                if self._closed.is_set():
+                    return
+                self._disconnected(port, exc)
+                continue
+            if not data:
+                continue
+            start = 0
+            while True:
+                nl = data.find(b"\n", start)
+                chunk = data[start:] if nl < 0 else data[start:nl]
+                if not discarding:
+                    buf += chunk
+                    if len(buf) > MAX_REPLY_LINE:
+                        # No terminator within the longest legal reply: noise or a runaway sender.
+                        # Drop up to the next newline so the next line starts cleanly.
+                        buf.clear()
+                        discarding = True
+                        with self._lock:
+                            self.stats.overlong_lines += 1
+                        self._note_stray()
+                if nl < 0:
+                    break
+                if discarding:
+                    discarding = False
+                elif buf:
+                    line = bytes(buf)
+                    buf.clear()
+                    self._on_line(line)
+                start = nl + 1
+
+    def _on_line(self, line: bytes) -> None:
+        if not line.strip(b"\r\n \t"):
+            return
+        frame = decode_line(line)
+        if isinstance(frame, Reply):
+            key = None if frame.id is None else str(frame.id)
+            with self._lock:
+                pending = self._pending.pop(key, None) if key is not None else None
+                if pending is not None:
+                    self.stats.replies += 1
+                elif frame.id is None:
+                    self.stats.error_frames_without_id += 1
+                elif key is not None and key.isdigit() and int(key) < self._next_id:
+                    self.stats.late_replies += 1  # its request timed out, or a duplicate reply
+                else:
+                    self.stats.stray_replies += 1
+            if pending is not None:
+                pending.reply = frame
+                pending.done.set()
+            else:
+                log.debug("%s: skipped a reply nobody waits for: %r", self.adapter, line[:120])
+                self._note_stray()
+            return
+        if isinstance(frame, Event) and frame.is_boot:
+            self._on_boot(frame)
+            return
+        assert isinstance(frame, Garbage | Event)
+        with self._lock:
+            self.stats.garbage_lines += 1
+        log.debug("%s: skipped %s line %r", self.adapter, getattr(frame, "reason", "event"), line[:120])
+        self._note_stray()
+
+    def _note_stray(self) -> None:
+        """Count a skipped line against every waiting request; fail those past the noise bound."""
+        failed: list[_Pending] = []
+        with self._lock:
+            for p in list(self._pending.values()):
+                p.strays += 1
+                if p.strays > self.max_stray:
+                    failed.append(self._pending.pop(p.id))
+        for p in failed:
+            p.error = ProtocolError(
+                f"{self.adapter}: {p.cmd}: more than {self.max_stray} unrelated or garbled lines arrived while "
+                "waiting for the reply; the line is too noisy (check the cable, baud rate, and that nothing else "
+                "writes to the port)", adapter=self.adapter)
+            p.done.set()
+
+    def _on_boot(self, frame: Event) -> None:
+        with self._lock:
+            self.stats.resets += 1
+            self.last_boot = dict(frame.fields)
+        reason = frame.fields.get("reset", "unknown")
+        self._fail_all(lambda p: FirmwareResetError(
+            f"{self.adapter}: {p.cmd}: the board restarted (reset: {reason}) while the request was in flight; "
+            "it may or may not have taken effect, and every pin is back in its reset state", adapter=self.adapter))
+        log.warning("%s: firmware restarted (reset: %s)", self.adapter, reason)
+
+    def _fail_all(self, make_error: Any) -> None:
+        with self._lock:
+            pending = list(self._pending.values())
+            self._pending.clear()
+        for p in pending:
+            p.error = make_error(p)
+            p.done.set()
+
+    # --- disconnect / reconnect -----------------------------------------------------------------
+
+    def _disconnected(self, port: serial.SerialBase, exc: BaseException) -> None:
+        with self._lock:
+            if self._port is not port:
+                return  # already handled
+            self._port = None
+            self.stats.disconnects += 1
+        self._connected.clear()
+        self._last_disconnect = str(exc)
+        try:
+            port.close()
+        except (OSError, serial.SerialException, TypeError, AttributeError):
+            pass
+        self._fail_all(lambda p: AdapterUnavailableError(
+            f"{self.adapter}: {p.cmd}: {self.device} went away ({exc}); reconnecting in the background",
+            adapter=self.adapter))
+        log.warning("%s: port lost: %s", self.adapter, exc)
+
+    def _try_reopen(self) -> None:
+        try:
+            port = self._open_port()
+        except (AdapterUnavailableError, BusPermissionError) as exc:
+            log.debug("%s: reopen failed: %s", self.adapter, exc)
+            return
+        with self._lock:
+            if self._closed.is_set():
+                port.close()
+                return
+            self._port = port
+            self.stats.reconnects += 1
+        self._resync = True
+        self._handshake_needed = True  # another board, or another firmware, may be there now
+        self._connected.set()
+        log.info("%s: reconnected to %s", self.adapter, self.device)
+
+    # --- info -------------------------------------------------------------------------------
+
+    def health(self) -> dict[str, Any]:
+        """Link state and counters."""
+        with self._lock:
+            counters = dict(vars(self.stats))
+            in_flight = len(self._pending)
+        return {
+            "connected": self.connected,
+            "device": self.device,
+            "baud": self.baud,
+            "protocol": self.protocol,
+            "firmware": self.hello.get("firmware"),
+            "in_flight": in_flight,
+            "last_boot": self.last_boot,
+            **counters,
+        }
+
+
+__all__ = ["DEFAULT_WINDOW", "ErrorCode", "Link", "LinkStats"]
