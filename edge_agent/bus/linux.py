@@ -1,0 +1,409 @@
+"""``linux://[?i2c=1&spi=0.0&gpiochip=0&board=rpi-4b]``: the host's own buses (Raspberry Pi and friends).
+
+I2C goes through smbus2 on ``/dev/i2c-N`` using ``I2C_RDWR`` (plain I2C messages, so ``write_read``
+is one transaction with a repeated START and reads are not limited to the 32-byte SMBus block size);
+scans use the SMBus quick and read-byte commands the way i2cdetect does. SPI goes through spidev on
+``/dev/spidevB.C``. GPIO goes through gpiozero's lgpio pin factory on ``/dev/gpiochipN`` (the Pi 5's
+header is on the RP1 chip, which lgpio finds; there is no ``/dev/gpiomem`` there), or through the
+factory named by ``GPIOZERO_PIN_FACTORY`` when that is set (``mock`` in tests).
+
+Kernel errno values never leave this module: EREMOTEIO/ENXIO become I2CNackError, ETIMEDOUT
+BusTimeoutError, EBUSY/EAGAIN BusBusyError, EACCES/EPERM BusPermissionError, ENODEV/ENOENT/ESHUTDOWN
+AdapterUnavailableError (the device file is closed and reopened on the next call), anything else
+BusError with the errno kept in the message.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import os
+import threading
+from collections.abc import Hashable
+from pathlib import Path
+from typing import Any
+
+import gpiozero
+import smbus2
+import spidev
+
+from edge_agent.bus.base import SMBUS_BLOCK_MAX, Adapter, Direction, I2CBus, ProbeMethod, Pull, SPIDevice
+from edge_agent.bus.safety import SafetyPolicy
+from edge_agent.bus.url import AdapterURL
+from edge_agent.errors import (
+    AdapterUnavailableError,
+    BackendUnavailable,
+    BusBusyError,
+    BusError,
+    BusPermissionError,
+    BusTimeoutError,
+    I2CNackError,
+    InvalidAdapterURL,
+    InvalidAddressError,
+)
+
+log = logging.getLogger(__name__)
+
+OPTIONS = ("i2c", "spi", "gpiochip", "board")
+# spidev's default buffer (/sys/module/spidev/parameters/bufsiz) is 4096 bytes per transfer.
+SPIDEV_BUFSIZ = 4096
+_NACK = {errno.EREMOTEIO, errno.ENXIO}
+_GONE = {errno.ENODEV, errno.ENOENT, errno.ESHUTDOWN}
+
+
+def map_oserror(exc: OSError, where: str, operation: str, address: int | None = None) -> BusError:
+    """Turn a kernel errno into our error tree (the errno stays in the message)."""
+    code = exc.errno or 0
+    name = errno.errorcode.get(code, str(code))
+    addr = "" if address is None else f" target 0x{address:02X}"
+    if code in _NACK:
+        return I2CNackError(f"{where}: {operation}:{addr} did not acknowledge ({name}); run "
+                            f"`edge-agent bus scan --url {where}` to list responding addresses",
+                            adapter=where, address=address)
+    if code == errno.ETIMEDOUT:
+        return BusTimeoutError(f"{where}: {operation}:{addr} timed out ({name}); a target may be "
+                               "stretching SCL or the bus lacks pull-ups", adapter=where, address=address)
+    if code in (errno.EBUSY, errno.EAGAIN):
+        return BusBusyError(f"{where}: {operation}:{addr} bus busy or arbitration lost ({name}); retry, or "
+                            "check that no other process or kernel driver holds it", adapter=where, address=address)
+    if code in (errno.EACCES, errno.EPERM):
+        return BusPermissionError(f"{where}: {operation}: permission denied ({name}); add the user to the "
+                                  "i2c/spi/gpio group or run under the edge-agent service", adapter=where,
+                                  address=address)
+    if code in _GONE:
+        return AdapterUnavailableError(f"{where}: {operation}: the device is gone ({name}); check that the "
+                                       "interface is enabled (raspi-config, dtparam=i2c_arm=on / dtparam=spi=on)",
+                                       adapter=where, address=address)
+    return BusError(f"{where}: {operation}:{addr} failed ({name}: {exc.strerror})", adapter=where, address=address)
+
+
+def _bus_frequency(bus: int) -> int:
+    # The device tree records the controller's clock as a big-endian u32 (clock-frequency property).
+    path = Path(f"/sys/class/i2c-adapter/i2c-{bus}/of_node/clock-frequency")
+    try:
+        return int.from_bytes(path.read_bytes()[:4], "big")
+    except OSError:
+        return 100_000
+
+
+class LinuxI2C(I2CBus):
+    """``/dev/i2c-N`` through smbus2; the file stays open and is reopened after the device vanishes."""
+
+    max_transfer = 8192  # I2C_RDWR message length is a u16; keep well inside kernel buffer limits
+
+    def __init__(self, adapter: LinuxAdapter, bus: int) -> None:
+        super().__init__(adapter, bus, frequency_hz=_bus_frequency(bus))
+        self._smbus: smbus2.SMBus | None = None
+        self._lock = threading.Lock()
+
+    def _dev(self) -> smbus2.SMBus:
+        if self._smbus is None:
+            try:
+                self._smbus = smbus2.SMBus(self.bus)
+            except OSError as exc:
+                raise map_oserror(exc, self._where, f"open /dev/i2c-{self.bus}") from None
+        return self._smbus
+
+    def _drop(self) -> None:
+        dev, self._smbus = self._smbus, None
+        if dev is not None:
+            try:
+                dev.close()
+            except OSError:
+                pass
+
+    def _rdwr(self, address: int, operation: str, *msgs: Any) -> None:
+        with self._lock:
+            dev = self._dev()
+            try:
+                dev.i2c_rdwr(*msgs)
+            except OSError as exc:
+                err = map_oserror(exc, self._where, operation, address)
+                if isinstance(err, AdapterUnavailableError):
+                    self._drop()  # reopen cleanly on the next call
+                raise err from None
+
+    def _read(self, address: int, n: int) -> bytes:
+        msg = smbus2.i2c_msg.read(address, n)
+        self._rdwr(address, "read", msg)
+        return bytes(msg)
+
+    def _write(self, address: int, data: bytes) -> None:
+        if not data:
+            self._probe_quick(address)
+            return
+        self._rdwr(address, "write", smbus2.i2c_msg.write(address, data))
+
+    def _write_read(self, address: int, data: bytes, n: int) -> bytes:
+        # Two messages in one I2C_RDWR call: the kernel issues a repeated START between them.
+        rd = smbus2.i2c_msg.read(address, n)
+        self._rdwr(address, "write-then-read", smbus2.i2c_msg.write(address, data), rd)
+        return bytes(rd)
+
+    def _probe_quick(self, address: int) -> None:
+        with self._lock:
+            dev = self._dev()
+            try:
+                dev.write_quick(address, force=True)
+            except OSError as exc:
+                raise map_oserror(exc, self._where, "quick write", address) from None
+
+    def _probe(self, address: int, method: ProbeMethod) -> bool:
+        with self._lock:
+            dev = self._dev()
+            try:
+                if method == "read":
+                    dev.read_byte(address, force=True)
+                else:
+                    dev.write_quick(address, force=True)
+            except OSError as exc:
+                err = map_oserror(exc, self._where, "probe", address)
+                if isinstance(err, I2CNackError):
+                    return False
+                if isinstance(err, AdapterUnavailableError):
+                    self._drop()
+                raise err from None
+        return True
+
+    def smbus_block_read(self, address: int, register: int, n: int) -> bytes:
+        """SMBus "read I2C block data" (at most 32 bytes), for adapters without plain I2C support."""
+        if not 1 <= n <= SMBUS_BLOCK_MAX:
+            raise InvalidAddressError(f"{self._where}: SMBus block reads carry 1-{SMBUS_BLOCK_MAX} bytes, not {n}",
+                                      adapter=self._where, address=address)
+        with self._lock:
+            try:
+                return bytes(self._dev().read_i2c_block_data(address, register, n, force=True))
+            except OSError as exc:
+                raise map_oserror(exc, self._where, "SMBus block read", address) from None
+
+    def _release(self) -> None:
+        self._drop()
+
+
+class LinuxSPI(SPIDevice):
+    """``/dev/spidevB.C`` through spidev."""
+
+    max_transfer = 64 * 1024
+
+    def __init__(self, adapter: LinuxAdapter, bus: int, cs: int, *, mode: int, speed_hz: int) -> None:
+        super().__init__(adapter, bus, cs, mode=mode, speed_hz=speed_hz)
+        self._dev: Any = None
+
+    def _open(self) -> Any:
+        if self._dev is None:
+            dev = spidev.SpiDev()
+            try:
+                dev.open(self.bus, self.cs)
+                dev.mode = self.mode
+                dev.max_speed_hz = self.speed_hz
+            except OSError as exc:
+                try:
+                    dev.close()
+                except OSError:
+                    pass
+                raise map_oserror(exc, self.adapter.url, f"open /dev/spidev{self.bus}.{self.cs}") from None
+            self._dev = dev
+        return self._dev
+
+    def _transfer(self, data: bytes) -> bytes:
+        dev = self._open()
+        out = bytearray()
+        try:
+            # spidev refuses transfers larger than its buffer; split them, keeping CS asserted between
+            # chunks is not possible through xfer2, so devices that need >4 KiB frames need bufsiz raised.
+            for i in range(0, len(data), SPIDEV_BUFSIZ):
+                out += bytes(dev.xfer2(list(data[i:i + SPIDEV_BUFSIZ])))
+        except OSError as exc:
+            err = map_oserror(exc, self.adapter.url, f"SPI transfer on {self.bus}.{self.cs}")
+            if isinstance(err, AdapterUnavailableError):
+                self._release()
+            raise err from None
+        return bytes(out)
+
+    def _release(self) -> None:
+        dev, self._dev = self._dev, None
+        if dev is not None:
+            try:
+                dev.close()
+            except OSError:
+                pass
+
+
+class LinuxAdapter(Adapter):
+    """The host's I2C, SPI and GPIO."""
+
+    scheme = "linux"
+
+    def __init__(self, url: AdapterURL, *, name: str | None, board: str | None, safety: SafetyPolicy,
+                 i2c_buses: list[int] | None, spi_devices: list[tuple[int, int]] | None,
+                 gpiochip: int | None) -> None:
+        super().__init__(url, name=name, board=board, safety=safety)
+        self._i2c_list = i2c_buses
+        self._spi_list = spi_devices
+        self._gpiochip = gpiochip
+        self.pin_factory: Any = None
+        self._gpio_pins: dict[int, Any] = {}
+
+    def _i2c_buses(self) -> list[int]:
+        if self._i2c_list is not None:
+            return self._i2c_list
+        found = sorted(int(p.name[4:]) for p in Path("/dev").glob("i2c-*") if p.name[4:].isdigit())
+        return found
+
+    def _open_i2c(self, bus: int) -> I2CBus:
+        return LinuxI2C(self, bus)
+
+    def _spi_buses(self) -> list[tuple[int, int]]:
+        if self._spi_list is not None:
+            return self._spi_list
+        found = []
+        for p in Path("/dev").glob("spidev*.*"):
+            b, _, c = p.name[6:].partition(".")
+            if b.isdigit() and c.isdigit():
+                found.append((int(b), int(c)))
+        return sorted(found)
+
+    def _open_spi(self, bus: int, cs: int, mode: int, speed_hz: int) -> SPIDevice:
+        return LinuxSPI(self, bus, cs, mode=mode, speed_hz=speed_hz)
+
+    # GPIO ------------------------------------------------------------------------------------------
+    def _factory(self) -> Any:
+        if self.pin_factory is None:
+            if os.environ.get("GPIOZERO_PIN_FACTORY"):
+                self.pin_factory = gpiozero.Device._default_pin_factory()
+            else:
+                try:
+                    from gpiozero.pins.lgpio import LGPIOFactory
+                except ImportError as exc:
+                    raise BackendUnavailable(
+                        f"{self.url}: GPIO needs the lgpio library; install it with: pip install "
+                        "'edge-agent[linux]' (on Raspberry Pi OS: apt install python3-lgpio)"
+                    ) from exc
+                try:
+                    # chip=None lets lgpio pick gpiochip4 on a Pi 5 with an older kernel, else gpiochip0.
+                    self.pin_factory = LGPIOFactory(chip=self._gpiochip)
+                except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type and OSError
+                    raise AdapterUnavailableError(
+                        f"{self.url}: cannot open /dev/gpiochip{self._gpiochip if self._gpiochip is not None else ''}"
+                        f" ({exc}); check the gpio group and that lgpio can write its FIFO in the working "
+                        "directory (set LG_WD)", adapter=self.url) from None
+        return self.pin_factory
+
+    def _gpio_line(self, pin: Any, raw: str | int) -> Hashable:
+        if pin is not None:
+            if pin.number is None:
+                raise InvalidAddressError(f"{self.url}: {pin.name} has no GPIO line number on {self.board}",
+                                          adapter=self.url)
+            return int(pin.number)
+        if isinstance(raw, int):
+            return raw
+        text = raw.strip().upper()
+        for prefix in ("GPIO", "BCM"):
+            if text.startswith(prefix) and text[len(prefix):].isdigit():
+                return int(text[len(prefix):])
+        if text.isdigit():
+            return int(text)
+        raise InvalidAddressError(
+            f"{self.url}: pin {raw!r} needs a board to resolve it; use a GPIO number (17, 'GPIO17') or open the "
+            "adapter with board=..., e.g. linux://?board=rpi-4b", adapter=self.url)
+
+    def _pin(self, line: int) -> Any:
+        pin = self._gpio_pins.get(line)
+        if pin is None:
+            try:
+                pin = self._factory().pin(line)
+            except gpiozero.GPIOZeroError as exc:
+                raise InvalidAddressError(f"{self.url}: GPIO {line} is not usable: {exc}", adapter=self.url) from None
+            self._gpio_pins[line] = pin
+        return pin
+
+    def _gpio_call(self, line: int, operation: str, fn: Any) -> Any:
+        try:
+            return fn(self._pin(line))
+        except gpiozero.PinFixedPull as exc:
+            raise InvalidAddressError(f"{self.url}: GPIO {line}: {exc} (the board has a fixed pull resistor there)",
+                                      adapter=self.url) from None
+        except gpiozero.GPIOZeroError as exc:
+            raise InvalidAddressError(f"{self.url}: GPIO {line}: {operation} refused: {exc}",
+                                      adapter=self.url) from None
+        except OSError as exc:
+            raise map_oserror(exc, self.url, f"GPIO {line} {operation}") from None
+        except Exception as exc:  # lgpio.error ("GPIO busy") is not an OSError
+            if type(exc).__module__.startswith("lgpio"):
+                raise BusBusyError(f"{self.url}: GPIO {line} {operation}: {exc}; another process holds the line",
+                                   adapter=self.url) from None
+            raise
+
+    def _gpio_read(self, line: Any) -> int:
+        return self._gpio_call(line, "read", lambda p: 1 if p.state else 0)
+
+    def _gpio_write(self, line: Any, value: int) -> None:
+        def write(p: Any) -> None:
+            if p.function != "output":
+                p.function = "output"
+            p.state = bool(value)
+
+        self._gpio_call(line, "write", write)
+
+    def _gpio_mode(self, line: Any, direction: Direction, pull: Pull) -> None:
+        def mode(p: Any) -> None:
+            p.function = "input" if direction == "in" else "output"
+            if direction == "in":
+                p.pull = {"none": "floating", "up": "up", "down": "down"}[pull]
+
+        self._gpio_call(line, "set mode", mode)
+
+    def _health(self) -> dict[str, Any]:
+        return {"i2c": self._i2c_buses(), "spi": [f"{b}.{c}" for b, c in self._spi_buses()]}
+
+    def _release(self) -> None:
+        for pin in self._gpio_pins.values():
+            try:
+                pin.close()
+            except Exception:  # noqa: BLE001 - best effort while closing
+                pass
+        self._gpio_pins.clear()
+        if self.pin_factory is not None:
+            try:
+                self.pin_factory.close()
+            except Exception:  # noqa: BLE001
+                pass
+            self.pin_factory = None
+
+
+def _int_list(url: AdapterURL, key: str) -> list[int] | None:
+    raw = url.options.get(key)
+    if raw is None:
+        return None
+    try:
+        return [int(x, 0) for x in raw.split(",") if x]
+    except ValueError:
+        raise InvalidAdapterURL(f"{url}: option {key}={raw!r} must be bus numbers like 1 or 1,3") from None
+
+
+def _spi_list(url: AdapterURL) -> list[tuple[int, int]] | None:
+    raw = url.options.get("spi")
+    if raw is None:
+        return None
+    out = []
+    for item in raw.split(","):
+        b, dot, c = item.partition(".")
+        if not dot or not b.isdigit() or not c.isdigit():
+            raise InvalidAdapterURL(f"{url}: option spi={raw!r} must be BUS.CS pairs like 0.0 or 0.0,0.1")
+        out.append((int(b), int(c)))
+    return out
+
+
+def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPolicy) -> LinuxAdapter:
+    """Backend hook: open ``linux://``."""
+    url.check_options(OPTIONS)
+    if url.target.strip("/"):
+        raise InvalidAdapterURL(f"{url}: linux:// takes no target; give buses as options, e.g. linux://?i2c=1&spi=0.0")
+    board = url.options.get("board") or board
+    if board:
+        from edge_agent.pins import get_board
+
+        get_board(board)  # unknown boards fail now, listing the known ones
+    chip = url.int_option("gpiochip", -1, minimum=0, maximum=63) if "gpiochip" in url.options else None
+    return LinuxAdapter(url, name=name, board=board, safety=safety, i2c_buses=_int_list(url, "i2c"),
+                        spi_devices=_spi_list(url), gpiochip=chip)
