@@ -199,9 +199,9 @@ class Daemon:
             self._write_daemon_file()
             summary = self._summary()
             took = time.monotonic() - started
+            self._write_status(force=True)
             self.notifier.ready(summary)
             log.info("ready in %.2fs: %s", took, summary)
-            self._write_status(force=True)
             exit_code = await self._loop(flags)
         finally:
             await self._shutdown()
@@ -254,8 +254,8 @@ class Daemon:
         if self._http is not None and (new.server.host, new.server.port) != (self._http.host, self._http.port):
             changes.append("server.host/port change takes effect on restart")
         log.info("reloaded %s: %s", path or "embedded defaults", "; ".join(changes) or "no changes")
-        self.notifier.send("READY=1", f"STATUS={self._summary()}")
         self._write_status(force=True)
+        self.notifier.send("READY=1", f"STATUS={self._summary()}")
 
     # MCP over HTTP -------------------------------------------------------------------------------
 

@@ -1,0 +1,141 @@
+"""The daemon's lifecycle: sd_notify readiness and watchdog, SIGTERM, SIGHUP reload, restart with state."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.daemon import Notifier, _watchdog_interval
+
+SIM_BOARD = '[[peripherals.boards]]\nboard = "nucleo-f401re"\ntransport = "sim"\n'
+TWO_BOARDS = SIM_BOARD + '\n[[peripherals.boards]]\nboard = "rpi-4b"\nname = "pi"\ntransport = "sim"\n'
+
+
+def test_notifier_sends_ready_status_and_watchdog_datagrams(notify_socket: Any) -> None:
+    n = Notifier(notify_socket.name)
+    assert n.enabled
+    n.ready("serving")
+    assert notify_socket.expect("READY") == {"READY": "1", "STATUS": "serving", "MAINPID": str(os.getpid())}
+    n.watchdog()
+    assert notify_socket.expect("WATCHDOG") == {"WATCHDOG": "1"}
+    n.stopping()
+    assert notify_socket.expect("STOPPING")["STATUS"] == "stopping"
+    n.close()
+
+
+def test_notifier_without_a_notify_socket_does_nothing() -> None:
+    n = Notifier("")
+    assert not n.enabled
+    assert n.ready("x") is False and n.watchdog() is False
+
+
+def test_watchdog_pings_at_a_third_of_watchdog_usec_and_only_for_this_pid(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCHDOG_USEC", "30000000")
+    assert _watchdog_interval() == pytest.approx(10.0)
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid()))
+    assert _watchdog_interval() == pytest.approx(10.0)
+    monkeypatch.setenv("WATCHDOG_PID", str(os.getpid() + 1))
+    assert _watchdog_interval() is None
+    monkeypatch.delenv("WATCHDOG_USEC")
+    assert _watchdog_interval() is None
+
+
+def test_daemon_reports_ready_pings_the_watchdog_and_stops_cleanly_on_sigterm(daemon_factory: Any) -> None:
+    d = daemon_factory()
+    ready = d.wait_ready()
+    assert "MCP http://127.0.0.1:" in ready["STATUS"] and ready["MAINPID"] == str(d.proc.pid)
+    d.notify.expect("WATCHDOG", "1")
+    d.notify.expect("WATCHDOG", "1")  # repeatedly, from the main loop
+    assert d.url.startswith("http://127.0.0.1:")
+    status = d.status_file()
+    assert status["adapters"][0]["ok"] is True
+    d.send(signal.SIGTERM)
+    d.notify.expect("STOPPING", "1")
+    assert d.stop(signal.SIGTERM) == 0
+    assert not (d.state / "daemon.json").exists()
+    assert "ready in" in d.log() and "stopped" in d.log()
+
+
+def test_sighup_with_an_invalid_config_keeps_the_running_configuration(daemon_factory: Any, tmp_path: Path) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text(SIM_BOARD)
+    d = daemon_factory(config)
+    d.wait_ready()
+    config.write_text(SIM_BOARD + "\n[peripherals]\ndatasheet_dirr = 'typo'\n")
+    d.send(signal.SIGHUP)
+    d.notify.expect("RELOADING", "1")
+    refused = d.notify.expect("STATUS")
+    assert "reload refused" in refused["STATUS"]
+    assert d.proc.poll() is None
+    assert [a["name"] for a in d.status_file()["adapters"]] == ["nucleo-f401re"]
+
+    config.write_text(TWO_BOARDS)
+    d.send(signal.SIGHUP)
+    d.notify.expect("RELOADING", "1")
+    reloaded = d.notify.expect("READY", "1")
+    assert "2/2 adapters" in reloaded["STATUS"]
+    assert [a["name"] for a in d.status_file()["adapters"]] == ["nucleo-f401re", "pi"]
+    assert d.stop() == 0
+    assert "reload refused" in d.log() and "datasheet_dirr" in d.log()
+
+
+def test_a_busy_http_port_is_reported_and_the_rest_of_the_daemon_still_starts(
+        daemon_factory: Any, tmp_path: Path) -> None:
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        port = blocker.getsockname()[1]
+        config = tmp_path / "edge-agent.toml"
+        config.write_text(f"[server]\nport = {port}\n")
+        d = daemon_factory(config, port=None)
+        ready = d.wait_ready()
+        assert "MCP HTTP off" in ready["STATUS"]
+        comp = d.status_file()["components"]["mcp_http"]
+        assert comp["ok"] is False and str(port) in comp["detail"]
+        assert d.status_file()["adapters"][0]["ok"] is True
+        assert d.stop() == 0
+
+
+async def _store_and_recall(url: str, token: str, content: str | None) -> list[dict[str, Any]]:
+    import httpx2
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client,
+        streamable_http_client(url, http_client=client) as (r, w),
+        ClientSession(r, w, read_timeout_seconds=60) as s,
+    ):
+        await s.initialize()
+        if content is not None:
+            args = {"content": content, "title": "restart check", "memory_type": "fact"}
+            res = await s.call_tool("memory_store", args)
+            assert not res.is_error, res.content
+        res = await s.call_tool("memory_recall", {"query": "restart check survives", "min_score": 0.0})
+        assert not res.is_error, res.content
+        return res.structured_content["results"]
+
+
+def test_a_restarted_daemon_keeps_its_memory_and_token(daemon_factory: Any) -> None:
+    import anyio
+
+    pytest.importorskip("mcp")
+    first = daemon_factory()
+    first.wait_ready()
+    token = first.token()
+    assert oct((first.state / "mcp-token").stat().st_mode & 0o777) == "0o600"
+    stored = anyio.run(_store_and_recall, first.url, token, "the restart check survives a restart")
+    assert stored
+    assert first.stop() == 0
+
+    second = daemon_factory()
+    second.wait_ready()
+    assert second.token() == token
+    recalled = anyio.run(_store_and_recall, second.url, token, None)
+    assert [r["id"] for r in recalled] == [stored[0]["id"]]
+    assert second.stop() == 0
