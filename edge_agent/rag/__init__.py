@@ -35,11 +35,13 @@ __all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem"]
 
 log = logging.getLogger(__name__)
 
-BOARD_BOOST = 1.25
+BOARD_BOOST = 1.5
 HEADING_WEIGHT = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
+CANDIDATE_POOL = 40
+COVERAGE_EXPONENT = 2.0
 _SCHEMA = 1
 
 
@@ -311,15 +313,25 @@ class HardwareRag:
         if tags:
             boost = f" * (CASE WHEN board IN ({', '.join('?' * len(tags))}) THEN {BOARD_BOOST} ELSE 1.0 END)"
             params = [*tags, match]
-        sql = (f"SELECT rowid, round(-bm25(fts, {HEADING_WEIGHT}, 1.0){boost}, 9) AS s, rel, idx FROM fts "
+        # BM25 picks a candidate pool; the final order multiplies in how many distinct query terms a chunk
+        # covers, so a chunk naming every asked-for thing beats a short one repeating a single term.
+        pool = max(CANDIDATE_POOL, limit * 6)
+        sql = (f"SELECT rowid, -bm25(fts, {HEADING_WEIGHT}, 1.0){boost} AS s, rel, idx, heading, body FROM fts "
                "WHERE fts MATCH ? ORDER BY s DESC, rel, idx LIMIT ?")
+        wanted = set(terms)
         with self._lock:
-            rows = self._conn.execute(sql, [*params, limit]).fetchall()
+            rows = self._conn.execute(sql, [*params, pool]).fetchall()
+            ranked = []
+            for rowid, score, rel, idx, heading_tokens, body_tokens in rows:
+                present = wanted.intersection(heading_tokens.split()) | wanted.intersection(body_tokens.split())
+                coverage = len(present) / len(wanted)
+                ranked.append((-round(score * coverage**COVERAGE_EXPONENT, 9), rel, idx, rowid))
+            ranked.sort()
             out = []
-            for rowid, score, *_ in rows:
+            for neg_score, _, _, rowid in ranked[:limit]:
                 rel, board, heading, body = self._conn.execute(
                     "SELECT rel, board, heading, text FROM chunks WHERE id = ?", (rowid,)).fetchone()
-                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, float(score)))
+                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, -neg_score))
         return out
 
     @staticmethod

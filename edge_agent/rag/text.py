@@ -15,13 +15,24 @@ from __future__ import annotations
 
 import re
 
-TOKENIZER_VERSION = 3
+TOKENIZER_VERSION = 4
 
 _HEX = re.compile(r"\b0x([0-9a-f]+)\b")
 _HEX_H = re.compile(r"\b([0-9][0-9a-f]*)h\b")
 _STM = re.compile(r"\bp([a-k])_?0*(\d{1,2})\b")
 _BCM = re.compile(r"\b(?:gpio[ _]?|bcm[ _]?|io)0*(\d{1,2})\b")
 _VOLT = re.compile(r"\b(\d)v(\d)\b")
+# Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
+_INSTANCE = re.compile(r"(i2c|i2s|spi|qspi|uart|usart|lpuart|adc|dac|tim|pwm|can|gpio|gpclk|pcm|sercom)(\d+)")
+# Spellings with and without a hyphen or space that mean one word.
+_PHRASES = (
+    (re.compile(r"\bwi-?fi\b"), "wifi"),
+    (re.compile(r"\bpull[- ]?ups?\b"), "pullup"),
+    (re.compile(r"\bpull[- ]?downs?\b"), "pulldown"),
+    (re.compile(r"\bon-board\b"), "onboard"),
+    (re.compile(r"\bchip[- ]id\b"), "chip id"),
+    (re.compile(r"\bone-wire\b|\b1-wire\b"), "onewire"),
+)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 _NUM_UNIT = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 def _words(text: str) -> frozenset[str]:
@@ -84,6 +95,8 @@ def tokens(text: str) -> list[str]:
     t = _STM.sub(r"p\1\2", t)
     t = _BCM.sub(r"gpio\1", t)
     t = _VOLT.sub(r"\1.\2 v", t)
+    for pattern, replacement in _PHRASES:
+        t = pattern.sub(replacement, t)
     out: list[str] = []
     append = out.append
     for tok in _TOKEN.findall(t):
@@ -99,9 +112,12 @@ def tokens(text: str) -> list[str]:
                 if part and part not in _STOP and (len(part) > 1 or part.isdigit()):
                     append(_norm(part))
             continue
-        if tok in _STOP or (len(tok) == 1 and not tok.isdigit()):
+        if tok in _STOP or (len(tok) == 1 and not tok.isdigit() and tok != "v"):
             continue
         append(_norm(tok))
+        m = _INSTANCE.fullmatch(tok)
+        if m:
+            append(m.group(1))
     return out
 
 

@@ -1,0 +1,142 @@
+"""`edge-agent pins resolve|list|which`: the pin-alias resolver on the command line."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from edge_agent.cli._common import print_json, settings_from
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("pins", help="resolve pin names and aliases, list a board's pins")
+    psub = p.add_subparsers(dest="pins_command", metavar="ACTION", required=True)
+
+    r = psub.add_parser("resolve", help="resolve a name, number, header position or alias to the canonical pin")
+    r.add_argument("name", help="e.g. red_led, PA5, D13, 17, J8:11, 'pin 11'")
+    _common(r)
+    r.set_defaults(handler=_resolve)
+
+    w = psub.add_parser("which", help="inverse lookup: what is on this pin or header position")
+    w.add_argument("name", help="e.g. PA5, J8-6, CN10-11")
+    _common(w)
+    w.set_defaults(handler=_which)
+
+    ls = psub.add_parser("list", help="every pin of a board with numbers, headers, functions and aliases")
+    _common(ls)
+    ls.set_defaults(handler=_list)
+
+    b = psub.add_parser("boards", help="list the boards with data files")
+    b.add_argument("--json", action="store_true")
+    b.set_defaults(handler=_boards)
+
+
+def _common(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--board", required=True, metavar="B", help="board id, e.g. nucleo-f401re or rpi-4b")
+    p.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def _datasheets(args: argparse.Namespace) -> Path:
+    return Path(args.datasheets) if args.datasheets else settings_from(args).datasheet_dir()
+
+
+def _pin_dict(pin: Any) -> dict[str, Any]:
+    return {"board": pin.board, "name": pin.name, "number": pin.number, "headers": list(pin.headers),
+            "functions": list(pin.functions), "raw": pin.raw}
+
+
+def _describe(pin: Any) -> str:
+    parts = [pin.name]
+    if pin.number is not None:
+        parts.append(f"number {pin.number}")
+    if pin.headers:
+        parts.append("headers " + ", ".join(pin.headers))
+    if pin.functions:
+        parts.append("functions " + ", ".join(pin.functions))
+    if pin.raw is not None and pin.raw != pin.name:
+        parts.append(f"datasheet value {pin.raw!r}")
+    return "; ".join(parts)
+
+
+def _resolve(args: argparse.Namespace) -> int:
+    from edge_agent.pins import resolve
+
+    pin = resolve(args.board, args.name, _datasheets(args))
+    if args.json:
+        print_json(_pin_dict(pin))
+    else:
+        print(f"{args.board}: {args.name} = {_describe(pin)}")
+    return 0
+
+
+def _which(args: argparse.Namespace) -> int:
+    from edge_agent.pins import pins_on
+
+    report = pins_on(args.board, args.name, _datasheets(args))
+    if args.json:
+        print_json({"board": report.board, "query": report.query, "power": report.power,
+                    "pin": _pin_dict(report.pin) if report.pin else None, "labels": list(report.labels),
+                    "aliases": [{"alias": a, "source": s} for a, s in report.aliases]})
+        return 0
+    if report.power:
+        print(f"{report.board}: {args.name} is {report.power} (not a GPIO)")
+        return 0
+    assert report.pin is not None
+    print(f"{report.board}: {args.name} is {_describe(report.pin)}")
+    if report.labels:
+        print("  board names: " + ", ".join(report.labels))
+    for alias, source in report.aliases:
+        print(f"  alias {alias} ({source})")
+    return 0
+
+
+def _list(args: argparse.Namespace) -> int:
+    from edge_agent.errors import UnknownBoardError
+    from edge_agent.pins import aliases_for, get_board
+
+    datasheets = _datasheets(args)
+    aliases = aliases_for(args.board, datasheets)
+    try:
+        board = get_board(args.board)
+    except UnknownBoardError:
+        board = None  # known only from datasheets: aliases are all there is
+    by_pin: dict[str, list[str]] = {}
+    for alias, pin in aliases.items():
+        by_pin.setdefault(pin.name, []).append(alias)
+    if args.json:
+        print_json({
+            "board": args.board,
+            "name": board.name if board else None,
+            "pins": [_pin_dict(p) | {"aliases": by_pin.get(p.name, [])} for p in (board.pins if board else ())],
+            "aliases": {a: _pin_dict(p) for a, p in aliases.items()},
+            "leds": dict(board.leds) if board else {}, "buttons": dict(board.buttons) if board else {},
+            "buses": {k: dict(v) for k, v in board.buses.items()} if board else {},
+        })
+        return 0
+    if board is None:
+        print(f"{args.board}: no board file; aliases from datasheets:")
+        for alias, pin in aliases.items():
+            print(f"  {alias:<20} {pin.raw}")
+        return 0
+    print(f"{board.id}: {board.name} ({board.mcu}); a bare number means: {board.integers} numbering")
+    print(f"{'pin':<8} {'number':>6}  {'headers':<28} functions / aliases")
+    for p in board.pins:
+        extra = ", ".join([*p.functions, *(f"alias {a}" for a in by_pin.get(p.name, []))])
+        num = "" if p.number is None else str(p.number)
+        print(f"{p.name:<8} {num:>6}  {', '.join(p.headers):<28} {extra}")
+    return 0
+
+
+def _boards(args: argparse.Namespace) -> int:
+    from edge_agent.pins import get_board, list_boards
+
+    boards = [get_board(b) for b in list_boards()]
+    if args.json:
+        print_json([{"id": b.id, "name": b.name, "mcu": b.mcu, "datasheet_tags": list(b.datasheet_tags)}
+                    for b in boards])
+        return 0
+    for b in boards:
+        print(f"{b.id:<16} {b.name} ({b.mcu})")
+    return 0

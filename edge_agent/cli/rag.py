@@ -1,0 +1,86 @@
+"""`edge-agent rag index|query`: build the datasheet index and ask it questions."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from edge_agent.cli._common import print_json, settings_from, state_from
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("rag", help="datasheet index: build it, query it")
+    rsub = p.add_subparsers(dest="rag_command", metavar="ACTION", required=True)
+
+    idx = rsub.add_parser("index", help="(re)build the persisted datasheet index; only changed files are re-read")
+    idx.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
+    idx.add_argument("--json", action="store_true", help="print the file list and problems as JSON")
+    idx.set_defaults(handler=_index)
+
+    q = rsub.add_parser("query", help="search the datasheets")
+    q.add_argument("text", help="the question, e.g. 'BME280 chip id register'")
+    q.add_argument("--board", action="append", default=[], metavar="B",
+                   help="boost this board's documents (repeatable)")
+    q.add_argument("--limit", type=int, default=None, metavar="N", help="number of chunks (default 5; 2 in compact)")
+    q.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
+    q.add_argument("--context", action="store_true", help="print the agent context block instead of a result list")
+    q.add_argument("--json", action="store_true", help="print results as JSON")
+    q.set_defaults(handler=_query)
+
+
+def _load(args: argparse.Namespace, *, progress: bool = False):  # noqa: ANN202 - HardwareRag, imported lazily
+    from edge_agent.rag import HardwareRag
+
+    settings = settings_from(args)
+    root = Path(args.datasheets) if args.datasheets else settings.datasheet_dir()
+    index_dir = state_from(args) / "rag"
+
+    def bar(done: int, total: int) -> None:
+        if total < 100:
+            return
+        width = 30
+        filled = width * done // total
+        sys.stderr.write(f"\rindexing [{'#' * filled}{'.' * (width - filled)}] {done}/{total} files")
+        if done == total:
+            sys.stderr.write("\n")
+        sys.stderr.flush()
+
+    return root, HardwareRag.load(root, index_dir=index_dir, compact=settings.agent.compact_context,
+                                  progress=bar if progress else None)
+
+
+def _index(args: argparse.Namespace) -> int:
+    root, rag = _load(args, progress=True)
+    files = rag.files()
+    if args.json:
+        print_json({"datasheet_dir": str(root), "index": str(rag.db_path), "stats": rag.stats,
+                    "files": [f.__dict__ for f in files], "problems": [p.__dict__ for p in rag.problems]})
+        return 0
+    if not root.is_dir():
+        print(f"datasheet directory {root} does not exist; the index is empty", file=sys.stderr)
+    s = rag.stats
+    print(f"{root}: {s['files']} file(s), {len(rag)} chunk(s); {s['indexed']} indexed, {s['reused']} unchanged, "
+          f"{s['removed']} removed; index at {rag.db_path}")
+    for p in rag.problems:
+        print(f"warning: {p.source}: {p.message}", file=sys.stderr)
+    return 0
+
+
+def _query(args: argparse.Namespace) -> int:
+    _, rag = _load(args)
+    if args.context:
+        sys.stdout.write(rag.context(args.text, args.board))
+        return 0
+    chunks = rag.search(args.text, args.board, args.limit)
+    if args.json:
+        print_json([c.__dict__ for c in chunks])
+        return 0
+    if not chunks:
+        print("no matching datasheet text", file=sys.stderr)
+        return 0
+    for c in chunks:
+        print(f"--- {c.source} ({c.board or 'generic'}) score {c.score:.2f}: {c.heading}")
+        print(c.text.rstrip())
+        print()
+    return 0
