@@ -1,0 +1,95 @@
+"""Faults: corrupt database at startup, disk full, several processes writing at once."""
+
+from __future__ import annotations
+
+import logging
+import multiprocessing as mp
+from pathlib import Path
+
+import pytest
+
+from edge_agent.config import Settings
+from edge_agent.errors import MemoryStoreError
+from edge_agent.memory import MemoryFullError, MemoryStore
+
+
+def test_a_corrupt_database_is_moved_aside_with_a_timestamp_and_a_fresh_one_started(
+    state: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    with MemoryStore.open(state, Settings()) as s:
+        path = s.db_path
+    garbage = b"this is not an sqlite file at all\n" * 200
+    path.write_bytes(garbage)
+    with caplog.at_level(logging.ERROR, logger="edge_agent.memory.db"), MemoryStore.open(state, Settings()) as s:
+        assert s.recovered_from is not None
+        assert s.recovered_from.name.startswith("memory.db.corrupt-")
+        assert s.recovered_from.read_bytes() == garbage  # the evidence is kept, not deleted
+        assert s.count() == 0
+        s.store("k", "works again")
+        assert s.health_check()["ok"] is True
+        assert s.stats()["recovered_from"] == str(s.recovered_from)
+    assert any(r.levelno == logging.ERROR and "CORRUPT" in r.getMessage() for r in caplog.records)
+
+
+def test_damaged_pages_after_an_unclean_shutdown_are_detected_at_startup(state: Path) -> None:
+    with MemoryStore.open(state, Settings()) as s:
+        s.store_many({"key": f"k{i}", "content": f"reading {i} " * 40} for i in range(300))
+        path = s.db_path
+    size = path.stat().st_size
+    with path.open("r+b") as fp:  # scribble over pages in the middle of the file
+        fp.seek(size // 2)
+        fp.write(b"\xff" * 8192)
+    Path(f"{path}.clean").unlink()  # as if the process had crashed
+    with MemoryStore.open(state, Settings()) as s:
+        assert s.recovered_from is not None and s.count() == 0
+
+
+def test_disk_full_fails_the_write_clearly_and_keeps_earlier_data(store: MemoryStore) -> None:
+    store.store("before", "kept entry")
+    (pages,) = store._conn.execute("PRAGMA page_count").fetchone()
+    store._conn.execute(f"PRAGMA max_page_count = {pages}")  # the database may not grow: as if the disk filled
+    with pytest.raises(MemoryFullError) as err:
+        store.store_many({"key": f"big{i}", "content": "z" * 4000 + str(i)} for i in range(50))
+    assert err.value.path == str(store.db_path)
+    assert isinstance(err.value, OSError) and isinstance(err.value, MemoryStoreError)
+    assert store.get("before") is not None and store.count() == 1
+    store._conn.execute("PRAGMA max_page_count = 1073741823")
+    store.store("after", "space is back")
+    assert store.count() == 2
+
+
+def _writer(state: str, worker: int, n: int, start: mp.synchronize.Event) -> None:  # type: ignore[name-defined]
+    start.wait(30)
+    with MemoryStore.open(state, Settings()) as s:
+        for i in range(n):
+            s.store(f"w{worker}-{i}", f"worker {worker} reading {i}", category="daily")
+
+
+def test_two_processes_writing_at_once_lose_nothing(state: Path) -> None:
+    ctx = mp.get_context("fork")
+    start = ctx.Event()
+    n = 60
+    procs = [ctx.Process(target=_writer, args=(str(state), w, n, start)) for w in range(2)]
+    for p in procs:
+        p.start()
+    start.set()  # both open the fresh database (and migrate it) and write at the same moment
+    for p in procs:
+        p.join(120)
+    assert [p.exitcode for p in procs] == [0, 0]
+    with MemoryStore.open(state, Settings()) as s:
+        assert s.count() == 2 * n
+        assert {e.key for e in s.list(limit=1000)} == {f"w{w}-{i}" for w in range(2) for i in range(n)}
+        assert s.health_check()["ok"] is True
+
+
+def test_two_stores_in_one_process_interleave_writes(state: Path) -> None:
+    a = MemoryStore.open(state, Settings())
+    b = MemoryStore.open(state, Settings())
+    try:
+        for i in range(20):
+            a.store(f"a{i}", f"from a {i}")
+            b.store(f"b{i}", f"from b {i}")
+        assert a.count() == b.count() == 40
+    finally:
+        a.close()
+        b.close()
