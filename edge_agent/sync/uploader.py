@@ -287,7 +287,10 @@ class SyncWorker:
     """Drains the outbox of one memory store to Kumiho; safe to run beside other workers on the same file."""
 
     def __init__(self, store: Any, settings: Settings, state_dir: Path, endpoint_override: str | None = None, *,
-                 rng: random.Random | None = None, clock: Callable[[], float] = time.time) -> None:
+                 rng: random.Random | None = None, clock: Callable[[], float] = time.time,
+                 check_endpoint: bool = True) -> None:
+        if check_endpoint:  # a misconfigured endpoint is a startup error, not a retry loop
+            resolve_endpoint(settings.kumiho, endpoint_override)
         self.store = store
         self.settings = settings
         self.config = settings.kumiho
@@ -487,6 +490,12 @@ class SyncWorker:
         self._spaces.add(space)
         return None
 
+    def _forget_space(self, space: str) -> None:
+        parts = space.split("/")
+        for i in range(len(parts)):
+            self._spaces.discard(f"{self.config.project}/{'/'.join(parts[: i + 1])}")
+        self._spaces.discard(space)
+
     # --- step 3: batches --------------------------------------------------------------------------
 
     def _next_batch(self, client: Any, now: float) -> list[_Row]:
@@ -587,10 +596,12 @@ class SyncWorker:
                 rev = results[i] if i < len(results) else None
                 if i in failed or rev is None:
                     dead.append((row, "ROW_REJECTED", failed.get(i, "no result for this row")))
+                    self._forget_space(row.space)  # e.g. deleted upstream since cached: re-ensure next time
                     continue
                 row.revision_kref, row.revision = str(rev.kref), rev
-                conn.execute("UPDATE sync_outbox SET revision_kref = ?, attempts = 0, next_attempt_at = 0, "
-                             "last_error = NULL WHERE seq = ?", (row.revision_kref, row.seq))
+                conn.execute("UPDATE sync_outbox SET revision_kref = ?, batch_id = NULL, batch_index = NULL, "
+                             "attempts = 0, next_attempt_at = 0, last_error = NULL WHERE seq = ?",
+                             (row.revision_kref, row.seq))
             conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
         if dead:
             # Rejected rows did not commit under their key: they may join a new batch after retry-dead.
@@ -778,7 +789,8 @@ class SyncWorker:
         now = self._clock()
         with self._tx() as conn:
             seqs = {r.seq for r, _, _ in items}
-            batches = {r.batch_id for r, _, _ in items if r.batch_id and keep_batch}
+            batches = {r.batch_id for r, _, _ in items if r.batch_id and keep_batch and conn.execute(
+                "SELECT 1 FROM sync_batches WHERE batch_id = ?", (r.batch_id,)).fetchone()}
             for batch_id in batches:  # an unanswered batch is dead-lettered whole, never split
                 siblings = conn.execute("SELECT seq, capture_id FROM sync_outbox WHERE batch_id = ?",
                                         (batch_id,)).fetchall()
@@ -801,6 +813,11 @@ class SyncWorker:
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (*src[:8], batch_id, batch_index, src[10], code, reason[:500], now))
                 conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (row.seq,))
+                if not keep_batch and src[8]:
+                    # Known not committed under its key: release the batch, its other rows re-batch freely.
+                    conn.execute("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL WHERE batch_id = ?",
+                                 (src[8],))
+                    conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (src[8],))
                 log.warning("capture %s moved to dead letters: %s %s", src[1], code, reason[:200])
             self._note_error(conn, items[0][1], f"{len(items)} capture(s) dead-lettered: {items[0][2][:200]}")
 

@@ -1,0 +1,155 @@
+"""`edge-agent sync ...` (upstream sync to Kumiho) and `edge-agent kumiho-test-server`."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+import threading
+from typing import Any
+
+from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.errors import SyncError
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    p = sub.add_parser("sync", help="upstream sync of memory captures to Kumiho (status, now, retry-dead)")
+    ssub = p.add_subparsers(dest="sync_command", metavar="ACTION", required=True)
+
+    st = ssub.add_parser("status", help="queued, in flight, dead letters, last success/error, oldest unsynced age")
+    st.add_argument("--json", action="store_true", help="machine-readable output")
+    st.add_argument("--kumiho-endpoint", metavar="HOST:PORT", help="override [kumiho] endpoint")
+    st.add_argument("--workspace", metavar="NAME", help="workspace whose outbox to show")
+    st.set_defaults(handler=_status)
+
+    now = ssub.add_parser("now", help="sync until the outbox is empty; exit 1 if it could not")
+    now.add_argument("--kumiho-endpoint", metavar="HOST:PORT", help="override [kumiho] endpoint")
+    now.add_argument("--timeout", type=float, default=120.0, metavar="S", help="give up after S seconds (120)")
+    now.add_argument("--workspace", metavar="NAME")
+    now.set_defaults(handler=_now)
+
+    rd = ssub.add_parser("retry-dead", help="move dead letters back into the outbox (all, or the ids given)")
+    rd.add_argument("capture_ids", nargs="*", metavar="CAPTURE_ID")
+    rd.add_argument("--workspace", metavar="NAME")
+    rd.set_defaults(handler=_retry_dead)
+
+    ts = sub.add_parser("kumiho-test-server", help="serve the loopback Kumiho test server (for trials and tests)")
+    ts.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
+    ts.add_argument("--require-token", action="store_true",
+                    help="answer UNAUTHENTICATED unless calls carry the token in $KUMIHO_AUTH_TOKEN")
+    ts.add_argument("--unavailable-rate", type=float, default=0.0, metavar="P",
+                    help="fail this fraction of writes with UNAVAILABLE before committing")
+    ts.add_argument("--lost-reply-rate", type=float, default=0.0, metavar="P",
+                    help="commit this fraction of writes, then answer UNAVAILABLE (reply lost)")
+    ts.add_argument("--delay", type=float, default=0.0, metavar="S", help="answer every call after S seconds")
+    ts.set_defaults(handler=_test_server)
+
+
+def _open(args: argparse.Namespace, *, check_endpoint: bool) -> tuple[Any, Any]:
+    from edge_agent.memory import MemoryStore
+    from edge_agent.sync import SyncWorker
+
+    settings, state = settings_from(args), state_from(args)
+    store = MemoryStore.open(state, settings, workspace=getattr(args, "workspace", None))
+    try:
+        worker = SyncWorker(store, settings, state, getattr(args, "kumiho_endpoint", None),
+                            check_endpoint=check_endpoint)
+    except BaseException:
+        store.close()
+        raise
+    return store, worker
+
+
+def _status(args: argparse.Namespace) -> int:
+    store, worker = _open(args, check_endpoint=False)
+    try:
+        status = worker.status()
+    finally:
+        worker.close()
+        store.close()
+    if args.json:
+        print_json(status)
+        return 0
+    out = sys.stdout.write
+    out(f"kumiho sync: {'enabled' if status['enabled'] else 'disabled ([kumiho] enabled = false)'}\n")
+    out(f"  endpoint        {status['endpoint'] or '(invalid) ' + str(status['endpoint_error'])}\n")
+    out(f"  device          {status['device_id']}   project {status['project']}\n")
+    out(f"  queued          {status['queued']}\n  in flight       {status['in_flight']}\n")
+    out(f"  dead letters    {status['dead_letters']}\n  synced (total)  {status['synced_total']}\n")
+    age = status["oldest_unsynced_age_s"]
+    out(f"  oldest unsynced {'-' if age is None else f'{age:.1f} s'}\n")
+    out(f"  last success    {status['last_success'] or 'never'}\n")
+    err = status["last_error"]
+    err_text = f"{err['at']} {err['code']}: {err['message']}" if err else "-"
+    out(f"  last error      {err_text}\n")
+    if status["paused"]:
+        out(f"  PAUSED          {status['paused'].get('message') or status['paused'].get('reason')}\n")
+    if status["next_attempt_in_s"]:
+        out(f"  backing off     next attempt in {status['next_attempt_in_s']} s\n")
+    ob = status["outbox"]
+    out(f"  outbox          {ob['rows']}/{ob['max_rows']} rows, {ob['bytes'] / 2**20:.2f}/"
+        f"{ob['max_bytes'] / 2**20:.0f} MiB, when full: {ob['full_policy']}\n")
+    sec = status["secrets"]
+    out(f"  secrets         policy {sec['policy']}: {sec['redacted_captures']} capture(s) redacted, "
+        f"{sec['rejected_captures']} rejected\n")
+    for d in status["dead"]:
+        out(f"  dead {d['capture_id']}  {d['code']}: {d['reason']}\n")
+    return 0
+
+
+def _now(args: argparse.Namespace) -> int:
+    store, worker = _open(args, check_endpoint=True)
+    try:
+        if not worker.settings.kumiho.enabled:
+            print("note: [kumiho] enabled = false, so the runtime queues nothing new; draining what is queued",
+                  file=sys.stderr)
+        before = worker.pending()
+        ok = worker.sync_until_empty(deadline_s=args.timeout)
+        status = worker.status()
+    finally:
+        worker.close()
+        store.close()
+    synced = before - status["queued"] - status["in_flight"]
+    if ok:
+        print(f"synced: outbox empty ({max(synced, 0)} capture(s) this run, {status['dead_letters']} dead letter(s))")
+        return 0
+    err = status["last_error"] or {}
+    raise SyncError(
+        f"outbox not empty after {args.timeout:g}s: {status['queued']} queued, {status['in_flight']} in flight; "
+        f"last error {err.get('code', '-')}: {err.get('message', '-')}. Captures stay queued; retry later"
+    )
+
+
+def _retry_dead(args: argparse.Namespace) -> int:
+    store, worker = _open(args, check_endpoint=False)
+    try:
+        n = worker.retry_dead(args.capture_ids or None)
+    finally:
+        worker.close()
+        store.close()
+    print(f"{n} dead letter(s) moved back to the outbox")
+    return 0
+
+
+def _test_server(args: argparse.Namespace) -> int:
+    import os
+
+    from edge_agent.sync.testserver import KumihoTestServer
+
+    server = KumihoTestServer(args.port)
+    f = server.faults
+    if args.require_token:
+        token = os.environ.get("KUMIHO_AUTH_TOKEN", "").strip()
+        if not token:
+            raise SyncError("--require-token needs the token in KUMIHO_AUTH_TOKEN")
+        f.required_token = token
+    f.pre_commit_failure_rate, f.post_commit_failure_rate, f.delay_s = (
+        args.unavailable_rate, args.lost_reply_rate, args.delay)
+    server.start()
+    print(f"kumiho test server listening on {server.endpoint}", flush=True)
+    done = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: done.set())
+    done.wait()
+    server.stop(grace=1.0)
+    return 0
