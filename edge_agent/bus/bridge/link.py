@@ -22,12 +22,12 @@ from edge_agent.bus.bridge.protocol import (
     MAX_REPLY_LINE,
     PROTOCOL0_COMMANDS,
     PROTOCOL_VERSION,
-    ErrorCode,
     Event,
     FirmwareResetError,
     Garbage,
     Reply,
     UnsupportedCommandError,
+    check_args,
     decode_line,
     encode_request,
     error_for,
@@ -114,7 +114,6 @@ class Link:
         self._connected = threading.Event()
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
-        self._resync = True  # send "\n" before the next request to end any partial line
         self._handshake_needed = True
         self._handshake_lock = threading.Lock()
         self._last_disconnect: str = ""
@@ -199,6 +198,7 @@ class Link:
 
     def submit(self, cmd: str, args: dict[str, Any] | None = None, *, deadline: float) -> _Pending:
         """Send a request without waiting for its reply (pipelining); pair with :meth:`wait`."""
+        check_args(cmd, args)
         if self.protocol == 0 and cmd not in PROTOCOL0_COMMANDS:
             raise UnsupportedCommandError(
                 f"{self.adapter}: the firmware speaks protocol 0 (Revka), which has no {cmd!r}; flash the "
@@ -233,8 +233,6 @@ class Link:
                     self._pending.pop(pending.id, None)
                     self.stats.timeouts += 1
                 if not pending.done.is_set():
-                    # A timed-out request may have left a half line in the firmware's buffer.
-                    self._resync = True
                     raise BusTimeoutError(
                         f"{self.adapter}: {pending.cmd}: no reply within the deadline; check that the board is "
                         "powered, runs the bridge firmware, and that the baud rate matches", adapter=self.adapter,
@@ -274,10 +272,10 @@ class Link:
             if port is None:
                 raise AdapterUnavailableError(f"{self.adapter}: {cmd}: port is not open", adapter=self.adapter)
             try:
-                if self._resync:
-                    self._resync = False
-                    line = b"\n" + line
-                port.write(line)
+                # A leading newline ends whatever partial line noise (or a request cut short by
+                # a timeout or an unplug) left in the firmware's buffer; an empty line costs one
+                # byte and draws no reply, so every request starts on a clean frame.
+                port.write(b"\n" + line)
             except (serial.SerialException, OSError) as exc:
                 self._disconnected(port, exc)
                 raise AdapterUnavailableError(f"{self.adapter}: {cmd}: writing to {self.device} failed: {exc}",
@@ -473,7 +471,6 @@ class Link:
                 return
             self._port = port
             self.stats.reconnects += 1
-        self._resync = True
         self._handshake_needed = True  # another board, or another firmware, may be there now
         self._connected.set()
         log.info("%s: reconnected to %s", self.adapter, self.device)
@@ -497,4 +494,4 @@ class Link:
         }
 
 
-__all__ = ["DEFAULT_WINDOW", "ErrorCode", "Link", "LinkStats"]
+__all__ = ["DEFAULT_WINDOW", "Link", "LinkStats"]

@@ -1,0 +1,72 @@
+"""Fixtures for the firmware-bridge tests: golden vectors, the host-built firmware on a pty."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.bus import open_adapter
+from edge_agent.bus.bridge.adapter import BridgeAdapter
+from edge_agent.bus.bridge.hostsim import FIRMWARE_DIR, HostFirmware, HostFirmwareError, build_host_firmware
+from edge_agent.config import AdapterSafety, SafetyConfig
+from edge_agent.paths import bundled_vectors_dir
+
+REQUIRE_FIRMWARE = os.environ.get("EDGE_AGENT_REQUIRE_FIRMWARE") == "1"
+#: Writes allowed on the bridge adapter: the simulated board on the pty has nothing to damage.
+WRITABLE = SafetyConfig(adapters={"bridge": AdapterSafety(read_only=False)})
+
+
+def load_vectors() -> list[dict[str, Any]]:
+    """The golden request/reply vectors, in order (they share one firmware session)."""
+    path = bundled_vectors_dir() / "protocol-v1.jsonl"
+    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+
+
+@pytest.fixture(scope="session")
+def host_fw_binary() -> Path:
+    """The host build of the firmware (built once per session); skips without a C toolchain."""
+    try:
+        return build_host_firmware()
+    except HostFirmwareError as exc:
+        if REQUIRE_FIRMWARE:
+            pytest.fail(f"EDGE_AGENT_REQUIRE_FIRMWARE=1 but the host firmware did not build: {exc}")
+        pytest.skip(str(exc))
+
+
+@pytest.fixture(scope="session")
+def asan_fw_binary(host_fw_binary: Path) -> Path:
+    """The host firmware built with AddressSanitizer and UBSan (falls back to the plain build)."""
+    import subprocess
+
+    proc = subprocess.run([shutil.which("make") or "make", "-s", "-C", str(FIRMWARE_DIR), "host-asan"],
+                          capture_output=True, text=True, timeout=120, check=False)
+    binary = FIRMWARE_DIR / "build" / "host" / "bridge-fw-sim-asan"
+    return binary if proc.returncode == 0 and binary.is_file() else host_fw_binary
+
+
+@pytest.fixture
+def host_fw(host_fw_binary: Path, tmp_path: Path) -> Iterator[HostFirmware]:
+    """The firmware process on a pty; ``.path`` is the device to open."""
+    fw = HostFirmware(host_fw_binary, directory=tmp_path)
+    fw.start()
+    try:
+        yield fw
+    finally:
+        fw.stop()
+
+
+@pytest.fixture
+def bridge(host_fw: HostFirmware) -> Iterator[BridgeAdapter]:
+    """A writable bridge adapter connected to the host firmware over the pty."""
+    adapter = open_adapter(f"bridge://{host_fw.path}", safety=WRITABLE)
+    assert isinstance(adapter, BridgeAdapter)
+    try:
+        yield adapter
+    finally:
+        adapter.close()
