@@ -124,7 +124,8 @@ class Runtime:
         self.sync: Any = None
         self.watch: Any = None
         self._rag_fingerprint = ""
-        self._threads: list[threading.Thread] = []
+        self._threads: dict[str, threading.Thread] = {}
+        self._stops: dict[str, threading.Event] = {}
         self._stop: threading.Event | None = None
         self._reload_lock = threading.Lock()
         self._closed = False
@@ -312,29 +313,45 @@ class Runtime:
     # background jobs -----------------------------------------------------------------------------
 
     def start_background(self, stop: threading.Event) -> None:
-        """Start the sync worker, watches and the periodic jobs thread."""
+        """Start the sync worker, watches and the periodic jobs thread; `stop` ends them all."""
         self._stop = stop
         if self.sync is not None:
-            self._spawn("sync", lambda: self.sync.run(stop))
+            self._spawn("sync", self.sync.run)
         if self.watch is not None:
-            self._spawn("watch", lambda: self.watch.run(stop))
-        self._spawn("jobs", lambda: self._jobs_loop(stop))
+            self._spawn("watch", self.watch.run)
+        self._spawn("jobs", self._jobs_loop)
 
-    def _spawn(self, name: str, target: Callable[[], None]) -> None:
+    def _spawn(self, name: str, target: Callable[[threading.Event], None]) -> None:
+        """Run `target(stop)` in a thread with its own stop event (set by close() or a restart)."""
+        stop = threading.Event()
+        self._stops[name] = stop
+
         def guarded() -> None:
             try:
-                target()
+                target(stop)
             except Exception as exc:  # a job dying must show in status, not vanish
                 log.exception("background job %s stopped", name)
                 self.mark(name, False, f"background job stopped: {_describe_exc(exc)}")
 
         thread = threading.Thread(target=guarded, name=f"edge-agent-{name}", daemon=True)
         thread.start()
-        self._threads.append(thread)
+        self._threads[name] = thread
+
+    def _halt(self, name: str) -> None:
+        """Stop one background thread and wait for it (bounded)."""
+        stop, thread = self._stops.pop(name, None), self._threads.pop(name, None)
+        if stop is not None:
+            stop.set()
+        if thread is not None:
+            thread.join(JOIN_TIMEOUT_S)
+            if thread.is_alive():
+                log.warning("background job %s did not stop in time", name)
 
     def _jobs_loop(self, stop: threading.Event) -> None:
         last_hygiene = 0.0
         while not stop.wait(REINDEX_CHECK_S if last_hygiene else 0.0):
+            if self._stop is not None and self._stop.is_set():
+                return
             self.reindex_if_changed()
             now = time.monotonic()
             if not last_hygiene or now - last_hygiene >= HYGIENE_EVERY_S:
@@ -397,26 +414,37 @@ class Runtime:
                     changes.append(f"adapter {name} opened")
             ok = sum(1 for s in self.adapters.values() if s.adapter is not None)
             self.components["adapters"] = Component(ok == len(self.adapters), f"{ok}/{len(self.adapters)} open")
+            running = self._stop is not None
             if (old.memory, old.kumiho, old.workspace) != (new.memory, new.kumiho, new.workspace):
-                self._stop_sync()
+                self._halt("sync")
+                self._close_sync()
                 self._close_memory()
                 self._build_memory()
                 self._build_sync()
-                if self.sync is not None and self._stop is not None:
-                    self._spawn("sync", lambda: self.sync.run(self._sync_stop))
+                if self.sync is not None and running:
+                    self._spawn("sync", self.sync.run)
                 changes.append("memory and sync reopened")
-            if old.watch != new.watch:
-                changes.append("[[watch]] changes take effect on restart")
+            if changes or old.watch != new.watch:
+                # Watches hold adapter slots and the store: rebuild them on any of those changes.
+                self._halt("watch")
+                if self.watch is not None:
+                    with contextlib.suppress(Exception):
+                        self.watch.close()
+                self.watch = None
+                self._build_watches()
+                if self.watch is not None and running:
+                    self._spawn("watch", self.watch.run)
+                if old.watch != new.watch:
+                    changes.append("watches restarted")
             return changes
 
-    @property
-    def _sync_stop(self) -> threading.Event:
-        return self._stop if self._stop is not None else threading.Event()
-
-    def _stop_sync(self) -> None:
-        if self.sync is not None and hasattr(self.sync, "stop"):
-            with contextlib.suppress(Exception):
-                self.sync.stop()
+    def _close_sync(self) -> None:
+        sync, self.sync = self.sync, None
+        if sync is not None and hasattr(sync, "close"):
+            try:
+                sync.close()
+            except Exception as exc:
+                log.warning("closing the sync worker: %s", _describe_exc(exc))
 
     def _close_slot(self, slot: AdapterSlot) -> None:
         with slot.lock:  # waits for the transaction in flight
@@ -442,19 +470,16 @@ class Runtime:
         self._closed = True
         if self._stop is not None:
             self._stop.set()
+        for stop in self._stops.values():
+            stop.set()
         for slot in list(self.adapters.values()):
             self._close_slot(slot)
-        deadline = time.monotonic() + JOIN_TIMEOUT_S
-        for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-            if thread.is_alive():
-                log.warning("background job %s did not stop in time", thread.name)
+        for name in list(self._threads):
+            self._halt(name)
         if self.watch is not None and hasattr(self.watch, "close"):
             with contextlib.suppress(Exception):
                 self.watch.close()
-        if self.sync is not None and hasattr(self.sync, "close"):
-            with contextlib.suppress(Exception):
-                self.sync.close()
+        self._close_sync()
         self._close_memory()
 
     # status --------------------------------------------------------------------------------------
@@ -477,9 +502,10 @@ class Runtime:
                     **_outbox_depth(self)}
         try:
             data = dict(self.sync.status())
-        except (SyncError, MemoryStoreError) as exc:
-            data = {"error": str(exc)}
-        return {"enabled": True, "running": comp.ok, **data}
+        except (SyncError, MemoryStoreError, OSError) as exc:
+            return {"enabled": True, "running": comp.ok, "error": str(exc), **_outbox_depth(self)}
+        depth = int(data.get("queued", 0) or 0) + int(data.get("in_flight", 0) or 0)
+        return {"running": comp.ok and "sync" in self._threads, "outbox_depth": depth, **data}
 
     def memory_counts(self) -> dict[str, Any]:
         """Counts from the memory store (entries by category and so on), if it offers them."""
@@ -507,6 +533,7 @@ class Runtime:
             "datasheets": self.components.get("datasheets", Component(False)).as_dict(),
             "memory": self.memory_counts(),
             "sync": self.sync_status(),
+            "watches": _safe(self.watch.status, []) if self.watch is not None else [],
             "jobs": dict(self.jobs),
         }
 
@@ -541,7 +568,7 @@ def _outbox_depth(rt: Runtime) -> dict[str, Any]:
     try:
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
         try:
-            row = con.execute("SELECT count(*) FROM outbox").fetchone()
+            row = con.execute("SELECT count(*) FROM sync_outbox").fetchone()
         finally:
             con.close()
     except sqlite3.Error:

@@ -180,22 +180,36 @@ def render_status(data: dict[str, Any]) -> str:
         lines.append(f"datasheets: unavailable: {ds.get('detail')}")
     mem = data.get("memory") or {}
     comp = (data.get("components") or {}).get("memory", {})
-    if comp.get("ok"):
-        lines.append("memory: " + (", ".join(f"{k} {v}" for k, v in mem.items() if not isinstance(v, dict | list))
-                                   or "open"))
+    if comp.get("ok") and comp.get("enabled", True):
+        lines.append(f"memory: {mem.get('live', '?')} live entries ({mem.get('archived', 0)} archived, "
+                     f"{mem.get('superseded', 0)} superseded), {mem.get('captures', 0)} captures, "
+                     f"{mem.get('with_kref', 0)} synced; {_size(mem.get('db_bytes'))} in {mem.get('db_path', '?')}")
     else:
-        lines.append(f"memory: off: {comp.get('detail')}")
+        lines.append(f"memory: {comp.get('detail') or 'off'}")
     sync = data.get("sync") or {}
+    depth = sync.get("outbox_depth", sync.get("pending", 0))
     if sync.get("enabled"):
         last = sync.get("last_success") or sync.get("last_sync") or "never"
-        lines.append(f"sync: outbox {sync.get('outbox_depth', sync.get('pending', '?'))}, last sync {last}"
+        lines.append(f"sync: outbox {depth}, last sync {last}"
                      + (f", last error: {sync['last_error']}" if sync.get("last_error") else ""))
     else:
-        lines.append(f"sync: off ({sync.get('detail', '')}); outbox {sync.get('outbox_depth', 0)}")
+        lines.append(f"sync: {sync.get('detail') or 'off'}; outbox {depth}")
     for name, comp in (data.get("components") or {}).items():
         if not comp.get("ok") and name not in ("memory", "sync", "datasheets", "adapters"):
             lines.append(f"{name}: unavailable: {comp.get('detail')}")
     return "\n".join(lines)
+
+
+def _size(n: Any) -> str:
+    try:
+        value = float(n)
+    except (TypeError, ValueError):
+        return "?"
+    for unit in ("B", "KiB", "MiB", "GiB"):
+        if value < 1024 or unit == "GiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return "?"
 
 
 def _duration(seconds: Any) -> str:

@@ -1,0 +1,163 @@
+"""The composition root: components from Settings, graceful degradation, locking, reload, re-indexing."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from edge_agent.config import Settings, parse_settings
+from edge_agent.errors import AdapterUnavailableError, EdgeAgentError
+from edge_agent.mcp.tools import Tools
+from edge_agent.paths import bundled_datasheets_dir
+from edge_agent.runtime import ComponentUnavailable, Runtime
+
+
+@pytest.fixture
+def rt(state: Path) -> Runtime:
+    runtime = Runtime.build(Settings(), state)
+    yield runtime
+    runtime.close()
+
+
+def test_embedded_defaults_build_a_sim_board_datasheets_and_memory_with_sync_off(rt: Runtime) -> None:
+    assert [(s.name, s.url) for s in rt.adapters.values()] == [("nucleo-f401re", "sim://nucleo-f401re")]
+    assert rt.components["datasheets"].ok and rt.components["datasheets"].extra["chunks"]
+    assert rt.components["memory"].ok and rt.memory is not None
+    assert rt.components["sync"].extra["enabled"] is False and rt.sync is None
+    status = rt.status()
+    assert status["adapters"][0]["ok"] is True and status["memory"]["entries"] == 0
+
+
+def test_a_broken_board_entry_is_reported_and_the_other_boards_keep_working(state: Path) -> None:
+    settings = parse_settings({"peripherals": {"boards": [
+        {"board": "nucleo-f401re", "transport": "sim"},
+        {"board": "nucleo-f446re", "name": "bench", "transport": "serial", "path": "/dev/ttyACM-missing"},
+    ]}})
+    rt = Runtime.build(settings, state)
+    try:
+        broken = rt.adapters["bench"]
+        assert broken.adapter is None and broken.error
+        with pytest.raises(AdapterUnavailableError) as info, rt.hardware("bench"):
+            pass
+        assert info.value.adapter == broken.url
+        assert Tools(rt).gpio_write("PA5", 1, adapter="nucleo-f401re")["value"] == 1
+        assert rt.components["adapters"].ok is False
+        assert [a["ok"] for a in rt.status()["adapters"]] == [True, False]
+    finally:
+        rt.close()
+
+
+def test_memory_off_makes_memory_tools_say_why(state: Path) -> None:
+    rt = Runtime.build(parse_settings({"memory": {"backend": "none"}}), state)
+    try:
+        with pytest.raises(ComponentUnavailable) as info:
+            Tools(rt).memory_recall("anything")
+        assert info.value.component == "the memory store" and "backend" in info.value.reason
+    finally:
+        rt.close()
+
+
+def test_boards_are_chosen_by_adapter_name_or_board_id(state: Path) -> None:
+    settings = parse_settings({"peripherals": {"boards": [
+        {"board": "nucleo-f401re", "transport": "sim"}, {"board": "rpi-4b", "name": "pi", "transport": "sim"},
+        {"board": "rpi-4b", "name": "pi2", "transport": "sim"}]}})
+    rt = Runtime.build(settings, state)
+    try:
+        assert rt.slot(board="nucleo-f401re").name == "nucleo-f401re"
+        assert rt.slot(adapter="pi2").board == "rpi-4b"
+        assert rt.slot().name == "nucleo-f401re"
+        with pytest.raises(AdapterUnavailableError):
+            rt.slot(board="rpi-4b")  # two Pis: the agent must name the adapter
+        with pytest.raises(AdapterUnavailableError):
+            rt.slot(adapter="nope")
+    finally:
+        rt.close()
+
+
+def test_close_waits_for_the_bus_transaction_in_flight(rt: Runtime) -> None:
+    order: list[str] = []
+    entered, release = threading.Event(), threading.Event()
+
+    def transaction() -> None:
+        with rt.hardware() as slot:
+            entered.set()
+            release.wait(30)
+            slot.adapter.gpio_write("PA5", 1)
+            order.append("transaction done")
+
+    def shutdown() -> None:
+        rt.close()
+        order.append("closed")
+
+    tx = threading.Thread(target=transaction)
+    tx.start()
+    assert entered.wait(30)
+    closer = threading.Thread(target=shutdown)
+    closer.start()
+    time.sleep(0.2)  # give close() the chance to run ahead if it did not wait (it must not)
+    release.set()
+    tx.join(30)
+    closer.join(30)
+    assert order == ["transaction done", "closed"]
+    with pytest.raises(AdapterUnavailableError), rt.hardware():
+        pass
+
+
+def test_reload_opens_new_boards_and_closes_removed_ones(rt: Runtime) -> None:
+    old = rt.adapters["nucleo-f401re"].adapter
+    changes = rt.reload(parse_settings({"peripherals": {"boards": [
+        {"board": "nucleo-f401re", "transport": "sim"}, {"board": "rpi-4b", "name": "pi", "transport": "sim"}]}}))
+    assert changes == ["adapter pi opened"]
+    assert rt.adapters["nucleo-f401re"].adapter is old
+    changes = rt.reload(parse_settings({"peripherals": {"boards": [{"board": "rpi-4b", "name": "pi",
+                                                                    "transport": "sim"}]}}))
+    assert changes == ["adapter nucleo-f401re closed"] and old.closed
+    assert list(rt.adapters) == ["pi"]
+
+
+def test_changed_datasheet_files_are_reindexed(state: Path, tmp_path: Path) -> None:
+    sheets = tmp_path / "sheets"
+    shutil.copytree(bundled_datasheets_dir(), sheets)
+    settings = parse_settings({"peripherals": {"datasheet_dir": str(sheets)}})
+    rt = Runtime.build(settings, state)
+    try:
+        assert not rt.reindex_if_changed()
+        assert not Tools(rt).datasheet_search("zorbulator flux capacitor")["results"]
+        (sheets / "zorbulator.md").write_text("# Zorbulator\n\n## Flux capacitor\n\nThe zorbulator flux capacitor "
+                                              "is wired to PA5 through a 330 ohm resistor.\n")
+        assert rt.reindex_if_changed()
+        hits = Tools(rt).datasheet_search("zorbulator flux capacitor")["results"]
+        assert hits and hits[0]["source"].startswith("zorbulator")
+        assert rt.jobs["reindex"]["ok"] is True
+    finally:
+        rt.close()
+
+
+def test_memory_limit_is_capped_and_min_score_floored_by_the_config(state: Path) -> None:
+    settings = parse_settings({"kumiho": {"memory_retrieval_limit": 2}, "memory": {"min_relevance_score": 0.3}})
+    rt = Runtime.build(settings, state)
+    try:
+        tools = Tools(rt)
+        for i in range(5):
+            tools.memory_store(f"relay number {i} drives the pump on GPIO{17 + i}", title=f"relay {i}")
+        found = tools.memory_recall("relay pump", limit=50, min_score=0.0)["results"]
+        assert len(found) == 2
+        assert all(r["score"] >= 0.3 for r in found)
+        assert len(tools.memory_engage("relay pump", limit=50)["results"]) <= 2
+    finally:
+        rt.close()
+
+
+def test_every_deliberate_tool_error_belongs_to_the_error_tree(rt: Runtime) -> None:
+    tools = Tools(rt)
+    for call in (lambda: tools.pin_resolve("no_such_pin", board="nucleo-f401re"),
+                 lambda: tools.i2c_read("0x99"), lambda: tools.i2c_read("seventy"),
+                 lambda: tools.gpio_read("PA5", adapter="missing"),
+                 lambda: tools.datasheet_read("no-such-file.md"),
+                 lambda: tools.memory_forget("never stored")):
+        with pytest.raises(EdgeAgentError):
+            call()
