@@ -230,9 +230,9 @@ static int scan_number(struct scan *s, struct jval *v) {
     if (q >= s->end || *q < '0' || *q > '9') return -1;
     if (*q == '0' && q + 1 < s->end && q[1] >= '0' && q[1] <= '9') return -1; /* no leading zeros */
     while (q < s->end && *q >= '0' && *q <= '9') {
-        if (acc > 214748364L) big = 1;
-        acc = acc * 10 + (*q - '0');
-        if (acc > 2147483647L) big = 1;
+        /* Stop accumulating past 2^31 - 1: long is 32 bits on the MCU and overflow is undefined. */
+        if (!big && (acc > 214748364L || (acc == 214748364L && *q > '7'))) big = 1;
+        if (!big) acc = acc * 10 + (*q - '0');
         q++;
     }
     if (q < s->end && *q == '.') {
