@@ -32,3 +32,14 @@ def shared_corpus() -> Path:
     if not SHARED_CORPUS.is_dir():
         pytest.skip("../shared/corpus/datasheets is not beside this checkout")
     return SHARED_CORPUS
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    # Bus contract suite (tests/bus/contract): run it against real adapters on a bench. pytest only
+    # honours pytest_addoption in the root conftest, so the options live here.
+    group = parser.getgroup("bus", "bus contract suite on real adapters")
+    group.addoption("--bus-url", action="append", default=[],
+                    help="adapter URL to run tests/bus/contract against (repeatable); default: sim and fakes")
+    group.addoption("--bus-gpio-loop", default="", help="OUT,IN: two GPIO lines jumpered together on the bench")
+    group.addoption("--bus-spi-loop", default="", help="BUS.CS whose MOSI is jumpered to MISO on the bench")
+    group.addoption("--bus-board", default="", help="board id for pin names on the bench (linux:// on a Pi)")
