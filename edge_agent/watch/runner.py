@@ -18,7 +18,6 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,7 @@ from edge_agent.errors import (
 from edge_agent.watch.inference import Model, TensorSpec
 from edge_agent.watch.rules import RateLimiter, Trigger, make_rule, num
 from edge_agent.watch.sensors import open_sampler, sensor_spec
-from edge_agent.watch.window import Window, WindowSummary
+from edge_agent.watch.window import Window, WindowSummary, iso_utc
 
 log = logging.getLogger(__name__)
 
@@ -263,7 +262,7 @@ class Watch:
 
         cfg = self.cfg
         units = {c.name: c.unit for c in self.spec.channels}
-        span = f"{_iso(summary.started_at)} to {_iso(summary.ended_at)}"
+        span = f"{iso_utc(summary.started_at)} to {iso_utc(summary.ended_at)}"
         where = f"{cfg.sensor.upper()} at 0x{cfg.address:02X} on {self.port.url}"
         lines = [f"Watch {cfg.name} ({where}): {trigger.capture_type}: {trigger.reason}.",
                  f"Window of {summary.count} samples every {cfg.interval_s:g} s, {span}:"]
@@ -319,10 +318,6 @@ def _error_kind(exc: BusError) -> str:
     if isinstance(exc, BusTimeoutError):
         return "timeout"
     return "other"
-
-
-def _iso(ts: float) -> str:
-    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
 class WatchRunner:

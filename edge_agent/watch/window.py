@@ -9,9 +9,15 @@ import math
 from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any
 
 from edge_agent.watch.sensors import Channel
+
+
+def iso_utc(ts: float) -> str:
+    """UNIX time as RFC 3339 UTC with milliseconds."""
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3] + "Z"
 
 
 @dataclass(frozen=True)
@@ -44,8 +50,8 @@ class WindowSummary:
     ended_at: float  # UNIX time of the last sample
 
     def as_dict(self) -> dict[str, Any]:
-        """JSON-ready form: {channel: {min, max, mean, last}}, count and span."""
-        return {"count": self.count, "started_at": self.started_at, "ended_at": self.ended_at,
+        """JSON-ready form: {channel: {min, max, mean, last}}, count and the span as RFC 3339 UTC."""
+        return {"count": self.count, "started_at": iso_utc(self.started_at), "ended_at": iso_utc(self.ended_at),
                 "channels": {k: v.as_dict() for k, v in self.channels.items()}}
 
 
