@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
@@ -133,6 +134,24 @@ class AdapterSafety(_Section):
         default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range)."
     )
     writable_spi: list[str] = Field(default_factory=list, description="'0.0' bus.chip-select, or '*'.")
+
+    @field_validator("writable_i2c")
+    @classmethod
+    def _i2c_rules(cls, v: list[str]) -> list[str]:
+        num = r"(0[xX][0-9a-fA-F]+|\d+)"
+        for item in v:
+            if item.strip() != "*" and not re.fullmatch(rf"{num}(:{num}(-{num})?)?", item.strip()):
+                raise ValueError(f"{item!r} is not an I2C rule; use '0x3C' (any register), '0x76:0xF4' or "
+                                 "'0x76:0xF2-0xF5', or '*'")
+        return v
+
+    @field_validator("writable_spi")
+    @classmethod
+    def _spi_rules(cls, v: list[str]) -> list[str]:
+        for item in v:
+            if item.strip() != "*" and not re.fullmatch(r"\d+\.\d+", item.strip()):
+                raise ValueError(f"{item!r} is not an SPI device; use 'BUS.CS' like '0.0', or '*'")
+        return v
 
 
 class SafetyConfig(_Section):
