@@ -46,8 +46,10 @@ def build_host_firmware(firmware_dir: Path = FIRMWARE_DIR) -> Path:
 class HostFirmware:
     """The host firmware process on a pty, reachable at :attr:`path` (a symlink to the pty slave)."""
 
-    def __init__(self, binary: Path = HOST_BINARY, *, directory: Path | None = None) -> None:
+    def __init__(self, binary: Path = HOST_BINARY, *, directory: Path | None = None, baud: int | None = None) -> None:
         self.binary = binary
+        #: Pace the emulated UART at this rate (both directions); None = as fast as the pty goes.
+        self.baud = baud
         self._tmp = None if directory else tempfile.TemporaryDirectory(prefix="bridge-sim-")
         base = directory or Path(self._tmp.name)  # type: ignore[union-attr]
         self.path = base / "ttyBRIDGE0"
@@ -63,8 +65,12 @@ class HostFirmware:
         # back to the firmware as if it were a request, and translate newlines.
         tty.setraw(slave)
         try:
+            env = dict(os.environ)
+            env.pop("BRIDGE_SIM_BAUD", None)
+            if self.baud:
+                env["BRIDGE_SIM_BAUD"] = str(self.baud)
             self.proc = subprocess.Popen([str(self.binary)], stdin=master, stdout=master, stderr=subprocess.DEVNULL,
-                                         close_fds=True)
+                                         close_fds=True, env=env)
         finally:
             os.close(master)  # only the child holds the master: its death hangs up the pty
         self._slave = slave

@@ -316,23 +316,29 @@ class SimWorld:
         self._faults.clear()
 
     def _check_faults(self, who: str, bus: int, address: int, op: str) -> None:
-        for fault in self._faults:
-            if fault.matches(bus, address, op) and fault.fire():
-                kind = fault.spec.error
-                self._faults = [f for f in self._faults if not f.spent]
-                if kind == "nack":
-                    raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} (scripted fault); run "
-                                       f"`edge-agent bus scan --url {who}` to list responding addresses",
-                                       adapter=who, address=address)
-                if kind == "timeout":
-                    raise BusTimeoutError(f"{who}: transaction with 0x{address:02X} timed out (scripted fault; "
-                                          "a target is stretching SCL)", adapter=who, address=address)
-                if kind == "stuck_sda":
-                    raise BusBusyError(f"{who}: I2C bus {bus} is stuck (SDA held low, scripted fault); "
-                                       "power-cycle the target or clock SCL to release it",
-                                       adapter=who, address=address)
-                raise AdapterUnavailableError(f"{who}: adapter disappeared mid-transaction (scripted unplug); "
-                                              "reconnect it and retry", adapter=who, address=address)
+        if not self._faults:
+            return
+        # Every matching fault counts this transaction (so `after` counts transactions, not survivals);
+        # the first one due fires.
+        due = [f for f in self._faults if f.matches(bus, address, op) and f.fire()]
+        if not due:
+            return
+        for later in due[1:]:  # only one fault can fail a transaction; the others stay armed
+            later.fired -= 1
+        self._faults = [f for f in self._faults if not f.spent]
+        kind = due[0].spec.error
+        if kind == "nack":
+            raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} (scripted fault); run "
+                               f"`edge-agent bus scan --url {who}` to list responding addresses",
+                               adapter=who, address=address)
+        if kind == "timeout":
+            raise BusTimeoutError(f"{who}: transaction with 0x{address:02X} timed out (scripted fault; "
+                                  "a target is stretching SCL)", adapter=who, address=address)
+        if kind == "stuck_sda":
+            raise BusBusyError(f"{who}: I2C bus {bus} is stuck (SDA held low, scripted fault); "
+                               "power-cycle the target or clock SCL to release it", adapter=who, address=address)
+        raise AdapterUnavailableError(f"{who}: adapter disappeared mid-transaction (scripted unplug); "
+                                      "reconnect it and retry", adapter=who, address=address)
 
     # I2C --------------------------------------------------------------------------------------------
     def _target(self, who: str, bus: int, address: int) -> SimI2CDevice:
