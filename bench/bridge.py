@@ -26,8 +26,9 @@ from edge_agent.bus.bridge.protocol import encode_request
 from edge_agent.config import AdapterSafety, SafetyConfig
 
 BAUD = 115200
-ROUNDS = 3
+ROUNDS = 5
 N = 1500
+PACED_N = 300
 WORKLOADS: dict[str, tuple[str, dict[str, Any] | None, int]] = {
     # name: (cmd, args, reply bytes incl. newline, from PROTOCOL.md's reply shapes)
     "ping": ("ping", None, len(b'{"id":"1234","ok":true,"result":"pong"}\n')),
@@ -60,11 +61,23 @@ def _pipelined(adapter: BridgeAdapter, cmd: str, args: dict[str, Any] | None, n:
     return n / (time.perf_counter() - t0)
 
 
+def _paced(binary: Path, safety: SafetyConfig) -> dict[str, float]:
+    """Ping with the simulated board pacing its UART at 115200 baud in both directions."""
+    with HostFirmware(binary, baud=BAUD) as fw:
+        adapter = open_adapter(f"bridge://{fw.path}", safety=safety)
+        assert isinstance(adapter, BridgeAdapter)
+        with adapter:
+            _sequential(adapter, "ping", None, 20)
+            return {"seq": statistics.median(_sequential(adapter, "ping", None, PACED_N) for _ in range(ROUNDS)),
+                    "pipe": statistics.median(_pipelined(adapter, "ping", None, PACED_N, 8) for _ in range(ROUNDS))}
+
+
 def run() -> dict[str, Any]:
     """Measure every workload; returns the figures for ``markdown``."""
     binary = build_host_firmware()
     results: dict[str, Any] = {}
     safety = SafetyConfig(adapters={"bridge": AdapterSafety(read_only=False)})
+    results["_paced"] = _paced(binary, safety)
     with HostFirmware(binary) as fw:
         adapter = open_adapter(f"bridge://{fw.path}", safety=safety)
         assert isinstance(adapter, BridgeAdapter)
@@ -87,6 +100,7 @@ def run() -> dict[str, Any]:
 def markdown(results: dict[str, Any]) -> str:
     """The BENCHMARKS.md section text."""
     health = results.pop("_health")
+    paced = results.pop("_paced")
     lines = [
         "## Firmware bridge round trips (`bench/bridge.py`)",
         "",
@@ -108,11 +122,20 @@ def markdown(results: dict[str, Any]) -> str:
     first = next(iter(results.values()))
     lines += [
         "",
-        f"Pipelining gain on the pty (8 in flight / 1): {first['pipe'] / first['seq']:.2f}x for ping. On a real",
-        "UART the wire is the bottleneck: the host and firmware software sustain the rates above, a",
-        "multiple of the 115200-baud line rate, so a board at 115200 baud runs at line rate in both modes,",
-        f"and 8 in flight lifts it from the sequential limit toward the one-direction limit "
-        f"({first['line_pipe'] / first['line_seq']:.2f}x for ping).",
+        "Same driver and firmware, the simulated board pacing its UART at 115200 baud in both directions",
+        f"(`BRIDGE_SIM_BAUD`, median of {ROUNDS} x {PACED_N} pings):",
+        "",
+        "| workload | in flight | paced round trips/s | 115200-baud limit/s | ratio |",
+        "|---|---|---|---|---|",
+        f"| ping | 1 | {paced['seq']:,.0f} | {first['line_seq']:,.0f} | {paced['seq'] / first['line_seq']:.2f} |",
+        f"| ping | 8 | {paced['pipe']:,.0f} | {first['line_pipe']:,.0f} | {paced['pipe'] / first['line_pipe']:.2f} |",
+        "",
+        f"Pipelining gain at 115200 baud: {paced['pipe'] / paced['seq']:.2f}x (8 in flight / 1): the link moves from",
+        "the sequential limit (request + reply per round trip) to the one-direction limit, at about",
+        f"{paced['pipe'] / first['line_pipe']:.0%} of it. Unpaced, both ends are CPU-bound (Python reader thread, GIL,",
+        "two cores shared with other jobs) and the 1-vs-8 figures swing by tens of percent between runs",
+        f"(this run: {first['pipe'] / first['seq']:.2f}x); what they show is headroom: the software handles",
+        "well over ten times the 115200-baud line rate either way.",
         f"Link counters after the run: {health['requests']} requests, {health['timeouts']} timeouts, "
         f"{health['garbage_lines'] + health['stray_replies'] + health['late_replies']} skipped lines.",
     ]

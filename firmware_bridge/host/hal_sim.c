@@ -10,11 +10,15 @@
  *     chip-id register 0xD0 = 0x60); the first written byte sets the register pointer, which
  *     auto-increments. Any other address NACKs.
  *   - SPI1: MOSI jumpered to MISO, so a transfer returns what it sent.
- * Serial: stdin/stdout (the test harness connects them to a pty or pipes).
+ * Serial: stdin/stdout (the test harness connects them to a pty or pipes). With BRIDGE_SIM_BAUD set
+ * (e.g. 115200), both directions are paced like a UART at that rate, 10 bits per byte: replies
+ * leave no sooner than the wire allows (and block, as the MCU's polled TX does), and received
+ * bytes are processed no sooner than they could have arrived.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../src/hal.h"
@@ -27,7 +31,34 @@ static uint8_t eeprom[256], bme[256];
 static uint8_t eeprom_ptr, bme_ptr;
 const char *sim_reset_reason = "power";
 
+static double byte_s; /* seconds per byte on the emulated wire; 0 = unpaced */
+static double tx_clock, rx_clock;
+
+double sim_now(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void sleep_until(double t) {
+    for (double d = t - sim_now(); d > 0; d = t - sim_now()) {
+        struct timespec ts = {(time_t)d, (long)((d - (double)(time_t)d) * 1e9)};
+        nanosleep(&ts, 0);
+    }
+}
+
+/* Called after read() returned n bytes; `blocked` says whether the read had to wait for them. */
+void sim_rx_pace(size_t n, int blocked) {
+    if (byte_s <= 0) return;
+    double start = blocked ? sim_now() : rx_clock;
+    if (start < rx_clock) start = rx_clock;
+    rx_clock = start + (double)n * byte_s;
+    sleep_until(rx_clock);
+}
+
 void hal_init(void) {
+    const char *baud = getenv("BRIDGE_SIM_BAUD");
+    byte_s = baud && atof(baud) > 0 ? 10.0 / atof(baud) : 0;
     memset(pads, 0, sizeof pads);
     memset(eeprom, 0, sizeof eeprom);
     memset(bme, 0, sizeof bme);
@@ -36,6 +67,11 @@ void hal_init(void) {
 }
 
 void hal_write(const char *s, size_t n) {
+    if (byte_s > 0) {
+        double now = sim_now();
+        tx_clock = (tx_clock > now ? tx_clock : now) + (double)n * byte_s;
+        sleep_until(tx_clock);
+    }
     while (n) {
         ssize_t k = write(1, s, n);
         if (k < 0) {

@@ -14,6 +14,8 @@
 #include "../src/proto.h"
 
 extern const char *sim_reset_reason;
+double sim_now(void);
+void sim_rx_pace(size_t n, int blocked);
 static volatile sig_atomic_t reset_requested;
 
 static void on_usr1(int sig) {
@@ -39,9 +41,12 @@ int main(void) {
             proto_boot(&rx);
         }
         unsigned char buf[256];
+        double t0 = sim_now();
         ssize_t n = read(0, buf, sizeof buf);
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return 0;
+        /* A read that waited more than ~50 us found the line idle: these bytes just arrived. */
+        sim_rx_pace((size_t)n, sim_now() - t0 > 50e-6);
         for (ssize_t i = 0; i < n && !reset_requested; i++) proto_rx_byte(&rx, buf[i]);
     }
 }
