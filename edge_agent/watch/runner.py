@@ -125,6 +125,7 @@ class Watch:
         self.model = model
         self.spec = sensor_spec(cfg.sensor)
         self.window = Window(self.spec.channels, cfg.window, cfg.step)
+        self._model_channels = cfg.model_channels()
         self.rule = make_rule(cfg.rule)
         self.limiter = RateLimiter(cfg.rate_limit)
         self.deliver = deliver
@@ -222,7 +223,7 @@ class Watch:
         score = None
         if self.model is not None:
             try:
-                out = self.model.predict(self.window.rows(self.cfg.model_channels()))
+                out = self.model.predict(self.window.rows(self._model_channels))
                 score = out[self.cfg.model.score_index]
             except (InferenceError, ValueError, RuntimeError) as exc:
                 self.inference_errors += 1
