@@ -181,3 +181,20 @@ def test_cli_ping_and_capabilities_against_the_pty(host_fw: HostFirmware, capsys
     assert '"protocol": 1' in out and '"board": "nucleo-f401re"' in out
     assert main(["bridge", "capabilities", "--url", f"bridge://{host_fw.path}"]) == 0
     assert "i2c_write_read" in capsys.readouterr().out
+
+
+def test_a_configured_serial_board_opens_through_its_config_url(host_fw: HostFirmware) -> None:
+    from edge_agent.config import BoardConfig
+
+    entry = BoardConfig(board="nucleo-f401re", transport="serial", path=str(host_fw.path), baud=115200)
+    with open_adapter(entry.adapter_url(), name="nucleo", safety=WRITABLE) as adapter:
+        assert isinstance(adapter, BridgeAdapter) and adapter.name == "nucleo"
+        adapter.gpio_write("D7", 1)
+        assert adapter.gpio_read("D8") == 1
+
+
+def test_unknown_url_option_is_refused_by_name(host_fw: HostFirmware) -> None:
+    from edge_agent.errors import InvalidAdapterURL
+
+    with pytest.raises(InvalidAdapterURL):
+        open_adapter(f"bridge://{host_fw.path}?bitrate=9600")
