@@ -15,6 +15,7 @@ import ctypes
 import errno
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -540,7 +541,7 @@ def bench_world(i2c_buses: list[int], spi_buses: list[int]) -> SimWorld:
 
 
 @pytest.fixture
-def sim() -> SimAdapter:
+def sim() -> Iterator[SimAdapter]:
     """A simulated NUCLEO-F401RE with the default scenario."""
     adapter = open_adapter("sim://nucleo-f401re")
     assert isinstance(adapter, SimAdapter)

@@ -9,7 +9,9 @@ import pytest
 
 from edge_agent.bus import open_adapter
 from edge_agent.bus.base import Adapter
+from edge_agent.bus.safety import SafetyPolicy
 from edge_agent.bus.sim.world import I2CWriteRead
+from edge_agent.drivers.bme280 import BME280
 from edge_agent.errors import (
     AdapterUnavailableError,
     BusBusyError,
@@ -20,6 +22,7 @@ from edge_agent.errors import (
     InvalidAdapterURL,
     InvalidAddressError,
     UnknownPinError,
+    WriteRefusedError,
 )
 
 URL = "linux://?i2c=1&spi=0.0,0.1&board=rpi-4b"
@@ -162,3 +165,13 @@ def test_without_a_board_only_gpio_numbers_are_accepted(linux_env: SimpleNamespa
 def test_bad_linux_urls_are_rejected(url: str) -> None:
     with pytest.raises(InvalidAdapterURL):
         open_adapter(url)
+
+
+def test_driver_in_normal_mode_only_reads(linux_env: SimpleNamespace) -> None:
+    """A sensor already in normal mode needs no write, so a read-only real adapter can still sample it."""
+    adapter = open_adapter("linux://?i2c=1", safety=SafetyPolicy.for_adapter(None, name="x", scheme="linux"))
+    sensor = BME280(adapter.i2c())
+    with pytest.raises(WriteRefusedError):
+        sensor.read()  # sleep mode after power-on: a forced measurement needs ctrl_meas writes
+    linux_env.world.device(0x76).write(b"\xf4\x27")  # type: ignore[attr-defined]  # someone set normal mode
+    assert 300 < sensor.read().pressure_hpa < 1100
