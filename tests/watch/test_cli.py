@@ -57,7 +57,10 @@ def test_run_once_stores_the_capture_in_the_state_memory(config: Path, state: Pa
     from edge_agent.memory import MemoryStore
 
     store = MemoryStore.open(state, load_settings(config))
-    stored = store.capture_for(out["capture"]["entry_id"])
+    try:
+        stored = store.capture_for(out["capture"]["entry_id"])
+    finally:
+        store.close()
     assert stored is not None and stored.metadata["watch"] == "room"
 
 

@@ -64,6 +64,7 @@ def test_sim_anomaly_becomes_a_stored_anomaly_capture_queued_for_upstream(sim: A
         assert conn.execute("SELECT COUNT(*) FROM sync_outbox WHERE capture_id = ?", (cap.id,)).fetchone()[0] == 1
     st = runner.status()[0]
     assert st["captures"] == 1 and st["state"] == "sampling" and st["backend"] == "ai_edge_litert"
+    store.close()
 
 
 def test_quiet_sensor_produces_no_anomaly_capture(sim: Any) -> None:
@@ -266,3 +267,16 @@ def test_demo_watch_catches_the_scripted_anomaly_of_its_own_sim_board() -> None:
     types = [runner.run_once(DEMO_NAME, interval_s=0)["capture"] for _ in range(4)]
     runner.close()
     assert [c.type if c else None for c in types] == [None, None, "anomaly", None]
+
+
+def test_a_read_only_adapter_refuses_the_forced_measurement_and_the_watch_reports_why() -> None:
+    """The BME280 driver triggers forced mode by writing 0xF2/0xF4; a read-only policy refuses it."""
+    from edge_agent.bus import open_adapter
+    from edge_agent.errors import WriteRefusedError
+
+    settings = make_settings({"name": "t"}, hardware={"safety": {"adapters": {"nucleo-f401re": {"read_only": True}}}})
+    with open_adapter("sim://nucleo-f401re", name="nucleo-f401re", safety=settings.hardware.safety) as sim:
+        w = WatchRunner(settings, {"nucleo-f401re": sim}, None).watches["t"]
+        w.tick(0.0)
+    assert w.state == "backoff" and w.errors["other"] == 1
+    assert w.last_error.startswith(WriteRefusedError.__name__)
