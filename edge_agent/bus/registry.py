@@ -113,7 +113,7 @@ def open_adapter(
     module = load_backend(parsed.scheme)
     adapter_name = name or str(parsed)
     policy = safety if isinstance(safety, SafetyPolicy) else SafetyPolicy.for_adapter(
-        safety, name=adapter_name, scheme=parsed.scheme
+        safety, name=name or parsed.scheme, scheme=parsed.scheme
     )
     adapter: Adapter = module.open_url(parsed, name=adapter_name, board=board, safety=policy)
     log.debug("opened %r", adapter)

@@ -3,9 +3,9 @@
 Rules, in order:
 
 1. ``hardware.safety.read_only = true`` refuses every write on every adapter.
-2. ``hardware.safety.adapters.<key>`` is looked up by adapter name, then by URL scheme (``sim``,
-   ``linux``, ...). Its ``read_only = true`` refuses every write on that adapter; ``read_only = false``
-   allows every write on it.
+2. ``hardware.safety.adapters.<key>`` is looked up by adapter name (its ``[[peripherals.boards]]``
+   name), then by URL scheme (``sim``, ``linux``, ...). Its ``read_only = true`` refuses every write
+   on that adapter; ``read_only = false`` allows every write on it.
 3. Otherwise (``read_only`` unset) the simulator (``sim://``) is writable, and a real adapter allows
    only writes named in ``writable_gpio`` / ``writable_i2c`` / ``writable_spi``.
 
@@ -93,7 +93,8 @@ class SafetyPolicy:
     def for_adapter(cls, config: SafetyConfig | None, *, name: str, scheme: str) -> SafetyPolicy:
         """Resolve the policy of adapter ``name`` (URL scheme ``scheme``) from ``config``."""
         config = config or SafetyConfig()
-        key = name if name in config.adapters else scheme
+        # The adapter's own section wins; else its scheme's; refusals then point at the most specific key.
+        key = name if name in config.adapters or scheme not in config.adapters else scheme
         section = config.adapters.get(key)
         if config.read_only:
             return cls(key, "read_only", read_only_key="hardware.safety.read_only")

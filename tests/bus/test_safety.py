@@ -25,7 +25,7 @@ def test_real_adapter_refuses_unlisted_i2c_writes_and_names_the_key(linux_env: S
         adapter.i2c().write_register(0x50, 0x10, b"\x01")
     err = info.value
     assert (err.address, err.register, err.adapter) == (0x50, 0x10, "linux://?i2c=1")
-    assert "hardware.safety.adapters.linux.writable_i2c" in str(err)
+    assert "hardware.safety.adapters.pi-bus.writable_i2c" in str(err)  # the named adapter's own key
     assert '"0x50:0x10"' in str(err)
     assert linux_env.world.log == []  # nothing reached the wire
 

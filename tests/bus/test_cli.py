@@ -1,0 +1,109 @@
+"""`edge-agent bus|i2c|spi|gpio|sensor` against sim:// (and a read-only real adapter through the fakes)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from edge_agent.cli import main
+from edge_agent.pins import list_boards
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize("board", list_boards())
+def test_sensor_read_json_works_on_every_simulated_board(capsys: pytest.CaptureFixture[str], board: str) -> None:
+    code, out, _ = run(capsys, "sensor", "read", "bme280", "--url", f"sim://{board}", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert set(data) == {"temperature_c", "pressure_hpa", "humidity_pct"}
+    assert 300 < data["pressure_hpa"] < 1100
+
+
+def test_scan_json_is_the_list_of_addresses(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bus", "scan", "--url", "sim://rpi-4b", "--json")
+    assert code == 0
+    assert json.loads(out) == [0x20, 0x3C, 0x40, 0x50, 0x76]
+
+
+def test_scan_prints_the_i2cdetect_grid(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bus", "scan", "--url", "sim://rpi-pico")
+    lines = out.splitlines()
+    assert code == 0
+    assert lines[0].split() == [f"{c:x}" for c in range(16)]
+    assert lines[8].startswith("70:") and lines[8].split()[7] == "76"
+    assert lines[1].split() == ["00:"] + ["--"] * 13  # 0x00-0x02 are reserved and not probed
+    assert len(lines) == 9
+
+
+def test_gpio_write_then_read_reports_pin_and_value(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, "gpio", "write", "D13", "1", "--url", "sim://nucleo-f401re")
+    assert code == 0
+    code, out, _ = run(capsys, "gpio", "read", "PC13", "--url", "sim://nucleo-f401re", "--json")
+    assert code == 0 and json.loads(out) == {"pin": "PC13", "value": 1}
+
+
+def test_i2c_read_and_write(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "i2c", "read", "0x76", "--register", "0xD0", "--url", "sim://rpi-5", "--json")
+    assert code == 0 and json.loads(out)["data"] == [0x60]
+    code, out, _ = run(capsys, "i2c", "read", "0x76", "--register", "0x88", "-n", "4", "--url", "sim://rpi-5")
+    assert code == 0 and len(out.split()) == 4
+    code, _, _ = run(capsys, "i2c", "write", "0x50", "0x01", "--register", "0x00", "--url", "sim://rpi-5")
+    assert code == 0
+
+
+def test_spi_transfer_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "spi", "transfer", "0xAA", "0x55", "--cs", "1", "--url", "sim://rpi-4b", "--json")
+    assert code == 0
+    assert json.loads(out) == {"bus": 0, "cs": 1, "tx": [0xAA, 0x55], "rx": [0xAA, 0x55]}
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ("bus", "scan", "--url", "nope://x"),
+        ("bus", "scan", "--url", "sim://rpi-4b?bogus=1"),
+        ("i2c", "read", "0x80", "--url", "sim://rpi-4b"),
+        ("i2c", "read", "0x11", "--url", "sim://rpi-4b"),
+        ("gpio", "read", "no_such_pin", "--url", "sim://rpi-4b"),
+        ("gpio", "write", "B1", "1", "--url", "sim://nucleo-f401re"),
+        ("bus", "scan", "--url", "sim://rpi-4b", "--bus", "7"),
+        ("sensor", "read", "bme280", "--url", "sim://rpi-4b", "--address", "0x77"),
+    ],
+)
+def test_bad_input_is_a_one_line_error_with_exit_code_1(capsys: pytest.CaptureFixture[str],
+                                                       argv: tuple[str, ...]) -> None:
+    code, out, err = run(capsys, *argv)
+    assert code == 1
+    assert err.startswith("edge-agent: error: ") and "Traceback" not in err
+
+
+def test_refused_write_names_the_config_key(capsys: pytest.CaptureFixture[str], linux_env: SimpleNamespace,
+                                           tmp_path: Path) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[[peripherals.boards]]\nboard = "rpi-4b"\nname = "pi"\nurl = "linux://?i2c=1"\n')
+    code, _, err = run(capsys, "--config", str(config), "i2c", "write", "0x50", "1", "--register", "0")
+    assert code == 1
+    assert "hardware.safety.adapters.pi.writable_i2c" in err
+    config.write_text(config.read_text() + '\n[hardware.safety.adapters.pi]\nwritable_i2c = ["0x50"]\n')
+    code, _, err = run(capsys, "--config", str(config), "i2c", "write", "0x50", "1", "--register", "0")
+    assert code == 0, err
+
+
+def test_default_adapter_is_the_first_configured_board(capsys: pytest.CaptureFixture[str]) -> None:
+    """The embedded defaults configure sim://nucleo-f401re."""
+    code, out, _ = run(capsys, "gpio", "read", "B1", "--json")
+    assert code == 0 and json.loads(out)["value"] == 1
+
+
+def test_backends_lists_schemes_and_extras(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "bus", "backends", "--json")
+    rows = {r["scheme"]: r["extra"] for r in json.loads(out)}
+    assert code == 0 and rows["sim"] is None and rows["linux"] == "linux" and rows["bridge"] == "bridge"
