@@ -65,6 +65,30 @@ void hal_init(void) {
     USART2_BRR = (SYSCLK_HZ + 115200u / 2u) / 115200u;
     USART2_CR1 = USART_CR1_UE | USART_CR1_TE | USART_CR1_RE | USART_CR1_RXNEIE;
     NVIC_ISER1 = 1u << (USART2_IRQN - 32u);
+
+    /* Watchdog: LSI (~32 kHz) / 64 = 500 Hz, reload 1000 -> about 2 s. The main loop refreshes it;
+     * a fault handler spinning forever (or a bus wait gone wrong) resets the board, and the host
+     * sees a boot banner with reset "watchdog" instead of a silent link. */
+    IWDG_KR = IWDG_KEY_START;
+    IWDG_KR = IWDG_KEY_UNLOCK;
+    IWDG_PR = 4u;
+    IWDG_RLR = 1000u;
+    IWDG_KR = IWDG_KEY_RELOAD;
+    /* SysTick every 100 ms wakes the idle loop so the watchdog is refreshed with no traffic. */
+    SYST_RVR = SYSCLK_HZ / 10u - 1u;
+    SYST_CVR = 0;
+    SYST_CSR = 7u; /* processor clock, interrupt, enable */
+}
+
+void SysTick_Handler(void) {}
+
+void hal_idle(void) {
+    IWDG_KR = IWDG_KEY_RELOAD;
+    /* Check the ring with interrupts masked: a byte arriving between the check and WFI would
+     * otherwise sit unprocessed until the next tick. WFI still wakes on the pending IRQ. */
+    __asm volatile("cpsid i" ::: "memory");
+    if (rx_tail == rx_head) __asm volatile("wfi");
+    __asm volatile("cpsie i" ::: "memory");
 }
 
 void hal_write(const char *s, size_t n) {
@@ -109,7 +133,7 @@ int hal_adc_read(uint8_t channel, uint16_t *value) {
         (void)RCC_APB2ENR;
         ADC_CCR = 0; /* ADCPRE = PCLK2 / 2 = 8 MHz, inside the 36 MHz maximum */
         /* 84-cycle sampling on every channel: tolerates source impedances of tens of kOhm. */
-        ADC1_SMPR1 = 0x00924924u; /* channels 10..18: SMPx = 100b */
+        ADC1_SMPR1 = 0x04924924u; /* channels 10..18: SMPx = 100b */
         ADC1_SMPR2 = 0x24924924u; /* channels 0..9 */
         ADC1_CR2 = ADC_CR2_ADON;
         for (volatile uint32_t i = 0; i < 100u; i++) { /* tSTAB (3 us) after ADON */

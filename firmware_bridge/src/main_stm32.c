@@ -3,6 +3,7 @@
 #include "proto.h"
 
 int hal_rx_pop(uint8_t *c);
+void hal_idle(void);
 
 int main(void) {
     static struct proto_rx rx;
@@ -11,8 +12,6 @@ int main(void) {
     for (;;) {
         uint8_t c;
         while (hal_rx_pop(&c)) proto_rx_byte(&rx, c);
-        /* Sleep until the next interrupt (a received byte); the ring is drained first so no
-         * byte waits behind the WFI. */
-        __asm volatile("wfi");
+        hal_idle(); /* refresh the watchdog, sleep until a byte or the 100 ms tick */
     }
 }

@@ -4,6 +4,7 @@
 extern uint32_t _sidata, _sdata, _edata, _sbss, _ebss, _estack;
 int main(void);
 void USART2_IRQHandler(void);
+void SysTick_Handler(void);
 
 void Reset_Handler(void);
 void Default_Handler(void);
@@ -36,6 +37,6 @@ __attribute__((section(".isr_vector"), used)) void (*const vector_table[VECTORS]
     [6] = Default_Handler,  /* UsageFault */
     [11] = Default_Handler, /* SVCall */
     [14] = Default_Handler, /* PendSV */
-    [15] = Default_Handler, /* SysTick */
+    [15] = SysTick_Handler,
     [16 + 38] = USART2_IRQHandler,
 };

@@ -115,6 +115,19 @@
 #define ADC_CR2_ADON (1u << 0)
 #define ADC_CR2_SWSTART (1u << 30)
 
+/* Independent watchdog (RM0368 16.4), clocked by the ~32 kHz LSI */
+#define IWDG_KR REG(0x40003000u)
+#define IWDG_PR REG(0x40003004u)
+#define IWDG_RLR REG(0x40003008u)
+#define IWDG_KEY_RELOAD 0xAAAAu
+#define IWDG_KEY_UNLOCK 0x5555u
+#define IWDG_KEY_START 0xCCCCu
+
+/* SysTick (PM0214 4.5) */
+#define SYST_CSR REG(0xE000E010u)
+#define SYST_RVR REG(0xE000E014u)
+#define SYST_CVR REG(0xE000E018u)
+
 /* Cortex-M4 NVIC (PM0214 4.2): USART2 global interrupt is IRQ 38 (RM0368 table 38). */
 #define NVIC_ISER1 REG(0xE000E104u)
 #define USART2_IRQN 38u
