@@ -384,6 +384,9 @@ class WatchRunner:
                 self.broken[name] = str(exc)
                 continue
             self.watches[name] = Watch(cfg, port, model=model, deliver=self._deliver)
+        if store is None and self.watches and not strict:
+            log.warning("the memory store is not available: watches run and report, but their captures are "
+                        "not stored")
 
     @classmethod
     def from_runtime(cls, runtime: Any, **kwargs: Any) -> WatchRunner:

@@ -120,3 +120,20 @@ def test_rule_only_watch_runs_on_the_base_install_without_numpy_or_interpreters(
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("fact ")
+
+
+def test_tflite_runtime_is_used_when_litert_is_absent(model_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fallback module is stood in by LiteRT's own Interpreter class (tflite-runtime 2.14 needs numpy < 2)."""
+    import types
+
+    from ai_edge_litert.interpreter import Interpreter
+
+    fallback = types.ModuleType("tflite_runtime.interpreter")
+    fallback.Interpreter = Interpreter  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "ai_edge_litert", None)
+    monkeypatch.setitem(sys.modules, "ai_edge_litert.interpreter", None)
+    monkeypatch.setitem(sys.modules, "tflite_runtime", types.ModuleType("tflite_runtime"))
+    monkeypatch.setitem(sys.modules, "tflite_runtime.interpreter", fallback)
+    model = Model.load(model_path, IN, OUT)
+    assert model.backend == "tflite_runtime"
+    assert model.predict(_room())[0] < 0.1
