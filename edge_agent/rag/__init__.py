@@ -2,9 +2,11 @@
 
 ``HardwareRag.load(datasheet_dir, index_dir=state/"rag")`` walks the directory (``.md``/``.txt`` in any
 letter case, ``.pdf`` with the ``pdf`` extra), chunks each file on its Markdown headings and ranks
-chunks with BM25 (SQLite FTS5) over normalised tokens (see :mod:`edge_agent.rag.text`); heading words
-weigh three times body words. The index is persisted in ``index_dir`` and reused on the next start:
-only files whose content hash changed are re-chunked. Without ``index_dir`` it lives in memory.
+chunks with BM25 over normalised tokens (see :mod:`edge_agent.rag.text` and
+:mod:`edge_agent.rag.postings`); heading words weigh three times body words and chunks covering more
+of the query's distinct terms rank higher. The index (SQLite plus a postings snapshot) is persisted in
+``index_dir`` and reused on the next start: only files whose size/mtime changed are re-read, and only
+those whose content hash changed are re-chunked. Without ``index_dir`` it lives in memory.
 
 Board tag = file stem, lowercased; ``generic``/``generic_*``/``generic-*`` stems and files under
 ``_generic/`` have no board and answer every query. Naming boards in a query multiplies the score of
@@ -18,8 +20,10 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import marshal
 import sqlite3
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +34,7 @@ from edge_agent.rag import text as _text
 from edge_agent.rag.aliases import AliasEntry, parse_aliases
 from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
+from edge_agent.rag.postings import Postings
 
 __all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem"]
 
@@ -40,9 +45,7 @@ HEADING_WEIGHT = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
-CANDIDATE_POOL = 40
-COVERAGE_EXPONENT = 2.0
-_SCHEMA = 1
+_SCHEMA = 2
 
 
 @dataclass(frozen=True)
@@ -69,19 +72,16 @@ class FileInfo:
 
 
 _DDL = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
     rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
     sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS chunks (
-    id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT, heading TEXT NOT NULL,
-    text TEXT NOT NULL
+    id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT,
+    heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
-CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5 (
-    heading, body, board UNINDEXED, rel UNINDEXED, idx UNINDEXED, tokenize = "unicode61 tokenchars '._'"
-);
 """
 
 
@@ -102,6 +102,10 @@ class HardwareRag:
         self._problems: list[Problem] = []
         self._alias_entries: list[AliasEntry] | None = None
         self._alias_set: Any = None  # filled lazily by edge_agent.pins
+        self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
+        self._postings = Postings({}, set(), {}, {}, Counter())
+        self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
+        self._next_id = 1
         self.stats: dict[str, int] = {}
 
     # --- loading --------------------------------------------------------------------------------
@@ -150,7 +154,7 @@ class HardwareRag:
         if row is None or row[0] != signature:
             with conn:
                 conn.execute("BEGIN")
-                for table in ("files", "chunks", "fts"):
+                for table in ("files", "chunks", "meta"):
                     conn.execute(f"DELETE FROM {table}")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
         conn.execute("PRAGMA synchronous = NORMAL") if db_path else None
@@ -162,6 +166,10 @@ class HardwareRag:
         current = {f.rel for f in files}
         stats = {"files": len(files), "reused": 0, "indexed": 0, "removed": 0}
         with self._lock:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
+            self._df = Counter(marshal.loads(row[0])) if row else Counter()
+            nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
+            self._next_id = int(nid[0]) if nid else 1
             self._conn.execute("BEGIN")
             try:
                 for rel in sorted(set(known) - current):
@@ -170,7 +178,8 @@ class HardwareRag:
                 for n, f in enumerate(files, 1):
                     old = known.get(f.rel)
                     if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
-                        for p in json.loads(old[3]):  # still wrong: report again, the file was not re-read
+                        # still wrong: report again, the file was not re-read
+                        for p in json.loads(old[3]) if old[3] != "[]" else ():
                             log.warning("datasheet %s: %s", p["source"], p["message"])
                             problems.append(Problem(**p))
                         stats["reused"] += 1
@@ -179,6 +188,12 @@ class HardwareRag:
                         stats["reused" if reused else "indexed"] += 1
                     if progress and (n % 25 == 0 or n == len(files)):
                         progress(n, len(files))
+                if stats["indexed"] or stats["removed"] or row is None:
+                    self._df = +self._df  # drop zero counts
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
+                                       (marshal.dumps(dict(self._df)),))
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('next_id', ?)", (self._next_id,))
+                self._postings = self._load_postings()
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -189,6 +204,41 @@ class HardwareRag:
         self._problems = problems + self._duplicate_boards(files)
         self._alias_entries = None
         self._alias_set = None
+
+    def _load_postings(self) -> Postings:
+        """Snapshot + delta + tombstones; rewrites the snapshot when the delta grows past a fifth."""
+        live_ids = {r[0] for r in self._conn.execute("SELECT id FROM chunks")}
+        row = self._conn.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
+        base, base_meta = Postings.read_snapshot(row[0]) if row else ({}, {})
+        base_ids = set(base_meta)
+        delta_ids = live_ids - base_ids
+        stale = len(delta_ids) + len(base_ids - live_ids)
+        fresh = self._fresh
+        if row is None or stale > max(50, len(live_ids) // 5):
+            stored = live_ids - set(fresh)
+            meta = {r[0]: (r[1], r[2], r[3], r[4]) for r in self._conn.execute(
+                "SELECT id, rel, idx, board, dl FROM chunks")} if stored else {}
+            chunks = []
+            for cid in sorted(live_ids):
+                if cid in fresh:
+                    chunks.append((cid, fresh[cid][1], fresh[cid][0]))
+                else:
+                    tf = self._conn.execute("SELECT tf FROM chunks WHERE id = ?", (cid,)).fetchone()[0]
+                    chunks.append((cid, meta[cid], marshal.loads(tf)))
+            blob = Postings.build_snapshot(chunks)
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (blob,))
+            base, base_meta = Postings.read_snapshot(blob)
+            base_ids, delta_ids = set(base_meta), set()
+        live = {cid: m for cid, m in base_meta.items() if cid in live_ids}
+        delta: dict[int, dict[str, float]] = {}
+        for cid in sorted(delta_ids):
+            if cid in fresh:
+                delta[cid], live[cid] = fresh[cid]
+            else:
+                r = self._conn.execute("SELECT rel, idx, board, dl, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
+                delta[cid], live[cid] = marshal.loads(r[4]), (r[0], r[1], r[2], r[3])
+        self._fresh = {}
+        return Postings(base, base_ids, delta, live, self._df)
 
     @staticmethod
     def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
@@ -206,7 +256,8 @@ class HardwareRag:
         return out
 
     def _delete(self, rel: str) -> None:
-        self._conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM chunks WHERE rel = ?)", (rel,))
+        for (tf,) in self._conn.execute("SELECT tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
+            self._df.subtract(marshal.loads(tf).keys())
         self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
         self._conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
 
@@ -227,18 +278,30 @@ class HardwareRag:
             self._conn.execute("UPDATE files SET size = ?, mtime_ns = ?, problems = ? WHERE rel = ?",
                                (f.size, f.mtime_ns, pjson, f.rel))
             return True
-        self._delete(f.rel)
+        if old is not None:
+            self._delete(f.rel)
         sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
         entries, alias_problems = parse_aliases(text, f.rel, f.board) if text else ([], [])
         problems.extend(alias_problems)
         all_problems = json.dumps([p.__dict__ for p in (*file_problems, *alias_problems)])
-        stem_words = " ".join(_text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " ")))
+        stem_words = _text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " "))
+        rows = []
+        fresh = self._fresh
         for i, s in enumerate(sections):
-            cur = self._conn.execute("INSERT INTO chunks (rel, idx, board, heading, text) VALUES (?, ?, ?, ?, ?)",
-                                     (f.rel, i, f.board, s.heading, s.text))
-            heading_tokens = f"{stem_words} {' '.join(_text.tokens(s.heading))}"
-            self._conn.execute("INSERT INTO fts (rowid, heading, body, board, rel, idx) VALUES (?, ?, ?, ?, ?, ?)",
-                               (cur.lastrowid, heading_tokens, " ".join(_text.tokens(s.text)), f.board, f.rel, i))
+            heading_tokens = stem_words + _text.tokens(s.heading)
+            body_tokens = _text.tokens(s.text)
+            tf: Counter[str] = Counter(body_tokens)
+            for t in heading_tokens:
+                tf[t] += HEADING_WEIGHT
+            self._df.update(tf.keys())
+            dl = len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
+            tfd = dict(tf)
+            cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
+            self._next_id += 1
+            fresh[cid] = (tfd, (f.rel, i, f.board, dl))
+            rows.append((cid, f.rel, i, f.board, s.heading, s.text, dl, marshal.dumps(tfd)))
+        self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
         self._conn.execute(
             "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -270,9 +333,7 @@ class HardwareRag:
 
     def boards(self) -> list[str]:
         """Board tags present in the index, sorted."""
-        with self._lock:
-            rows = self._conn.execute("SELECT DISTINCT board FROM files WHERE board IS NOT NULL ORDER BY board")
-            return [r[0] for r in rows]
+        return sorted(self._postings.boards())
 
     # --- retrieval -------------------------------------------------------------------------------
 
@@ -280,7 +341,7 @@ class HardwareRag:
         """Board names plus the datasheet tags they answer to; UnknownBoardError for names nobody knows."""
         from edge_agent.pins import get_board, list_boards
 
-        present = set(self.boards())
+        present = self._postings.boards()
         tags: list[str] = []
         for b in boards:
             key = b.strip().lower()
@@ -307,31 +368,13 @@ class HardwareRag:
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []
-        match = " OR ".join(f'"{t}"' for t in terms)
-        boost = ""
-        params: list[Any] = [match]
-        if tags:
-            boost = f" * (CASE WHEN board IN ({', '.join('?' * len(tags))}) THEN {BOARD_BOOST} ELSE 1.0 END)"
-            params = [*tags, match]
-        # BM25 picks a candidate pool; the final order multiplies in how many distinct query terms a chunk
-        # covers, so a chunk naming every asked-for thing beats a short one repeating a single term.
-        pool = max(CANDIDATE_POOL, limit * 6)
-        sql = (f"SELECT rowid, -bm25(fts, {HEADING_WEIGHT}, 1.0){boost} AS s, rel, idx, heading, body FROM fts "
-               "WHERE fts MATCH ? ORDER BY s DESC, rel, idx LIMIT ?")
-        wanted = set(terms)
         with self._lock:
-            rows = self._conn.execute(sql, [*params, pool]).fetchall()
-            ranked = []
-            for rowid, score, rel, idx, heading_tokens, body_tokens in rows:
-                present = wanted.intersection(heading_tokens.split()) | wanted.intersection(body_tokens.split())
-                coverage = len(present) / len(wanted)
-                ranked.append((-round(score * coverage**COVERAGE_EXPONENT, 9), rel, idx, rowid))
-            ranked.sort()
+            top = self._postings.top(terms, tags, BOARD_BOOST, limit)
             out = []
-            for neg_score, _, _, rowid in ranked[:limit]:
+            for score, _rel, _idx, cid in top:
                 rel, board, heading, body = self._conn.execute(
-                    "SELECT rel, board, heading, text FROM chunks WHERE id = ?", (rowid,)).fetchone()
-                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, -neg_score))
+                    "SELECT rel, board, heading, text FROM chunks WHERE id = ?", (cid,)).fetchone()
+                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score))
         return out
 
     @staticmethod

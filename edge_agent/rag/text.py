@@ -14,27 +14,17 @@ Both sides go through :func:`tokens`, so spellings that mean the same thing meet
 from __future__ import annotations
 
 import re
+from itertools import chain
 
-TOKENIZER_VERSION = 4
+TOKENIZER_VERSION = 5
 
-_HEX = re.compile(r"\b0x([0-9a-f]+)\b")
-_HEX_H = re.compile(r"\b([0-9][0-9a-f]*)h\b")
-_STM = re.compile(r"\bp([a-k])_?0*(\d{1,2})\b")
-_BCM = re.compile(r"\b(?:gpio[ _]?|bcm[ _]?|io)0*(\d{1,2})\b")
-_VOLT = re.compile(r"\b(\d)v(\d)\b")
+_VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
 _INSTANCE = re.compile(r"(i2c|i2s|spi|qspi|uart|usart|lpuart|adc|dac|tim|pwm|can|gpio|gpclk|pcm|sercom)(\d+)")
-# Spellings with and without a hyphen or space that mean one word.
-_PHRASES = (
-    (re.compile(r"\bwi-?fi\b"), "wifi"),
-    (re.compile(r"\bpull[- ]?ups?\b"), "pullup"),
-    (re.compile(r"\bpull[- ]?downs?\b"), "pulldown"),
-    (re.compile(r"\bon-board\b"), "onboard"),
-    (re.compile(r"\bchip[- ]id\b"), "chip id"),
-    (re.compile(r"\bone-wire\b|\b1-wire\b"), "onewire"),
-)
 _TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 _NUM_UNIT = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
+
+
 def _words(text: str) -> frozenset[str]:
     return frozenset(text.split())
 
@@ -87,38 +77,76 @@ def _norm(word: str) -> str:
     return _SYNONYMS.get(_stem(word), _stem(word))
 
 
+# Spellings across a space or hyphen that mean one token.
+_MULTI = re.compile(
+    r"\b(?:gpio|bcm) +0*(\d{1,2})\b|\bwi-fi\b|\bpull[- ]ups?\b|\bpull[- ]downs?\b|\bon-board\b|\bchip-id\b"
+    r"|\bone-wire\b|\b1-wire\b"
+)
+_MULTI_WORDS = {
+    "wi-fi": "wifi", "on-board": "onboard", "chip-id": "chip id", "one-wire": "onewire", "1-wire": "onewire",
+}
+_HEX_RAW = re.compile(r"0x([0-9a-f]+)|([0-9][0-9a-f]*)h")
+_PIN_RAW = re.compile(r"p([a-k])_?0*(\d{1,2})|(?:gpio_?|bcm_?|io)0*(\d{1,2})")
+_MULTI_HINTS = ("gpio ", "bcm ", "wi-fi", "pull", "on-board", "chip-id", "-wire")
+
+
+class _Memo(dict[str, tuple[str, ...]]):
+    """raw token -> normalised tokens; datasheets repeat their vocabulary, so most lookups hit."""
+
+    def __missing__(self, raw: str) -> tuple[str, ...]:
+        if len(self) > 500_000:  # bound memory on pathological input
+            self.clear()
+        value = self[raw] = _expand(raw)
+        return value
+
+
+_memo = _Memo()
+
+
+def _multi(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return f"gpio{m.group(1)}"
+    word = m.group(0)
+    if word.startswith("pull"):
+        return "pullup" if "up" in word else "pulldown"
+    return _MULTI_WORDS[word]
+
+
+def _expand(raw: str) -> tuple[str, ...]:
+    """Normalised tokens for one raw token (memoised: datasheets repeat their vocabulary a lot)."""
+    m = _HEX_RAW.fullmatch(raw)
+    if m:
+        return (f"0x{int(m.group(1) or m.group(2), 16):x}",)
+    m = _PIN_RAW.fullmatch(raw)
+    if m:
+        pin = f"p{m.group(1)}{m.group(2)}" if m.group(1) else f"gpio{m.group(3)}"
+        return (pin,) if m.group(1) else (pin, "gpio")
+    m = _VOLT.fullmatch(raw)
+    if m:
+        return (f"{m.group(1)}.{m.group(2)}", "v")
+    if raw[0].isdigit():
+        m = _NUM_UNIT.fullmatch(raw)
+        if m and m.group(2) in _UNITS:
+            return (m.group(1), _norm(m.group(2)))
+    if "_" in raw:
+        out = [raw]
+        for part in raw.split("_"):
+            if part and part not in _STOP and (len(part) > 1 or part.isdigit()):
+                out.extend(_expand(part))
+        return tuple(out)
+    if raw in _STOP or (len(raw) == 1 and not raw.isdigit() and raw != "v"):
+        return ()
+    word = _norm(raw)
+    m = _INSTANCE.fullmatch(raw)
+    return (word, m.group(1)) if m else (word,)
+
+
 def tokens(text: str) -> list[str]:
     """Normalised tokens of `text` in order (duplicates kept)."""
     t = text.lower()
-    t = _HEX.sub(lambda m: f" 0x{int(m.group(1), 16):x} ", t)
-    t = _HEX_H.sub(lambda m: f" 0x{int(m.group(1), 16):x} ", t)
-    t = _STM.sub(r"p\1\2", t)
-    t = _BCM.sub(r"gpio\1", t)
-    t = _VOLT.sub(r"\1.\2 v", t)
-    for pattern, replacement in _PHRASES:
-        t = pattern.sub(replacement, t)
-    out: list[str] = []
-    append = out.append
-    for tok in _TOKEN.findall(t):
-        if tok[0].isdigit() and not tok.startswith("0x"):
-            m = _NUM_UNIT.fullmatch(tok)
-            if m and m.group(2) in _UNITS:
-                append(m.group(1))
-                append(_norm(m.group(2)))
-                continue
-        if "_" in tok:
-            append(tok)
-            for part in tok.split("_"):
-                if part and part not in _STOP and (len(part) > 1 or part.isdigit()):
-                    append(_norm(part))
-            continue
-        if tok in _STOP or (len(tok) == 1 and not tok.isdigit() and tok != "v"):
-            continue
-        append(_norm(tok))
-        m = _INSTANCE.fullmatch(tok)
-        if m:
-            append(m.group(1))
-    return out
+    if any(h in t for h in _MULTI_HINTS):
+        t = _MULTI.sub(_multi, t)
+    return list(chain.from_iterable(map(_memo.__getitem__, _TOKEN.findall(t))))
 
 
 def query_terms(text: str) -> list[str]:

@@ -1,0 +1,224 @@
+"""HardwareRag benchmark: answer quality on the shared corpus and scale on a generated corpus.
+
+Both measured in the same run against the faithful reference reimplementation (bench/_revka.py):
+
+* quality: top-1 / top-3 hit rates on bench/_rag_questions.py over ../shared/corpus/datasheets;
+  a hit is a result from the right file whose text holds the answer, counted twice: anywhere in the
+  returned text, and within the first 2,048 characters (one 512-token context slot);
+* scale: 1,000 generated Markdown files (~10 MB): cold build, query p50/p99, peak RSS (each system
+  in its own subprocess), warm reload and reload after one file changed.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
+N_FILES = 1000
+N_QUERIES = 300
+SEED = 7
+
+_PARTS = ["ADC", "DAC", "IMU", "RTC", "EEPROM", "GPIO", "PWM", "LED", "MUX", "LDO", "CAN", "UART"]
+_SYLLABLES = ["ka", "re", "mi", "to", "sa", "ne", "lo", "vi", "du", "pe", "ga", "zo", "fi", "bu", "te", "ro"]
+
+
+def _vocabulary() -> tuple[list[str], list[float]]:
+    """4,096 pseudo-words with Zipf weights (s = 1.05), like the word frequencies of real datasheets."""
+    words = [a + b + c for a in _SYLLABLES for b in _SYLLABLES for c in _SYLLABLES][:4096]
+    random.Random(SEED).shuffle(words)
+    return words, [1.0 / (rank + 1) ** 1.05 for rank in range(len(words))]
+
+
+def _gen_file(rng: random.Random, i: int, words: list[str], weights: list[float]) -> str:
+    part = _part(i)
+
+    def prose(k: int) -> str:
+        return " ".join(rng.choices(words, weights, k=k))
+
+    lines = [f"# {part} field notes", "", prose(60) + ".", ""]
+    for s in range(rng.randint(5, 9)):
+        lines += [f"## {prose(2).title()} {s}", ""]
+        for _ in range(rng.randint(1, 3)):
+            lines += [prose(rng.randint(40, 90)) + f" 0x{rng.randrange(256):02X}.", ""]
+        lines += ["| Register | Name | Notes |", "| --- | --- | --- |"]
+        for _r in range(rng.randint(6, 14)):
+            name = f"{rng.choice(words).upper()}_{rng.randrange(8)}"
+            lines.append(f"| 0x{rng.randrange(256):02X} | {name} | {prose(6)} |")
+        lines.append("")
+    body = "\n".join(lines)
+    body = body[:9_900] if len(body) > 9_900 else body + "\n" + prose(max(0, 9_900 - len(body)) // 7)
+    return f"{body}\n\n## Pin Aliases\n\n{part.lower()}_int: PA{rng.randrange(16)}\n"
+
+
+def _part(i: int) -> str:
+    return f"{_PARTS[i % len(_PARTS)]}{1000 + i}"
+
+
+def generate(root: Path) -> int:
+    rng = random.Random(SEED)
+    words, weights = _vocabulary()
+    total = 0
+    for i in range(N_FILES):
+        sub = root / f"vendor{i % 10}"
+        sub.mkdir(parents=True, exist_ok=True)
+        text = _gen_file(rng, i, words, weights)
+        (sub / f"part-{i:04d}.md").write_text(text)
+        total += len(text)
+    return total
+
+
+def _queries() -> list[str]:
+    """Questions mix frequent and rarer words (ranks 10-1000), sometimes a part name or a register."""
+    rng = random.Random(SEED + 1)
+    words, weights = _vocabulary()
+    out = []
+    for _ in range(N_QUERIES):
+        picked = rng.choices(words[10:1000], weights[10:1000], k=rng.randint(2, 5))
+        if rng.random() < 0.4:
+            picked.append(_part(rng.randrange(N_FILES)))
+        if rng.random() < 0.3:
+            picked.append(f"0x{rng.randrange(256):02X}")
+        out.append(" ".join(picked))
+    return out
+
+
+# --- child process: one system, one corpus; prints JSON ---------------------------------------------
+
+
+def _child(system: str, corpus: str, index_dir: str) -> None:
+    sys.path.insert(0, str(REPO))
+    queries = _queries()
+    root = Path(corpus)
+    result: dict[str, float] = {}
+    t0 = time.perf_counter()
+    if system == "ours":
+        from edge_agent.rag import HardwareRag
+
+        rag = HardwareRag.load(root, index_dir=Path(index_dir))
+        result["build_s"] = time.perf_counter() - t0
+
+        def run(q: str) -> object:
+            return rag.search(q, ("part-0001",))
+    else:
+        from bench._revka import RevkaRag
+
+        ref = RevkaRag.load(root)
+        result["build_s"] = time.perf_counter() - t0
+
+        def run(q: str) -> object:
+            return ref.retrieve(q, ("part-0001",), 5)
+    for q in queries[:10]:
+        run(q)  # warm caches
+    times = []
+    for q in queries:
+        t = time.perf_counter()
+        run(q)
+        times.append(time.perf_counter() - t)
+    times.sort()
+    result["p50_ms"] = statistics.median(times) * 1000
+    result["p99_ms"] = times[int(len(times) * 0.99) - 1] * 1000
+    result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    if system == "ours":
+        t = time.perf_counter()
+        HardwareRag.load(root, index_dir=Path(index_dir)).close()
+        result["reload_unchanged_ms"] = (time.perf_counter() - t) * 1000
+        changed = root / "vendor3" / "part-0003.md"
+        changed.write_text(changed.read_text() + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
+        t = time.perf_counter()
+        again = HardwareRag.load(root, index_dir=Path(index_dir))
+        result["reload_one_changed_ms"] = (time.perf_counter() - t) * 1000
+        result["reindexed_files"] = again.stats["indexed"]
+    print(json.dumps(result))
+
+
+def _spawn(system: str, corpus: Path, index_dir: Path) -> dict[str, float]:
+    out = subprocess.run([sys.executable, __file__, "--child", system, str(corpus), str(index_dir)],
+                         check=True, capture_output=True, text=True, timeout=600)
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+# --- quality -----------------------------------------------------------------------------------------
+
+
+def quality() -> dict[str, float]:
+    sys.path.insert(0, str(REPO))
+    from bench._rag_questions import QUESTIONS
+    from bench._revka import RevkaRag
+    from edge_agent.rag import HardwareRag
+
+    ours = HardwareRag.load(SHARED)
+    ref = RevkaRag.load(SHARED)
+    res: dict[str, float] = {}
+    for budget, tag in ((None, "any"), (2048, "2k")):
+        counts = {"ours1": 0, "ours3": 0, "ref1": 0, "ref3": 0}
+        for q in QUESTIONS:
+            for name, got in (("ours", [(c.source, c.text) for c in ours.search(q.text, q.boards)]),
+                              ("ref", [(c.source, c.content) for c in ref.retrieve(q.text, q.boards, 5)])):
+                ranks = [i for i, (src, text) in enumerate(got)
+                         if src in q.source.split("|") and q.fact.lower() in text[:budget].lower()]
+                counts[f"{name}1"] += bool(ranks and ranks[0] == 0)
+                counts[f"{name}3"] += bool(ranks and ranks[0] < 3)
+        for k, v in counts.items():
+            res[f"{k}_{tag}"] = 100.0 * v / len(QUESTIONS)
+    res["n"] = len(QUESTIONS)
+    return res
+
+
+def main() -> None:
+    lines = []
+    if SHARED.is_dir():
+        q = quality()
+        lines += [
+            f"Answer quality, {int(q['n'])} questions over ../shared/corpus/datasheets (limit 5):",
+            "",
+            "| Hit counted | edge_agent top-1 | edge_agent top-3 | reference top-1 | reference top-3 | top-3 gain |",
+            "| --- | --- | --- | --- | --- | --- |",
+        ]
+        for tag, label in (("2k", "answer in the first 2,048 chars of a result"),
+                           ("any", "answer anywhere in a result")):
+            o1, o3, r1, r3 = (q[f"{k}_{tag}"] for k in ("ours1", "ours3", "ref1", "ref3"))
+            lines.append(f"| {label} | {o1:.1f} % | {o3:.1f} % | {r1:.1f} % | {r3:.1f} % | {o3 - r3:+.1f} points |")
+        lines.append("")
+    tmp = Path(tempfile.mkdtemp(prefix="rag-bench-"))
+    try:
+        size = generate(tmp / "corpus")
+        ours = _spawn("ours", tmp / "corpus", tmp / "index")
+        ref = _spawn("ref", tmp / "corpus", tmp / "unused")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    lines += [
+        f"Scale: {N_FILES} generated files, {size / 1e6:.1f} MB, {N_QUERIES} queries with one board named:",
+        "",
+        "| Figure | edge_agent | reference | ratio |",
+        "| --- | --- | --- | --- |",
+        f"| cold build (index persisted) | {ours['build_s']:.2f} s | {ref['build_s']:.2f} s (no index) | "
+        f"{ours['build_s'] / ref['build_s']:.1f}x the time |",
+        f"| query p50 | {ours['p50_ms']:.2f} ms | {ref['p50_ms']:.2f} ms | "
+        f"{ref['p50_ms'] / ours['p50_ms']:.0f}x faster |",
+        f"| query p99 | {ours['p99_ms']:.2f} ms | {ref['p99_ms']:.2f} ms | "
+        f"{ref['p99_ms'] / ours['p99_ms']:.0f}x faster |",
+        f"| peak RSS | {ours['rss_mb']:.0f} MB | {ref['rss_mb']:.0f} MB | {ours['rss_mb'] / ref['rss_mb']:.2f}x |",
+        f"| restart, nothing changed | {ours['reload_unchanged_ms']:.0f} ms | {ref['build_s'] * 1000:.0f} ms (full "
+        f"reload) | {ref['build_s'] * 1000 / ours['reload_unchanged_ms']:.0f}x faster |",
+        f"| restart, one file changed | {ours['reload_one_changed_ms']:.0f} ms ({int(ours['reindexed_files'])} file "
+        f"re-indexed) | {ref['build_s'] * 1000:.0f} ms | "
+        f"{ref['build_s'] * 1000 / ours['reload_one_changed_ms']:.0f}x faster |",
+    ]
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+        _child(sys.argv[2], sys.argv[3], sys.argv[4])
+    else:
+        main()

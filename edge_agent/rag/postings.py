@@ -1,0 +1,194 @@
+"""In-memory BM25 postings for HardwareRag, persisted as a snapshot plus deltas.
+
+The snapshot holds, per term, the chunk ids and weighted term frequencies of every chunk indexed at
+the time it was written. Chunks indexed later (the delta) are read individually at start-up and
+chunks removed since (tombstones) are masked, so changing one file costs one file, not a rebuild.
+The snapshot is rewritten when the delta and tombstones pass a fifth of the index.
+
+Scoring is BM25 (k1 = 1.2, b = 0.75) with heading tokens counted HEADING_WEIGHT times, multiplied by
+the squared share of distinct query terms a chunk contains (coverage), and by the board boost. With
+numpy importable the accumulation is vectorised; without it the same arithmetic runs in Python.
+"""
+
+from __future__ import annotations
+
+import marshal
+import math
+from array import array
+from collections import Counter
+from collections.abc import Iterable
+
+K1 = 1.2
+B = 0.75
+COVERAGE_EXPONENT = 2.0
+ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
+
+try:  # optional accelerator (the `ml` extra brings numpy); results are identical without it
+    import numpy as _np
+except ImportError:  # pragma: no cover - exercised on the base install
+    _np = None
+
+
+class Postings:
+    """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
+
+    def __init__(self, base: dict[str, tuple[bytes, bytes]], base_ids: set[int],
+                 delta: dict[int, dict[str, float]], live: dict[int, tuple[str, int, str | None, float]],
+                 df: Counter[str]) -> None:
+        self._base = base
+        self._decoded: dict[str, tuple[array[int], array[float]]] = {}
+        self.meta = live  # cid -> (rel, idx, board, dl)
+        self.tomb = base_ids - set(live)
+        self.df = df
+        self.n = len(live)
+        self._delta: dict[str, list[tuple[int, float]]] = {}
+        for cid, tfs in delta.items():
+            for term, tf in tfs.items():
+                self._delta.setdefault(term, []).append((cid, tf))
+        avgdl = (sum(m[3] for m in live.values()) / self.n) if self.n else 1.0
+        self._norm = {cid: K1 * (1 - B + B * m[3] / avgdl) for cid, m in live.items()}
+        self._by_board: dict[str | None, list[int]] = {}
+        for cid, m in live.items():
+            self._by_board.setdefault(m[2], []).append(cid)
+        self._np_norm = None
+        if _np is not None and live:
+            size = max(max(live), max(base_ids, default=0)) + 1
+            norm = _np.full(size, K1, dtype=_np.float64)
+            for cid, value in self._norm.items():
+                norm[cid] = value
+            self._np_norm = norm
+            self._np_tomb = _np.fromiter(self.tomb, dtype=_np.int64, count=len(self.tomb))
+            self._np_boards = {b: _np.array(ids, dtype=_np.int64) for b, ids in self._by_board.items() if b}
+
+    def boards(self) -> set[str]:
+        """Board tags of the indexed chunks."""
+        return {b for b in self._by_board if b}
+
+    # --- snapshot (de)serialisation -------------------------------------------------------------
+
+    @staticmethod
+    def build_snapshot(chunks: Iterable[tuple[int, ChunkMeta, dict[str, float]]]) -> bytes:
+        """Serialise (chunk id, (rel, idx, board, dl), {term: weighted tf}) triples."""
+        ids: list[int] = []
+        metas: list[tuple[str, int, str | None, float]] = []
+        cids_of: dict[str, list[int]] = {}
+        tfs_of: dict[str, list[float]] = {}
+        for cid, meta, tfs in chunks:
+            ids.append(cid)
+            metas.append(meta)
+            for term, tf in tfs.items():
+                c = cids_of.get(term)
+                if c is None:
+                    c = cids_of[term] = []
+                    tfs_of[term] = []
+                c.append(cid)
+                tfs_of[term].append(tf)
+        terms = {t: (array("i", c).tobytes(), array("f", tfs_of[t]).tobytes()) for t, c in cids_of.items()}
+        return marshal.dumps({"ids": array("i", ids).tobytes(), "meta": metas, "terms": terms})
+
+    @staticmethod
+    def read_snapshot(blob: bytes) -> tuple[dict[str, tuple[bytes, bytes]], dict[int, ChunkMeta]]:
+        """Postings and chunk metadata from a snapshot."""
+        data = marshal.loads(blob)
+        ids = array("i")
+        ids.frombytes(data["ids"])
+        return data["terms"], dict(zip(ids, data["meta"], strict=True))
+
+    # --- querying ---------------------------------------------------------------------------------
+
+    def _term(self, term: str) -> tuple[array[int], array[float]]:
+        got = self._decoded.get(term)
+        if got is None:
+            raw = self._base.get(term)
+            cids, tfs = array("i"), array("f")
+            if raw is not None:
+                cids.frombytes(raw[0])
+                tfs.frombytes(raw[1])
+            got = self._decoded[term] = (cids, tfs)
+        return got
+
+    def top(self, terms: list[str], boost_boards: Iterable[str], boost: float, limit: int
+            ) -> list[tuple[float, str, int, int]]:
+        """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
+        live_terms = [t for t in terms if self.df.get(t, 0) > 0]
+        if not live_terms or limit <= 0:
+            return []
+        boards = set(boost_boards)
+        if self._np_norm is not None:
+            scored = self._scores_np(live_terms, len(terms), boards, boost, limit)
+        else:
+            scored = self._scores_py(live_terms, len(terms), boards, boost, limit)
+        picked = [(-s, self.meta[cid][0], self.meta[cid][1], cid) for cid, s in scored]
+        picked.sort()
+        return [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
+
+    def _idf(self, term: str, n: int) -> float:
+        df = self.df[term]
+        return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+
+    def _scores_py(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
+                   ) -> list[tuple[int, float]]:
+        scores: dict[int, float] = {}
+        counts: dict[int, int] = {}
+        norm = self._norm
+        tomb = self.tomb
+        n = self.n
+        k1p = K1 + 1.0
+        for term in terms:
+            idf = self._idf(term, n) * k1p
+            cids, tfs = self._term(term)
+            for cid, tf in zip(cids, tfs, strict=True):
+                if tomb and cid in tomb:
+                    continue
+                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + norm[cid])
+                counts[cid] = counts.get(cid, 0) + 1
+            for cid, tf in self._delta.get(term, ()):
+                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + norm[cid])
+                counts[cid] = counts.get(cid, 0) + 1
+        for cid, c in counts.items():
+            scores[cid] *= (c / nterms) ** COVERAGE_EXPONENT
+        for board in boards:
+            for cid in self._by_board.get(board, ()):
+                if cid in scores:
+                    scores[cid] *= boost
+        rounded = {cid: round(s, 9) for cid, s in scores.items()}
+        if len(rounded) > limit:
+            cutoff = sorted(rounded.values(), reverse=True)[limit - 1]
+            return [(cid, s) for cid, s in rounded.items() if s >= cutoff]
+        return list(rounded.items())
+
+    def _scores_np(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
+                   ) -> list[tuple[int, float]]:
+        np = _np
+        assert np is not None and self._np_norm is not None
+        norm = self._np_norm
+        size = len(norm)
+        acc = np.zeros(size, dtype=np.float64)
+        cnt = np.zeros(size, dtype=np.float64)
+        n = self.n
+        k1p = K1 + 1.0
+        for term in terms:
+            idf = self._idf(term, n) * k1p
+            raw = self._base.get(term)
+            if raw is not None:
+                cids = np.frombuffer(raw[0], dtype=np.int32)
+                tfs = np.frombuffer(raw[1], dtype=np.float32).astype(np.float64)
+                acc[cids] += idf * tfs / (tfs + norm[cids])
+                cnt[cids] += 1.0
+            for cid, tf in self._delta.get(term, ()):
+                acc[cid] += idf * tf / (tf + norm[cid])
+                cnt[cid] += 1.0
+        if len(self._np_tomb):
+            cnt[self._np_tomb] = 0.0
+        acc *= (cnt / nterms) ** COVERAGE_EXPONENT
+        for board in boards:
+            ids = self._np_boards.get(board)
+            if ids is not None:
+                acc[ids] *= boost
+        hit = np.flatnonzero(cnt)
+        vals = np.round(acc[hit], 9)
+        if len(hit) > limit:
+            cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
+            keep = vals >= cutoff
+            hit, vals = hit[keep], vals[keep]
+        return list(zip(hit.tolist(), vals.tolist(), strict=True))
