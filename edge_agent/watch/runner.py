@@ -131,6 +131,7 @@ class Watch:
         self.deliver = deliver
         self._wall = wall
         self._sample: Callable[[], dict[str, float]] | None = None
+        self.bus_number: int | None = None  # the I2C bus actually used, once the sensor is open
         self.state = "starting"
         self.next_due = 0.0
         self.samples = 0
@@ -171,7 +172,9 @@ class Watch:
                     bus: int | str | None = self.cfg.bus or None
                     if isinstance(bus, str) and bus.isdigit():
                         bus = int(bus)
-                    self._sample = open_sampler(self.cfg.sensor, self.port.adapter.i2c(bus), self.cfg.address)
+                    i2c = self.port.adapter.i2c(bus)
+                    self.bus_number = getattr(i2c, "bus", None)
+                    self._sample = open_sampler(self.cfg.sensor, i2c, self.cfg.address)
                 values = self._sample()
         except BusError as exc:
             self._fail(exc, now, kind=_error_kind(exc))
@@ -280,7 +283,7 @@ class Watch:
             "sensor": cfg.sensor,
             "adapter": self.port.name,
             "adapter_url": self.port.url,
-            "bus": str(cfg.bus),
+            "bus": str(self.bus_number if self.bus_number is not None else cfg.bus),
             "address": f"0x{cfg.address:02X}",
             "window": json.dumps(summary.as_dict(), separators=(",", ":")),
             "score": "" if score is None else f"{score:.6f}",

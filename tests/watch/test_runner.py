@@ -53,7 +53,8 @@ def test_sim_anomaly_becomes_a_stored_anomaly_capture_queued_for_upstream(sim: A
     assert cap.type == "anomaly"
     assert float(cap.metadata["score"]) > 0.5
     assert cap.metadata["source"] == "watch://env"
-    assert (cap.metadata["adapter_url"], cap.metadata["address"]) == ("sim://nucleo-f401re", "0x76")
+    assert (cap.metadata["adapter_url"], cap.metadata["bus"], cap.metadata["address"]) == (
+        "sim://nucleo-f401re", str(sim.i2c().bus), "0x76")
     window = json.loads(cap.metadata["window"])
     assert window["count"] == 16
     t = window["channels"]["temperature_c"]

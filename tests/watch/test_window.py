@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from edge_agent.watch.sensors import SENSORS
 from edge_agent.watch.window import Window
@@ -104,3 +106,23 @@ def test_clear_empties_the_window_after_a_gap() -> None:
     w.add(_r(20), 2)
     w.clear()
     assert len(w) == 0 and not w.ready()
+
+
+@given(st.lists(st.tuples(st.floats(allow_nan=True, allow_infinity=True, width=32),
+                          st.floats(-5, 105), st.floats(250, 1150)), min_size=1, max_size=40),
+       st.integers(1, 8))
+def test_summary_matches_the_accepted_readings_and_every_reading_is_kept_or_counted(
+    readings: list[tuple[float, float, float]], size: int
+) -> None:
+    w = Window(CH, size)
+    kept = [r for r in readings if w.add(_r(*r), at=0.0)]
+    assert len(kept) + w.screen.dropped == len(readings)
+    for t, h, p in kept:
+        assert -40 <= t <= 85 and 0 <= h <= 100 and 300 <= p <= 1100
+    if kept:
+        tail = kept[-size:]
+        s = w.summary()
+        assert s.count == len(tail)
+        temps = [r[0] for r in tail]
+        assert (s.channels["temperature_c"].min, s.channels["temperature_c"].max) == (min(temps), max(temps))
+        assert s.channels["pressure_hpa"].mean == pytest.approx(sum(r[2] for r in tail) / len(tail))
