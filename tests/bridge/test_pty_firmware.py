@@ -198,3 +198,23 @@ def test_unknown_url_option_is_refused_by_name(host_fw: HostFirmware) -> None:
 
     with pytest.raises(InvalidAdapterURL):
         open_adapter(f"bridge://{host_fw.path}?bitrate=9600")
+
+
+def test_bridge_auto_opens_the_one_board_discovery_finds(host_fw: HostFirmware,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from serial.tools import list_ports, list_ports_common
+
+    info = list_ports_common.ListPortInfo(str(host_fw.path), skip_link_detection=True)
+    info.vid, info.pid = 0x0483, 0x374B
+    monkeypatch.setattr(list_ports, "comports", lambda: [info])
+    with open_adapter("bridge://auto") as adapter:
+        assert isinstance(adapter, BridgeAdapter) and adapter.link.device == str(host_fw.path)
+        adapter.ping()
+
+
+def test_without_reconnect_a_vanished_port_fails_fast(host_fw: HostFirmware) -> None:
+    with open_adapter(f"bridge://{host_fw.path}?reconnect=0") as adapter:
+        assert isinstance(adapter, BridgeAdapter)
+        host_fw.unplug()
+        with pytest.raises(AdapterUnavailableError):
+            adapter.link.request("ping", timeout_s=30)  # must not sit out the 30 s

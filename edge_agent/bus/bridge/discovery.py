@@ -42,13 +42,16 @@ class FoundPort:
 
     @property
     def usb_id(self) -> str:
+        """VID:PID as lower-case hex, as lsusb prints it."""
         return f"{self.vid:04x}:{self.pid:04x}"
 
     @property
     def url(self) -> str:
+        """The bridge:// URL that opens this port."""
         return f"bridge://{self.device}"
 
     def as_dict(self) -> dict[str, Any]:
+        """A JSON-ready record."""
         return {**asdict(self), "usb_id": self.usb_id, "url": self.url}
 
 

@@ -161,6 +161,7 @@ class Link:
 
     @property
     def connected(self) -> bool:
+        """True while the port is open and the link not closed."""
         return self._connected.is_set() and not self._closed.is_set()
 
     def _open_port(self) -> serial.SerialBase:
@@ -197,7 +198,11 @@ class Link:
         return self.wait(pending, deadline=deadline, address=address)
 
     def submit(self, cmd: str, args: dict[str, Any] | None = None, *, deadline: float) -> _Pending:
-        """Send a request without waiting for its reply (pipelining); pair with :meth:`wait`."""
+        """Send a request without waiting for its reply (pipelining).
+
+        Every submitted request must be passed to :meth:`wait` exactly once: that is where its
+        deadline is enforced and its slot in the in-flight window is given back.
+        """
         check_args(cmd, args)
         if self.protocol == 0 and cmd not in PROTOCOL0_COMMANDS:
             raise UnsupportedCommandError(
@@ -261,6 +266,10 @@ class Link:
         if self._closed.is_set():
             raise AdapterUnavailableError(f"{self.adapter}: link is closed; open the adapter again",
                                           adapter=self.adapter)
+        if not self.reconnect and not self._connected.is_set():
+            raise AdapterUnavailableError(
+                f"{self.adapter}: {cmd}: {self.device} went away ({self._last_disconnect}) and reconnect is off; "
+                "open the adapter again", adapter=self.adapter)
         if not self._connected.wait(max(0.0, deadline - time.monotonic())) or self._closed.is_set():
             raise AdapterUnavailableError(
                 f"{self.adapter}: {cmd}: {self.device} is not connected ({self._last_disconnect or 'port gone'}); "

@@ -109,6 +109,7 @@ class Event:
 
     @property
     def is_boot(self) -> bool:
+        """True for the firmware's boot banner."""
         return self.event == "boot"
 
 
