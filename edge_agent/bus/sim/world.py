@@ -238,6 +238,16 @@ class SimWorld:
             self.add_fault(f)
         self._build_lines(board, scenario)
 
+    #: Oldest half of the log is dropped past this many records, so a long-running simulator stays small.
+    log_limit = 100_000
+
+    def _record(self, transaction: Transaction) -> None:
+        if self.recording:
+            log = self.log
+            log.append(transaction)
+            if len(log) > self.log_limit:
+                del log[: self.log_limit // 2]
+
     # building ------------------------------------------------------------------------------------
     def attach_i2c(self, kind: str, address: int, *, bus: int | None = None,
                    params: dict[str, Any] | None = None) -> SimI2CDevice:
@@ -355,11 +365,9 @@ class SimWorld:
             self._check_faults(who, bus, address, "read")
             result = self._target(who, bus, address).read(n)
         except Exception as exc:
-            if self.recording:
-                self.log.append(I2CRead(bus, address, n, error=type(exc).__name__))
+            self._record(I2CRead(bus, address, n, error=type(exc).__name__))
             raise
-        if self.recording:
-            self.log.append(I2CRead(bus, address, n, result))
+        self._record(I2CRead(bus, address, n, result))
         return result
 
     def i2c_write(self, who: str, bus: int, address: int, data: bytes) -> None:
@@ -368,11 +376,9 @@ class SimWorld:
             self._check_faults(who, bus, address, "write")
             self._target(who, bus, address).write(data)
         except Exception as exc:
-            if self.recording:
-                self.log.append(I2CWrite(bus, address, data, error=type(exc).__name__))
+            self._record(I2CWrite(bus, address, data, error=type(exc).__name__))
             raise
-        if self.recording:
-            self.log.append(I2CWrite(bus, address, data))
+        self._record(I2CWrite(bus, address, data))
 
     def i2c_write_read(self, who: str, bus: int, address: int, data: bytes, n: int) -> bytes:
         """Write then read with a repeated START (one transaction on the wire)."""
@@ -382,11 +388,9 @@ class SimWorld:
             device.write(data)
             result = device.read(n)
         except Exception as exc:
-            if self.recording:
-                self.log.append(I2CWriteRead(bus, address, data, n, error=type(exc).__name__))
+            self._record(I2CWriteRead(bus, address, data, n, error=type(exc).__name__))
             raise
-        if self.recording:
-            self.log.append(I2CWriteRead(bus, address, data, n, result))
+        self._record(I2CWriteRead(bus, address, data, n, result))
         return result
 
     def device(self, address: int, bus: int | None = None) -> SimI2CDevice:
@@ -410,8 +414,7 @@ class SimWorld:
         """Clock ``data`` with CS low; the part on that CS (if any) answers on MISO."""
         device = self.spi.get((bus, cs))
         result = device.transfer(data, mode) if device is not None else b"\xff" * len(data)
-        if self.recording:
-            self.log.append(SPITransfer(bus, cs, data, mode, result))
+        self._record(SPITransfer(bus, cs, data, mode, result))
         return result
 
     # GPIO -----------------------------------------------------------------------------------------------
@@ -441,14 +444,12 @@ class SimWorld:
     def gpio_write(self, name: str, value: int) -> None:
         line = self.line(name)
         line.direction, line.out = "out", value
-        if self.recording:
-            self.log.append(GPIOWrite(name, value))
+        self._record(GPIOWrite(name, value))
 
     def gpio_mode(self, name: str, direction: str, pull: str) -> None:
         line = self.line(name)
         line.direction, line.pull = direction, pull
-        if self.recording:
-            self.log.append(GPIOMode(name, direction, pull))
+        self._record(GPIOMode(name, direction, pull))
 
     def _button_line(self, label: str) -> tuple[Line, ButtonEntry]:
         for line in self.lines.values():
