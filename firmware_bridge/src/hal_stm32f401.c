@@ -201,9 +201,39 @@ static int i2c_start(uint8_t addr, int read) {
     return i2c_wait(I2C_SR1_ADDR);
 }
 
+static void delay_5us(void) {
+    for (volatile uint32_t i = 0; i < 20u; i++) { /* ~5 us at 16 MHz (4 cycles per iteration) */
+    }
+}
+
+/* A target reset in the middle of a read can keep SDA low forever, waiting for clocks it never
+ * got. Clock SCL by hand (up to 9 pulses) until SDA is released, then make a STOP condition
+ * (I2C-bus specification UM10204 3.1.16, "Bus clear"). PB8 = SCL, PB9 = SDA. */
+static void i2c_bus_clear(void) {
+    uint32_t b = PERIPH_GPIOB;
+    I2C1_CR1 = 0;
+    GPIO_BSRR(b) = (1u << 8) | (1u << 9); /* both released (open drain high) */
+    hal_pin_mode(HAL_PORT_B, 8, HAL_MODE_OUT, HAL_PULL_UP, 0, 1);
+    hal_pin_mode(HAL_PORT_B, 9, HAL_MODE_OUT, HAL_PULL_UP, 0, 1);
+    for (int i = 0; i < 9 && !(GPIO_IDR(b) & (1u << 9)); i++) {
+        GPIO_BSRR(b) = 1u << (8 + 16);
+        delay_5us();
+        GPIO_BSRR(b) = 1u << 8;
+        delay_5us();
+    }
+    GPIO_BSRR(b) = 1u << (9 + 16); /* STOP: SDA rises while SCL is high */
+    delay_5us();
+    GPIO_BSRR(b) = 1u << 9;
+    delay_5us();
+    hal_pin_mode(HAL_PORT_B, 8, HAL_MODE_AF, HAL_PULL_UP, 4, 1);
+    hal_pin_mode(HAL_PORT_B, 9, HAL_MODE_AF, HAL_PULL_UP, 4, 1);
+    hal_i2c_enable();
+}
+
 int hal_i2c_transfer(uint8_t addr, const uint8_t *w, size_t wn, uint8_t *r, size_t rn) {
     if (I2C1_SR2 & I2C_SR2_BUSY) {
         hal_i2c_enable();
+        if (I2C1_SR2 & I2C_SR2_BUSY) i2c_bus_clear();
         if (I2C1_SR2 & I2C_SR2_BUSY) return HAL_ERR_BUSY;
     }
     int st;
@@ -220,25 +250,41 @@ int hal_i2c_transfer(uint8_t addr, const uint8_t *w, size_t wn, uint8_t *r, size
             return i2c_fail(HAL_OK);
         }
     }
-    /* Repeated start (or first start) for the read phase. RM0368 18.3.3: the NACK for the last
-     * byte must be armed before it is received; with 1 byte that is before ADDR is cleared. */
+    /* Repeated start (or first start) for the read phase, closed as RM0368 18.3.3 prescribes so
+     * the NACK of the last byte never depends on how fast this loop runs: the peripheral
+     * stretches SCL (BTF) while two bytes wait, which makes the sequence interrupt-safe. */
     I2C1_CR1 |= I2C_CR1_ACK;
     if ((st = i2c_start(addr, 1))) return i2c_fail(st);
     if (rn == 1) {
-        I2C1_CR1 &= ~I2C_CR1_ACK;
+        I2C1_CR1 &= ~I2C_CR1_ACK; /* NACK the only byte: armed before ADDR is cleared */
         (void)I2C1_SR2;
         I2C1_CR1 |= I2C_CR1_STOP;
+        if ((st = i2c_wait(I2C_SR1_RXNE))) return i2c_fail(st);
+        r[0] = (uint8_t)I2C1_DR;
+    } else if (rn == 2) {
+        /* POS: the ACK bit applies to the next byte, i.e. the second one gets the NACK. */
+        I2C1_CR1 = (I2C1_CR1 & ~I2C_CR1_ACK) | I2C_CR1_POS;
+        (void)I2C1_SR2;
+        if ((st = i2c_wait(I2C_SR1_BTF))) return i2c_fail(st);
+        I2C1_CR1 |= I2C_CR1_STOP;
+        r[0] = (uint8_t)I2C1_DR;
+        r[1] = (uint8_t)I2C1_DR;
+        I2C1_CR1 &= ~I2C_CR1_POS;
     } else {
         (void)I2C1_SR2;
-    }
-    for (size_t i = 0; i < rn; i++) {
-        if ((st = i2c_wait(I2C_SR1_RXNE))) return i2c_fail(st);
-        r[i] = (uint8_t)I2C1_DR;
-        if (rn > 1 && i == rn - 2) {
-            /* Byte rn-1 is now being received: NACK it and stop after it. */
-            I2C1_CR1 &= ~I2C_CR1_ACK;
-            I2C1_CR1 |= I2C_CR1_STOP;
+        for (size_t i = 0; i < rn - 3; i++) {
+            if ((st = i2c_wait(I2C_SR1_RXNE))) return i2c_fail(st);
+            r[i] = (uint8_t)I2C1_DR;
         }
+        /* Three bytes left: byte N-2 in DR and N-1 in the shift register once BTF is set. */
+        if ((st = i2c_wait(I2C_SR1_BTF))) return i2c_fail(st);
+        I2C1_CR1 &= ~I2C_CR1_ACK; /* byte N will be NACKed */
+        r[rn - 3] = (uint8_t)I2C1_DR;
+        if ((st = i2c_wait(I2C_SR1_BTF))) return i2c_fail(st);
+        I2C1_CR1 |= I2C_CR1_STOP;
+        r[rn - 2] = (uint8_t)I2C1_DR;
+        if ((st = i2c_wait(I2C_SR1_RXNE))) return i2c_fail(st);
+        r[rn - 1] = (uint8_t)I2C1_DR;
     }
     return i2c_fail(HAL_OK);
 }
