@@ -130,6 +130,8 @@ class Runtime:
         self._reload_lock = threading.Lock()
         self._closed = False
         self.jobs: dict[str, dict[str, Any]] = {}
+        self.watch_captures = 0
+        self.watch_captured = threading.Event()  # set after each stored watch capture
 
     # construction --------------------------------------------------------------------------------
 
@@ -242,12 +244,18 @@ class Runtime:
         try:
             from edge_agent.watch import WatchRunner
 
-            self.watch = WatchRunner.from_runtime(self)
+            self.watch = WatchRunner.from_runtime(self, on_capture=self._on_watch_capture)
         except Exception as exc:
             self.watch = None
             self.mark("watch", False, _describe_exc(exc), count=len(self.settings.watch))
             return
         self.mark("watch", True, "", count=len(self.settings.watch))
+
+    def _on_watch_capture(self, capture: Any) -> None:
+        """Called by the watch thread after the store committed a capture."""
+        self.watch_captures += 1
+        log.info("watch capture stored: %s %r", getattr(capture, "type", "?"), getattr(capture, "title", ""))
+        self.watch_captured.set()
 
     # lookups the tools use -----------------------------------------------------------------------
 
@@ -534,6 +542,7 @@ class Runtime:
             "memory": self.memory_counts(),
             "sync": self.sync_status(),
             "watches": _safe(self.watch.status, []) if self.watch is not None else [],
+            "watch_captures": self.watch_captures,
             "jobs": dict(self.jobs),
         }
 

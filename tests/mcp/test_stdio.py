@@ -103,3 +103,20 @@ async def test_a_failing_tool_returns_an_actionable_error_and_the_session_keeps_
         huge = await s.call_tool("spi_transfer", {"bytes": [0] * 100_000})
         assert "bytes" in mcpkit.error_text(huge)
         assert mcpkit.structured(await s.call_tool("gpio_read", {"pin": "PA5"}))["pin"] == "PA5"
+
+
+def test_malformed_json_rpc_on_stdin_is_skipped_and_later_requests_are_answered(state: Path, mcpkit: Any) -> None:
+    import subprocess
+
+    lines = [
+        "{this is not json",
+        json.dumps({"jsonrpc": "2.0", "id": 7, "method": "bogus/method"}),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}),
+    ]
+    proc = subprocess.run([*mcpkit.command(), "--state", str(state), "mcp"], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=120)
+    replies = {r["id"]: r for r in map(json.loads, proc.stdout.splitlines()) if "id" in r}
+    assert replies[7]["error"]["code"] == -32601  # JSON-RPC: method not found
+    assert replies[1]["result"]["serverInfo"]["name"] == "edge-agent"
+    assert proc.returncode == 0  # stdin closed: a clean exit that closed the adapters and the store

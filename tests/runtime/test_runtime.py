@@ -161,3 +161,24 @@ def test_every_deliberate_tool_error_belongs_to_the_error_tree(rt: Runtime) -> N
                  lambda: tools.memory_forget("never stored")):
         with pytest.raises(EdgeAgentError):
             call()
+
+
+def test_watches_run_in_the_background_and_their_captures_reach_memory(state: Path) -> None:
+    settings = parse_settings({"watch": [{"name": "bench-env", "sensor": "bme280", "interval_s": 0.02, "window": 2,
+                                          "rule": {"kind": "summary", "every_s": 3600}}]})
+    rt = Runtime.build(settings, state)
+    stop = threading.Event()
+    threads: list[threading.Thread] = []
+    try:
+        assert rt.components["watch"].ok, rt.components["watch"].detail
+        rt.start_background(stop)
+        threads = list(rt._threads.values())
+        assert {t.name for t in threads} == {"edge-agent-watch", "edge-agent-jobs"}
+        assert rt.watch_captured.wait(60)
+        status = rt.status()
+        assert status["watch_captures"] >= 1 and status["watches"][0]["name"] == "bench-env"
+        assert rt.memory.stats()["captures"] >= 1
+    finally:
+        stop.set()
+        rt.close()
+    assert threads and not any(t.is_alive() for t in threads)
