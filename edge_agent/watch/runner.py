@@ -186,6 +186,9 @@ class Watch:
         self.state = "sampling"
         self.samples += 1
         if not self.window.add(values, self._wall()):
+            # The sensor answers but reports nonsense (NaN, beyond its range): say so in the state,
+            # since the window cannot fill and no rule will ever fire.
+            self.state = "dropping"
             log.debug("watch %s: reading dropped: %s", self.name, self.window.screen.last_reason)
             return None
         if not self.window.ready():

@@ -144,7 +144,10 @@ def test_out_of_range_readings_are_dropped_counted_and_never_captured(sim: Any) 
         w.tick(0.0)
     st = w.status()
     assert st["dropped"]["out_of_range"] == 8 and st["evaluations"] == 0 and st["captures"] == 0
-    assert st["state"] == "sampling"
+    assert st["state"] == "dropping"
+    sim.bme280().clear_anomaly()
+    w.tick(0.0)
+    assert w.state == "sampling"
 
 
 def test_rate_limit_caps_captures_from_a_flapping_sensor(sim: Any) -> None:
