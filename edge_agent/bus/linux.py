@@ -354,6 +354,23 @@ class LinuxAdapter(Adapter):
         self._gpio_call(line, "set mode", mode)
 
     def _health(self) -> dict[str, Any]:
+        # Open every configured device node: a missing or inaccessible one makes the adapter unhealthy.
+        for bus in self._i2c_buses():
+            port = self.i2c(bus)
+            assert isinstance(port, LinuxI2C)
+            with port._lock:
+                port._dev()
+        for bus, cs in self._spi_buses():
+            dev = spidev.SpiDev()
+            try:
+                dev.open(bus, cs)
+            except OSError as exc:
+                raise map_oserror(exc, self.url, f"open /dev/spidev{bus}.{cs}") from None
+            finally:
+                try:
+                    dev.close()
+                except OSError:
+                    pass
         return {"i2c": self._i2c_buses(), "spi": [f"{b}.{c}" for b, c in self._spi_buses()]}
 
     def _release(self) -> None:

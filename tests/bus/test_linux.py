@@ -101,6 +101,9 @@ def test_missing_bus_device_file_is_adapter_unavailable(linux_env: SimpleNamespa
     adapter = open_adapter("linux://?i2c=1,3")
     with pytest.raises(AdapterUnavailableError):
         adapter.i2c(3).read(0x76, 1)
+    health = adapter.health()
+    assert health["ok"] is False and "/dev/i2c-3" in health["detail"]
+    assert open_adapter("linux://?i2c=1&spi=0.0").health()["ok"] is True
 
 
 def test_smbus_block_read_is_limited_to_32_bytes(linux: Adapter) -> None:
