@@ -1,0 +1,269 @@
+"""HardwareRag: loading, chunking, ranking, context block, persistence."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from edge_agent.errors import DatasheetError, UnknownBoardError
+from edge_agent.rag import COMPACT_CHARS, HardwareRag
+from edge_agent.rag.chunker import chunk_markdown
+from edge_agent.rag.files import board_tag
+from edge_agent.rag.text import query_terms, tokens
+
+
+def _write(root: Path, rel: str, text: str) -> Path:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+# --- tokens ---------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("spellings", [
+    ["PA5", "PA_5", "pa5", "PA05"],
+    ["GPIO17", "BCM17", "GPIO 17", "gpio_17"],
+    ["0x76", "76h", "0X76", "0x076"],
+])
+def test_pin_and_hex_spellings_normalise_to_one_token(spellings: list[str]) -> None:
+    assert len({tuple(tokens(s)) for s in spellings}) == 1
+
+
+def test_numbers_with_units_match_with_or_without_a_space() -> None:
+    assert tokens("400kHz") == tokens("400 kHz") == ["400", "khz"]
+    assert tokens("3v3") == tokens("3.3 V")
+
+
+def test_light_stemming_and_compound_parts() -> None:
+    assert tokens("buttons pressed") == tokens("button press")
+    assert set(tokens("ctrl_meas")) >= {"ctrl_meas", "ctrl"}
+    assert "i2c" in tokens("I2C1_SCL")
+
+
+def test_query_terms_drop_stop_words_and_repeats() -> None:
+    assert query_terms("what is the LED on the LED pin") == ["led", "pin"]
+
+
+# --- files and chunks -----------------------------------------------------------------------------------
+
+
+def test_board_tag_is_the_lowercased_stem_and_generic_files_have_none() -> None:
+    assert board_tag("sub/NUCLEO-F401RE.md") == "nucleo-f401re"
+    assert board_tag("generic.md") is None
+    assert board_tag("generic_i2c.txt") is None
+    assert board_tag("generic-levels.md") is None
+    assert board_tag("_generic/deep/sensor.md") is None
+
+
+def test_chunks_keep_the_heading_path() -> None:
+    doc = "# Board\nintro\n## LEDs\nLD2 on PA5\n### Notes\nactive high\n## Buttons\nB1 on PC13\n"
+    sections = chunk_markdown(doc)
+    assert [s.heading for s in sections] == ["Board", "Board > LEDs", "Board > LEDs > Notes", "Board > Buttons"]
+    assert sections[1].text == "LD2 on PA5"
+
+
+def test_long_sections_split_on_paragraphs() -> None:
+    paras = [f"paragraph {i} " + "word " * 60 for i in range(10)]
+    sections = chunk_markdown("# Big\n\n" + "\n\n".join(paras), max_chars=800)
+    assert len(sections) > 1
+    assert all(len(s.text) <= 800 for s in sections)
+    for s in sections:  # every paragraph whole in exactly one chunk
+        assert all(s.text.count(f"paragraph {i} ") in (0, 1) for i in range(10))
+    assert sum(s.text.count("paragraph ") for s in sections) == 10
+
+
+def test_tables_are_never_cut_mid_row_and_repeat_their_header() -> None:
+    rows = "\n".join(f"| 0x{i:02X} | REG_{i} | some description of register {i} |" for i in range(80))
+    doc = f"# Part\n## Registers\n| Address | Name | Notes |\n| --- | --- | --- |\n{rows}\n"
+    sections = chunk_markdown(doc, max_chars=600)
+    assert len(sections) > 3
+    seen = []
+    for s in sections:
+        lines = s.text.split("\n")
+        assert lines[0] == "| Address | Name | Notes |" and lines[1] == "| --- | --- | --- |"
+        for line in lines[2:]:
+            assert line.startswith("| 0x") and line.endswith("|")
+            seen.append(line)
+    assert len(seen) == 80
+
+
+def test_headings_inside_code_fences_do_not_start_sections() -> None:
+    doc = "# Part\n```\n# not a heading\n```\ntext\n"
+    assert [s.heading for s in chunk_markdown(doc)] == ["Part"]
+
+
+def test_extensions_match_in_any_letter_case(tmp_path: Path) -> None:
+    _write(tmp_path, "A.MD", "# A\nalpha register\n")
+    _write(tmp_path, "b.Txt", "# B\nbeta register\n")
+    _write(tmp_path, "c.rst", "gamma register\n")
+    rag = HardwareRag.load(tmp_path)
+    assert [f.source for f in rag.files()] == ["A.MD", "b.Txt"]
+
+
+def test_missing_or_empty_directory_gives_empty_results_not_an_error(tmp_path: Path) -> None:
+    assert HardwareRag.load(tmp_path / "nope").search("anything") == []
+    assert HardwareRag.load(tmp_path).context("anything", ["nucleo-f401re"]) == ""
+    assert HardwareRag.load(None).search("x") == []
+
+
+# --- ranking --------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def small(tmp_path: Path) -> Path:
+    root = tmp_path / "ds"
+    _write(root, "nucleo-f401re.md", "# Nucleo\n## LEDs\nLD2 green user LED on PA5.\n## Clock\nHSE bypass 8 MHz.\n")
+    _write(root, "bme280.md", "# BME280\n## Chip id\nRegister 0xD0 reads 0x60 on a BME280 chip id check.\n"
+                              "## Address\nSDO low gives 0x76.\n")
+    _write(root, "generic-levels.md", "# Levels\n## LED resistor\nUse 330 ohm for an LED.\n")
+    for i in range(8):
+        _write(root, f"part{i}.md", f"# Part {i}\n## Misc\nregister map of part {i}\n")
+    return root
+
+
+def test_default_limit_is_five_and_compact_caps_at_two(small: Path) -> None:
+    assert len(HardwareRag.load(small).search("register part")) == 5
+    assert len(HardwareRag.load(small, compact=True).search("register part")) == 2
+    assert len(HardwareRag.load(small).search("register part", limit=3)) == 3
+    assert HardwareRag.load(small).search("register", limit=0) == []
+
+
+def test_compact_mode_shortens_long_chunks(tmp_path: Path) -> None:
+    _write(tmp_path, "long.md", "# Long\n" + "\n".join(f"line {i} about the sensor register" for i in range(100)))
+    full = HardwareRag.load(tmp_path).search("sensor register")[0].text
+    short = HardwareRag.load(tmp_path, compact=True).search("sensor register")[0].text
+    assert len(full) > COMPACT_CHARS >= len(short) - 2 and short.endswith("…")
+
+
+def test_hex_spelling_in_the_query_finds_the_register(small: Path) -> None:
+    top = HardwareRag.load(small).search("what reads D0h")[0]
+    assert (top.source, top.heading) == ("bme280.md", "BME280 > Chip id")
+
+
+def test_board_boost_prefers_the_named_board_in_a_close_race(small: Path) -> None:
+    rag = HardwareRag.load(small)
+    assert rag.search("LED", ["nucleo-f401re"])[0].source == "nucleo-f401re.md"
+    assert rag.search("LED resistor ohm", ["nucleo-f401re"])[0].source == "generic-levels.md"
+
+
+def test_board_boost_never_hides_a_clearly_better_answer_from_another_file(small: Path) -> None:
+    top = HardwareRag.load(small).search("BME280 chip id register", ["nucleo-f401re"])[0]
+    assert top.source == "bme280.md"
+
+
+def test_generic_files_answer_without_any_board(small: Path) -> None:
+    chunks = HardwareRag.load(small).search("LED resistor")
+    assert chunks[0].source == "generic-levels.md" and chunks[0].board is None
+
+
+def test_equal_scores_are_ordered_by_source_path_then_position(tmp_path: Path) -> None:
+    for name in ("b.md", "a.md", "c.md"):
+        _write(tmp_path, name, "# X\nsame words here\n")
+    got = [c.source for c in HardwareRag.load(tmp_path).search("same words")]
+    assert got == ["a.md", "b.md", "c.md"]
+    assert len({c.score for c in HardwareRag.load(tmp_path).search("same words")}) == 1
+
+
+def test_unknown_board_is_an_error_listing_known_boards(small: Path) -> None:
+    with pytest.raises(UnknownBoardError) as err:
+        HardwareRag.load(small).search("LED", ["nucleo-f999"])
+    assert "nucleo-f401re" in err.value.known and err.value.board == "nucleo-f999"
+
+
+def test_a_board_known_only_from_a_datasheet_is_accepted(small: Path) -> None:
+    assert HardwareRag.load(small).search("register", ["part3"])[0].source == "part3.md"
+
+
+# --- context block --------------------------------------------------------------------------------------
+
+
+def test_context_has_the_reference_shape(tmp_path: Path) -> None:
+    _write(tmp_path, "nucleo-f401re.md", "# Nucleo\n## LEDs\nThe red LED alias is LD2.\n## Pin Aliases\nred_led: PA5\n")
+    _write(tmp_path, "generic.md", "# Generic\nLED resistors are 330 ohm.\n")
+    ctx = HardwareRag.load(tmp_path).context("which pin is the red LED", ["nucleo-f401re"])
+    head, docs = ctx.split("[Hardware documentation]\n")
+    assert head.startswith("[Pin aliases for query]\nnucleo-f401re: red_led = pin PA5")
+    assert "--- nucleo-f401re.md (nucleo-f401re) ---\n# Nucleo > LEDs\n" in docs
+    assert "--- generic.md (generic) ---" in docs
+    assert ctx.endswith("\n\n\n")
+
+
+def test_context_serves_generic_documents_when_no_board_is_configured(small: Path) -> None:
+    ctx = HardwareRag.load(small).context("LED resistor", [])
+    assert ctx.startswith("[Hardware documentation]\n--- generic-levels.md (generic) ---")
+
+
+def test_alias_context_needs_every_word_of_a_compound_alias(tmp_path: Path) -> None:
+    _write(tmp_path, "nucleo-f401re.md", "# N\n## Pin Aliases\nred_led: PA5\nuser_button: PC13\n")
+    rag = HardwareRag.load(tmp_path)
+    assert "red_led" not in rag.pin_context("is the LED on", ["nucleo-f401re"])
+    assert "user_button" in rag.pin_context("user button pin?", ["nucleo-f401re"])
+
+
+def test_read_returns_a_file_or_one_section(small: Path) -> None:
+    rag = HardwareRag.load(small)
+    assert "SDO low gives 0x76." in rag.read("bme280.md", "Address")
+    assert "0xD0" not in rag.read("bme280.md", "address")
+    with pytest.raises(DatasheetError):
+        rag.read("bme280.md", "Nope")
+    with pytest.raises(DatasheetError):
+        rag.read("missing.md")
+
+
+# --- persistence ----------------------------------------------------------------------------------------
+
+
+def test_persisted_index_is_reused_and_only_changed_files_are_reindexed(small: Path, state: Path) -> None:
+    first = HardwareRag.load(small, index_dir=state / "rag")
+    assert first.stats["indexed"] == 11
+    again = HardwareRag.load(small, index_dir=state / "rag")
+    assert again.stats == {"files": 11, "reused": 11, "indexed": 0, "removed": 0}
+    _write(small, "bme280.md", (small / "bme280.md").read_text() + "\n## Errata\nA new humidity erratum.\n")
+    (small / "part7.md").unlink()
+    changed = HardwareRag.load(small, index_dir=state / "rag")
+    assert changed.stats == {"files": 10, "reused": 9, "indexed": 1, "removed": 1}
+    assert changed.search("humidity erratum")[0].heading == "BME280 > Errata"
+    assert all(c.source != "part7.md" for c in changed.search("part 7 register"))
+
+
+def test_touching_a_file_without_changing_it_does_not_rechunk(small: Path, state: Path) -> None:
+    HardwareRag.load(small, index_dir=state)
+    path = small / "bme280.md"
+    path.write_text(path.read_text())  # new mtime, same content hash
+    assert HardwareRag.load(small, index_dir=state).stats["indexed"] == 0
+
+
+def test_many_changes_rewrite_the_snapshot_with_the_same_results(small: Path, state: Path) -> None:
+    HardwareRag.load(small, index_dir=state)
+    for i in range(8):
+        _write(small, f"part{i}.md", f"# Part {i}\n## Misc\nregister map of part {i}, revision B\n")
+    incremental = HardwareRag.load(small, index_dir=state).search("revision register part 3")
+    cold = HardwareRag.load(small).search("revision register part 3")
+    assert [(c.source, c.heading, round(c.score, 6)) for c in incremental] == [
+        (c.source, c.heading, round(c.score, 6)) for c in cold]
+
+
+def test_incremental_results_equal_a_cold_build(small: Path, state: Path) -> None:
+    HardwareRag.load(small, index_dir=state)
+    _write(small, "nucleo-f401re.md", "# Nucleo\n## LEDs\nLD2 green user LED on PA5, also D13.\n")
+    inc = HardwareRag.load(small, index_dir=state)
+    cold = HardwareRag.load(small)
+    for q in ("LED PA5", "register part", "chip id"):
+        assert [(c.source, round(c.score, 6)) for c in inc.search(q)] == [
+            (c.source, round(c.score, 6)) for c in cold.search(q)]
+
+
+def test_a_corrupt_index_file_is_rebuilt_with_a_warning(small: Path, state: Path,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    rag = HardwareRag.load(small, index_dir=state)
+    assert rag.db_path is not None
+    rag.close()
+    rag.db_path.write_bytes(b"this is not sqlite" * 100)
+    with caplog.at_level(logging.WARNING):
+        again = HardwareRag.load(small, index_dir=state)
+    assert again.search("chip id")[0].source == "bme280.md"
+    assert any("rebuilding" in r.getMessage() for r in caplog.records)
