@@ -6,14 +6,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from edge_agent.config import Settings, load_settings
 from edge_agent.paths import find_config, state_dir
+
+if TYPE_CHECKING:  # pydantic model building costs ~0.1 s: only commands that run pay it, not --help
+    from edge_agent.config import Settings
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
     """The effective settings for this invocation (global --config, env, defaults)."""
+    from edge_agent.config import load_settings
+
     return load_settings(find_config(getattr(args, "config", None)))
 
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from edge_agent.config import load_settings, to_toml
 from edge_agent.paths import find_config
 
 
@@ -18,6 +17,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _check(args: argparse.Namespace) -> int:
+    from edge_agent.config import load_settings, to_toml  # here, not at import: keeps --help fast
+
     path = find_config(args.file or args.config)
     settings = load_settings(path)
     origin = str(path) if path else "embedded defaults (no config file found)"
