@@ -74,7 +74,7 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
             return
         ident = (st.st_dev, st.st_ino)
         if ident in seen_dirs:
-            problems.append(_problem(rel_prefix, "loop", "symlink loop (directory already visited), skipped"))
+            problems.append(_problem(rel_prefix.rstrip("/"), "loop", "symlink loop (directory seen before), skipped"))
             return
         seen_dirs.add(ident)
         try:
