@@ -309,8 +309,9 @@ class Runtime:
         slot = self.slot(adapter, board)
         with slot.lock:
             if slot.closed:
-                raise AdapterUnavailableError(f"{slot.name}: the runtime is shutting down; retry after restart",
-                                              adapter=slot.url)
+                raise AdapterUnavailableError(
+                    f"adapter {slot.name} was closed (the service is stopping or reloaded its configuration); "
+                    "retry in a moment, and check runtime_status if it persists", adapter=slot.url)
             if slot.adapter is None:
                 raise AdapterUnavailableError(
                     f"adapter {slot.name} ({slot.url or 'no URL'}) is not available: {slot.error}; fix the "

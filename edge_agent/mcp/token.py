@@ -37,11 +37,18 @@ def ensure_token(path: Path) -> str:
         return token
     token = secrets.token_urlsafe(32)
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():  # present but empty (an interrupted first start): replace it whole
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w") as fh:
+            fh.write(token + "\n")
+        os.replace(tmp, path)
+        return token
     # O_EXCL: two processes starting together must not hand out different tokens.
     try:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     except FileExistsError:
-        return ensure_token(path)
+        return path.read_text().strip() or token
     with os.fdopen(fd, "w") as fh:
         fh.write(token + "\n")
     return token
