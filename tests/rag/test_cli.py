@@ -1,0 +1,105 @@
+"""`edge-agent rag ...` and `edge-agent pins ...` through edge_agent.cli.main."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_agent.cli import main
+
+
+def _json(capsys: pytest.CaptureFixture[str]) -> object:
+    return json.loads(capsys.readouterr().out)
+
+
+def test_rag_index_persists_under_the_state_directory(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--state", str(state), "rag", "index", "--json"]) == 0
+    first = _json(capsys)
+    assert first["stats"]["indexed"] == len(first["files"]) > 9 and first["problems"] == []
+    assert Path(first["index"]).parent == state / "rag"
+    assert main(["--state", str(state), "rag", "index", "--json"]) == 0
+    assert _json(capsys)["stats"]["indexed"] == 0
+
+
+def test_rag_query_answers_from_the_bundled_datasheets(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--state", str(state), "rag", "query", "BME280 chip id register", "--json", "--limit", "2"]) == 0
+    got = _json(capsys)
+    assert isinstance(got, list) and len(got) == 2
+    assert got[0]["source"] == "bme280.md" and "0x60" in got[0]["text"]
+
+
+def test_rag_query_context_prints_the_agent_block(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--state", str(state), "rag", "query", "which pin is the red LED", "--board", "nucleo-f401re",
+                 "--context"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("[Pin aliases for query]\nnucleo-f401re: red_led = pin PA5")
+
+
+def test_rag_query_with_another_datasheet_dir(tmp_path: Path, state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "ds").mkdir()
+    (tmp_path / "ds" / "widget.md").write_text("# Widget\n## Reset\nHold RST low for 10 ms.\n")
+    assert main(["--state", str(state), "rag", "query", "reset pulse", "--datasheets", str(tmp_path / "ds"),
+                 "--json"]) == 0
+    assert [c["source"] for c in _json(capsys)] == ["widget.md"]
+
+
+def test_rag_query_with_an_unknown_board_fails_with_the_known_list(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--state", str(state), "rag", "query", "LED", "--board", "nucleo-f999"]) == 1
+    err = capsys.readouterr().err
+    assert "nucleo-f999" in err and "nucleo-f401re" in err
+
+
+def test_config_datasheet_dir_is_used_by_default(tmp_path: Path, state: Path,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "sheets").mkdir()
+    (tmp_path / "sheets" / "gizmo.md").write_text("# Gizmo\nThe gizmo strobe pin is active low.\n")
+    cfg = tmp_path / "edge-agent.toml"
+    cfg.write_text('[peripherals]\ndatasheet_dir = "sheets"\n')
+    assert main(["--config", str(cfg), "--state", str(state), "rag", "query", "gizmo strobe", "--json"]) == 0
+    assert [c["source"] for c in _json(capsys)] == ["gizmo.md"]
+
+
+def test_pins_resolve_prints_the_canonical_pin(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pins", "resolve", "red_led", "--board", "nucleo-f401re", "--json"]) == 0
+    got = _json(capsys)
+    assert got == {"board": "nucleo-f401re", "name": "PA5", "number": 13, "headers": ["CN10-11", "CN5-6", "D13"],
+                   "functions": got["functions"], "raw": "PA5"}
+    assert main(["pins", "resolve", "J8:11", "--board", "rpi-4b"]) == 0
+    assert "GPIO17" in capsys.readouterr().out
+
+
+def test_pins_resolve_unknown_name_exits_1_with_suggestions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pins", "resolve", "PA55", "--board", "nucleo-f401re"]) == 1
+    assert "PA5" in capsys.readouterr().err
+
+
+def test_pins_which_is_the_inverse_lookup(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pins", "which", "PA5", "--board", "nucleo-f401re", "--json"]) == 0
+    got = _json(capsys)
+    assert got["pin"]["name"] == "PA5" and {"alias": "red_led", "source": "nucleo-f401re.md"} in got["aliases"]
+    assert main(["pins", "which", "J8-6", "--board", "rpi-4b", "--json"]) == 0
+    assert _json(capsys)["power"] == "GND"
+
+
+def test_pins_list_shows_every_pin_with_aliases(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pins", "list", "--board", "rpi-pico", "--json"]) == 0
+    got = _json(capsys)
+    gp25 = next(p for p in got["pins"] if p["name"] == "GP25")
+    assert "led" in gp25["aliases"] and got["leds"] == {"LED": "GP25"}
+    assert main(["pins", "list", "--board", "nucleo-f401re"]) == 0
+    assert "PA5" in capsys.readouterr().out
+
+
+def test_pins_list_of_a_datasheet_only_board(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "relay-hat.md").write_text("# Relay HAT\n## Pin Aliases\nrelay1: GPIO5\n")
+    assert main(["pins", "list", "--board", "relay-hat", "--datasheets", str(tmp_path), "--json"]) == 0
+    assert _json(capsys)["aliases"]["relay1"]["raw"] == "GPIO5"
+
+
+def test_pins_boards_lists_the_board_files(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["pins", "boards", "--json"]) == 0
+    assert len(_json(capsys)) == 9
