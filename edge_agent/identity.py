@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import hashlib
 import hmac
 import os
@@ -79,8 +80,9 @@ def _persisted_random_id(state_dir: Path) -> str:
     return new
 
 
+@functools.cache
 def boot_id() -> str:
-    """This boot's random id from the kernel; '' where the kernel does not provide one."""
+    """This boot's random id from the kernel; '' where the kernel does not provide one (read once)."""
     try:
         return BOOT_ID_PATH.read_text().strip()
     except OSError:
@@ -105,15 +107,39 @@ _TIME_ERROR = 5  # adjtimex return: clock not synchronized
 _STA_UNSYNC = 0x0040
 
 
+@functools.cache
+def _libc() -> ctypes.CDLL | None:
+    try:  # find_library may run ldconfig: once per process only
+        return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    except OSError:
+        return None
+
+
+_SYNC_CACHE_S = 1.0  # sync state changes rarely; captures can arrive thousands per second
+_sync_cache: tuple[float, bool] = (-1e9, False)
+
+
 def clock_synced() -> bool:
     """Whether the wall clock is known to be synchronised (timesyncd flag, else the kernel's NTP state)."""
+    global _sync_cache
+    now = time.monotonic()
+    if now - _sync_cache[0] < _SYNC_CACHE_S:
+        return _sync_cache[1]
+    synced = _read_clock_synced()
+    _sync_cache = (now, synced)
+    return synced
+
+
+def _read_clock_synced() -> bool:
     if TIMESYNC_FLAG.exists():
         return True
+    libc = _libc()
+    if libc is None:
+        return False
     try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
         tx = _Timex()
         state = libc.adjtimex(ctypes.byref(tx))  # modes=0: read only, needs no privilege
-    except (OSError, AttributeError):
+    except AttributeError:
         return False
     return state not in (-1, _TIME_ERROR) and not tx.status & _STA_UNSYNC
 

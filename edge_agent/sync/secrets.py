@@ -36,6 +36,14 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
+# Every pattern above contains one of these (case-insensitively); text without any is clean, which
+# lets the common case (no credential at all) cost one regex search instead of thirteen.
+_TRIGGER = re.compile(
+    r"(?i)A[KSGIRNP][IPDONV]A|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|AIza|k_(?:live|test)_|eyJ|bearer|://"
+    r"|pass|pwd|secret|key|token|-----BEGIN"
+)
+
+
 @dataclass(frozen=True)
 class Finding:
     """One credential found: its kind and where (field name, character span)."""
@@ -48,6 +56,8 @@ class Finding:
 
 def scan(text: str, field: str = "content") -> list[Finding]:
     """Every credential-looking span in `text`, earliest first, overlaps removed."""
+    if not _TRIGGER.search(text):
+        return []
     found: list[Finding] = []
     for kind, pattern in PATTERNS:
         for m in pattern.finditer(text):

@@ -60,7 +60,7 @@ MAX_BATCH = 200  # server cap on BatchCreateRevisions rows
 SUMMARY_MAX = 2000
 TITLE_MAX = 120
 LOCAL_CE_ENDPOINT = "127.0.0.1:9190"
-FINISH_THREADS = 8  # per-capture tag/edge calls run concurrently on the one channel
+FINISH_THREADS = 16  # per-capture tag/edge calls run concurrently on the one channel
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 # gRPC status names by how the outbox treats them.
@@ -314,6 +314,7 @@ class SyncWorker:
         self._pool: ThreadPoolExecutor | None = None
         self._wake = threading.Event()
         self._batch_answers: dict[int, Any] = {}
+        self._entries_table: bool | None = None
         self._lock_path = Path(f"{self.db_path}.sync-lock")
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -628,8 +629,11 @@ class SyncWorker:
                 t = self._clock()
                 for o in done:
                     conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (o.row.seq,))
-                    conn.execute("INSERT OR REPLACE INTO sync_krefs (capture_id, entry_id, revision_kref, synced_at) "
-                                 "VALUES (?, ?, ?, ?)", (o.row.capture_id, o.row.entry_id, o.row.revision_kref, t))
+                    if not (o.row.entry_id and self._record_kref_in_tx(conn, o.row.entry_id, o.row.revision_kref)):
+                        # No entries table here (another store): store.set_kref after the commit.
+                        conn.execute("INSERT OR REPLACE INTO sync_krefs (capture_id, entry_id, revision_kref, "
+                                     "synced_at) VALUES (?, ?, ?, ?)",
+                                     (o.row.capture_id, o.row.entry_id, o.row.revision_kref, t))
                 bump_state(conn, "synced_total", len(done))
                 skipped = sum(o.skipped_edges for o in done)
                 if skipped:
@@ -664,7 +668,10 @@ class SyncWorker:
             if waiting:
                 return _Outcome(row, "defer")
             if targets:
-                existing = {str(e.target_kref) for e in client.get_edges(rev.kref, EDGE_TYPE, 0)}
+                # A revision learned from a batch answer in this pass had no kref on disk before, so no
+                # process can have sent an edge for it yet: GetEdges is needed only when resuming.
+                fresh = row.revision is not None
+                existing = set() if fresh else {str(e.target_kref) for e in client.get_edges(rev.kref, EDGE_TYPE, 0)}
                 for target in targets:
                     if target in existing:
                         continue
@@ -745,6 +752,21 @@ class SyncWorker:
                     return hit[0], False
             queued = c.execute("SELECT 1 FROM sync_outbox WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
             return None, queued is not None
+
+    def _record_kref_in_tx(self, conn: sqlite3.Connection, entry_id: str, kref: str | None) -> bool:
+        """Write the kref onto the memory entry in the transaction that retires the outbox row.
+
+        ``entries.kref`` is the column the memory store keeps for exactly this (contracts §D). Writing it
+        here makes "uploaded" and "entry knows its kref" one atomic, single-fsync commit per batch,
+        where a ``store.set_kref`` call per capture would be a separate commit (and fsync) each.
+        """
+        if self._entries_table is None:
+            self._entries_table = bool(conn.execute(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").fetchone())
+        if not self._entries_table or not kref:
+            return False
+        conn.execute("UPDATE entries SET kref = ? WHERE id = ?", (kref, entry_id))
+        return True  # an entry deleted meanwhile simply has nothing to update
 
     def _apply_pending_krefs(self) -> int:
         """Write synced krefs onto their memory entries (store.set_kref), then forget them."""
