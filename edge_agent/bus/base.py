@@ -146,6 +146,9 @@ class I2CBus(abc.ABC):
         self.bus = bus
         self._frequency_hz = frequency_hz
         self._closed = False
+        #: Held by drivers across multi-transaction sequences (trigger, poll, read) so threads sharing
+        #: the bus do not interleave them; each single transaction is atomic in the backend already.
+        self.lock = threading.RLock()
 
     @property
     def frequency_hz(self) -> int:

@@ -224,7 +224,8 @@ class BME280:
             )
 
     def read(self) -> Reading:
-        """Take one compensated sample."""
-        c = self.calibration()
-        adc_t, adc_p, adc_h = self.read_raw()
+        """Take one compensated sample (holding the bus lock across trigger, poll and read)."""
+        with self.port.bus.lock:
+            c = self.calibration()
+            adc_t, adc_p, adc_h = self.read_raw()
         return compensate(adc_t, adc_p, adc_h, c)

@@ -51,6 +51,11 @@ class EEPROM24:
         """Read ``n`` bytes starting at ``offset`` (random read, then sequential)."""
         self._check(offset, n)
         out = bytearray()
+        with self.bus.lock:
+            self._read_into(out, offset, n)
+        return bytes(out)
+
+    def _read_into(self, out: bytearray, offset: int, n: int) -> None:
         while len(out) < n:
             pos = offset + len(out)
             take = min(self.chunk, n - len(out))
@@ -58,11 +63,14 @@ class EEPROM24:
                 take = min(take, 256 - (pos & 0xFF))
             device, word = self._target(pos)
             out += self.bus.read_register(device, word, take, register_width=self.word_bytes)
-        return bytes(out)
 
     def write(self, offset: int, data: bytes) -> None:
         """Write ``data`` at ``offset``, one page at a time, waiting out each write cycle."""
         self._check(offset, len(data))
+        with self.bus.lock:
+            self._write_pages(offset, data)
+
+    def _write_pages(self, offset: int, data: bytes) -> None:
         done = 0
         while done < len(data):
             pos = offset + done

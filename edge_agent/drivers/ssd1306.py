@@ -87,10 +87,11 @@ class SSD1306:
 
     def show(self) -> None:
         """Send the whole framebuffer to GDDRAM."""
-        self.command(0x21, 0, self.width - 1)               # column range
-        self.command(0x22, 0, self.pages - 1)               # page range
-        for i in range(0, len(self.buffer), self.chunk):
-            self.bus.write(self.address, b"\x40" + bytes(self.buffer[i:i + self.chunk]))
+        with self.bus.lock:  # another thread's commands must not land between the range and the data
+            self.command(0x21, 0, self.width - 1)           # column range
+            self.command(0x22, 0, self.pages - 1)           # page range
+            for i in range(0, len(self.buffer), self.chunk):
+                self.bus.write(self.address, b"\x40" + bytes(self.buffer[i:i + self.chunk]))
 
     def print_lines(self, *lines: str) -> None:
         """Clear the screen and show up to ``pages`` lines of text."""

@@ -3,6 +3,7 @@ package's "no device" path."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 import aardvark_py as aa
@@ -23,7 +24,7 @@ from edge_agent.errors import (
 
 
 @pytest.fixture
-def aardvark(aardvark_env: SimpleNamespace) -> Adapter:
+def aardvark(aardvark_env: SimpleNamespace) -> Iterator[Adapter]:
     adapter = open_adapter("aardvark://2237-170206", safety=SafetyPolicy.open())
     yield adapter
     adapter.close()

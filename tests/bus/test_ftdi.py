@@ -3,6 +3,7 @@ exceptions), and the real pyftdi "no device" path."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -14,7 +15,7 @@ from edge_agent.errors import AdapterUnavailableError, I2CNackError, InvalidAdap
 
 
 @pytest.fixture
-def ftdi(ftdi_env: SimpleNamespace) -> Adapter:
+def ftdi(ftdi_env: SimpleNamespace) -> Iterator[Adapter]:
     adapter = open_adapter("ftdi://ftdi:232h/1?i2c_hz=400000", safety=SafetyPolicy.open())
     yield adapter
     adapter.close()

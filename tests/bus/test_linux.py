@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+from collections.abc import Iterator
 from types import SimpleNamespace
 
 import pytest
@@ -29,7 +30,7 @@ URL = "linux://?i2c=1&spi=0.0,0.1&board=rpi-4b"
 
 
 @pytest.fixture
-def linux(linux_env: SimpleNamespace) -> Adapter:
+def linux(linux_env: SimpleNamespace) -> Iterator[Adapter]:
     adapter = open_adapter(URL, safety=None)
     adapter.safety.mode = "open"  # these tests are about the backend, not the policy
     yield adapter

@@ -7,10 +7,13 @@ fakes of the vendor libraries, so every backend is checked against the same part
 
 from __future__ import annotations
 
+import functools
+import threading
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -111,9 +114,11 @@ def parse_scenario(data: dict[str, Any], origin: str = "scenario") -> Scenario:
 
 
 # --- transaction log -------------------------------------------------------------------------------------
+# Plain (not frozen) slotted dataclasses: a frozen one costs several times more to build, and one is built
+# per transaction. Treat them as read-only records.
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class I2CRead:
     bus: int
     address: int
@@ -122,7 +127,7 @@ class I2CRead:
     error: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class I2CWrite:
     bus: int
     address: int
@@ -130,7 +135,7 @@ class I2CWrite:
     error: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class I2CWriteRead:
     bus: int
     address: int
@@ -140,7 +145,7 @@ class I2CWriteRead:
     error: str | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SPITransfer:
     bus: int
     cs: int
@@ -149,13 +154,13 @@ class SPITransfer:
     result: bytes | None = field(default=None, compare=False)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GPIOWrite:
     pin: str
     value: int
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GPIOMode:
     pin: str
     direction: str
@@ -213,6 +218,20 @@ class Line:
 
 # --- the world ----------------------------------------------------------------------------------------------
 
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _locked(method: _F) -> _F:
+    """Run a SimWorld method under the world's lock (one transaction on the board at a time)."""
+
+    @functools.wraps(method)
+    def wrapper(self: SimWorld, *args: Any, **kwargs: Any) -> Any:
+        with self.lock:
+            return method(self, *args, **kwargs)
+
+    return wrapper  # type: ignore[return-value]
+
+
 
 class SimWorld:
     """Parts, wires and faults of one simulated board; every transaction lands in ``log``."""
@@ -227,6 +246,8 @@ class SimWorld:
         self.spi: dict[tuple[int, int], SimSPIDevice] = {}
         self.log: list[Transaction] = []
         self.recording = True
+        # One transaction at a time, as on a real bus (runtime threads share one simulated board).
+        self.lock = threading.Lock()
         self._faults: list[_Fault] = []
         self.lines: dict[str, Line] = {}
         self.jumpers: dict[str, str] = {}
@@ -359,6 +380,7 @@ class SimWorld:
                                adapter=who, address=address)
         return device
 
+    @_locked
     def i2c_read(self, who: str, bus: int, address: int, n: int) -> bytes:
         """START, address+R, ``n`` bytes, STOP."""
         try:
@@ -370,6 +392,7 @@ class SimWorld:
         self._record(I2CRead(bus, address, n, result))
         return result
 
+    @_locked
     def i2c_write(self, who: str, bus: int, address: int, data: bytes) -> None:
         """START, address+W, ``data``, STOP (empty ``data`` is an SMBus quick write)."""
         try:
@@ -380,6 +403,7 @@ class SimWorld:
             raise
         self._record(I2CWrite(bus, address, data))
 
+    @_locked
     def i2c_write_read(self, who: str, bus: int, address: int, data: bytes, n: int) -> bytes:
         """Write then read with a repeated START (one transaction on the wire)."""
         try:
@@ -410,6 +434,7 @@ class SimWorld:
         return device
 
     # SPI ------------------------------------------------------------------------------------------------
+    @_locked
     def spi_transfer(self, who: str, bus: int, cs: int, data: bytes, mode: int) -> bytes:
         """Clock ``data`` with CS low; the part on that CS (if any) answers on MISO."""
         device = self.spi.get((bus, cs))
@@ -441,11 +466,13 @@ class SimWorld:
                 return other.held
         return 1 if line.pull == "up" else 0  # a floating input reads 0 in the model
 
+    @_locked
     def gpio_write(self, name: str, value: int) -> None:
         line = self.line(name)
         line.direction, line.out = "out", value
         self._record(GPIOWrite(name, value))
 
+    @_locked
     def gpio_mode(self, name: str, direction: str, pull: str) -> None:
         line = self.line(name)
         line.direction, line.pull = direction, pull
