@@ -543,12 +543,12 @@ def _suggest(name: str, spellings: Iterable[str]) -> list[str]:
 def pins_on(board: str, name: str | int, datasheets: Path | str | HardwareRag | None = None) -> PinReport:
     """Inverse lookup: what is on this pin or header position (labels, bus roles, datasheet aliases)."""
     b = get_board(board)
-    idx = _index(b)
     k = name_key(str(name))
-    for spelling, what in b.power.items():
-        if name_key(spelling) == k or (b.physical_header and _PHYS.match(k)
-                                        and name_key(f"{b.physical_header}-{_PHYS.match(k).group(1)}")  # type: ignore[union-attr]
-                                        == name_key(spelling)):
+    phys = _PHYS.match(k)
+    if phys and b.physical_header:
+        k = name_key(f"{b.physical_header}-{phys.group(1)}")
+    for position, what in b.power.items():
+        if name_key(position) == k:
             return PinReport(b.id, str(name), None, power=what)
     pin = resolve(b.id, name, datasheets)
     labels = tuple(lbl for lbl, p in [*b.leds.items(), *b.buttons.items(), *b.names.items()] if p == pin.name)
@@ -556,5 +556,4 @@ def pins_on(board: str, name: str | int, datasheets: Path | str | HardwareRag | 
         labels += (f"BCM{pin.number}",)
     aliases = tuple((a.entry.alias, a.entry.source) for _, a in sorted(_alias_set(datasheets).for_board(b).items())
                     if a.pin.name == pin.name)
-    del idx
     return PinReport(b.id, str(name), pin, labels=labels, aliases=aliases)

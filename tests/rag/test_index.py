@@ -267,3 +267,22 @@ def test_a_corrupt_index_file_is_rebuilt_with_a_warning(small: Path, state: Path
         again = HardwareRag.load(small, index_dir=state)
     assert again.search("chip id")[0].source == "bme280.md"
     assert any("rebuilding" in r.getMessage() for r in caplog.records)
+
+
+def test_pure_python_scoring_matches_the_numpy_path(small: Path, state: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The base install has no numpy; both accumulators must rank identically."""
+    pytest.importorskip("numpy")
+    from edge_agent.rag import postings
+
+    HardwareRag.load(small, index_dir=state)
+    _write(small, "part2.md", "# Part 2\n## Misc\nregister map of part 2, now with an LED\n")
+    (small / "part5.md").unlink()  # leaves a tombstone in the snapshot
+    queries = ("register part", "LED PA5", "chip id 0xD0", "LED resistor")
+    with_np = [[(c.source, c.heading, round(c.score, 6)) for c in
+                HardwareRag.load(small, index_dir=state).search(q, ["nucleo-f401re"])] for q in queries]
+    monkeypatch.setattr(postings, "_np", None)
+    without = [[(c.source, c.heading, round(c.score, 6)) for c in
+                HardwareRag.load(small, index_dir=state).search(q, ["nucleo-f401re"])] for q in queries]
+    assert with_np == without
+    assert all(with_np)
