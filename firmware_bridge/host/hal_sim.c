@@ -6,9 +6,10 @@
  *     D7 and D8 are jumpered together (an input on one reads the other when it drives);
  *     B1 has the board's external pull-up, so it reads 1 (not pressed).
  *   - ADC: A0..A5 sit on a resistor ladder reading 585, 1170, 1755, 2340, 2925, 3510 counts.
- *   - I2C1: register-file targets at 0x50 (256 zeroed bytes, EEPROM-like) and 0x76 (BME280
- *     chip-id register 0xD0 = 0x60); the first written byte sets the register pointer, which
- *     auto-increments. Any other address NACKs.
+ *   - I2C1: a 24C02 EEPROM at 0x50 (256 bytes, word address byte, page writes of 8 bytes that wrap
+ *     inside their page, sequential reads) and a BME280 at 0x76 (chip id 0x60, the datasheet's
+ *     example trimming values, register/value pair writes, soft reset; a forced or normal-mode
+ *     ctrl_meas write latches raw readings for 22.5 C, 1009.25 hPa, 45 %RH). Other addresses NACK.
  *   - SPI1: MOSI jumpered to MISO, so a transfer returns what it sent.
  * Serial: stdin/stdout (the test harness connects them to a pty or pipes). With BRIDGE_SIM_BAUD set
  * (e.g. 115200), both directions are paced like a UART at that rate, 10 bits per byte: replies
@@ -29,6 +30,39 @@ struct pad {
 static struct pad pads[3][16];
 static uint8_t eeprom[256], bme[256];
 static uint8_t eeprom_ptr, bme_ptr;
+
+/* BME280 NVM trimming at 0x88..0xA1 and 0xE1..0xE7: the example calibration of the BME280
+ * datasheet (dig_T1 = 27504, dig_T2 = 26435, dig_T3 = -1000, dig_P1 = 36477, ...; dig_H1 = 75). */
+static const uint8_t BME_TRIM_TP[26] = {0x70, 0x6b, 0x43, 0x67, 0x18, 0xfc, 0x7d, 0x8e, 0x43, 0xd6, 0xd0, 0x0b, 0x27,
+                                        0x0b, 0x8c, 0x00, 0xf9, 0xff, 0x8c, 0x3c, 0xf8, 0xc6, 0x70, 0x17, 0x00, 0x4b};
+static const uint8_t BME_TRIM_H[7] = {0x6a, 0x01, 0x00, 0x13, 0x29, 0x03, 0x1e};
+/* Raw press/temp/hum words (0xF7..0xFE) that compensate to 22.5 C, 1009.25 hPa, 45 %RH. */
+static const uint8_t BME_SAMPLE[8] = {0x64, 0x67, 0x60, 0x7c, 0xe9, 0x80, 0x6e, 0x33};
+static const uint8_t BME_DATA_RESET[8] = {0x80, 0x00, 0x00, 0x80, 0x00, 0x00, 0x80, 0x00};
+
+static void bme_reset(void) {
+    memset(bme, 0, sizeof bme);
+    memcpy(&bme[0x88], BME_TRIM_TP, sizeof BME_TRIM_TP);
+    memcpy(&bme[0xE1], BME_TRIM_H, sizeof BME_TRIM_H);
+    bme[0xD0] = 0x60; /* chip id (datasheet 5.4.1) */
+    memcpy(&bme[0xF7], BME_DATA_RESET, sizeof BME_DATA_RESET);
+}
+
+static void bme_store(uint8_t reg, uint8_t value) {
+    if (reg == 0xE0) {
+        if (value == 0xB6) bme_reset(); /* soft reset word */
+    } else if (reg == 0xF2) {
+        bme[reg] = value & 0x07;
+    } else if (reg == 0xF4) {
+        uint8_t mode = value & 0x03;
+        if (mode != 0) memcpy(&bme[0xF7], BME_SAMPLE, sizeof BME_SAMPLE);
+        bme[reg] = mode == 1 || mode == 2 ? (uint8_t)(value & ~0x03u) : value; /* forced: back to sleep */
+    } else if (reg == 0xF5) {
+        bme[reg] = value & 0xFD;
+    }
+    /* trimming, id, status and data registers are read-only */
+}
+
 const char *sim_reset_reason = "power";
 
 static double byte_s; /* seconds per byte on the emulated wire; 0 = unpaced */
@@ -61,8 +95,7 @@ void hal_init(void) {
     byte_s = baud && atof(baud) > 0 ? 10.0 / atof(baud) : 0;
     memset(pads, 0, sizeof pads);
     memset(eeprom, 0, sizeof eeprom);
-    memset(bme, 0, sizeof bme);
-    bme[0xD0] = 0x60; /* BME280 datasheet 5.4.1: chip id */
+    bme_reset();
     eeprom_ptr = bme_ptr = 0;
 }
 
@@ -119,22 +152,30 @@ int hal_adc_read(uint8_t channel, uint16_t *value) {
 void hal_i2c_enable(void) {}
 
 int hal_i2c_transfer(uint8_t addr, const uint8_t *w, size_t wn, uint8_t *r, size_t rn) {
-    uint8_t *mem, *ptr;
     if (addr == 0x50) {
-        mem = eeprom;
-        ptr = &eeprom_ptr;
-    } else if (addr == 0x76) {
-        mem = bme;
-        ptr = &bme_ptr;
-    } else {
-        return HAL_ERR_NACK;
+        if (wn) {
+            eeprom_ptr = w[0];
+            /* 24C02 page write: the low 3 address bits count, the page stays put. */
+            uint8_t a = eeprom_ptr;
+            for (size_t i = 1; i < wn; i++) {
+                eeprom[a] = w[i];
+                a = (uint8_t)((a & ~7u) | ((a + 1u) & 7u));
+            }
+        }
+        for (size_t i = 0; i < rn; i++) r[i] = eeprom[eeprom_ptr++];
+        return HAL_OK;
     }
-    if (wn) {
-        *ptr = w[0];
-        for (size_t i = 1; i < wn; i++) mem[(*ptr)++] = w[i];
+    if (addr == 0x76) {
+        if (wn) {
+            bme_ptr = w[0];
+            /* Writes are (register, value) pairs (datasheet 6.2.1); an odd last byte only sets the
+             * read pointer. */
+            for (size_t i = 0; i + 1 < wn; i += 2) bme_store(w[i], w[i + 1]);
+        }
+        for (size_t i = 0; i < rn; i++) r[i] = bme[bme_ptr++];
+        return HAL_OK;
     }
-    for (size_t i = 0; i < rn; i++) r[i] = mem[(*ptr)++];
-    return HAL_OK;
+    return HAL_ERR_NACK;
 }
 
 void hal_spi_enable(uint8_t mode, uint32_t hz) {
