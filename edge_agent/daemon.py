@@ -33,7 +33,8 @@ log = logging.getLogger(__name__)
 STATUS_FILE = "status.json"
 DAEMON_FILE = "daemon.json"
 TICK_S = 1.0  # housekeeping period; the watchdog interval lowers it when shorter
-STATUS_EVERY_S = 10.0  # status file refresh (an SD card does not want this every tick)
+STATUS_EVERY_S = 10.0  # how often the status is recomputed
+STATUS_REWRITE_S = 300.0  # unchanged status is rewritten this rarely (SD cards wear out)
 
 
 class DaemonError(EdgeAgentError):
@@ -170,6 +171,8 @@ class Daemon:
         self._flags: _Flags | None = None
         self._bg_stop = threading.Event()
         self._last_status_write = 0.0
+        self._last_status_check = 0.0
+        self._last_status_body = ""
 
     # entry point ---------------------------------------------------------------------------------
 
@@ -307,13 +310,19 @@ class Daemon:
 
     def _write_status(self, *, force: bool = False) -> None:
         now = time.monotonic()
-        if not force and now - self._last_status_write < STATUS_EVERY_S:
+        if not force and now - self._last_status_check < STATUS_EVERY_S:
             return
-        self._last_status_write = now
+        self._last_status_check = now
         try:
             data = self.runtime.status()
+            volatile = {k: data.pop(k, None) for k in ("uptime_s", "jobs")}
+            body = json.dumps(data, default=str, sort_keys=True)
+            if not force and body == self._last_status_body and now - self._last_status_write < STATUS_REWRITE_S:
+                return
+            data.update(volatile)
             data["daemon"] = {"pid": os.getpid(), "url": self.http_url, "written_at": time.time()}
             _atomic_write(self.options.state_dir / STATUS_FILE, json.dumps(data, default=str))
+            self._last_status_body, self._last_status_write = body, now
         except Exception as exc:  # status is advisory; never let it stop the loop
             log.warning("could not write %s: %s", STATUS_FILE, exc)
 

@@ -112,7 +112,10 @@ def collect_status(args: argparse.Namespace) -> dict[str, Any]:
         pid = int(data.get("daemon", {}).get("pid", 0))
         if pid and _pid_alive(pid):
             data["running"] = True
-            data["status_age_s"] = round(time.time() - float(data["daemon"].get("written_at", 0)), 1)
+            age = max(0.0, time.time() - float(data["daemon"].get("written_at", 0)))
+            data["status_age_s"] = round(age, 1)
+            if isinstance(data.get("uptime_s"), int | float):
+                data["uptime_s"] = round(data["uptime_s"] + age, 1)
             return data
     except (OSError, ValueError, KeyError, TypeError):
         pass
