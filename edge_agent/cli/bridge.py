@@ -32,6 +32,7 @@ def register(subparsers: Any) -> None:
     caps.set_defaults(handler=cmd_capabilities)
 
     sim = sub.add_parser("sim", help="run the host build of the firmware on a pty (source checkout; no board)")
+    sim.add_argument("--baud", type=int, default=0, help="pace the simulated UART at this rate (default: unpaced)")
     sim.set_defaults(handler=cmd_sim)
 
 
@@ -119,7 +120,7 @@ def cmd_sim(args: argparse.Namespace) -> int:
     from edge_agent.bus.bridge.hostsim import HostFirmware, build_host_firmware
 
     binary = build_host_firmware()
-    with HostFirmware(binary) as fw:
+    with HostFirmware(binary, baud=args.baud or None) as fw:
         print(f"simulated board on bridge://{fw.path} (Ctrl-C to stop)", flush=True)
         assert fw.proc is not None
         fw.proc.wait()

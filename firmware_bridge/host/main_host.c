@@ -6,6 +6,9 @@
  */
 #include <errno.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <string.h>
 #include <termios.h>
 #include <unistd.h>
@@ -30,6 +33,11 @@ int main(void) {
     sa.sa_handler = on_usr1; /* no SA_RESTART: a pending read returns EINTR */
     sigaction(SIGUSR1, &sa, 0);
 
+#ifdef __linux__
+    /* The pty master is ours alone: if the test or bench that started us dies, go with it
+     * rather than block on a read nobody will ever satisfy. */
+    prctl(PR_SET_PDEATHSIG, SIGTERM);
+#endif
     hal_init();
     proto_boot(&rx);
     for (;;) {

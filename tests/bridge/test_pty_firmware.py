@@ -1,8 +1,8 @@
 """The real host driver against the real firmware core (host build) over a real pty.
 
 The simulated board behind the firmware (firmware_bridge/host/hal_sim.c): D7 and D8 jumpered,
-B1 pulled up, ADC ladder A0..A5 = 585 * (1..6) counts, I2C register-file targets at 0x50
-(EEPROM-like) and 0x76 (BME280 chip id 0x60 at 0xD0), SPI MOSI jumpered to MISO.
+B1 pulled up, ADC ladder A0..A5 = 585 * (1..6) counts, a 24C02 EEPROM at 0x50, a BME280 at 0x76
+(chip id 0x60 at 0xD0), SPI MOSI jumpered to MISO.
 """
 
 from __future__ import annotations
