@@ -266,6 +266,8 @@ class AardvarkAdapter(Adapter):
 
 
 class AardvarkI2C(I2CBus):
+    """The Aardvark's I2C controller port."""
+
     max_transfer = MAX_TRANSFER
 
     @property
@@ -330,6 +332,8 @@ class AardvarkI2C(I2CBus):
 
 
 class AardvarkSPI(SPIDevice):
+    """The Aardvark's SPI controller port (one chip select, SS)."""
+
     max_transfer = MAX_TRANSFER
 
     def _transfer(self, data: bytes) -> bytes:

@@ -199,6 +199,8 @@ class FtdiAdapter(Adapter):
 
 class FtdiI2C(I2CBus):
     # pyftdi caps one exchange at PAYLOAD_MAX_LENGTH/3 - 1 bytes of read-back.
+    """I2C through pyftdi's I2cController."""
+
     max_transfer = 1000
 
     @property
@@ -223,6 +225,8 @@ class FtdiI2C(I2CBus):
 
 
 class FtdiSPI(SPIDevice):
+    """One chip select of pyftdi's SpiController."""
+
     max_transfer = 65536
 
     def _transfer(self, data: bytes) -> bytes:

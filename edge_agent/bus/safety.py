@@ -35,6 +35,7 @@ class I2CRule:
     last: int = 0xFFFF
 
     def allows(self, address: int, register: int | None, length: int) -> bool:
+        """Whether this rule covers a write of ``length`` bytes at ``register`` of ``address``."""
         if address != self.address:
             return False
         if register is None:
@@ -123,6 +124,7 @@ class SafetyPolicy:
 
     @property
     def writes_open(self) -> bool:
+        """True when every write is allowed (no checks needed)."""
         return self.mode == "open"
 
     def key_path(self, leaf: str) -> str:
@@ -130,6 +132,7 @@ class SafetyPolicy:
         return f"hardware.safety.adapters.{_toml_key(self.adapter_key)}.{leaf}"
 
     def gpio_entries(self) -> tuple[str, ...]:
+        """The raw ``writable_gpio`` entries (resolved to pins by the adapter)."""
         return self.gpio
 
     def describe(self) -> dict[str, Any]:

@@ -122,6 +122,7 @@ def open_from_args(args: argparse.Namespace) -> Adapter:
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
+    """`bus scan`: responding addresses as a grid or JSON list."""
     from edge_agent.bus import format_scan_grid
 
     with open_from_args(args) as adapter:
@@ -134,6 +135,7 @@ def cmd_scan(args: argparse.Namespace) -> int:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
+    """`bus info`: capabilities and health."""
     with open_from_args(args) as adapter:
         data = {"capabilities": adapter.capabilities(), "health": adapter.health()}
     print_json(data)
@@ -141,6 +143,7 @@ def cmd_info(args: argparse.Namespace) -> int:
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
+    """`bus backends`: URL schemes and their extras."""
     from edge_agent.bus.registry import backends
 
     rows = [{"scheme": b.scheme, "module": b.module, "extra": b.extra, "summary": b.summary}
@@ -155,6 +158,7 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
 
 def cmd_i2c_read(args: argparse.Namespace) -> int:
+    """`i2c read`: bytes from a target or register."""
     with open_from_args(args) as adapter:
         port = adapter.i2c(args.bus)
         if args.register is None:
@@ -169,6 +173,7 @@ def cmd_i2c_read(args: argparse.Namespace) -> int:
 
 
 def cmd_i2c_write(args: argparse.Namespace) -> int:
+    """`i2c write`: bytes to a target or register."""
     with open_from_args(args) as adapter:
         port = adapter.i2c(args.bus)
         if args.register is None:
@@ -181,6 +186,7 @@ def cmd_i2c_write(args: argparse.Namespace) -> int:
 
 
 def cmd_spi_transfer(args: argparse.Namespace) -> int:
+    """`spi transfer`: one full-duplex transfer."""
     with open_from_args(args) as adapter:
         dev = adapter.spi(args.bus, args.cs, mode=args.mode, speed_hz=args.speed_hz)
         rx = dev.transfer(bytes(args.data))
@@ -193,6 +199,7 @@ def cmd_spi_transfer(args: argparse.Namespace) -> int:
 
 
 def cmd_gpio_read(args: argparse.Namespace) -> int:
+    """`gpio read`: a line's level as {pin, value}."""
     with open_from_args(args) as adapter:
         if args.pull:
             adapter.gpio_mode(args.pin, "in", args.pull)
@@ -205,6 +212,7 @@ def cmd_gpio_read(args: argparse.Namespace) -> int:
 
 
 def cmd_gpio_write(args: argparse.Namespace) -> int:
+    """`gpio write`: drive a line."""
     with open_from_args(args) as adapter:
         adapter.gpio_write(args.pin, args.value)
     if args.json:
@@ -213,6 +221,7 @@ def cmd_gpio_write(args: argparse.Namespace) -> int:
 
 
 def cmd_sensor_read(args: argparse.Namespace) -> int:
+    """`sensor read bme280`: one compensated reading."""
     from edge_agent.drivers.bme280 import BME280
 
     with open_from_args(args) as adapter:

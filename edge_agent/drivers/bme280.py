@@ -145,6 +145,7 @@ class Reading:
     humidity_pct: float
 
     def as_dict(self) -> dict[str, float]:
+        """The reading as the CLI/MCP JSON shape."""
         return {"temperature_c": self.temperature_c, "pressure_hpa": self.pressure_hpa,
                 "humidity_pct": self.humidity_pct}
 

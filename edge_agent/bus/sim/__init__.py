@@ -31,6 +31,8 @@ OPTIONS = ("scenario",)
 
 
 class SimI2C(I2CBus):
+    """An I2C bus of the simulated board."""
+
     max_transfer = 4096
 
     def __init__(self, adapter: SimAdapter, bus: int) -> None:
@@ -60,6 +62,8 @@ class SimI2C(I2CBus):
 
 
 class SimSPI(SPIDevice):
+    """A chip select of the simulated board."""
+
     def _transfer(self, data: bytes) -> bytes:
         adapter = self.adapter
         assert isinstance(adapter, SimAdapter)

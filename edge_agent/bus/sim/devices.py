@@ -116,12 +116,16 @@ class Anomaly(_Params):
 
 
 class Environment(_Params):
+    """The air around the simulated BME280."""
+
     temperature_c: float = Field(22.5, ge=-40, le=85)
     pressure_hpa: float = Field(1009.25, ge=300, le=1100)
     humidity_pct: float = Field(45.0, ge=0, le=100)
 
 
 class BME280Params(Environment):
+    """Scenario parameters of the simulated BME280."""
+
     noise_temperature_c: float = Field(0.0, ge=0)
     noise_pressure_hpa: float = Field(0.0, ge=0)
     noise_humidity_pct: float = Field(0.0, ge=0)
@@ -283,6 +287,8 @@ class BME280Sim(RegisterDevice):
 
 
 class SSD1306Params(_Params):
+    """Scenario parameters of the simulated SSD1306."""
+
     width: int = Field(128, ge=8, le=128)
     height: int = Field(64, description="32 or 64 rows")
 
@@ -387,6 +393,8 @@ class SSD1306Sim(SimI2CDevice):
 
 
 class EEPROMParams(_Params):
+    """Scenario parameters of the simulated 24Cxx EEPROM."""
+
     size: int = Field(256, description="bytes: 128 (24C01), 256 (24C02), 512 (24C04), 1024, 2048")
     page_size: int = Field(8, ge=1)
     fill: int = Field(0xFF, ge=0, le=255)
@@ -434,6 +442,8 @@ class EEPROM24Sim(RegisterDevice):
 
 
 class MCP23017Params(_Params):
+    """Scenario parameters of the simulated MCP23017."""
+
     inputs_a: int = Field(0x00, ge=0, le=255, description="levels on GPA7..0 from outside")
     inputs_b: int = Field(0x00, ge=0, le=255)
 
@@ -531,6 +541,8 @@ class LoopbackSim(SimSPIDevice):
 
 
 class MCP3008Params(_Params):
+    """Scenario parameters of the simulated MCP3008."""
+
     vref: float = Field(3.3, gt=0)
     channels: list[float] = Field(default_factory=lambda: [0.0] * 8, description="volts on CH0..CH7")
 
@@ -552,6 +564,7 @@ class MCP3008Sim(SimSPIDevice):
         params.channels[channel] = volts
 
     def code(self, single: bool, channel: int) -> int:
+        """The 10-bit conversion result for a channel (single-ended or pseudo-differential)."""
         params = self.params
         assert isinstance(params, MCP3008Params)
         chans = [*params.channels, *[0.0] * 8][:8]

@@ -37,6 +37,8 @@ class _Model(BaseModel):
 
 
 class I2CEntry(_Model):
+    """One ``[[i2c]]`` part of a scenario."""
+
     address: int = Field(ge=0x03, le=0x77)
     device: str
     bus: int | None = None
@@ -44,6 +46,8 @@ class I2CEntry(_Model):
 
 
 class SPIEntry(_Model):
+    """One ``[[spi]]`` part of a scenario."""
+
     device: str
     bus: int | None = None
     cs: int = Field(0, ge=0, le=7)
@@ -51,11 +55,15 @@ class SPIEntry(_Model):
 
 
 class ButtonEntry(_Model):
+    """How a board button behaves (``[gpio.buttons.<label>]``)."""
+
     active_low: bool = True
     pressed: bool = False
 
 
 class GPIOSection(_Model):
+    """The ``[gpio]`` table: jumpers, held inputs, buttons."""
+
     jumpers: list[tuple[str, str]] = Field(default_factory=list, description="pairs of lines wired together")
     inputs: dict[str, int] = Field(default_factory=dict, description="lines held at a level from outside")
     buttons: dict[str, ButtonEntry] = Field(default_factory=dict)
@@ -65,6 +73,8 @@ FaultKind = Literal["nack", "timeout", "stuck_sda", "unplug"]
 
 
 class FaultEntry(_Model):
+    """One scripted ``[[faults]]`` entry."""
+
     error: FaultKind
     address: int | None = Field(None, description="I2C target; unset = any address on the bus")
     bus: int | None = None
@@ -74,6 +84,8 @@ class FaultEntry(_Model):
 
 
 class Scenario(_Model):
+    """A whole scenario file."""
+
     description: str = ""
     i2c: list[I2CEntry] = Field(default_factory=list)
     spi: list[SPIEntry] = Field(default_factory=list)
@@ -120,6 +132,8 @@ def parse_scenario(data: dict[str, Any], origin: str = "scenario") -> Scenario:
 
 @dataclass(slots=True)
 class I2CRead:
+    """Recorded: START, address+R, ``n`` bytes, STOP."""
+
     bus: int
     address: int
     n: int
@@ -129,6 +143,8 @@ class I2CRead:
 
 @dataclass(slots=True)
 class I2CWrite:
+    """Recorded: START, address+W, ``data``, STOP."""
+
     bus: int
     address: int
     data: bytes
@@ -137,6 +153,8 @@ class I2CWrite:
 
 @dataclass(slots=True)
 class I2CWriteRead:
+    """Recorded: write ``data``, repeated START, read ``read_len`` bytes."""
+
     bus: int
     address: int
     data: bytes
@@ -147,6 +165,8 @@ class I2CWriteRead:
 
 @dataclass(slots=True)
 class SPITransfer:
+    """Recorded: one chip-select-low SPI transfer."""
+
     bus: int
     cs: int
     data: bytes
@@ -156,12 +176,16 @@ class SPITransfer:
 
 @dataclass(slots=True)
 class GPIOWrite:
+    """Recorded: a GPIO line driven to ``value``."""
+
     pin: str
     value: int
 
 
 @dataclass(slots=True)
 class GPIOMode:
+    """Recorded: a GPIO line's direction/pull change."""
+
     pin: str
     direction: str
     pull: str
@@ -207,6 +231,8 @@ class _Fault:
 
 @dataclass
 class Line:
+    """State of one simulated GPIO line."""
+
     name: str
     direction: str = "in"
     pull: str = "none"
@@ -468,12 +494,14 @@ class SimWorld:
 
     @_locked
     def gpio_write(self, name: str, value: int) -> None:
+        """Drive line ``name`` to ``value`` (making it an output)."""
         line = self.line(name)
         line.direction, line.out = "out", value
         self._record(GPIOWrite(name, value))
 
     @_locked
     def gpio_mode(self, name: str, direction: str, pull: str) -> None:
+        """Set line ``name``'s direction and pull."""
         line = self.line(name)
         line.direction, line.pull = direction, pull
         self._record(GPIOMode(name, direction, pull))
