@@ -141,6 +141,8 @@ def _sync_run(tmp: Path, name: str, endpoint: str, n: int, batch_size: int, with
 
 def bench_sync(tmp: Path) -> dict[str, dict[str, float]]:
     """Captures/s synced to a loopback test server in its own process."""
+    import kumiho  # noqa: F401 - one-time SDK import (~0.5 s) is process start-up, not sync time
+
     proc, endpoint = _start_server()
     try:
         return {

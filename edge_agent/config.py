@@ -219,13 +219,14 @@ class WorkspaceConfig(_Section):
 class KumihoConfig(_Section):
     enabled: bool = False
     mode: Literal["cloud", "local_ce"] = "cloud"
-    endpoint: str = ""
+    endpoint: str = Field("", description="gRPC target: https://HOST[:PORT] or HOST:443; plain HOST:PORT only "
+                          "on loopback. Empty with mode local_ce means 127.0.0.1:9190.")
     project: str = "CognitiveMemory"
     space_path: str = Field("", description="Default space; empty means Devices/<device_id>.")
-    token_file: str = ""
+    token_file: str = Field("", description="File holding the bearer token; KUMIHO_AUTH_TOKEN wins when set.")
     memory_retrieval_limit: int = Field(3, ge=1)
-    outbox_max_mb: float = Field(64.0, gt=0)
-    outbox_max_rows: int = Field(100_000, gt=0)
+    outbox_max_mb: float = Field(64.0, gt=0, description="Bound on queued + dead-lettered captures (bytes).")
+    outbox_max_rows: int = Field(100_000, gt=0, description="Bound on queued + dead-lettered captures (rows).")
     outbox_full_policy: Literal["refuse_low_importance", "refuse_all"] = "refuse_low_importance"
     low_importance_below: float = Field(0.5, ge=0.0, le=1.0)
     batch_size: int = Field(200, ge=1, le=200)
@@ -233,8 +234,30 @@ class KumihoConfig(_Section):
     sync_interval_s: float = Field(5.0, gt=0)
     backoff_initial_s: float = Field(1.0, gt=0)
     backoff_max_s: float = Field(300.0, gt=0)
-    max_attempts: int = Field(50, ge=1)
+    max_attempts: int = Field(50, ge=1, description="Answered failures before a capture is dead-lettered; "
+                              "time offline never counts.")
     secret_policy: Literal["redact", "reject"] = "redact"
+
+    @field_validator("project", "space_path")
+    @classmethod
+    def _kref_path(cls, v: str, info: Any) -> str:
+        # Kumiho path segments are word characters and '-' (no '.', which splits name from kind).
+        v = v.strip().strip("/")
+        if info.field_name == "project" and not v:
+            raise ValueError("must name the Kumiho project, e.g. 'CognitiveMemory'")
+        for seg in v.split("/") if v else ():
+            if not re.fullmatch(r"\w[\w-]*", seg):
+                raise ValueError(
+                    f"segment {seg!r} is not a valid Kumiho name: use letters, digits, '_' and '-' "
+                    "(e.g. 'Lab/Bench-3')"
+                )
+        return v
+
+    @model_validator(mode="after")
+    def _backoff_order(self) -> KumihoConfig:
+        if self.backoff_max_s < self.backoff_initial_s:
+            raise ValueError("backoff_max_s must be >= backoff_initial_s")
+        return self
 
 
 # --- [server] (MCP) -------------------------------------------------------------------------------
