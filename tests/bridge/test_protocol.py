@@ -109,3 +109,25 @@ def test_check_args_names_missing_and_unknown_arguments() -> None:
         check_args("gpio_write", {"pin": 13, "value": 1, "vlaue": 1})
     with pytest.raises(UnsupportedCommandError):
         check_args("reboot", None)
+
+
+def test_protocol_module_imports_and_bridge_urls_fail_clearly_without_pyserial() -> None:
+    """Without the `bridge` extra: the pure protocol still works; opening a bridge is BackendUnavailable."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['serial'] = None\n"
+        "from edge_agent.bus.bridge.protocol import encode_request\n"
+        "assert encode_request('1', 'ping') == b'{\"id\":\"1\",\"cmd\":\"ping\"}\\n'\n"
+        "from edge_agent.bus import open_adapter\n"
+        "from edge_agent.errors import BackendUnavailable\n"
+        "try:\n"
+        "    open_adapter('bridge://loop://')\n"
+        "except BackendUnavailable as exc:\n"
+        "    assert 'edge-agent[bridge]' in str(exc)\n"
+        "else:\n"
+        "    raise SystemExit('no BackendUnavailable')\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
+    assert proc.returncode == 0, proc.stderr
