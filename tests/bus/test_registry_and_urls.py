@@ -5,6 +5,8 @@ from __future__ import annotations
 import sys
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from edge_agent.bus import AdapterURL, open_adapter
 from edge_agent.bus.registry import BUILTIN, load_backend
@@ -88,3 +90,29 @@ def test_base_install_imports_without_vendor_packages(monkeypatch: pytest.Monkey
     importlib.import_module("edge_agent.cli.bus")
     adapter = bus.open_adapter("sim://rpi-4b")
     assert adapter.i2c().read_register(0x76, 0xD0, 1) == b"\x60"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_any_text_parses_or_raises_invalid_adapter_url(text: str) -> None:
+    try:
+        url = AdapterURL.parse(text)
+    except InvalidAdapterURL:
+        return
+    assert url.scheme and "://" in str(url)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.sampled_from(["sim://rpi-4b", "sim://nucleo-f401re"]),
+       st.dictionaries(st.text("abcdefghijklmnopqrstuvwxyz_", min_size=1, max_size=8),
+                       st.text("abc0123", max_size=4), max_size=3))
+def test_open_adapter_never_leaks_a_non_edge_agent_error(base: str, options: dict[str, str]) -> None:
+    from urllib.parse import urlencode
+
+    from edge_agent.errors import EdgeAgentError
+
+    url = base + ("?" + urlencode(options) if options else "")
+    try:
+        open_adapter(url).close()
+    except EdgeAgentError:
+        pass

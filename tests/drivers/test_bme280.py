@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-import pytest
+from pathlib import Path
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from edge_agent.bus import open_adapter
 from edge_agent.bus.sim import SimAdapter
 from edge_agent.bus.sim.devices import DEFAULT_CALIBRATION
 from edge_agent.drivers import UnexpectedDeviceError
@@ -18,6 +23,7 @@ from edge_agent.drivers.bme280 import (
 # Worked example of the Bosch BMP280 datasheet (section 3.12), whose temperature and pressure formulas the
 # BME280 shares: trimming values and raw ADC words, with T = 25.08 degC and p = 100653.27 Pa.
 EXAMPLE = DEFAULT_CALIBRATION
+QUIET = Path(__file__).resolve().parent / "data" / "quiet.toml"
 ADC_T, ADC_P = 519888, 415148
 
 
@@ -93,3 +99,17 @@ def test_wrong_chip_id_is_reported_with_the_id_seen(sim: SimAdapter) -> None:
         BME280(sim.i2c()).read()
     assert info.value.address == 0x76 and info.value.register == 0xD0
     assert "BMP280" in str(info.value)
+
+
+@settings(max_examples=60, deadline=None)
+@given(t=st.floats(-40, 85), p=st.floats(300, 1100), h=st.floats(0, 100))
+def test_any_environment_in_the_operating_range_reads_back_through_the_compensation(t: float, p: float,
+                                                                                     h: float) -> None:
+    """The simulator inverts the datasheet formulas; the driver applies them: a round trip within one LSB."""
+    adapter = open_adapter("sim://rpi-4b?scenario=" + str(QUIET))
+    assert isinstance(adapter, SimAdapter)
+    adapter.bme280().set_environment(temperature_c=t, pressure_hpa=p, humidity_pct=h)
+    r = BME280(adapter.i2c()).read()
+    assert r.temperature_c == pytest.approx(t, abs=0.011)
+    assert r.pressure_hpa == pytest.approx(p, abs=0.01)
+    assert r.humidity_pct == pytest.approx(h, abs=0.02)

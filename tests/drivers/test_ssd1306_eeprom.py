@@ -70,3 +70,15 @@ def test_eeprom_waits_out_a_short_write_cycle(sim: SimAdapter) -> None:
     eeprom = EEPROM24(sim.i2c(), 0x50)
     eeprom.write(0x20, b"abc")
     assert eeprom.read(0x20, 3) == b"abc"
+
+
+def test_eeprom_with_two_byte_word_addresses(sim: SimAdapter) -> None:
+    """A 24C32 (4 KiB, 32-byte pages) takes its word address high byte first."""
+    sim.world.attach_i2c("24c02", 0x57, params={"size": 4096, "page_size": 32, "address_bytes": 2})
+    eeprom = EEPROM24(sim.i2c(), 0x57, part="24c32")
+    sim.clear_log()
+    eeprom.write(0x0FD0, bytes(range(40)))  # 16 bytes to the end of the page at 0x0FC0, then 24 more
+    writes = [t.data for t in sim.log if type(t).__name__ == "I2CWrite"]
+    assert [w[:2] for w in writes] == [b"\x0f\xd0", b"\x0f\xe0"]
+    assert [len(w) - 2 for w in writes] == [16, 24]
+    assert eeprom.read(0x0FD0, 40) == bytes(range(40))

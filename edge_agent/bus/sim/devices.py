@@ -400,11 +400,13 @@ class EEPROMParams(_Params):
     fill: int = Field(0xFF, ge=0, le=255)
     write_cycle_polls: int = Field(0, ge=0, description="address phases NACKed after a write (tWR)")
     contents: str = Field("", description="initial bytes as hex, written from address 0")
+    address_bytes: int = Field(1, ge=1, le=2, description="word-address bytes: 1 up to 24C16, 2 from 24C32")
 
 
 class EEPROM24Sim(RegisterDevice):
-    """24C01/02 EEPROM: one word-address byte, page writes that wrap inside the page, sequential reads
-    that wrap at the end of memory, and an internal write cycle that NACKs polls (datasheet "ACK polling")."""
+    """24Cxx EEPROM: one word-address byte (two with ``address_bytes = 2``, 24C32 and up), page writes that
+    wrap inside the page, sequential reads that wrap at the end of memory, and an internal write cycle that
+    NACKs polls (datasheet "ACK polling")."""
 
     Params = EEPROMParams
     kind = "24c02"
@@ -420,21 +422,23 @@ class EEPROM24Sim(RegisterDevice):
         self.writes = 0
 
     def write(self, data: bytes) -> None:
-        if not data:
+        params = self.params
+        assert isinstance(params, EEPROMParams)
+        width = params.address_bytes
+        if len(data) < width:
             return
-        self.pointer = data[0] % self.size
-        if len(data) == 1:
+        # Two-byte word addresses go high byte first (24C32 and larger).
+        self.pointer = int.from_bytes(data[:width], "big") % self.size
+        if len(data) == width:
             return  # a "dummy write" that only sets the address for a random read
         page_base = self.pointer - self.pointer % self.page_size
         offset = self.pointer % self.page_size
-        for value in data[1:]:
+        for value in data[width:]:
             # The address counter's low bits roll over inside the page (page-write wrap).
             self.regs[page_base + offset] = value
             offset = (offset + 1) % self.page_size
         self.pointer = page_base + offset
         self.writes += 1
-        params = self.params
-        assert isinstance(params, EEPROMParams)
         self.busy_polls = params.write_cycle_polls
 
 
