@@ -177,7 +177,10 @@ class AardvarkAdapter(Adapter):
         self.ok(aa.aa_configure(h, CONFIGS[self.config]), "configure")
         self.ok(aa.aa_i2c_pullup(h, aa.AA_I2C_PULLUP_BOTH if self.pullups else aa.AA_I2C_PULLUP_NONE),
                 "set I2C pull-ups")
-        self.ok(aa.aa_target_power(h, 0x03 if self.power else 0x00), "set target power")
+        status = aa.aa_target_power(h, 0x03 if self.power else 0x00)
+        # Hardware before v2 cannot switch target power; that only matters when power was asked for.
+        if self.power or not (isinstance(status, int) and status == aa.AA_INCOMPATIBLE_DEVICE):
+            self.ok(status, "set target power")
         if self.config in ("spi+i2c", "gpio+i2c"):
             self.actual_bitrate_khz = self.ok(aa.aa_i2c_bitrate(h, self.bitrate_khz), "set I2C bitrate")
         self._spi_setup = None

@@ -148,3 +148,11 @@ def test_gpio_lines_exist_only_when_config_frees_them(aardvark_env: SimpleNamesp
 def test_bad_aardvark_urls_are_rejected(aardvark_env: SimpleNamespace, url: str) -> None:
     with pytest.raises(InvalidAdapterURL):
         open_adapter(url)
+
+
+def test_old_hardware_without_target_power_opens_unless_power_is_requested(
+        aardvark_env: SimpleNamespace, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(aardvark_env.api, "py_aa_target_power", lambda h, mask: aa.AA_INCOMPATIBLE_DEVICE)
+    assert open_adapter("aardvark://").health()["ok"] is True
+    with pytest.raises(BusError):
+        open_adapter("aardvark://?power=1")
