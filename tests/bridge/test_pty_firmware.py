@@ -19,7 +19,13 @@ from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
 from edge_agent.bus.bridge.hostsim import HostFirmware
 from edge_agent.bus.bridge.protocol import FirmwareResetError
-from edge_agent.errors import AdapterUnavailableError, I2CNackError, InvalidAddressError, WriteRefusedError
+from edge_agent.errors import (
+    AdapterUnavailableError,
+    BusPermissionError,
+    I2CNackError,
+    InvalidAddressError,
+    WriteRefusedError,
+)
 
 from .conftest import WRITABLE
 
@@ -218,3 +224,25 @@ def test_without_reconnect_a_vanished_port_fails_fast(host_fw: HostFirmware) -> 
         host_fw.unplug()
         with pytest.raises(AdapterUnavailableError):
             adapter.link.request("ping", timeout_s=30)  # must not sit out the 30 s
+
+
+def test_a_device_node_without_permission_is_a_bus_permission_error(host_fw: HostFirmware) -> None:
+    """The pty slave is mode 0600 root: an unprivileged user must get BusPermissionError, not a crash."""
+    import shutil
+
+    target = os.path.realpath(host_fw.path)
+    if os.geteuid() != 0:
+        os.chmod(target, 0o000)
+        with pytest.raises(BusPermissionError):
+            open_adapter(f"bridge://{host_fw.path}")
+        return
+    if shutil.which("setpriv") is None:
+        pytest.skip("running as root without setpriv to drop privileges")
+    code = ("from edge_agent.bus import open_adapter\n"
+            f"try:\n    open_adapter('bridge://{target}')\n"
+            "except Exception as exc:\n    print(type(exc).__name__)\n")
+    proc = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c",
+                           code], capture_output=True, text=True, timeout=60, check=False)
+    if "BusPermissionError" not in proc.stdout and "Permission denied" in proc.stderr:
+        pytest.skip(f"nobody cannot run this interpreter: {proc.stderr[-200:]}")
+    assert proc.stdout.strip() == "BusPermissionError", proc.stderr[-1000:]

@@ -8,6 +8,7 @@ unplug. Callers block only on their own request, each with its own deadline.
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 import time
@@ -171,12 +172,13 @@ class Link:
                 do_not_open=True,
             )
             port.open()
-        except PermissionError as exc:
-            raise BusPermissionError(
-                f"{self.adapter}: permission denied opening {self.device}; add the user to the 'dialout' group "
-                "(or install systemd/ udev rules)", adapter=self.adapter) from exc
         except (serial.SerialException, OSError, ValueError) as exc:
             text = str(exc)
+            # pyserial wraps the open(2) failure in SerialException but keeps its errno.
+            if isinstance(exc, PermissionError) or getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
+                raise BusPermissionError(
+                    f"{self.adapter}: permission denied opening {self.device}; add the user to the 'dialout' "
+                    "group (or install the udev rules from systemd/)", adapter=self.adapter) from exc
             if "exclusively lock" in text or "Resource temporarily unavailable" in text:
                 raise AdapterUnavailableError(
                     f"{self.adapter}: {self.device} is in use by another process (it holds the port lock); "
