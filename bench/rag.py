@@ -100,12 +100,14 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
     queries = _queries()
     root = Path(corpus)
     result: dict[str, float] = {}
+    c0 = time.process_time()
     t0 = time.perf_counter()
     if system == "ours":
         from edge_agent.rag import HardwareRag
 
         rag = HardwareRag.load(root, index_dir=Path(index_dir))
         result["build_s"] = time.perf_counter() - t0
+        result["build_cpu_s"] = time.process_time() - c0
 
         def run(q: str) -> object:
             return rag.search(q, ("part-0001",))
@@ -114,6 +116,7 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
 
         ref = RevkaRag.load(root)
         result["build_s"] = time.perf_counter() - t0
+        result["build_cpu_s"] = time.process_time() - c0
 
         def run(q: str) -> object:
             return ref.retrieve(q, ("part-0001",), 5)
@@ -129,14 +132,16 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
     result["p99_ms"] = times[int(len(times) * 0.99) - 1] * 1000
     result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if system == "ours":
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         HardwareRag.load(root, index_dir=Path(index_dir)).close()
         result["reload_unchanged_ms"] = (time.perf_counter() - t) * 1000
+        result["reload_unchanged_cpu_ms"] = (time.process_time() - c) * 1000
         changed = root / "vendor3" / "part-0003.md"
         changed.write_text(changed.read_text() + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         again = HardwareRag.load(root, index_dir=Path(index_dir))
         result["reload_one_changed_ms"] = (time.perf_counter() - t) * 1000
+        result["reload_one_changed_cpu_ms"] = (time.process_time() - c) * 1000
         result["reindexed_files"] = again.stats["indexed"]
     print(json.dumps(result))
 
@@ -197,22 +202,25 @@ def main() -> None:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     lines += [
-        f"Scale: {N_FILES} generated files, {size / 1e6:.1f} MB, {N_QUERIES} queries with one board named:",
+        f"Scale: {N_FILES} generated files, {size / 1e6:.1f} MB, {N_QUERIES} queries with one board named "
+        "(wall time; CPU time of the process in brackets, since the bench machine is shared):",
         "",
         "| Figure | edge_agent | reference | ratio |",
         "| --- | --- | --- | --- |",
-        f"| cold build (index persisted) | {ours['build_s']:.2f} s | {ref['build_s']:.2f} s (no index) | "
-        f"{ours['build_s'] / ref['build_s']:.1f}x the time |",
+        f"| cold build (index persisted) | {ours['build_s']:.2f} s ({ours['build_cpu_s']:.2f} s) | "
+        f"{ref['build_s']:.2f} s ({ref['build_cpu_s']:.2f} s), no index | "
+        f"{ours['build_s'] / ref['build_s']:.0f}x the time |",
         f"| query p50 | {ours['p50_ms']:.2f} ms | {ref['p50_ms']:.2f} ms | "
         f"{ref['p50_ms'] / ours['p50_ms']:.0f}x faster |",
         f"| query p99 | {ours['p99_ms']:.2f} ms | {ref['p99_ms']:.2f} ms | "
         f"{ref['p99_ms'] / ours['p99_ms']:.0f}x faster |",
-        f"| peak RSS | {ours['rss_mb']:.0f} MB | {ref['rss_mb']:.0f} MB | {ours['rss_mb'] / ref['rss_mb']:.2f}x |",
-        f"| restart, nothing changed | {ours['reload_unchanged_ms']:.0f} ms | {ref['build_s'] * 1000:.0f} ms (full "
-        f"reload) | {ref['build_s'] * 1000 / ours['reload_unchanged_ms']:.0f}x faster |",
-        f"| restart, one file changed | {ours['reload_one_changed_ms']:.0f} ms ({int(ours['reindexed_files'])} file "
-        f"re-indexed) | {ref['build_s'] * 1000:.0f} ms | "
-        f"{ref['build_s'] * 1000 / ours['reload_one_changed_ms']:.0f}x faster |",
+        f"| peak RSS | {ours['rss_mb']:.0f} MB | {ref['rss_mb']:.0f} MB | {ours['rss_mb'] / ref['rss_mb']:.1f}x |",
+        f"| restart, nothing changed | {ours['reload_unchanged_ms']:.0f} ms ({ours['reload_unchanged_cpu_ms']:.0f} ms)"
+        f" | {ref['build_s'] * 1000:.0f} ms (full reload) | "
+        f"{ref['build_s'] * 1000 / ours['reload_unchanged_ms']:.1f}x faster |",
+        f"| restart, one file changed | {ours['reload_one_changed_ms']:.0f} ms "
+        f"({ours['reload_one_changed_cpu_ms']:.0f} ms), {int(ours['reindexed_files'])} file re-indexed | "
+        f"{ref['build_s'] * 1000:.0f} ms | {ref['build_s'] * 1000 / ours['reload_one_changed_ms']:.1f}x faster |",
     ]
     print("\n".join(lines))
 

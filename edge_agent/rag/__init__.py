@@ -34,7 +34,7 @@ from edge_agent.rag import text as _text
 from edge_agent.rag.aliases import AliasEntry, parse_aliases
 from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
-from edge_agent.rag.postings import Postings
+from edge_agent.rag.postings import Postings, SnapshotBuilder
 
 __all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem"]
 
@@ -106,6 +106,7 @@ class HardwareRag:
         self._postings = Postings({}, set(), {}, {}, Counter())
         self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
         self._next_id = 1
+        self._builder: SnapshotBuilder | None = None
         self.stats: dict[str, int] = {}
 
     # --- loading --------------------------------------------------------------------------------
@@ -170,6 +171,9 @@ class HardwareRag:
             self._df = Counter(marshal.loads(row[0])) if row else Counter()
             nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
             self._next_id = int(nid[0]) if nid else 1
+            has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot'").fetchone()
+            # A cold build streams postings straight into the snapshot instead of keeping per-chunk dicts.
+            self._builder = None if has_snapshot else SnapshotBuilder()
             self._conn.execute("BEGIN")
             try:
                 for rel in sorted(set(known) - current):
@@ -214,18 +218,19 @@ class HardwareRag:
         delta_ids = live_ids - base_ids
         stale = len(delta_ids) + len(base_ids - live_ids)
         fresh = self._fresh
-        if row is None or stale > max(50, len(live_ids) // 5):
-            stored = live_ids - set(fresh)
-            meta = {r[0]: (r[1], r[2], r[3], r[4]) for r in self._conn.execute(
-                "SELECT id, rel, idx, board, dl FROM chunks")} if stored else {}
-            chunks = []
-            for cid in sorted(live_ids):
-                if cid in fresh:
-                    chunks.append((cid, fresh[cid][1], fresh[cid][0]))
-                else:
-                    tf = self._conn.execute("SELECT tf FROM chunks WHERE id = ?", (cid,)).fetchone()[0]
-                    chunks.append((cid, meta[cid], marshal.loads(tf)))
-            blob = Postings.build_snapshot(chunks)
+        if self._builder is not None:
+            blob = self._builder.blob()
+            self._builder = None
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (blob,))
+            base, base_meta = Postings.read_snapshot(blob)
+            base_ids, delta_ids = set(base_meta), set()
+        elif row is None or stale > max(50, len(live_ids) // 5):
+            builder = SnapshotBuilder()
+            for cid, rel, idx, board, dl, tf in self._conn.execute(
+                    "SELECT id, rel, idx, board, dl, tf FROM chunks ORDER BY id"):
+                builder.add(cid, (rel, idx, board, dl), marshal.loads(tf))
+            blob = builder.blob()
+            del builder
             self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (blob,))
             base, base_meta = Postings.read_snapshot(blob)
             base_ids, delta_ids = set(base_meta), set()
@@ -298,7 +303,10 @@ class HardwareRag:
             tfd = dict(tf)
             cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
             self._next_id += 1
-            fresh[cid] = (tfd, (f.rel, i, f.board, dl))
+            if self._builder is not None:
+                self._builder.add(cid, (f.rel, i, f.board, dl), tfd)
+            else:
+                fresh[cid] = (tfd, (f.rel, i, f.board, dl))
             rows.append((cid, f.rel, i, f.board, s.heading, s.text, dl, marshal.dumps(tfd)))
         self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)

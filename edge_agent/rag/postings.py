@@ -29,6 +29,30 @@ except ImportError:  # pragma: no cover - exercised on the base install
     _np = None
 
 
+class SnapshotBuilder:
+    """Accumulates postings chunk by chunk in compact arrays (4 bytes per entry), then serialises them."""
+
+    def __init__(self) -> None:
+        self.ids = array("i")
+        self.metas: list[ChunkMeta] = []
+        self.terms: dict[str, tuple[array[int], array[float]]] = {}
+
+    def add(self, cid: int, meta: ChunkMeta, tfs: dict[str, float]) -> None:
+        self.ids.append(cid)
+        self.metas.append(meta)
+        terms = self.terms
+        for term, tf in tfs.items():
+            entry = terms.get(term)
+            if entry is None:
+                entry = terms[term] = (array("i"), array("f"))
+            entry[0].append(cid)
+            entry[1].append(tf)
+
+    def blob(self) -> bytes:
+        terms = {t: (c.tobytes(), f.tobytes()) for t, (c, f) in self.terms.items()}
+        return marshal.dumps({"ids": self.ids.tobytes(), "meta": self.metas, "terms": terms})
+
+
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
@@ -69,22 +93,10 @@ class Postings:
     @staticmethod
     def build_snapshot(chunks: Iterable[tuple[int, ChunkMeta, dict[str, float]]]) -> bytes:
         """Serialise (chunk id, (rel, idx, board, dl), {term: weighted tf}) triples."""
-        ids: list[int] = []
-        metas: list[tuple[str, int, str | None, float]] = []
-        cids_of: dict[str, list[int]] = {}
-        tfs_of: dict[str, list[float]] = {}
+        builder = SnapshotBuilder()
         for cid, meta, tfs in chunks:
-            ids.append(cid)
-            metas.append(meta)
-            for term, tf in tfs.items():
-                c = cids_of.get(term)
-                if c is None:
-                    c = cids_of[term] = []
-                    tfs_of[term] = []
-                c.append(cid)
-                tfs_of[term].append(tf)
-        terms = {t: (array("i", c).tobytes(), array("f", tfs_of[t]).tobytes()) for t, c in cids_of.items()}
-        return marshal.dumps({"ids": array("i", ids).tobytes(), "meta": metas, "terms": terms})
+            builder.add(cid, meta, tfs)
+        return builder.blob()
 
     @staticmethod
     def read_snapshot(blob: bytes) -> tuple[dict[str, tuple[bytes, bytes]], dict[int, ChunkMeta]]:
