@@ -47,6 +47,9 @@ INSTRUCTIONS = (
     "passing engage's source_krefs. runtime_status shows what is connected and healthy."
 )
 
+MAX_SESSIONS = 64
+SESSION_IDLE_S = 600.0
+
 # Writes change the outside world; the annotations let a client ask before calling them.
 _WRITES = {"gpio_write", "i2c_write", "spi_transfer", "memory_store", "memory_reflect", "memory_forget"}
 _DESTRUCTIVE = {"memory_forget"}
@@ -178,7 +181,9 @@ class HttpServer:
     def app(self) -> Any:
         """The Starlette app: MCP endpoint behind the bearer-token middleware."""
         server = build_server(self.runtime, self._token, issuer=f"http://127.0.0.1:{self.port}")
-        return server.streamable_http_app(streamable_http_path=self.path, host=self.host, json_response=True)
+        # Bounded sessions: a small board cannot hold the SDK's default of 10,000 idle sessions for 30 min.
+        return server.streamable_http_app(streamable_http_path=self.path, host=self.host, json_response=True,
+                                          max_sessions=MAX_SESSIONS, session_idle_timeout=SESSION_IDLE_S)
 
     async def start(self) -> None:
         """Bind, start serving, and return when connections are accepted (OSError if the port is taken)."""

@@ -182,3 +182,13 @@ def test_watches_run_in_the_background_and_their_captures_reach_memory(state: Pa
         stop.set()
         rt.close()
     assert threads and not any(t.is_alive() for t in threads)
+
+
+def test_board_info_answers_for_any_known_board_and_adds_the_adapter_when_configured(rt: Runtime) -> None:
+    tools = Tools(rt)
+    nucleo = tools.hardware_board_info()
+    assert nucleo["board"] == "nucleo-f401re" and nucleo["adapter"]["url"] == "sim://nucleo-f401re"
+    pi = tools.hardware_board_info(board="rpi-4b")  # not configured: static board facts only
+    assert pi["board"] == "rpi-4b" and pi["pin_count"] > 0 and "adapter" not in pi
+    with pytest.raises(EdgeAgentError):
+        tools.hardware_board_info(board="no-such-board")
