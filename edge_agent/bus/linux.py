@@ -318,8 +318,9 @@ class LinuxAdapter(Adapter):
         return pin
 
     def _gpio_call(self, line: int, operation: str, fn: Any) -> Any:
+        pin = self._pin(line)  # outside the try: our own errors (they are OSErrors too) pass unchanged
         try:
-            return fn(self._pin(line))
+            return fn(pin)
         except gpiozero.PinFixedPull as exc:
             raise InvalidAddressError(f"{self.url}: GPIO {line}: {exc} (the board has a fixed pull resistor there)",
                                       adapter=self.url) from None

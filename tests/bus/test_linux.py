@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import errno
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -179,3 +180,14 @@ def test_driver_in_normal_mode_only_reads(linux_env: SimpleNamespace) -> None:
         sensor.read()  # sleep mode after power-on: a forced measurement needs ctrl_meas writes
     linux_env.world.device(0x76).write(b"\xf4\x27")  # type: ignore[attr-defined]  # someone set normal mode
     assert 300 < sensor.read().pressure_hpa < 1100
+
+
+@pytest.mark.skipif(Path("/dev/gpiochip0").exists(), reason="this machine has a real GPIO chip")
+def test_without_a_gpio_chip_the_real_lgpio_factory_reports_adapter_unavailable(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """This machine has no /dev/gpiochip*: gpiozero's LGPIOFactory fails in lgpio, and that surfaces cleanly."""
+    monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
+    adapter = open_adapter("linux://?gpiochip=0&board=rpi-4b")
+    with pytest.raises(AdapterUnavailableError) as info:
+        adapter.gpio_read("GPIO17")
+    assert "gpiochip0" in str(info.value)
