@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -247,53 +249,123 @@ def apply_decay(entries: list[Entry], now: datetime, half_life_days: float | Non
 
 # --- query language -------------------------------------------------------------------------------
 
-# FTS5's unicode61 tokenizer splits on everything that is not a letter or digit; split the same way
-# so each query token is one FTS token, then quote it so user text is never FTS syntax.
+# FTS5's unicode61 tokenizer (remove_diacritics 2) splits on everything that is not a letter or digit
+# and folds case and accents; the store folds and splits the same way, so a query term is exactly one
+# index token. Terms reach MATCH only as quoted strings: user text is never FTS syntax.
 _TOKEN = re.compile(r"[^\W_]+", re.UNICODE)
 _STOPWORD_TEXT = (
-    "a an and are as at be by can do does for from has have how i in is it its me my of on or our should so "
-    "that the their them then there these this to was we what when where which who why will with you your"
+    "a about all also an and any are as at be been by can could did do does for from get got had has have how "
+    "i if in into is it its just know me my of on or our please should so tell than that the their them then "
+    "there these this to us was we were what when where which who why will with would you your"
 )
 STOPWORDS = frozenset(_STOPWORD_TEXT.split(" "))
-MAX_QUERY_TERMS = 32
+MAX_QUERY_TERMS = 12
+# Light suffix stripping; the stem is then matched as a prefix ("calibrat"* finds calibrate,
+# calibrated, calibration). Tokens with digits (part numbers, pins, addresses) are never stemmed.
+_SUFFIXES = ("ations", "ation", "ings", "ing", "ions", "ion", "ies", "ied", "ers", "er", "es", "ed", "ly", "s")
+MIN_STEM = 3
 
 
-def query_terms(text: str) -> list[str]:
-    """Distinct lowercase word tokens of a query, stopwords dropped unless nothing else is left."""
-    tokens = list(dict.fromkeys(t.lower() for t in _TOKEN.findall(text or "")))
-    kept = [t for t in tokens if t not in STOPWORDS] or tokens
-    return kept[:MAX_QUERY_TERMS]
+def fold(text: str) -> str:
+    """Lowercase and strip accents, as the FTS tokenizer does."""
+    if text.isascii():
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(ch for ch in decomposed if not unicodedata.combining(ch)).lower()
 
 
-def fts_match_expression(terms: list[str]) -> str:
-    """An FTS5 MATCH string: every term a quoted string, OR-ed (bm25 ranks entries matching more)."""
-    return " OR ".join('"' + t.replace('"', '""') + '"' for t in terms)
+def tokens(text: str) -> list[str]:
+    """Index tokens of a text (folded)."""
+    return _TOKEN.findall(fold(text or ""))
 
 
-def _stem(token: str) -> str:
-    for suffix in ("ing", "ies", "es", "ed", "ly", "s"):
-        if len(token) > len(suffix) + 2 and token.endswith(suffix):
+def stem(token: str) -> str:
+    """Strip one common English suffix, keeping at least MIN_STEM characters."""
+    if any(ch.isdigit() for ch in token):
+        return token
+    for suffix in _SUFFIXES:
+        if token.endswith(suffix) and len(token) - len(suffix) >= MIN_STEM:
+            if suffix == "s" and token.endswith("ss"):
+                return token
             return token[: -len(suffix)]
     return token
 
 
-def term_coverage(terms: list[str], *texts: str) -> float:
-    """Fraction of query terms present in the texts (light suffix stemming, like the FTS porter stemmer)."""
-    if not terms:
-        return 0.0
-    words = {_stem(t.lower()) for text in texts for t in _TOKEN.findall(text or "")}
-    return sum(1 for t in terms if _stem(t) in words) / len(terms)
+def query_terms(text: str) -> list[str]:
+    """Distinct stems of a query's words, stopwords dropped unless nothing else is left."""
+    words = list(dict.fromkeys(tokens(text or "")))
+    kept = [w for w in words if w not in STOPWORDS] or words
+    return list(dict.fromkeys(stem(w) for w in kept))[:MAX_QUERY_TERMS]
+
+
+def is_prefix_term(term: str) -> bool:
+    """Words of 4+ letters match as prefixes; terms with digits ('gpio1' must not find 'gpio17') exactly."""
+    return len(term) >= 4 and not any(ch.isdigit() for ch in term)
+
+
+def term_forms(term: str) -> tuple[str, ...]:
+    """The exact index tokens a non-prefix term stands for (short words also as plurals: fan, fans)."""
+    if any(ch.isdigit() for ch in term) or len(term) < MIN_STEM:
+        return (term,)
+    return (term, term + "s", term + "es")
+
+
+def _quote(text: str) -> str:
+    return '"' + text.replace('"', '""') + '"'
+
+
+def fts_term(term: str) -> str:
+    """One term as an FTS5 expression (quoted strings only; a prefix query for long words)."""
+    if is_prefix_term(term):
+        return _quote(term) + "*"
+    forms = term_forms(term)
+    return _quote(forms[0]) if len(forms) == 1 else "(" + " OR ".join(_quote(f) for f in forms) + ")"
+
+
+def fts_match_expression(terms: list[str], op: str = "OR") -> str:
+    """An FTS5 MATCH string joining the terms with OR (or AND)."""
+    return f" {op} ".join(fts_term(t) for t in terms)
+
+
+class TermMatcher:
+    """Tests texts for query terms with the same rule the index query uses (built once per query)."""
+
+    def __init__(self, terms: list[str]) -> None:
+        self._prefix = [t for t in terms if is_prefix_term(t)]
+        self._exact = [(t, frozenset(term_forms(t))) for t in terms if not is_prefix_term(t)]
+
+    def matched(self, *texts: str) -> set[str]:
+        """The terms present in the texts."""
+        words = sorted(set(_TOKEN.findall(fold(" ".join(texts)))))
+        out = {t for t, forms in self._exact if not forms.isdisjoint(words)}
+        for t in self._prefix:
+            i = bisect.bisect_left(words, t)
+            if i < len(words) and words[i].startswith(t):
+                out.add(t)
+        return out
+
+
+def matched_terms(terms: list[str], *texts: str) -> set[str]:
+    """Which terms a text contains, with the same rule the index query uses."""
+    return TermMatcher(terms).matched(*texts)
+
+
+def idf(doc_count: int, total: int) -> float:
+    """BM25's inverse document frequency, always positive."""
+    return math.log(1 + (total - doc_count + 0.5) / (doc_count + 0.5))
 
 
 def estimate_tokens(text: str) -> int:
     """Conservative token estimate: 4 ASCII characters per token, one token per other character."""
+    if text.isascii():
+        return math.ceil(len(text) / 4)
     ascii_chars = sum(1 for ch in text if ord(ch) < 128)
     return math.ceil(ascii_chars / 4) + (len(text) - ascii_chars)
 
 
 def slug(text: str, limit: int = 48) -> str:
     """Lowercase words joined by '-' (for capture keys)."""
-    return "-".join(t.lower() for t in _TOKEN.findall(text))[:limit].strip("-") or "untitled"
+    return "-".join(tokens(text))[:limit].strip("-") or "untitled"
 
 
 def to_json(data: Any) -> str:

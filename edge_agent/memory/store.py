@@ -35,7 +35,6 @@ from edge_agent.memory.errors import (
 )
 from edge_agent.memory.model import (
     Entry,
-    apply_decay,
     check_category,
     check_content,
     check_importance,
@@ -46,14 +45,13 @@ from edge_agent.memory.model import (
     content_sha256,
     entry_from_row,
     estimate_tokens,
-    fts_match_expression,
     normalize_time,
     query_terms,
     slug,
-    term_coverage,
     to_json,
 )
 from edge_agent.memory.response_cache import ResponseCache
+from edge_agent.memory.search import TermStats, search
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +112,7 @@ class MemoryStore:
         self._pending_access: dict[str, tuple[int, str]] = {}
         self._working: OrderedDict[str, str] = OrderedDict()
         self._response_cache: ResponseCache | None = None
+        self._term_stats = TermStats()
         self._closed = False
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -211,9 +210,14 @@ class MemoryStore:
     @contextlib.contextmanager
     def _write(self, operation: str) -> Iterator[sqlite3.Connection]:
         self._check_open()
-        with self._lock, dbmod.write_transaction(self._conn, self.db_path, operation) as conn:
-            self._flush_access(conn)
-            yield conn
+        with self._lock:
+            try:
+                with dbmod.write_transaction(self._conn, self.db_path, operation) as conn:
+                    self._flush_access(conn)
+                    yield conn
+            except BaseException:
+                self._term_stats.clear()  # counts noted for rolled-back inserts are wrong now
+                raise
 
     @contextlib.contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
@@ -320,6 +324,7 @@ class MemoryStore:
         )
         self._audit(conn, "store", row["id"], row["key"], row["namespace"], category=row["category"],
                     content_sha256=row["content_sha256"])
+        self._term_stats.note_insert(row["key"], row["title"], row["content"])
         entry = Entry(
             id=row["id"], key=row["key"], content=row["content"], category=row["category"],
             timestamp=row["timestamp"], namespace=row["namespace"], session_id=row["session_id"],
@@ -352,6 +357,7 @@ class MemoryStore:
                 if v["namespace"] in policy.read_only_namespaces:
                     continue
                 conn.execute("DELETE FROM entries WHERE id = ?", (v["id"],))
+                self._term_stats.clear()
                 self._audit(conn, "evict", v["id"], v["key"], v["namespace"], cap=f"{column}:{cap}")
                 self._bump(conn, "evicted")
                 self._bump(conn, f"evicted.{column}.{value}")
@@ -686,10 +692,11 @@ class MemoryStore:
                workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
         """Entries relevant to ``query``, best first, each with its final decayed ``score``.
 
-        Relevance is bm25 (normalized to the best match) blended with the share of query terms the entry
-        contains, weighted by importance (x0.7..x1.0), then decayed by age; superseded and archived
-        entries are excluded and scores under ``min_score`` (default ``[memory] min_relevance_score``)
-        dropped. ``workspaces`` searches other workspaces too, only if cross_workspace_search is on.
+        Relevance is the IDF-weighted share of the query's terms the entry contains (see
+        :mod:`edge_agent.memory.search`), weighted by importance (x0.7..x1.0), then decayed by age;
+        superseded and archived entries are excluded and scores under ``min_score`` (default
+        ``[memory] min_relevance_score``) dropped. ``workspaces`` searches other workspaces too, only if
+        cross_workspace_search is on.
         """
         if not isinstance(query, str):
             raise InvalidEntryError("query must be text", field="query")
@@ -705,8 +712,10 @@ class MemoryStore:
         if not terms:
             return []
         now = now or datetime.now(UTC)
+        where, params = self._recall_filters(ns_list, cats, session_id, include_archived)
+        rank: dict[str, Any] = {"now": now, "half_life_days": self.settings.memory.half_life_days, "min_score": floor}
         with self._read() as conn:
-            found = self._recall_conn(conn, self.workspace, terms, limit, ns_list, cats, session_id, include_archived)
+            found = search(conn, self.workspace, terms, limit, where, params, self._term_stats, **rank)
         for ws, path in self._other_workspaces(workspaces):
             try:
                 other = dbmod.connect(path, read_only=True)
@@ -714,14 +723,12 @@ class MemoryStore:
                 log.warning("cross-workspace recall skipped %s: %s", path, exc)
                 continue
             try:
-                found += self._recall_conn(other, ws, terms, limit, ns_list, cats, session_id, include_archived)
+                found += search(other, ws, terms, limit, where, params, TermStats(), **rank)
             except sqlite3.Error as exc:
                 log.warning("cross-workspace recall skipped %s: %s", path, exc)
             finally:
                 other.close()
-        apply_decay(found, now, self.settings.memory.half_life_days)
-        kept = [e for e in found if (e.score or 0.0) >= floor]
-        kept.sort(key=lambda e: (-(e.score or 0.0), e.timestamp), reverse=False)
+        kept = sorted(found, key=lambda e: (e.score or 0.0, e.timestamp), reverse=True)
         kept = kept[:limit]
         self._note_access(e.id for e in kept if e.workspace == self.workspace)
         return kept
@@ -749,11 +756,10 @@ class MemoryStore:
         return out
 
     @staticmethod
-    def _recall_conn(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: int,
-                     namespaces: list[str] | None, categories: list[str] | None, session_id: str | None,
-                     include_archived: bool) -> list[Entry]:
-        where = ["entries_fts MATCH ?", "e.superseded_by IS NULL"]
-        params: list[Any] = [fts_match_expression(terms)]
+    def _recall_filters(namespaces: list[str] | None, categories: list[str] | None, session_id: str | None,
+                        include_archived: bool) -> tuple[list[str], list[Any]]:
+        where = ["e.superseded_by IS NULL"]
+        params: list[Any] = []
         if not include_archived:
             where.append("e.archived = 0")
         if namespaces:
@@ -765,24 +771,7 @@ class MemoryStore:
         if session_id is not None:
             where.append("e.session_id = ?")
             params.append(session_id)
-        pool = max(limit * 4, 24)
-        # Column weights: key 3, title 2, content 1 (a key or title naming the topic is a strong signal).
-        rows = conn.execute(
-            "SELECT e.*, bm25(entries_fts, 3.0, 2.0, 1.0) AS rank FROM entries_fts "
-            f"JOIN entries e ON e.seq = entries_fts.rowid WHERE {' AND '.join(where)} ORDER BY rank LIMIT ?",
-            (*params, pool),
-        ).fetchall()
-        if not rows:
-            return []
-        best = max(-r["rank"] for r in rows) or 1.0
-        out = []
-        for r in rows:
-            e = entry_from_row(r, workspace)
-            norm = max(0.0, -r["rank"]) / best
-            relevance = 0.5 * norm + 0.5 * term_coverage(terms, e.key, e.title, e.content)
-            e.score = relevance * (0.7 + 0.3 * e.importance)
-            out.append(e)
-        return out
+        return where, params
 
     def context_budget(self) -> int:
         """Token budget of engage's context (a third of it in ``[agent] compact_context`` mode)."""
@@ -836,6 +825,7 @@ class MemoryStore:
             for r in rows:
                 self._audit(conn, operation, r["id"], r["key"], r["namespace"])
             conn.execute(f"DELETE FROM entries WHERE {where}", params)
+            self._term_stats.clear()
         return len(rows)
 
     def forget(self, key: str, namespace: str | None = None) -> int:
@@ -887,6 +877,7 @@ class MemoryStore:
                 for r in rows:
                     self._audit(conn, label, r["id"], r["key"], r["namespace"])
                     conn.execute("DELETE FROM entries WHERE id = ?", (r["id"],))
+                    self._term_stats.clear()
                 return len(rows)
 
             if cfg.archive_after_days > 0:
@@ -1098,6 +1089,7 @@ class MemoryStore:
                     )
                 self._audit(conn, "import", row["id"], row["key"], row["namespace"])
                 imported += 1
+            self._term_stats.clear()
             # A superseded_by pointing at an entry not in this file (or database) is dropped, not an error.
             conn.execute("UPDATE entries SET superseded_by = NULL WHERE superseded_by IS NOT NULL "
                          "AND superseded_by NOT IN (SELECT id FROM entries)")

@@ -75,7 +75,7 @@ def test_reflect_reads_the_memory_reflect_json_from_a_file_or_stdin(state: Path,
     monkeypatch.setattr(sys, "stdin", io.StringIO(json.dumps(body)))
     rc, out, _ = run(state, "memory", "reflect", "--json", "-", capsys=capsys)
     assert rc == 0 and json.loads(out)["stored"] == 1
-    rc, out, _ = run(state, "memory", "recall", "Kelvin temperatures", "--json", capsys=capsys)
+    rc, out, _ = run(state, "memory", "recall", "Kelvin", "--json", capsys=capsys)
     assert len(json.loads(out)) == 2
 
 

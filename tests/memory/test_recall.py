@@ -68,7 +68,15 @@ def test_user_text_never_reaches_match_as_fts_syntax(store: MemoryStore, query: 
 
 
 def test_match_expression_quotes_every_term() -> None:
-    assert fts_match_expression(query_terms('PA5 NOT "x" NEAR')) == '"pa5" OR "not" OR "x" OR "near"'
+    expr = fts_match_expression(query_terms('PA5 NOT "x" NEAR" gpio1'))
+    assert expr == '"pa5" OR ("not" OR "nots" OR "notes") OR "x" OR "near"* OR "gpio1"'
+
+
+def test_pin_names_with_digits_match_exactly_and_words_match_their_plurals(store: MemoryStore) -> None:
+    store.store("a", "GPIO17 drives the fans")
+    store.store("b", "GPIO1 is the relay")
+    assert [e.key for e in store.recall("gpio1", min_score=0)] == ["b"]
+    assert [e.key for e in store.recall("fan", min_score=0)] == ["a"]
 
 
 # --- recall ---------------------------------------------------------------------------------------
