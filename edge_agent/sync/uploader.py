@@ -449,8 +449,18 @@ class SyncWorker:
             return done
         if done or rows:
             self._backoff.reset()
+            self._clear_pause()
         self._apply_pending_krefs()
         return done
+
+    def _clear_pause(self) -> None:
+        # The server answered: whatever paused sync (token, missing RPC) is resolved.
+        with self._db_lock:
+            paused = get_state(self._conn, "paused")
+        if paused:
+            with self._tx() as conn:
+                set_state(conn, "paused", None)
+            log.info("kumiho sync: resumed (%s pause cleared)", paused.get("reason"))
 
     # --- step 2: project and spaces ---------------------------------------------------------------
 

@@ -258,3 +258,15 @@ def test_an_empty_endpoint_is_a_startup_error(make_device, tmp_path):
     finally:
         store.close()
     assert issubclass(ConfigError, Exception) and not issubclass(SyncError, ConfigError)
+
+
+def test_a_successful_sync_now_clears_an_auth_pause_even_with_the_same_token(server, device, monkeypatch):
+    monkeypatch.setenv("KUMIHO_AUTH_TOKEN", GOOD)
+    server.faults.required_token = BAD  # the server side is misconfigured for a while
+    device.capture("x")
+    with pytest.raises(SyncAuthError):
+        device.worker.sync_once()
+    assert device.worker._paused() is not None
+    server.faults.required_token = GOOD  # fixed upstream; the device's token never changed
+    assert device.worker.sync_until_empty(10)
+    assert device.worker.status()["paused"] is None and device.worker._paused() is None
