@@ -694,7 +694,12 @@ static void cmd_i2c_scan(const struct req *r) {
     board_claim_i2c();
     /* 0x00-0x07 and 0x78-0x7F are reserved addresses (I2C-bus specification, UM10204 3.1.12). */
     for (uint8_t a = 0x08; a < 0x78; a++) {
-        int st = hal_i2c_transfer(a, 0, 0, 0, 0);
+        /* Probe like i2cdetect: a one-byte read where a bare address write could latch something
+         * (0x30-0x37, and 0x50-0x5F where an AT24RF08 takes it as a write-protect command),
+         * an address-only write elsewhere (reads can clear status or FIFO registers). */
+        uint8_t dummy;
+        int use_read = (a >= 0x30 && a <= 0x37) || (a >= 0x50 && a <= 0x5F);
+        int st = use_read ? hal_i2c_transfer(a, 0, 0, &dummy, 1) : hal_i2c_transfer(a, 0, 0, 0, 0);
         if (st == HAL_OK) {
             found[n++] = a;
         } else if (st != HAL_ERR_NACK) {

@@ -44,8 +44,8 @@ class BridgeI2CBus(I2CBus):
         self._link = adapter.link
 
     def scan(self, first: int = 0x03, last: int = 0x77) -> list[int]:
-        """Addresses that acknowledge. One ``i2c_scan`` round trip covers 0x08-0x77 (address-only
-        probes); addresses outside that range, if asked for, are probed one by one."""
+        """Addresses that acknowledge. One ``i2c_scan`` round trip covers 0x08-0x77 (the firmware
+        probes the way ``scan_method`` does); 0x03-0x07, if asked for, are probed one by one."""
         self._check_open()
         check_address(first, self._where)
         check_address(last, self._where)
