@@ -280,3 +280,10 @@ def test_unknown_board_scenario_and_keys_are_clear_errors(tmp_path: Path) -> Non
         open_with(tmp_path, '[[i2c]]\naddress = 0x76\ndevice = "lm75"\n')
     with pytest.raises(ConfigError):
         open_with(tmp_path, 'faults = [{error = "smoke"}]\n')
+
+
+def test_datasheet_alias_red_led_drives_the_nucleo_user_led(sim: SimAdapter) -> None:
+    """The bundled NUCLEO-F401RE datasheet's `## Pin Aliases` maps red_led to PA5 (LD2)."""
+    sim.gpio_write("red_led", 1)
+    assert sim.led("LD2") == 1
+    assert sim.log[-1] == GPIOWrite("PA5", 1)
