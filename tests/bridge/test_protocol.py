@@ -131,3 +131,20 @@ def test_protocol_module_imports_and_bridge_urls_fail_clearly_without_pyserial()
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_decode_line_never_raises_on_arbitrary_bytes() -> None:
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    scalars = st.none() | st.booleans() | st.integers() | st.text(max_size=10)
+    json_values = st.recursive(
+        scalars, lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=5), c, max_size=3), max_leaves=8)
+
+    @settings(max_examples=300, deadline=None)
+    @given(st.one_of(st.binary(max_size=1500), st.text(max_size=300).map(str.encode),
+                     json_values.map(lambda o: json.dumps(o).encode())))
+    def check(line: bytes) -> None:
+        assert isinstance(decode_line(line), Reply | Event | Garbage)
+
+    check()
