@@ -136,7 +136,7 @@ class Runtime:
     # construction --------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, settings: Settings, state_dir: Path, *, background: bool = True) -> Runtime:
+    def build(cls, settings: Settings, state_dir: Path) -> Runtime:
         """Build every component; failures are recorded, never raised (the rest keeps serving)."""
         rt = cls(settings, state_dir)
         rt.state_dir.mkdir(parents=True, exist_ok=True)
@@ -490,6 +490,10 @@ class Runtime:
                 self.watch.close()
         self._close_sync()
         self._close_memory()
+        rag, self.rag = self.rag, None
+        if rag is not None and hasattr(rag, "close"):
+            with contextlib.suppress(Exception):
+                rag.close()
 
     # status --------------------------------------------------------------------------------------
 
