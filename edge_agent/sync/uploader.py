@@ -45,7 +45,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 from edge_agent.config import KumihoConfig, Settings
-from edge_agent.errors import ConfigError, SyncError
+from edge_agent.errors import BackendUnavailable, ConfigError, SyncError
 from edge_agent.identity import ClockReading, corrected_wall_time, read_clock
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.sync.outbox import bump_state, ensure_schema, get_state, read_screening, set_state
@@ -148,7 +148,12 @@ def token_fingerprint(token: str | None) -> str:
 
 def build_client(endpoint: str, token: str | None, rpc_timeout_s: float) -> Any:
     """A headless SDK client: no discovery, no auto-login, no prompt, SDK retries off, TLS required off-host."""
-    import kumiho  # the `kumiho` extra; imported here so the base install needs no gRPC
+    try:
+        import kumiho  # the `kumiho` extra; imported here so the base install needs no gRPC
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"upstream sync needs the kumiho SDK ({exc.name} is missing): pip install 'edge-agent[kumiho]'"
+        ) from None
 
     with _ENV_LOCK:
         # Read by the SDK's interceptors when the client is built, hence set first, under a lock.
@@ -188,11 +193,15 @@ def _is_rpc_error(exc: BaseException) -> bool:
     return isinstance(exc, grpc.RpcError)
 
 
-def slug_segment(text: str) -> str:
-    """A kref-safe path segment (casefolded, non-word runs become '-', no dots)."""
-    from kumiho._text import slugify
+_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 
-    return slugify(text, max_len=64, hash_on_truncate=True) or "unnamed"
+
+def slug_segment(text: str, max_len: int = 64) -> str:
+    """A kref-safe path segment, slugified the way Kumiho's memory tools do (casefold, non-word runs -> '-')."""
+    base = _NON_WORD.sub("-", text.casefold().strip()).strip("-")
+    if len(base) > max_len:  # keep long names distinct: a wrong merge of two spaces is unrecoverable
+        base = f"{base[: max_len - 9].rstrip('-')}-{hashlib.sha1(base.encode()).hexdigest()[:8]}"
+    return base or "unnamed"
 
 
 def space_for(payload: dict[str, Any], config: KumihoConfig, device: str) -> str:

@@ -89,3 +89,17 @@ def test_an_unsynced_wall_time_is_corrected_from_a_later_synced_reading_of_the_s
     other_boot = identity.ClockReading("boot-2", 70_000_000_000, "2026-11-21T08:00:00.000000Z", True)
     assert identity.corrected_wall_time(captured, other_boot) is None
     assert identity.corrected_wall_time(captured, captured) is None
+
+
+def test_the_sync_package_imports_without_grpc_or_the_sdk():
+    import subprocess
+    import sys
+
+    code = ("import sys; sys.modules['grpc'] = None; sys.modules['kumiho'] = None\n"
+            "import edge_agent.sync, edge_agent.cli.sync\n"
+            "from edge_agent.sync import OutboxSink, SyncWorker\n"
+            "from edge_agent.sync.uploader import build_client\n"
+            "from edge_agent.errors import BackendUnavailable\n"
+            "try:\n    build_client('127.0.0.1:1', None, 1.0)\nexcept BackendUnavailable:\n    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "ok", out.stderr
