@@ -13,11 +13,13 @@ import pytest
 
 from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
-from edge_agent.bus.bridge.hostsim import FIRMWARE_DIR, HostFirmware, HostFirmwareError, build_host_firmware
+from edge_agent.bus.bridge.hostsim import HostFirmware, HostFirmwareError, build_host_firmware
 from edge_agent.config import AdapterSafety, SafetyConfig
 from edge_agent.paths import bundled_vectors_dir
 
 REQUIRE_FIRMWARE = os.environ.get("EDGE_AGENT_REQUIRE_FIRMWARE") == "1"
+#: The firmware sources of this checkout (the tests may run against an installed wheel).
+FIRMWARE_DIR = Path(__file__).resolve().parents[2] / "firmware_bridge"
 #: Writes allowed on the bridge adapter: the simulated board on the pty has nothing to damage.
 WRITABLE = SafetyConfig(adapters={"bridge": AdapterSafety(read_only=False)})
 
@@ -32,7 +34,7 @@ def load_vectors() -> list[dict[str, Any]]:
 def host_fw_binary() -> Path:
     """The host build of the firmware (built once per session); skips without a C toolchain."""
     try:
-        return build_host_firmware()
+        return build_host_firmware(FIRMWARE_DIR)
     except HostFirmwareError as exc:
         if REQUIRE_FIRMWARE:
             pytest.fail(f"EDGE_AGENT_REQUIRE_FIRMWARE=1 but the host firmware did not build: {exc}")

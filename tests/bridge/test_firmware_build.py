@@ -14,9 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_agent.bus.bridge.hostsim import FIRMWARE_DIR
-
-from .conftest import REQUIRE_FIRMWARE
+from .conftest import FIRMWARE_DIR, REQUIRE_FIRMWARE
 
 FLASH_BYTES = 512 * 1024  # STM32F401RE (RM0368 2.3)
 RAM_BYTES = 96 * 1024

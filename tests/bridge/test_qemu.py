@@ -17,9 +17,8 @@ import pytest
 
 from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
-from edge_agent.bus.bridge.hostsim import FIRMWARE_DIR
 
-from .conftest import REQUIRE_FIRMWARE
+from .conftest import FIRMWARE_DIR, REQUIRE_FIRMWARE
 
 
 @pytest.fixture(scope="module")

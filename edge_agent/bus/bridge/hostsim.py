@@ -21,7 +21,18 @@ from types import TracebackType
 
 from edge_agent.errors import EdgeAgentError
 
-FIRMWARE_DIR = Path(__file__).resolve().parents[3] / "firmware_bridge"
+
+def find_firmware_dir() -> Path:
+    """The firmware_bridge/ source directory: ``$EDGE_AGENT_FIRMWARE_DIR``, else beside this package
+    in a source checkout, else ``./firmware_bridge``."""
+    env = os.environ.get("EDGE_AGENT_FIRMWARE_DIR")
+    if env:
+        return Path(env)
+    checkout = Path(__file__).resolve().parents[3] / "firmware_bridge"
+    return checkout if (checkout / "Makefile").is_file() else Path.cwd() / "firmware_bridge"
+
+
+FIRMWARE_DIR = find_firmware_dir()
 HOST_BINARY = FIRMWARE_DIR / "build" / "host" / "bridge-fw-sim"
 
 
@@ -29,8 +40,9 @@ class HostFirmwareError(EdgeAgentError):
     """The host build of the firmware could not be built or started."""
 
 
-def build_host_firmware(firmware_dir: Path = FIRMWARE_DIR) -> Path:
+def build_host_firmware(firmware_dir: Path | None = None) -> Path:
     """Build (or bring up to date) the host firmware with ``make host``; return the binary path."""
+    firmware_dir = firmware_dir or find_firmware_dir()
     if not (firmware_dir / "Makefile").is_file():
         raise HostFirmwareError(f"{firmware_dir} has no Makefile; the host firmware needs a source checkout")
     make = shutil.which("make")
