@@ -5,8 +5,9 @@ the backend hook documented in :mod:`edge_agent.bus.base`::
 
     def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPolicy) -> Adapter
 
-Third-party backends can add schemes through the ``edge_agent.bus_backends`` entry-point group
-(``scheme = "package.module"``); built-in schemes cannot be overridden.
+Any URL can be prefixed with ``trace+`` (``trace+linux://?i2c=1``) to record and log every transaction
+(:mod:`edge_agent.bus.trace`). Third-party backends can add schemes through the ``edge_agent.bus_backends``
+entry-point group (``scheme = "package.module"``); built-in schemes cannot be overridden.
 
 "Unknown scheme" (:class:`~edge_agent.errors.InvalidAdapterURL`) and "known scheme whose extra is
 not installed" (:class:`~edge_agent.errors.BackendUnavailable`, naming the ``pip install`` that fixes
@@ -71,8 +72,8 @@ def load_backend(scheme: str) -> ModuleType:
     table = backends()
     entry = table.get(scheme)
     if entry is None:
-        raise InvalidAdapterURL(f"unknown adapter scheme {scheme!r}; known: {', '.join(sorted(table))}; "
-                                f"expected {GRAMMAR}")
+        raise InvalidAdapterURL(f"unknown adapter scheme {scheme!r}; known: {', '.join(sorted(table))} (each "
+                                f"also as trace+SCHEME); expected {GRAMMAR}")
     try:
         module = importlib.import_module(entry.module)
     except ImportError as exc:
@@ -110,6 +111,12 @@ def open_adapter(
         AdapterUnavailableError: the device is absent or busy.
     """
     parsed = url if isinstance(url, AdapterURL) else AdapterURL.parse(url)
+    if parsed.scheme.startswith("trace+"):
+        # trace+URL: the inner adapter does all the work; the wrapper records and logs each transaction.
+        from edge_agent.bus.trace import TraceAdapter
+
+        inner = open_adapter(str(parsed)[len("trace+"):], name=name, safety=safety, board=board)
+        return TraceAdapter(parsed, inner)
     module = load_backend(parsed.scheme)
     adapter_name = name or str(parsed)
     policy = safety if isinstance(safety, SafetyPolicy) else SafetyPolicy.for_adapter(
