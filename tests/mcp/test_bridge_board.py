@@ -66,7 +66,7 @@ async def test_tools_drive_the_firmware_over_the_serial_bridge(bridge_runtime: R
 
         firmware.unplug()
         unplugged = await s.call_tool("gpio_read", {"pin": "PA5"})
-        assert mcpkit.error_text(unplugged)
+        assert "internal error" not in mcpkit.error_text(unplugged)  # a bus error sentence, not a crash
         assert ok(await s.call_tool("pin_resolve", {"name": "red_led", "board": "nucleo-f401re"}))["name"] == "PA5"
         firmware.start()
         link = bridge_runtime.adapters["bench"].adapter.link
