@@ -29,8 +29,7 @@ import re
 import threading
 import time
 import uuid
-from collections import defaultdict
-from collections.abc import Iterable
+from collections import defaultdict, deque
 from concurrent import futures
 from dataclasses import dataclass, field
 from typing import Any
@@ -40,6 +39,7 @@ from kumiho.proto import kumiho_pb2 as pb
 from kumiho.proto import kumiho_pb2_grpc as pb_grpc
 
 MAX_BATCH_ROWS = 200
+MAX_CALL_RECORDS = 200_000
 # Revision metadata keys the server owns; `type` is reserved and stripped (KUMIHO.md §2).
 RESERVED_METADATA = frozenset({"type"})
 _SEGMENT = re.compile(r"^\w[\w-]*$", re.UNICODE)
@@ -105,7 +105,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         self.item_revisions: dict[str, list[str]] = defaultdict(list)  # item kref -> revision krefs in order
         self.idempotency: dict[str, str] = {}  # "{prefix}:{i}" -> revision kref
         self.edges: list[tuple[str, str, str, dict[str, str]]] = []  # (source, target, type, metadata)
-        self.calls: list[CallRecord] = []
+        # Every request as seen (bounded: `edge-agent kumiho-test-server` may run for days).
+        self.calls: deque[CallRecord] = deque(maxlen=MAX_CALL_RECORDS)
         self._ids = itertools.count(1)
 
     # --- plumbing ---------------------------------------------------------------------------------
@@ -500,7 +501,7 @@ class KumihoTestServer:
         self.stop()
 
 
-def serve(port: int, *, token: str | None = None, faults: Iterable[str] = ()) -> KumihoTestServer:
+def serve(port: int, *, token: str | None = None) -> KumihoTestServer:
     """Start a test server on 127.0.0.1:`port` (0 picks a free port); `token` makes auth required."""
     server = KumihoTestServer(port)
     server.faults.required_token = token
