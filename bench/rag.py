@@ -102,8 +102,11 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
     result: dict[str, float] = {}
     c0 = time.process_time()
     t0 = time.perf_counter()
-    if system == "ours":
-        from edge_agent.rag import HardwareRag
+    if system in ("ours", "ours-py"):
+        from edge_agent.rag import HardwareRag, postings
+
+        if system == "ours-py":
+            postings._np = None  # the base install: no numpy
 
         rag = HardwareRag.load(root, index_dir=Path(index_dir))
         result["build_s"] = time.perf_counter() - t0
@@ -199,6 +202,7 @@ def main() -> None:
         size = generate(tmp / "corpus")
         ours = _spawn("ours", tmp / "corpus", tmp / "index")
         ref = _spawn("ref", tmp / "corpus", tmp / "unused")
+        pure = _spawn("ours-py", tmp / "corpus", tmp / "index-py")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     lines += [
@@ -214,6 +218,11 @@ def main() -> None:
         f"{ref['p50_ms'] / ours['p50_ms']:.0f}x faster |",
         f"| query p99 | {ours['p99_ms']:.2f} ms | {ref['p99_ms']:.2f} ms | "
         f"{ref['p99_ms'] / ours['p99_ms']:.0f}x faster |",
+        f"| query p50 / p99 without numpy (base install) | {pure['p50_ms']:.2f} / {pure['p99_ms']:.2f} ms | "
+        f"{ref['p50_ms']:.2f} / {ref['p99_ms']:.2f} ms | {ref['p50_ms'] / pure['p50_ms']:.0f}x / "
+        f"{ref['p99_ms'] / pure['p99_ms']:.0f}x faster |",
+        f"| peak RSS without numpy | {pure['rss_mb']:.0f} MB | {ref['rss_mb']:.0f} MB | "
+        f"{pure['rss_mb'] / ref['rss_mb']:.1f}x |",
         f"| peak RSS | {ours['rss_mb']:.0f} MB | {ref['rss_mb']:.0f} MB | {ours['rss_mb'] / ref['rss_mb']:.1f}x |",
         f"| restart, nothing changed | {ours['reload_unchanged_ms']:.0f} ms ({ours['reload_unchanged_cpu_ms']:.0f} ms)"
         f" | {ref['build_s'] * 1000:.0f} ms (full reload) | "

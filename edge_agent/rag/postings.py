@@ -12,6 +12,7 @@ numpy importable the accumulation is vectorised; without it the same arithmetic 
 
 from __future__ import annotations
 
+import heapq
 import marshal
 import math
 from array import array
@@ -61,6 +62,7 @@ class Postings:
                  df: Counter[str]) -> None:
         self._base = base
         self._decoded: dict[str, tuple[array[int], array[float]]] = {}
+        self._weight_cache: dict[str, tuple[array[int], list[float], set[int]]] = {}
         self.meta = live  # cid -> (rel, idx, board, dl)
         self.tomb = base_ids - set(live)
         self.df = df
@@ -138,36 +140,60 @@ class Postings:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
+    def _weights(self, term: str) -> tuple[array[int], list[float], set[int]]:
+        """BM25 weight of `term` in each chunk of the snapshot (cached per term for this index state)."""
+        got = self._weight_cache.get(term)
+        if got is None:
+            cids, tfs = self._term(term)
+            idf = self._idf(term, self.n) * (K1 + 1.0)
+            norm = self._norm
+            weights = [idf * tf / (tf + norm.get(cid, K1)) for cid, tf in zip(cids, tfs, strict=True)]
+            if len(self._weight_cache) >= 512:
+                self._weight_cache.clear()
+            got = self._weight_cache[term] = (cids, weights, set(cids))
+        return got
+
     def _scores_py(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
                    ) -> list[tuple[int, float]]:
-        scores: dict[int, float] = {}
-        counts: dict[int, int] = {}
-        norm = self._norm
-        tomb = self.tomb
-        n = self.n
-        k1p = K1 + 1.0
+        # Accumulate raw BM25 (largest posting list first, as one C-level dict build), then walk the
+        # candidates from the best raw score down: coverage can only lower a score, so the walk stops
+        # once a raw score falls below the current limit-th final score.
+        per_term = sorted((self._weights(t) for t in terms), key=lambda w: -len(w[0]))
+        scores: dict[int, float] = dict(zip(per_term[0][0], per_term[0][1], strict=True))
+        for cids, weights, _ in per_term[1:]:
+            get = scores.get
+            for cid, w in zip(cids, weights, strict=True):
+                scores[cid] = get(cid, 0.0) + w
+        idf_k = K1 + 1.0
+        delta_sets: list[set[int]] = []
         for term in terms:
-            idf = self._idf(term, n) * k1p
-            cids, tfs = self._term(term)
-            for cid, tf in zip(cids, tfs, strict=True):
-                if tomb and cid in tomb:
-                    continue
-                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + norm[cid])
-                counts[cid] = counts.get(cid, 0) + 1
-            for cid, tf in self._delta.get(term, ()):
-                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + norm[cid])
-                counts[cid] = counts.get(cid, 0) + 1
-        for cid, c in counts.items():
-            scores[cid] *= (c / nterms) ** COVERAGE_EXPONENT
+            hits = self._delta.get(term, ())
+            delta_sets.append({cid for cid, _ in hits})
+            idf = self._idf(term, self.n) * idf_k
+            for cid, tf in hits:
+                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + self._norm[cid])
+        for cid in self.tomb:
+            scores.pop(cid, None)
         for board in boards:
             for cid in self._by_board.get(board, ()):
                 if cid in scores:
                     scores[cid] *= boost
-        rounded = {cid: round(s, 9) for cid, s in scores.items()}
-        if len(rounded) > limit:
-            cutoff = sorted(rounded.values(), reverse=True)[limit - 1]
-            return [(cid, s) for cid, s in rounded.items() if s >= cutoff]
-        return list(rounded.items())
+        sets = [w[2] for w in per_term]
+        best: list[tuple[int, float]] = []
+        heap: list[float] = []  # the `limit` best final scores so far (min-heap)
+        for cid in sorted(scores, key=scores.__getitem__, reverse=True):
+            raw = scores[cid]
+            if len(heap) >= limit and raw < heap[0]:
+                break
+            covered = sum(1 for st in sets if cid in st) + sum(1 for st in delta_sets if cid in st)
+            final = round(raw * (covered / nterms) ** COVERAGE_EXPONENT, 9)
+            best.append((cid, final))
+            if len(heap) < limit:
+                heapq.heappush(heap, final)
+            elif final > heap[0]:
+                heapq.heapreplace(heap, final)
+        kth = heap[0] if len(heap) >= limit else float("-inf")
+        return [(cid, f) for cid, f in best if f >= kth]
 
     def _scores_np(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
                    ) -> list[tuple[int, float]]:
