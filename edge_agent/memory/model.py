@@ -46,6 +46,7 @@ class Entry:
     kref: str | None = None
     archived: bool = False
     workspace: str = ""
+    memory_type: str | None = None
 
     @property
     def source_ref(self) -> str:
@@ -73,6 +74,7 @@ class Entry:
             "kref": self.kref,
             "archived": self.archived,
             "workspace": self.workspace,
+            "memory_type": self.memory_type,
             "source_ref": self.source_ref,
         }
 
@@ -104,6 +106,7 @@ def entry_from_row(row: Any, workspace: str = "") -> Entry:
         kref=row["kref"],
         archived=bool(row["archived"]),
         workspace=workspace,
+        memory_type=row["memory_type"],
     )
 
 
@@ -135,8 +138,8 @@ def check_key(key: object) -> str:
     """Keys are non-empty single-line text up to MAX_KEY_CHARS."""
     if not isinstance(key, str) or not key.strip():
         raise InvalidEntryError("key must be non-empty text, e.g. 'preferred_i2c_bus'", field="key")
-    key = key.strip()
-    if len(key) > MAX_KEY_CHARS or _CONTROL.search(key) or "\n" in key or "\r" in key:
+    key = " ".join(key.split())  # a key is one line: newlines and tabs become single spaces
+    if len(key) > MAX_KEY_CHARS or _CONTROL.search(key):
         raise InvalidEntryError(
             f"key must be one line of at most {MAX_KEY_CHARS} characters without control characters", field="key"
         )

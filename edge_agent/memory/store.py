@@ -297,6 +297,7 @@ class MemoryStore:
             "score": score,
             "content_sha256": content_sha256(text),
             "metadata": meta_json,
+            "memory_type": None,
         }
 
     def _insert(self, conn: sqlite3.Connection, row: dict[str, Any]) -> tuple[Entry, bool]:
@@ -318,8 +319,8 @@ class MemoryStore:
             self._audit(conn, "supersede", current["id"], row["key"], row["namespace"], superseded_by=row["id"])
         conn.execute(
             "INSERT INTO entries (id, key, title, content, category, timestamp, session_id, namespace, importance, "
-            "score, content_sha256, metadata) VALUES (:id, :key, :title, :content, :category, :timestamp, "
-            ":session_id, :namespace, :importance, :score, :content_sha256, :metadata)",
+            "score, content_sha256, metadata, memory_type) VALUES (:id, :key, :title, :content, :category, "
+            ":timestamp, :session_id, :namespace, :importance, :score, :content_sha256, :metadata, :memory_type)",
             row,
         )
         self._audit(conn, "store", row["id"], row["key"], row["namespace"], category=row["category"],
@@ -330,6 +331,7 @@ class MemoryStore:
             timestamp=row["timestamp"], namespace=row["namespace"], session_id=row["session_id"],
             importance=row["importance"], score=row["score"], content_sha256=row["content_sha256"],
             title=row["title"], metadata=json.loads(row["metadata"]), workspace=self.workspace,
+            memory_type=row["memory_type"],
         )
         return entry, False
 
@@ -472,6 +474,7 @@ class MemoryStore:
         row = self._row(key, cap.content, category, cap.metadata.get("namespace"), cap.session_id, cap.importance,
                         cap.created_at, {"capture_type": cap.type, "tags": list(cap.tags)}, cap.title or "", None)
         row["id"] = cap.entry_id
+        row["memory_type"] = cap.type
         return row
 
     def _resolve_ref(self, conn: sqlite3.Connection, ref: str) -> str | None:
@@ -766,8 +769,10 @@ class MemoryStore:
             where.append(f"e.namespace IN ({','.join('?' * len(namespaces))})")
             params += namespaces
         if categories:
-            where.append(f"e.category IN ({','.join('?' * len(categories))})")
-            params += categories
+            # A memory type (decision, fact, ...) given as a category finds captures of that type too.
+            marks = ",".join("?" * len(categories))
+            where.append(f"(e.category IN ({marks}) OR e.memory_type IN ({marks}))")
+            params += [*categories, *categories]
         if session_id is not None:
             where.append("e.session_id = ?")
             params.append(session_id)
@@ -1049,6 +1054,8 @@ class MemoryStore:
             row["archived"] = 1 if item.get("archived") else 0
             row["access_count"] = int(item.get("access_count") or 0)
             row["last_access"] = item.get("last_access")
+            cap_type = (item.get("capture") or {}).get("type") if isinstance(item.get("capture"), dict) else None
+            row["memory_type"] = str(cap_type) if cap_type else None
             parsed.append((row, item.get("capture"), list(item.get("provenance") or ())))
         imported = skipped = 0
         with self._write("importing") as conn:
@@ -1067,9 +1074,9 @@ class MemoryStore:
                 conn.execute(
                     "INSERT INTO entries (id, key, title, content, category, timestamp, session_id, namespace, "
                     "importance, score, content_sha256, metadata, superseded_by, kref, archived, access_count, "
-                    "last_access) VALUES (:id, :key, :title, :content, :category, :timestamp, :session_id, "
-                    ":namespace, :importance, :score, :content_sha256, :metadata, :superseded_by, :kref, :archived, "
-                    ":access_count, :last_access)",
+                    "last_access, memory_type) VALUES (:id, :key, :title, :content, :category, :timestamp, "
+                    ":session_id, :namespace, :importance, :score, :content_sha256, :metadata, :superseded_by, :kref, "
+                    ":archived, :access_count, :last_access, :memory_type)",
                     row,
                 )
                 if isinstance(cap, dict) and cap.get("id"):

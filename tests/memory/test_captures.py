@@ -153,3 +153,12 @@ def test_capture_round_trips_through_dict() -> None:
     cap = Capture(type="fact", title="t", content="c", tags=("a",), source_refs=("kref://P/S/i.conversation?r=1",),
                   metadata={"k": "v"})
     assert Capture.from_dict(cap.to_dict()) == cap
+
+
+def test_recall_filtered_by_a_memory_type_finds_captures_of_that_type(store: MemoryStore) -> None:
+    store.reflect("s", "", captures=[
+        {"type": "decision", "title": "bus choice", "content": "Use SPI for the display, I2C for sensors"},
+        {"type": "fact", "title": "display", "content": "The display is an SSD1306 on SPI"},
+    ])
+    found = store.recall("display SPI", categories=["decision"], min_score=0)
+    assert [e.memory_type for e in found] == ["decision"] and found[0].category == "core"

@@ -82,6 +82,10 @@ def test_an_invalid_category_is_refused(store: MemoryStore, category: str) -> No
     assert err.value.field == "category"
 
 
+def test_multi_line_keys_are_folded_to_one_line(store: MemoryStore) -> None:
+    assert store.store("first line\n  second\tline", "v").key == "first line second line"
+
+
 def test_custom_categories_are_accepted_and_lowercased(store: MemoryStore) -> None:
     assert store.store("k", "v", category="Sensor_Log").category == "sensor_log"
 
@@ -97,7 +101,8 @@ def test_an_invalid_or_offsetless_timestamp_is_refused(store: MemoryStore, ts: o
     ({"importance": 1.5}, "importance"),
     ({"importance": float("nan")}, "importance"),
     ({"key": ""}, "key"),
-    ({"key": "two\nlines"}, "key"),
+    ({"key": "nul\x00byte"}, "key"),
+    ({"key": "k" * 513}, "key"),
     ({"content": "   "}, "content"),
     ({"namespace": "../escape"}, "namespace"),
     ({"metadata": {"x": object()}}, "metadata"),
@@ -186,3 +191,25 @@ def test_a_closed_store_refuses_work_with_a_clear_error(state: Path) -> None:
     s.close()
     with pytest.raises(MemoryStoreError):
         s.store("k", "v")
+
+
+def test_a_database_from_the_first_schema_is_migrated_and_its_entries_found(state: Path) -> None:
+    """0002 rebuilds the full-text index of a database created by 0001 alone."""
+    from edge_agent.memory import db as dbmod
+
+    path = state / "workspaces" / "default" / "memory" / "memory.db"
+    path.parent.mkdir(parents=True)
+    conn = dbmod.connect(path)
+    conn.execute("CREATE TABLE schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
+    name, sql = dbmod.migration_files()[0]
+    assert name == "memory/0001_entries.sql"
+    for stmt in dbmod.split_statements(sql):
+        conn.execute(stmt)
+    conn.execute("INSERT INTO schema_migrations VALUES (?, '2026-01-01T00:00:00.000000Z')", (name,))
+    conn.execute("INSERT INTO entries (id, key, content, timestamp, namespace, content_sha256) VALUES "
+                 "('0b6c1d5e-1111-4222-8333-444455556666', 'old', 'calibrated the barometer', "
+                 "'2026-01-01T00:00:00.000000Z', 'default', 'x')")
+    conn.close()
+    with MemoryStore.open(state, Settings()) as s:
+        assert "memory/0002_prefix_terms_and_memory_type.sql" in s.health_check()["migrations"]
+        assert [e.key for e in s.recall("barometer calibration", min_score=0)] == ["old"]

@@ -36,11 +36,8 @@ CREATE INDEX entries_superseded_by ON entries(superseded_by) WHERE superseded_by
 CREATE VIRTUAL TABLE entries_fts USING fts5(
     key, title, content,
     content = 'entries', content_rowid = 'seq',
-    tokenize = 'unicode61 remove_diacritics 2'
+    tokenize = 'porter unicode61 remove_diacritics 2'
 );
--- Per-term document counts (for IDF weights). Queries match word stems as prefixes ("sensor"*
--- finds sensor, sensors), so the store and the index agree on what matched.
-CREATE VIRTUAL TABLE entries_vocab USING fts5vocab(entries_fts, 'row');
 
 CREATE TRIGGER entries_fts_insert AFTER INSERT ON entries BEGIN
     INSERT INTO entries_fts(rowid, key, title, content) VALUES (new.seq, new.key, new.title, new.content);
