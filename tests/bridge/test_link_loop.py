@@ -219,3 +219,27 @@ def test_protocol0_firmware_is_detected_and_limited_to_its_four_commands() -> No
         stop.set()
         thread.join(timeout=5)
         server.close()
+
+
+def test_large_requests_wait_for_room_in_the_firmware_receive_budget(link: Link) -> None:
+    """Three 128-byte SPI payloads (~330 bytes each) exceed the 768-byte budget: the third waits."""
+    from edge_agent.bus.bridge.link import RX_BUDGET
+
+    big = {"data": "a5" * 128}
+    first = link.submit("spi_transfer", big, deadline=soon())
+    second = link.submit("spi_transfer", big, deadline=soon())
+    assert 2 * first.nbytes <= RX_BUDGET < 3 * first.nbytes
+    with pytest.raises(BusTimeoutError):
+        link.submit("spi_transfer", big, deadline=time.monotonic() + 0.2)
+    inject(link, reply(first.id, "5a" * 128))
+    assert link.wait(first, deadline=soon()) == "5a" * 128
+    third = link.submit("spi_transfer", big, deadline=soon())  # room again
+    inject(link, reply(second.id, "00") + reply(third.id, "11"))
+    assert link.wait(second, deadline=soon()) == "00"
+    assert link.wait(third, deadline=soon()) == "11"
+
+
+def test_a_single_request_is_never_blocked_by_the_byte_budget(link: Link) -> None:
+    pending = link.submit("i2c_write", {"addr": 0x50, "data": "ff" * 128}, deadline=soon())
+    inject(link, reply(pending.id, "done"))
+    assert link.wait(pending, deadline=soon()) == "done"

@@ -43,8 +43,11 @@ from edge_agent.errors import (
 log = logging.getLogger(__name__)
 
 #: Requests in flight at once. The firmware serves lines one at a time from a 1024-byte receive
-#: ring; 8 requests of up to ~100 bytes each stay well inside it.
+#: ring (see RX_BUDGET for the byte limit).
 DEFAULT_WINDOW = 8
+#: Request bytes allowed unanswered at once: three quarters of the firmware's 1024-byte receive
+#: ring, so eight small requests pipeline freely but three 128-byte SPI payloads do not pile up.
+RX_BUDGET = 768
 #: Lines that are not the awaited reply tolerated while one request waits (noise bound).
 DEFAULT_MAX_STRAY = 32
 BACKOFF_FIRST_S = 0.1
@@ -59,6 +62,8 @@ class _Pending:
     reply: Reply | None = None
     error: Exception | None = None
     strays: int = 0
+    nbytes: int = 0
+    released: bool = False
 
 
 @dataclass
@@ -111,7 +116,10 @@ class Link:
         self._lock = threading.Lock()  # pending table, port handle, counters
         self._write_lock = threading.Lock()
         self._pending: dict[str, _Pending] = {}
-        self._window = threading.BoundedSemaphore(window)
+        self.window = window
+        self._flow = threading.Condition(self._lock)  # guards the two counters below
+        self._in_flight = 0
+        self._bytes_in_flight = 0
         self._connected = threading.Event()
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
@@ -203,32 +211,44 @@ class Link:
         """Send a request without waiting for its reply (pipelining).
 
         Every submitted request must be passed to :meth:`wait` exactly once: that is where its
-        deadline is enforced and its slot in the in-flight window is given back.
+        deadline is enforced and its share of the in-flight window is given back.
         """
         check_args(cmd, args)
         if self.protocol == 0 and cmd not in PROTOCOL0_COMMANDS:
             raise UnsupportedCommandError(
                 f"{self.adapter}: the firmware speaks protocol 0 (Revka), which has no {cmd!r}; flash the "
                 "firmware_bridge build (see README, 'Firmware bridge')", adapter=self.adapter)
-        if not self._window.acquire(timeout=max(0.0, deadline - time.monotonic())):
-            raise BusTimeoutError(f"{self.adapter}: {cmd}: {DEFAULT_WINDOW} requests already in flight",
-                                  adapter=self.adapter)
-        rid = ""
+        self._wait_connected(cmd, deadline)
+        with self._flow:
+            rid = str(self._next_id)
+            self._next_id += 1
+            # The leading newline ends whatever partial line noise (or a request cut short by a
+            # timeout or an unplug) left in the firmware's buffer; an empty line costs one byte and
+            # draws no reply, so every request starts on a clean frame.
+            line = b"\n" + encode_request(rid, cmd, args)  # ProtocolError if too long: nothing taken yet
+            n = len(line)
+
+            # Flow control: at most `window` requests and RX_BUDGET bytes unanswered, so a burst never
+            # overruns the firmware's receive ring (one request alone is always allowed).
+            def room() -> bool:
+                return self._in_flight == 0 or (self._in_flight < self.window
+                                                 and self._bytes_in_flight + n <= RX_BUDGET)
+
+            if not self._flow.wait_for(room, timeout=max(0.0, deadline - time.monotonic())):
+                raise BusTimeoutError(
+                    f"{self.adapter}: {cmd}: {self._in_flight} earlier requests ({self._bytes_in_flight} bytes) "
+                    "are still unanswered", adapter=self.adapter)
+            self._in_flight += 1
+            self._bytes_in_flight += n
+            pending = _Pending(rid, cmd, nbytes=n)
+            self._pending[rid] = pending
+            self.stats.requests += 1
         try:
-            self._wait_connected(cmd, deadline)
-            with self._lock:
-                rid = str(self._next_id)
-                self._next_id += 1
-            line = encode_request(rid, cmd, args)
-            pending = _Pending(rid, cmd)
-            with self._lock:
-                self._pending[rid] = pending
-                self.stats.requests += 1
             self._write(line, cmd)
         except BaseException:
-            self._window.release()
-            with self._lock:
+            with self._flow:
                 self._pending.pop(rid, None)
+            self._release(pending)
             raise
         return pending
 
@@ -236,16 +256,18 @@ class Link:
         """Block until ``pending`` is answered or its deadline passes; return the result."""
         try:
             if not pending.done.wait(max(0.0, deadline - time.monotonic())):
-                with self._lock:
-                    self._pending.pop(pending.id, None)
-                    self.stats.timeouts += 1
-                if not pending.done.is_set():
+                with self._flow:
+                    timed_out = self._pending.pop(pending.id, None) is not None
+                    if timed_out:
+                        self.stats.timeouts += 1
+                if timed_out:
                     raise BusTimeoutError(
                         f"{self.adapter}: {pending.cmd}: no reply within the deadline; check that the board is "
                         "powered, runs the bridge firmware, and that the baud rate matches", adapter=self.adapter,
                         address=address)
+                pending.done.wait()  # answered (or failed) just as the deadline passed
         finally:
-            self._window.release()
+            self._release(pending)
         if pending.error is not None:
             raise pending.error
         reply = pending.reply
@@ -253,6 +275,15 @@ class Link:
         if not reply.ok:
             raise error_for(reply, adapter=self.adapter, cmd=pending.cmd, address=address)
         return reply.result
+
+    def _release(self, pending: _Pending) -> None:
+        with self._flow:
+            if pending.released:
+                return
+            pending.released = True
+            self._in_flight -= 1
+            self._bytes_in_flight -= pending.nbytes
+            self._flow.notify_all()
 
     def _timeout_for(self, cmd: str, timeout_s: float | None) -> float:
         if timeout_s is not None:
@@ -283,10 +314,7 @@ class Link:
             if port is None:
                 raise AdapterUnavailableError(f"{self.adapter}: {cmd}: port is not open", adapter=self.adapter)
             try:
-                # A leading newline ends whatever partial line noise (or a request cut short by
-                # a timeout or an unplug) left in the firmware's buffer; an empty line costs one
-                # byte and draws no reply, so every request starts on a clean frame.
-                port.write(b"\n" + line)
+                port.write(line)
             except (serial.SerialException, OSError) as exc:
                 self._disconnected(port, exc)
                 raise AdapterUnavailableError(f"{self.adapter}: {cmd}: writing to {self.device} failed: {exc}",
@@ -505,4 +533,4 @@ class Link:
         }
 
 
-__all__ = ["DEFAULT_WINDOW", "Link", "LinkStats"]
+__all__ = ["DEFAULT_WINDOW", "RX_BUDGET", "Link", "LinkStats"]
