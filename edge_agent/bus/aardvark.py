@@ -383,5 +383,13 @@ def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPol
         bitrate_khz=url.int_option("bitrate_khz", 100, minimum=1, maximum=800),
         pullups=url.bool_option("pullups", False),
         power=url.bool_option("power", False),
-        config=url.choice_option("config", "spi+i2c", CONFIGS),
+        config=_config_option(url),
     )
+
+
+def _config_option(url: AdapterURL) -> str:
+    # A literal '+' in a query string decodes to a space, so accept "gpio+i2c" written either way.
+    raw = url.options.get("config", "spi+i2c").strip().replace(" ", "+")
+    if raw not in CONFIGS:
+        raise InvalidAdapterURL(f"{url}: option config={raw!r} must be one of {', '.join(CONFIGS)}")
+    return raw

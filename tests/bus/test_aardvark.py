@@ -130,7 +130,7 @@ def test_gpio_lines_exist_only_when_config_frees_them(aardvark_env: SimpleNamesp
     with pytest.raises(InvalidAddressError):
         default.gpio_write("SS", 1)
     default.close()
-    adapter = open_adapter("aardvark://?config=gpio%2Bi2c", safety=SafetyPolicy.open())
+    adapter = open_adapter("aardvark://?config=gpio+i2c", safety=SafetyPolicy.open())
     aardvark_env.api.gpio_jumpers[aa.AA_GPIO_MISO] = aa.AA_GPIO_SS
     adapter.gpio_mode("MISO", "in", "none")
     adapter.gpio_write("SS", 1)
