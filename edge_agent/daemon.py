@@ -194,7 +194,15 @@ class Daemon:
         loop.add_signal_handler(signal.SIGHUP, self._on_reload)
 
         self.notifier.status("starting: building components")
+        # The MCP SDK import is most of the start-up; overlap it with opening the index and the database
+        # (SQLite and file reads release the GIL). The few modules both paths import are loaded here
+        # first, so the two threads never wait on each other's module import locks.
+        import pickle, queue, unicodedata  # noqa: E401, F401, I001
+
+        preload = asyncio.create_task(asyncio.to_thread(_preload_mcp)) if self._http_wanted() else None
         self.runtime = await asyncio.to_thread(Runtime.build, self.settings, self.options.state_dir)
+        if preload is not None:
+            await preload
         exit_code = 0
         try:
             await self._start_http()
@@ -262,9 +270,11 @@ class Daemon:
 
     # MCP over HTTP -------------------------------------------------------------------------------
 
+    def _http_wanted(self) -> bool:
+        return self.settings.server.http_enabled if self.options.http is None else bool(self.options.http)
+
     async def _start_http(self) -> None:
-        enabled = self.settings.server.http_enabled if self.options.http is None else self.options.http
-        if not enabled:
+        if not self._http_wanted():
             log.info("MCP HTTP server disabled ([server] http_enabled = false)")
             return
         try:
@@ -342,6 +352,14 @@ class Daemon:
             except FileNotFoundError:
                 pass
         log.info("stopped")
+
+
+def _preload_mcp() -> None:
+    """Import the MCP server module (and with it the SDK); an ImportError is reported later by _start_http."""
+    try:
+        import edge_agent.mcp.server  # noqa: F401
+    except ImportError:
+        pass
 
 
 def _atomic_write(path: Path, text: str) -> None:
