@@ -60,6 +60,9 @@ ProbeMethod = Literal["read", "quick"]
 #: I2C specification (general call, CBUS, HS-mode controller codes, 10-bit prefix).
 I2C_FIRST_ADDRESS = 0x03
 I2C_LAST_ADDRESS = 0x77
+#: Scans start here, as i2cdetect does: 0x03 is reserved for future use and 0x04-0x07 are the HS-mode
+#: controller codes, so nothing should answer there and probing them is pointless.
+I2C_SCAN_FIRST = 0x08
 #: SMBus block transfers carry at most 32 data bytes (SMBus 3.x, I2C_SMBUS_BLOCK_MAX).
 SMBUS_BLOCK_MAX = 32
 SPI_MODES = (0, 1, 2, 3)
@@ -165,7 +168,7 @@ class I2CBus(abc.ABC):
                 f"{self._where}: I2C bus {self.bus} is closed; open the adapter again", adapter=self._where
             )
 
-    def scan(self, first: int = I2C_FIRST_ADDRESS, last: int = I2C_LAST_ADDRESS) -> list[int]:
+    def scan(self, first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS) -> list[int]:
         """Return the 7-bit addresses that acknowledge, probing the way i2cdetect does.
 
         EEPROMs (0x50-0x5F) and the 0x30-0x37 range are probed with a one-byte read because a quick
@@ -315,7 +318,7 @@ class I2CDevice:
         self.bus.write_register(self.address, register, data, register_width=register_width)
 
 
-def format_scan_grid(found: list[int] | set[int], first: int = I2C_FIRST_ADDRESS, last: int = I2C_LAST_ADDRESS) -> str:
+def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS) -> str:
     """Render scan results as the familiar i2cdetect 16-column grid ("--" = no answer, blank = not probed)."""
     present = set(found)
     lines = ["     " + " ".join(f"{c:2x}" for c in range(16))]
