@@ -123,3 +123,15 @@ def test_safety_section_loads_from_toml_data() -> None:
     assert policy.describe()["writable_i2c"] == ["0x3C", "0x76:0xF2-0xF5"]
     with pytest.raises(ConfigError):
         parse_settings({"hardware": {"safety": {"adapters": {"bench": {"writable_i2c": "0x3C"}}}}})
+
+
+def test_write_read_carrying_data_is_checked_like_a_write(linux_env: SimpleNamespace) -> None:
+    """A register pointer then a value in the write phase stores the value, so it cannot slip past the policy."""
+    bus = open_adapter("linux://?i2c=1").i2c()
+    assert bus.write_read(0x76, b"\xd0", 1) == b"\x60"  # pointer only: a read
+    with pytest.raises(WriteRefusedError) as info:
+        bus.write_read(0x50, b"\x00\xaa", 1)
+    assert (info.value.address, info.value.register) == (0x50, 0x00)
+    with pytest.raises(WriteRefusedError):  # on this 24C02 the second pointer byte would be stored as data
+        bus.read_register(0x50, 0x0000, 2, register_width=2)
+    assert linux_env.world.device(0x50).regs[0] == 0xFF  # type: ignore[attr-defined]
