@@ -269,6 +269,9 @@ class ServerConfig(_Section):
     port: int = Field(8765, ge=0, le=65535)
     token_file: str = Field("", description="Bearer token file; empty means <state>/mcp-token.")
     watchdog: bool = True
+    record_hardware_writes: bool = Field(
+        False, description="Store each gpio_write/i2c_write/spi_transfer made through MCP as a low-importance "
+        "command_execution capture (an audit trail that syncs upstream with [kumiho] enabled).")
 
 
 # --- [[watch]] ------------------------------------------------------------------------------------

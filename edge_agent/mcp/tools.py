@@ -13,6 +13,8 @@ agent: what failed, why, and what to try.
 from __future__ import annotations
 
 import dataclasses
+import json
+import logging
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -20,7 +22,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
-from edge_agent.runtime import ComponentUnavailable, Runtime
+from edge_agent.runtime import AdapterSlot, ComponentUnavailable, Runtime
+
+log = logging.getLogger(__name__)
 
 # Argument types, with the limits an agent sees in the schema ----------------------------------------
 
@@ -109,6 +113,26 @@ class Tools:
 
     # --- hardware --------------------------------------------------------------------------------
 
+    def _record_write(self, tool: str, slot: AdapterSlot, title: str, args: dict[str, Any]) -> dict[str, Any]:
+        """With [server] record_hardware_writes, keep the write as a command_execution capture."""
+        store = self._rt.memory
+        if not self._rt.settings.server.record_hardware_writes or store is None:
+            return {}
+        from edge_agent.memory import Capture
+
+        cap = Capture(
+            type="command_execution", title=title, importance=0.2,
+            content=f"{tool} on adapter {slot.name} ({slot.url}, board {slot.board}): {json.dumps(args)}",
+            tags=("mcp", "hardware-write", tool), metadata={"tool": tool, "adapter": slot.name,
+                                                            "adapter_url": slot.url, "board": slot.board or "",
+                                                            "args": json.dumps(args)})
+        try:
+            stored = store.record_capture(cap)
+        except EdgeAgentError as exc:  # the write happened; say the record did not, do not fail the call
+            log.warning("%s: the write succeeded but its capture was not stored: %s", tool, exc)
+            return {"capture": {"stored": False, "error": str(exc)}}
+        return {"capture": {"stored": True, "capture_id": stored.id, "entry_id": stored.entry_id}}
+
     def gpio_read(self, pin: PinArg, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """Read the level (0 or 1) of a GPIO pin; pins accept names, numbers and aliases like 'red_led'."""
         with self._rt.hardware(adapter, board) as slot:
@@ -122,7 +146,9 @@ class Tools:
         with self._rt.hardware(adapter, board) as slot:
             name, _ = slot.adapter.resolve_pin(pin)
             slot.adapter.gpio_write(pin, value)
-        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value}
+        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value,
+                **self._record_write("gpio_write", slot, f"gpio_write {name}={value} on {slot.name}",
+                                     {"pin": name, "value": value})}
 
     def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
         """List the 7-bit I2C addresses that acknowledge on a bus."""
@@ -160,7 +186,9 @@ class Tools:
                 i2c.write(address, list(bytes))
             else:
                 i2c.write_register(address, _parse_int(register, "register", slot.url), list(bytes))
-        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register, "written": len(bytes)}
+        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register, "written": len(bytes),
+                **self._record_write("i2c_write", slot, f"i2c_write 0x{address:02X} {len(bytes)}B on {slot.name}",
+                                     {"bus": i2c.bus, "addr": address, "register": register, "bytes": list(bytes)})}
 
     def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the reference runtime's name
                      bus: BusArg = None, cs: Annotated[int, Field(ge=0, le=15)] = 0,
@@ -171,7 +199,9 @@ class Tools:
         with self._rt.hardware(adapter, board) as slot:
             dev = slot.adapter.spi(bus, cs, mode=mode, speed_hz=speed_hz)
             rx = dev.transfer(list(bytes))
-        return {"adapter": slot.name, "cs": cs, "mode": mode, "rx": list(rx), "hex": _hex(rx)}
+        return {"adapter": slot.name, "cs": cs, "mode": mode, "rx": list(rx), "hex": _hex(rx),
+                **self._record_write("spi_transfer", slot, f"spi_transfer {len(bytes)} bytes on {slot.name} cs {cs}",
+                                     {"bus": bus, "cs": cs, "mode": mode, "bytes": list(bytes)[:64]})}
 
     def hardware_board_info(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """Board facts: MCU, LEDs, buttons, bus pin groups and pin count, plus the adapter serving it."""

@@ -192,3 +192,21 @@ def test_board_info_answers_for_any_known_board_and_adds_the_adapter_when_config
     assert pi["board"] == "rpi-4b" and pi["pin_count"] > 0 and "adapter" not in pi
     with pytest.raises(EdgeAgentError):
         tools.hardware_board_info(board="no-such-board")
+
+
+def test_hardware_writes_become_command_captures_only_when_configured(state: Path) -> None:
+    off = Runtime.build(Settings(), state / "off")
+    try:
+        assert "capture" not in Tools(off).gpio_write("PA5", 1)
+        assert off.memory.stats()["captures"] == 0
+    finally:
+        off.close()
+    on = Runtime.build(parse_settings({"server": {"record_hardware_writes": True}}), state / "on")
+    try:
+        result = Tools(on).i2c_write(0x76, [0x27], register=0xF4)
+        assert result["capture"]["stored"] is True
+        exported = list(on.memory.export())
+        assert exported[-1]["capture"]["type"] == "command_execution"
+        assert exported[-1]["capture"]["metadata"]["tool"] == "i2c_write"
+    finally:
+        on.close()
