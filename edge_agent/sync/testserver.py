@@ -308,6 +308,18 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
             "GetRevision", request, context, lambda req, md: self._revision_pb(self._find_revision(req.kref.uri))
         )
 
+    def ResolveKref(self, request: pb.ResolveKrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        def op(req: pb.ResolveKrefRequest, md: dict[str, str]) -> pb.RevisionResponse:
+            latest = self._find_revision(req.kref.split("?", 1)[0])
+            if req.HasField("tag") and req.tag != "latest":
+                for kref in reversed(self.item_revisions[latest.item_kref]):
+                    if req.tag in self.revisions[kref].tags:
+                        return self._revision_pb(self.revisions[kref])
+                raise _Abort(grpc.StatusCode.NOT_FOUND, f"no revision of {req.kref} is tagged {req.tag!r}")
+            return self._revision_pb(latest)  # `time` is not modelled: revisions carry no timestamps here
+
+        return self._serve("ResolveKref", request, context, op)
+
     def BatchCreateRevisions(  # noqa: N802
         self, request: pb.BatchCreateRevisionsRequest, context: grpc.ServicerContext
     ) -> Any:

@@ -705,7 +705,7 @@ class SyncWorker:
                             continue
                         raise
                     existing.add(target)
-            have = set(getattr(rev, "_cached_tags", ()) or ())
+            have = set(rev.tags or ())
             tags = [t for t in dict.fromkeys(row.payload.get("tags") or ()) if t not in ("latest", PUBLISHED)]
             for tag in tags:
                 if tag not in have and re.fullmatch(r"[\w.:-]{1,64}", tag):

@@ -115,6 +115,26 @@ def test_a_batch_left_unanswered_by_a_crash_is_replayed_unchanged_by_the_next_pr
     assert len(prefixes) == 1
 
 
+def test_tag_and_item_kref_sources_are_resolved_to_one_revision_first(server, device):
+    a = device.capture("tagged source")
+    assert device.worker.sync_until_empty(10)
+    ka = _only_revision(server, a.id)
+    item = ka.split("?", 1)[0]
+    b = device.capture("by tag", source_refs=(f"{item}?t=published",))
+    c = device.capture("by item", source_refs=(item,))
+    assert device.worker.sync_until_empty(10)
+    assert server.servicer.edges_from(_only_revision(server, b.id)) == [ka]
+    assert server.servicer.edges_from(_only_revision(server, c.id)) == [ka]
+
+
+def test_a_source_missing_upstream_is_skipped_and_counted(server, device):
+    ghost = "kref://CognitiveMemory/Devices/elsewhere/cap-ghost.conversation?r=1"
+    cap = device.capture("derived from nothing", source_refs=(ghost,))
+    assert device.worker.sync_until_empty(10)
+    assert server.servicer.edges_from(_only_revision(server, cap.id)) == []
+    assert device.worker.status()["edges_skipped"] == 1
+
+
 def test_a_lost_edge_reply_does_not_create_the_edge_twice(server, device):
     a = device.capture("source")
     assert device.worker.sync_until_empty(10)
