@@ -429,19 +429,22 @@ class SimWorld:
             raise
         self._record(I2CWrite(bus, address, data))
 
-    @_locked
     def i2c_write_read(self, who: str, bus: int, address: int, data: bytes, n: int) -> bytes:
         """Write then read with a repeated START (one transaction on the wire)."""
-        try:
-            self._check_faults(who, bus, address, "read")
-            device = self._target(who, bus, address)
-            device.write(data)
-            result = device.read(n)
-        except Exception as exc:
-            self._record(I2CWriteRead(bus, address, data, n, error=type(exc).__name__))
-            raise
-        self._record(I2CWriteRead(bus, address, data, n, result))
-        return result
+        # The hot path of every register read: lock and fault check inlined rather than layered.
+        with self.lock:
+            try:
+                if self._faults:
+                    self._check_faults(who, bus, address, "read")
+                device = self._target(who, bus, address)
+                device.write(data)
+                result = device.read(n)
+            except Exception as exc:
+                self._record(I2CWriteRead(bus, address, data, n, error=type(exc).__name__))
+                raise
+            if self.recording:
+                self._record(I2CWriteRead(bus, address, data, n, result))
+            return result
 
     def device(self, address: int, bus: int | None = None) -> SimI2CDevice:
         """The part model at ``address`` (for tests: ``world.device(0x76).inject_anomaly(...)``)."""
