@@ -123,6 +123,9 @@ def as_bytes(data: bytes | bytearray | memoryview | list[int] | tuple[int, ...],
     """Coerce ``data`` to bytes, raising InvalidAddressError for values outside 0-255."""
     if isinstance(data, bytes):
         return data
+    if isinstance(data, int | str):  # bytes(5) would silently mean five zero bytes
+        raise InvalidAddressError(f"{adapter}: data must be bytes or a list of integers 0-255, got {data!r}",
+                                  adapter=adapter)
     try:
         return bytes(data)
     except (TypeError, ValueError):

@@ -183,3 +183,10 @@ def test_closed_adapter_refuses_work_and_close_is_idempotent(bench: Bench) -> No
     if bus is not None:
         with pytest.raises(AdapterUnavailableError):
             bus.read(0x76, 1)
+
+
+@pytest.mark.parametrize("data", [5, "ab", [256], [-1], None])
+def test_write_data_that_is_not_bytes_is_rejected(bench: Bench, data: object) -> None:
+    bench.require_i2c()
+    with pytest.raises(InvalidAddressError):
+        bench.adapter.i2c().write(0x50, data)  # type: ignore[arg-type]
