@@ -130,8 +130,13 @@ def test_spi_arguments_are_validated(bench: Bench) -> None:
         bench.adapter.spi(bus, cs, mode=4)
     with pytest.raises(InvalidAddressError):
         bench.adapter.spi(bus, 7)
+    dev = bench.adapter.spi(bus, cs)
     with pytest.raises(InvalidAddressError):
-        bench.adapter.spi(bus, cs).transfer(b"")
+        dev.transfer(b"")
+    with pytest.raises(InvalidAddressError):
+        dev.transfer(bytes(dev.max_transfer + 1))
+    with pytest.raises(InvalidAddressError):
+        bench.adapter.spi(bus, cs, speed_hz=10)
 
 
 def test_gpio_output_drives_the_jumpered_input(bench: Bench) -> None:
@@ -153,6 +158,10 @@ def test_gpio_rejects_bad_values_and_unknown_pins(bench: Bench) -> None:
         a.gpio_write(bench.gpio_loop[0], 2)
     with pytest.raises((PinError, InvalidAddressError)):
         a.gpio_read("no_such_pin_anywhere")
+    with pytest.raises(InvalidAddressError):
+        a.gpio_mode(bench.gpio_loop[1], "sideways")  # type: ignore[arg-type]
+    with pytest.raises(InvalidAddressError):
+        a.gpio_mode(bench.gpio_loop[1], "in", "strong")  # type: ignore[arg-type]
 
 
 def test_writes_outside_the_allow_list_are_refused_on_real_adapters(bench: Bench) -> None:
