@@ -219,7 +219,7 @@ def markdown(r: dict[str, Any]) -> str:
         f"loop's CPU at 50 Hz; inferring on every sample (window summary + inference per sample) is "
         f"{_ratio(r, 50.0, 'sliding')}, and",
         f"{_ratio(r, 1.0, 'sliding')} at 1 Hz, where the whole loop stays under "
-        f"{max(_share(r, 1.0, k) for k in ('rule', 'sliding')) * 100:.1f} % of one core (a 1 Hz run uses "
+        f"{max(_share(r, 1.0, k) for k in ('rule', 'sliding')) * 100:.2f} % of one core (a 1 Hz run uses "
         f"{max(x[4]['cpu_s'] for x in r['loops'] if x[1] == 1.0) * 1000:.0f} ms of CPU in all, so its ratio is",
         "mostly noise; so is any gap under ~10 % at 50 Hz on this shared machine). The interpreter's",
         "real cost is memory: importing LiteRT and numpy, paid once per process and only when a watch names a model.",
