@@ -22,6 +22,7 @@ from collections.abc import Iterable
 K1 = 1.2
 B = 0.75
 COVERAGE_EXPONENT = 2.0
+WEIGHT_CACHE_TERMS = 256  # pure-Python path: per-term weights kept for recent query terms
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
 
 try:  # optional accelerator (the `ml` extra brings numpy); results are identical without it
@@ -62,7 +63,7 @@ class Postings:
                  df: Counter[str]) -> None:
         self._base = base
         self._decoded: dict[str, tuple[array[int], array[float]]] = {}
-        self._weight_cache: dict[str, tuple[array[int], list[float], set[int]]] = {}
+        self._weight_cache: dict[str, tuple[array[int], array[float], set[int]]] = {}
         self.meta = live  # cid -> (rel, idx, board, dl)
         self.tomb = base_ids - set(live)
         self.df = df
@@ -140,15 +141,15 @@ class Postings:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def _weights(self, term: str) -> tuple[array[int], list[float], set[int]]:
+    def _weights(self, term: str) -> tuple[array[int], array[float], set[int]]:
         """BM25 weight of `term` in each chunk of the snapshot (cached per term for this index state)."""
         got = self._weight_cache.get(term)
         if got is None:
             cids, tfs = self._term(term)
             idf = self._idf(term, self.n) * (K1 + 1.0)
             norm = self._norm
-            weights = [idf * tf / (tf + norm.get(cid, K1)) for cid, tf in zip(cids, tfs, strict=True)]
-            if len(self._weight_cache) >= 512:
+            weights = array("d", [idf * tf / (tf + norm.get(cid, K1)) for cid, tf in zip(cids, tfs, strict=True)])
+            if len(self._weight_cache) >= WEIGHT_CACHE_TERMS:
                 self._weight_cache.clear()
             got = self._weight_cache[term] = (cids, weights, set(cids))
         return got
