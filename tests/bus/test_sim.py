@@ -8,7 +8,7 @@ import pytest
 
 from edge_agent.bus import open_adapter
 from edge_agent.bus.base import ReadOnlyPinError
-from edge_agent.bus.sim import SimAdapter
+from edge_agent.bus.sim import SCENARIO_DIR, SimAdapter
 from edge_agent.bus.sim.devices import EEPROM24Sim, MCP23017Sim, PCA9685Sim, SSD1306Sim
 from edge_agent.bus.sim.world import GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer
 from edge_agent.drivers.bme280 import BME280
@@ -287,3 +287,31 @@ def test_datasheet_alias_red_led_drives_the_nucleo_user_led(sim: SimAdapter) -> 
     sim.gpio_write("red_led", 1)
     assert sim.led("LD2") == 1
     assert sim.log[-1] == GPIOWrite("PA5", 1)
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in SCENARIO_DIR.glob("*.toml")))
+@pytest.mark.parametrize("board", list_boards())
+def test_every_bundled_scenario_loads_on_every_board(name: str, board: str) -> None:
+    adapter = open_adapter(f"sim://{board}?scenario={name}")
+    assert adapter.i2c().read_register(0x76, 0xD0, 1) == b"\x60"
+
+
+def test_faulty_scenario_fails_then_recovers() -> None:
+    adapter = open_adapter("sim://rpi-4b?scenario=faulty")
+    bus = adapter.i2c()
+    outcomes = []
+    for _ in range(30):
+        try:
+            bus.read_register(0x76, 0xD0, 1)
+            outcomes.append("ok")
+        except (I2CNackError, BusTimeoutError, BusBusyError) as exc:
+            outcomes.append(type(exc).__name__)
+    assert outcomes.count("I2CNackError") == 2 and outcomes.count("BusTimeoutError") == 1
+    assert outcomes.count("BusBusyError") == 3 and outcomes[-1] == "ok"
+
+
+def test_anomaly_scenario_spikes_after_thirty_readings() -> None:
+    adapter = open_adapter("sim://nucleo-f401re?scenario=anomaly")
+    sensor = BME280(adapter.i2c())
+    temps = [sensor.read().temperature_c for _ in range(45)]
+    assert max(temps[:30]) < 23.0 and min(temps[30:40]) > 34.0 and max(temps[40:]) < 23.0
