@@ -7,7 +7,8 @@ The snapshot is rewritten when the delta and tombstones pass a fifth of the inde
 
 Scoring is BM25 (k1 = 1.2, b = 0.75) with heading tokens counted HEADING_WEIGHT times, multiplied by
 the squared share of distinct query terms a chunk contains (coverage), and by the board boost. With
-numpy importable the accumulation is vectorised; without it the same arithmetic runs in Python.
+numpy importable and a large index the accumulation is vectorised; otherwise the same arithmetic
+runs in Python.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable
+from typing import Any
 
 K1 = 1.2
 B = 0.75
@@ -25,10 +27,24 @@ COVERAGE_EXPONENT = 2.0
 WEIGHT_CACHE_TERMS = 256  # pure-Python path: per-term weights kept for recent query terms
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
 
-try:  # optional accelerator (the `ml` extra brings numpy); results are identical without it
-    import numpy as _np
-except ImportError:  # pragma: no cover - exercised on the base install
-    _np = None
+#: numpy (optional, from the `ml` extra) is used only for indexes this large: below it pure Python is
+#: fast enough and importing numpy would cost the runtime ~100 ms and ~25 MB for nothing.
+NUMPY_FROM_CHUNKS = 2000
+_UNSET: Any = object()
+_np: Any = _UNSET
+
+
+def _numpy() -> Any:
+    """The numpy module, or None when it is not installed (imported on first need)."""
+    global _np
+    if _np is _UNSET:
+        try:
+            import numpy
+        except ImportError:  # the base install
+            _np = None
+        else:
+            _np = numpy
+    return _np
 
 
 class SnapshotBuilder:
@@ -78,14 +94,16 @@ class Postings:
         for cid, m in live.items():
             self._by_board.setdefault(m[2], []).append(cid)
         self._np_norm = None
-        if _np is not None and live:
+        np = _numpy() if len(live) >= NUMPY_FROM_CHUNKS else None
+        if np is not None and live:
             size = max(max(live), max(base_ids, default=0)) + 1
-            norm = _np.full(size, K1, dtype=_np.float64)
+            norm = np.full(size, K1, dtype=np.float64)
             for cid, value in self._norm.items():
                 norm[cid] = value
             self._np_norm = norm
-            self._np_tomb = _np.fromiter(self.tomb, dtype=_np.int64, count=len(self.tomb))
-            self._np_boards = {b: _np.array(ids, dtype=_np.int64) for b, ids in self._by_board.items() if b}
+            self._np_tomb = np.fromiter(self.tomb, dtype=np.int64, count=len(self.tomb))
+            self._np_boards = {b: np.array(ids, dtype=np.int64) for b, ids in self._by_board.items() if b}
+            self._npmod = np
 
     def boards(self) -> set[str]:
         """Board tags of the indexed chunks."""
@@ -198,8 +216,8 @@ class Postings:
 
     def _scores_np(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
                    ) -> list[tuple[int, float]]:
-        np = _np
-        assert np is not None and self._np_norm is not None
+        np = self._npmod
+        assert self._np_norm is not None
         norm = self._np_norm
         size = len(norm)
         acc = np.zeros(size, dtype=np.float64)

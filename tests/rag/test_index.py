@@ -275,12 +275,15 @@ def test_pure_python_scoring_matches_the_numpy_path(small: Path, state: Path,
     pytest.importorskip("numpy")
     from edge_agent.rag import postings
 
+    monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)  # the small test index takes the numpy path too
     HardwareRag.load(small, index_dir=state)
     _write(small, "part2.md", "# Part 2\n## Misc\nregister map of part 2, now with an LED\n")
     (small / "part5.md").unlink()  # leaves a tombstone in the snapshot
     queries = ("register part", "LED PA5", "chip id 0xD0", "LED resistor")
+    vectorised = HardwareRag.load(small, index_dir=state)
+    assert vectorised._postings._np_norm is not None
     with_np = [[(c.source, c.heading, round(c.score, 6)) for c in
-                HardwareRag.load(small, index_dir=state).search(q, ["nucleo-f401re"])] for q in queries]
+                vectorised.search(q, ["nucleo-f401re"])] for q in queries]
     monkeypatch.setattr(postings, "_np", None)
     without = [[(c.source, c.heading, round(c.score, 6)) for c in
                 HardwareRag.load(small, index_dir=state).search(q, ["nucleo-f401re"])] for q in queries]
