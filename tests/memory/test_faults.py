@@ -93,3 +93,52 @@ def test_two_stores_in_one_process_interleave_writes(state: Path) -> None:
     finally:
         a.close()
         b.close()
+
+
+def test_threads_sharing_one_store_neither_lose_writes_nor_fail(state: Path) -> None:
+    import threading
+
+    errors: list[BaseException] = []
+    with MemoryStore.open(state, Settings()) as s:
+        def work(t: int) -> None:
+            try:
+                for i in range(25):
+                    s.store(f"t{t}-{i}", f"thread {t} note {i} about the pump relay")
+                    s.recall("pump relay")
+            except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
+                errors.append(exc)
+
+        threads = [threading.Thread(target=work, args=(t,)) for t in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == [] and s.count() == 100
+
+
+def test_disk_full_during_a_capture_keeps_neither_the_entry_nor_the_outbox_row(state: Path) -> None:
+    from edge_agent.memory import Capture
+
+    from .test_captures import TableSink, outbox_rows
+
+    with MemoryStore.open(state, Settings(), capture_sink=TableSink()) as s:
+        s.record_capture(Capture(type="fact", title="first", content="kept capture"))
+        (pages,) = s._conn.execute("PRAGMA page_count").fetchone()
+        s._conn.execute(f"PRAGMA max_page_count = {pages}")
+        with pytest.raises(MemoryFullError):
+            s.record_capture(Capture(type="fact", title="big", content="y" * 60_000))
+        s._conn.execute("PRAGMA max_page_count = 1073741823")
+        assert s.count() == 1 and len(outbox_rows(s)) == 1
+
+
+def test_a_word_first_stored_by_another_process_is_recalled_at_once(state: Path) -> None:
+    a = MemoryStore.open(state, Settings())
+    b = MemoryStore.open(state, Settings())
+    try:
+        a.store("x", "pump relay wiring")
+        assert a.recall("zeolite filter", min_score=0) == []
+        b.store("z", "the zeolite filter was replaced")
+        assert [e.key for e in a.recall("zeolite filter", min_score=0)] == ["z"]
+    finally:
+        a.close()
+        b.close()

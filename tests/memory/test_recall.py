@@ -206,3 +206,20 @@ def test_recall_updates_access_counts(state: Path) -> None:
         s.engage("brake sensor")
     with MemoryStore.open(state, make_settings()) as s:
         assert s.get_by_id(e.id).access_count == 2  # type: ignore[union-attr]
+
+
+def test_a_rare_word_outweighs_a_common_one(store: MemoryStore) -> None:
+    for i in range(30):
+        store.store(f"log{i}", f"pump cycle {i} logged")
+    store.store("seal", "the pump shaft seal leaks")
+    found = store.recall("pump seal", limit=3, min_score=0)
+    assert found[0].key == "seal"
+    assert found[0].score > 2 * found[1].score
+
+
+def test_a_rare_word_finds_an_old_entry_behind_many_newer_matches(store: MemoryStore) -> None:
+    store.store("old", "replaced the pump gasket with a viton one", category="core",
+                timestamp="2025-01-01T00:00:00Z")
+    store.store_many({"key": f"n{i}", "content": f"pump status ok, cycle {i}"} for i in range(300))
+    found = store.recall("viton pump gasket supplier", min_score=0)
+    assert found[0].key == "old"
