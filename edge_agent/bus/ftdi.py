@@ -198,10 +198,11 @@ class FtdiAdapter(Adapter):
 
 
 class FtdiI2C(I2CBus):
-    # pyftdi caps one exchange at PAYLOAD_MAX_LENGTH/3 - 1 bytes of read-back.
     """I2C through pyftdi's I2cController."""
 
-    max_transfer = 1000
+    # pyftdi caps the read-back of one exchange at PAYLOAD_MAX_LENGTH / 3 - 1 = 0xFF00 / 3 - 1 bytes
+    # (each byte read costs three MPSSE commands: clock in, ACK/NACK out, flush).
+    max_transfer = 0xFF00 // 3 - 1
 
     @property
     def _ftdi(self) -> FtdiAdapter:
