@@ -246,3 +246,17 @@ def test_inverse_lookup_of_a_power_position_names_the_rail() -> None:
 def test_resolve_accepts_a_loaded_index(shared_corpus: Path) -> None:
     rag = HardwareRag.load(shared_corpus)
     assert pins.resolve("rpi-pico", "SPI_MISO", rag).name == "GP16"
+
+
+def test_generic_aliases_apply_wherever_the_value_resolves(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING):
+        assert [pins.resolve(b, "status_led", BUNDLED).name for b in ("nucleo-f401re", "arduino-uno", "rpi-pico")] == [
+            "PA5", "PB5", "GP25"]
+        with pytest.raises(UnknownPinError):
+            pins.resolve("rpi-4b", "status_led", BUNDLED)
+    assert not any("status_led" in r.getMessage() for r in caplog.records)  # generic misses are silent
+
+
+def test_a_part_datasheet_resolves_its_package_pins_raw() -> None:
+    pin = pins.resolve("bme280", "SDO", BUNDLED)
+    assert (pin.board, pin.raw, pin.number) == ("bme280", "5", 5)
