@@ -172,6 +172,16 @@ class MemoryPolicy(_Section):
     read_only_namespaces: list[str] = Field(default_factory=list)
     retention_days_by_category: dict[str, int] = Field(default_factory=dict)
 
+    @field_validator("retention_days_by_category")
+    @classmethod
+    def _retention(cls, v: dict[str, int]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for category, days in v.items():
+            if days < 0:
+                raise ValueError(f"{category}: days must be >= 0 (0 keeps entries forever), got {days}")
+            out[category.strip().lower()] = days  # categories are stored lowercase
+        return out
+
 
 class MemoryConfig(_Section):
     backend: Literal["kumiho", "none"] = "kumiho"

@@ -35,7 +35,7 @@ from edge_agent.memory.model import (
 
 MAX_CHOSEN_TERMS = 6
 RARE_DOCS = 96
-WINDOW = 64
+WINDOW = 32
 STATS_TTL_S = 300.0
 MAX_CACHED_TERMS = 512
 

@@ -177,3 +177,13 @@ def test_auto_save_stores_user_inputs_as_conversation_only_when_enabled(state: P
         assert s.auto_save("assistant_resp", "done") is None
     with MemoryStore.open(state, make_settings(auto_save=False)) as s:
         assert s.auto_save("user_2", "another input") is None
+
+
+def test_retention_days_must_not_be_negative_and_categories_are_lowercased() -> None:
+    from edge_agent.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        make_settings(policy={"retention_days_by_category": {"sensor": -1}})
+    assert "retention_days_by_category" in str(err.value)
+    assert make_settings(policy={"retention_days_by_category": {"Sensor": 3}}).memory.policy \
+        .retention_days_by_category == {"sensor": 3}
