@@ -46,6 +46,7 @@ DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
 _SCHEMA = 2
+_BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 
 @dataclass(frozen=True)
@@ -133,14 +134,19 @@ class HardwareRag:
             db_path = Path(index_dir) / f"rag-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sqlite"
         conn = cls._open(db_path, max_file_bytes)
         rag = cls(root, conn, compact=compact, db_path=db_path)
-        rag._sync(max_file_bytes, progress)
+        try:
+            rag._sync(max_file_bytes, progress)
+        except sqlite3.OperationalError as exc:  # e.g. another process holds the index longer than the timeout
+            conn.close()
+            raise DatasheetError(f"datasheet index {db_path} is busy or not writable ({exc}); "
+                                 "retry, or point --state at a writable directory") from exc
         return rag
 
     @staticmethod
     def _open(db_path: Path | None, max_file_bytes: int) -> sqlite3.Connection:
         target = str(db_path) if db_path else ":memory:"
         try:
-            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
             conn.executescript(_DDL)
             row = conn.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
         except sqlite3.DatabaseError as exc:
@@ -148,7 +154,7 @@ class HardwareRag:
                 raise DatasheetError(f"SQLite cannot build the datasheet index: {exc}") from exc
             log.warning("datasheet index %s is unreadable (%s); rebuilding it", db_path, exc)
             db_path.unlink(missing_ok=True)
-            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None)
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
             conn.executescript(_DDL)
             row = None
         signature = _meta_signature(max_file_bytes)
@@ -158,15 +164,18 @@ class HardwareRag:
                 for table in ("files", "chunks", "meta"):
                     conn.execute(f"DELETE FROM {table}")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
-        conn.execute("PRAGMA synchronous = NORMAL") if db_path else None
+        if db_path:
+            conn.execute("PRAGMA synchronous = NORMAL")
         return conn
 
     def _sync(self, max_file_bytes: int, progress: Callable[[int, int], None] | None) -> None:
         files, problems = scan(self.root) if self.root else ([], [])
-        known = {r[0]: r[1:] for r in self._conn.execute("SELECT rel, size, mtime_ns, sha256, problems FROM files")}
         current = {f.rel for f in files}
         stats = {"files": len(files), "reused": 0, "indexed": 0, "removed": 0}
         with self._lock:
+            self._conn.execute("BEGIN")  # reads and writes below see one consistent index
+            known = {r[0]: r[1:] for r in
+                     self._conn.execute("SELECT rel, size, mtime_ns, sha256, problems FROM files")}
             row = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
             self._df = Counter(marshal.loads(row[0])) if row else Counter()
             nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
@@ -174,7 +183,6 @@ class HardwareRag:
             has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot'").fetchone()
             # A cold build streams postings straight into the snapshot instead of keeping per-chunk dicts.
             self._builder = None if has_snapshot else SnapshotBuilder()
-            self._conn.execute("BEGIN")
             try:
                 for rel in sorted(set(known) - current):
                     self._delete(rel)
