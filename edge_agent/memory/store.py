@@ -113,6 +113,7 @@ class MemoryStore:
         self._working: OrderedDict[str, str] = OrderedDict()
         self._response_cache: ResponseCache | None = None
         self._term_stats = TermStats()
+        self.degraded = False
         self._closed = False
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -178,8 +179,9 @@ class MemoryStore:
             finally:
                 self._conn.close()
                 self._closed = True
-            with contextlib.suppress(OSError):
-                Path(f"{self.db_path}{dbmod.CLEAN_MARKER_SUFFIX}").write_text(utc_now() + "\n")
+            if not self.degraded:
+                with contextlib.suppress(OSError):
+                    Path(f"{self.db_path}{dbmod.CLEAN_MARKER_SUFFIX}").write_text(utc_now() + "\n")
 
     def __enter__(self) -> MemoryStore:
         return self
@@ -215,8 +217,9 @@ class MemoryStore:
                 with dbmod.write_transaction(self._conn, self.db_path, operation) as conn:
                     self._flush_access(conn)
                     yield conn
-            except BaseException:
+            except BaseException as exc:
                 self._term_stats.clear()  # counts noted for rolled-back inserts are wrong now
+                self._note_damage(exc)
                 raise
 
     @contextlib.contextmanager
@@ -228,7 +231,20 @@ class MemoryStore:
             except sqlite3.DatabaseError as exc:
                 if dbmod.is_busy(exc):
                     raise dbmod.MemoryBusyError(str(self.db_path), dbmod.BUSY_TIMEOUT_MS / 1000) from None
-                raise MemoryStoreError(f"{self.db_path}: reading memory failed: {exc}") from exc
+                self._note_damage(exc)
+                hint = "; restart edge-agent so it is moved aside and a fresh one started" if self.degraded else ""
+                raise MemoryStoreError(f"{self.db_path}: reading memory failed: {exc}{hint}") from exc
+
+    def _note_damage(self, exc: BaseException) -> None:
+        """Page damage seen at run time: drop the clean-shutdown marker so the next open checks every page."""
+        cause = exc if isinstance(exc, sqlite3.DatabaseError) else exc.__cause__
+        if isinstance(cause, sqlite3.DatabaseError) and dbmod.is_corrupt(cause):
+            if not self.degraded:
+                log.error("MEMORY DATABASE DAMAGED: %s (%s); it will be checked and moved aside at the next start",
+                          self.db_path, cause)
+            self.degraded = True
+            with contextlib.suppress(FileNotFoundError):
+                Path(f"{self.db_path}{dbmod.CLEAN_MARKER_SUFFIX}").unlink()
 
     def _check_open(self) -> None:
         if self._closed:
@@ -968,13 +984,21 @@ class MemoryStore:
 
     def health_check(self) -> dict[str, Any]:
         """Quick integrity check, schema state and file sizes; ``ok`` is False when degraded."""
-        with self._read() as conn:
+        journal, migrations, n = "", [], None
+        with self._lock:
+            self._check_open()
+            conn = self._conn
             reason = dbmod.check_integrity(conn, full=True)
-            journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
-            migrations = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
-            (n,) = conn.execute("SELECT count(*) FROM entries").fetchone()
+            try:
+                journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+                migrations = [r[0] for r in conn.execute("SELECT name FROM schema_migrations ORDER BY name")]
+                (n,) = conn.execute("SELECT count(*) FROM entries").fetchone()
+            except sqlite3.DatabaseError as exc:
+                reason = reason or str(exc)
+        if reason is not None:
+            self._note_damage(sqlite3.DatabaseError(f"database disk image is malformed ({reason})"))
         return {
-            "ok": reason is None,
+            "ok": reason is None and not self.degraded,
             "integrity": reason or "ok",
             "journal_mode": journal,
             "migrations": migrations,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import logging
 import multiprocessing as mp
 from pathlib import Path
@@ -142,3 +143,24 @@ def test_a_word_first_stored_by_another_process_is_recalled_at_once(state: Path)
     finally:
         a.close()
         b.close()
+
+
+def test_damage_found_while_running_gets_the_file_checked_and_moved_aside_at_the_next_start(state: Path) -> None:
+    with MemoryStore.open(state, Settings()) as s:
+        s.store_many({"key": f"k{i}", "content": f"valve log {i} " * 40} for i in range(300))
+        path = s.db_path
+    size = path.stat().st_size
+    with path.open("r+b") as fp:
+        fp.seek(size // 2)
+        fp.write(b"\x00\xff" * 8192)
+    s = MemoryStore.open(state, Settings())  # closed cleanly last time: no full check, damage unseen yet
+    with pytest.raises(MemoryStoreError):
+        for i in range(300):
+            s.get(f"k{i}")
+            s.recall(f"valve log {i}")
+        s.list(limit=1000)
+        s.export_jsonl(io.StringIO())  # reads every entry
+    assert s.degraded and s.health_check()["ok"] is False
+    s.close()
+    with MemoryStore.open(state, Settings()) as fresh:
+        assert fresh.recovered_from is not None and fresh.count() == 0
