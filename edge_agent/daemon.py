@@ -13,6 +13,7 @@ so no extra dependency. Logs are one line per record; under journald each line c
 from __future__ import annotations
 
 import asyncio
+import faulthandler
 import json
 import logging
 import os
@@ -55,7 +56,10 @@ class Notifier:
             # A leading '@' names a socket in the abstract namespace (Linux): the name starts with NUL.
             self._addr = "\0" + addr[1:] if addr.startswith("@") else addr
             if addr.startswith(("/", "@")):
-                self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC)
+                # Non-blocking: if the manager is slow to read and the socket queue is full, a ping is
+                # dropped instead of wedging the main loop (which would stop the HTTP server too).
+                kind = socket.SOCK_DGRAM | socket.SOCK_CLOEXEC | socket.SOCK_NONBLOCK
+                self._sock = socket.socket(socket.AF_UNIX, kind)
         self.watchdog_s = _watchdog_interval()
 
     @property
@@ -70,6 +74,9 @@ class Notifier:
         try:
             self._sock.sendto("\n".join(lines).encode(), self._addr)
             return True
+        except BlockingIOError:
+            log.debug("sd_notify queue full; dropped %s", lines[0])
+            return False
         except OSError as exc:
             log.debug("sd_notify failed: %s", exc)
             return False
@@ -83,8 +90,8 @@ class Notifier:
         return self.send(f"STATUS={status}")
 
     def watchdog(self) -> bool:
-        """Keep-alive ping; systemd restarts the unit when they stop for WatchdogSec."""
-        return self.send("WATCHDOG=1")
+        """Keep-alive ping; systemd restarts the unit when they stop for WatchdogSec (sent only if enabled)."""
+        return self.watchdog_s is not None and self.send("WATCHDOG=1")
 
     def reloading(self) -> bool:
         """Announce a configuration reload (systemd >= 253 wants MONOTONIC_USEC with it)."""
@@ -235,7 +242,8 @@ class Daemon:
                 flags.reload = False
                 await self._reload()
             # From the loop itself: if the loop wedges, the pings stop and systemd restarts us.
-            self.notifier.watchdog()
+            if self.settings.server.watchdog:
+                self.notifier.watchdog()
             self._write_status()
         log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
         return 0
@@ -372,6 +380,8 @@ def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     """Load settings and run the daemon in the foreground (the `edge-agent run` handler)."""
     settings = load_settings(options.config_path)
     configure_daemon_logging(settings, verbosity)
+    # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal): for diagnosing a hang.
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     options.state_dir.mkdir(parents=True, exist_ok=True)
     log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",
              options.state_dir)

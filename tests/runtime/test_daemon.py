@@ -16,7 +16,9 @@ SIM_BOARD = '[[peripherals.boards]]\nboard = "nucleo-f401re"\ntransport = "sim"\
 TWO_BOARDS = SIM_BOARD + '\n[[peripherals.boards]]\nboard = "rpi-4b"\nname = "pi"\ntransport = "sim"\n'
 
 
-def test_notifier_sends_ready_status_and_watchdog_datagrams(notify_socket: Any) -> None:
+def test_notifier_sends_ready_status_and_watchdog_datagrams(notify_socket: Any,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("WATCHDOG_USEC", "3000000")
     n = Notifier(notify_socket.name)
     assert n.enabled
     n.ready("serving")
@@ -25,6 +27,22 @@ def test_notifier_sends_ready_status_and_watchdog_datagrams(notify_socket: Any) 
     assert notify_socket.expect("WATCHDOG") == {"WATCHDOG": "1"}
     n.stopping()
     assert notify_socket.expect("STOPPING")["STATUS"] == "stopping"
+    n.close()
+
+
+def test_a_notify_socket_nobody_reads_never_blocks_the_sender(notify_socket: Any,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A full datagram queue drops pings; a blocking send would wedge the main loop and the HTTP server."""
+    monkeypatch.setenv("WATCHDOG_USEC", "3000000")
+    n = Notifier(notify_socket.name)
+    sent = [n.watchdog() for _ in range(5000)]
+    assert sent[0] is True and sent[-1] is False  # the queue filled up and later pings were dropped
+    n.close()
+
+
+def test_watchdog_pings_are_not_sent_when_systemd_did_not_ask_for_them(notify_socket: Any) -> None:
+    n = Notifier(notify_socket.name)
+    assert n.watchdog_s is None and n.watchdog() is False
     n.close()
 
 
