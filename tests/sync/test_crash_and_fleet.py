@@ -19,9 +19,11 @@ from edge_agent.memory import Capture
 
 CHILD = Path(__file__).with_name("crash_child.py")
 KILLS = 18
+SEED = int(os.environ.get("EDGE_AGENT_CRASH_SEED", "20261121"))  # vary it to explore other kill points
 
 
-def _run_child(state: Path, endpoint: str, seed: int, mode: str, kill_after: float | None) -> list[str]:
+def _run_child(state: Path, endpoint: str, seed: int, mode: str, kill_after: float | None,
+               outage: tuple[float, float] | None = None, server=None) -> list[str]:
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     proc = subprocess.Popen([sys.executable, str(CHILD), str(state), endpoint, str(seed), mode],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
@@ -43,6 +45,11 @@ def _run_child(state: Path, endpoint: str, seed: int, mode: str, kill_after: flo
             proc.wait(timeout=60)
         else:
             assert ready.wait(30), "child never became ready"
+            if outage:  # the server vanishes mid-run: refused connections, in-flight calls cut off
+                time.sleep(outage[0])
+                server.go_offline()
+                time.sleep(outage[1])
+                server.go_online()
             time.sleep(kill_after)
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=10)
@@ -58,13 +65,15 @@ def _run_child(state: Path, endpoint: str, seed: int, mode: str, kill_after: flo
 def test_acknowledged_captures_reach_kumiho_exactly_once_across_sigkills_and_faults(server, tmp_path):
     state = tmp_path / "crash-state"
     state.mkdir()
-    rng = random.Random(20261121)
+    rng = random.Random(SEED)
     f = server.faults
-    f.rng = random.Random(7)
+    f.rng = random.Random(SEED + 7)
     f.pre_commit_failure_rate, f.post_commit_failure_rate = 0.1, 0.1
     acks: dict[str, tuple[str, list[str]]] = {}  # capture id -> (entry id, source entry ids)
     for run in range(KILLS):
-        for line in _run_child(state, server.endpoint, run, "work", kill_after=rng.uniform(0.05, 0.7)):
+        outage = (rng.uniform(0.05, 0.3), rng.uniform(0.05, 0.3)) if run % 4 == 3 else None
+        for line in _run_child(state, server.endpoint, run, "work", kill_after=rng.uniform(0.05, 0.7),
+                               outage=outage, server=server):
             if line.startswith("ack "):
                 cid, eid, *sources = line.split()[1:]
                 acks[cid] = (eid, sources)
