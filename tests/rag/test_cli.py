@@ -103,3 +103,12 @@ def test_pins_list_of_a_datasheet_only_board(tmp_path: Path, capsys: pytest.Capt
 def test_pins_boards_lists_the_board_files(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["pins", "boards", "--json"]) == 0
     assert len(_json(capsys)) == 9
+
+
+def test_rag_index_shows_a_progress_bar_for_large_sets(tmp_path: Path, state: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    for i in range(120):
+        (tmp_path / f"part{i:03d}.md").write_text(f"# Part {i}\nregister {i}\n")
+    assert main(["--state", str(state), "rag", "index", "--datasheets", str(tmp_path)]) == 0
+    captured = capsys.readouterr()
+    assert "120/120 files" in captured.err and "120 file(s)" in captured.out

@@ -289,3 +289,13 @@ def test_pure_python_scoring_matches_the_numpy_path(small: Path, state: Path,
                 HardwareRag.load(small, index_dir=state).search(q, ["nucleo-f401re"])] for q in queries]
     assert with_np == without
     assert all(with_np)
+
+
+def test_concurrent_searches_from_threads_agree(small: Path) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    rag = HardwareRag.load(small)
+    expected = [c.source for c in rag.search("register part 3")]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        results = list(pool.map(lambda _: [c.source for c in rag.search("register part 3")], range(40)))
+    assert all(r == expected for r in results)
