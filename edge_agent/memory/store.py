@@ -172,8 +172,11 @@ class MemoryStore:
                 self._response_cache.close()
             try:
                 if self._pending_access:
-                    with self._write("record access"):
-                        pass
+                    try:
+                        with self._write("record access"):
+                            pass
+                    except MemoryStoreError as exc:  # access counts are not worth failing a shutdown for
+                        log.warning("memory access counts not saved at close: %s", exc)
                 with contextlib.suppress(sqlite3.Error):
                     self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
             finally:
