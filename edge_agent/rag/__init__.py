@@ -353,22 +353,28 @@ class HardwareRag:
 
     # --- retrieval -------------------------------------------------------------------------------
 
-    def _board_tags(self, boards: Sequence[str]) -> list[str]:
-        """Board names plus the datasheet tags they answer to; UnknownBoardError for names nobody knows."""
+    def _board_boosts(self, boards: Sequence[str]) -> dict[str, float]:
+        """Boost per board tag: the named boards, then the datasheet tags they answer to (shared files).
+
+        Raises UnknownBoardError for a name that is neither a board file nor a datasheet tag.
+        """
         from edge_agent.pins import get_board, list_boards
 
         present = self._postings.boards()
-        tags: list[str] = []
+        boosts: dict[str, float] = {}
         for b in boards:
             key = b.strip().lower()
             try:
                 board = get_board(key)
-                tags.extend([board.id, *board.datasheet_tags])
             except UnknownBoardError:
                 if key not in present:
                     raise UnknownBoardError(b, sorted(set(list_boards()) | present)) from None
-                tags.append(key)
-        return list(dict.fromkeys(tags))
+                boosts[key] = BOARD_BOOST
+                continue
+            boosts[board.id] = BOARD_BOOST
+            for tag in board.datasheet_tags:
+                boosts.setdefault(tag, BOARD_BOOST)  # shared files (rpi-gpio) count as the board's own
+        return boosts
 
     def search(self, query: str, boards: Sequence[str] = (), limit: int | None = None) -> list[Chunk]:
         """Best chunks for `query`, best first; chunks of `boards` get the board boost.
@@ -380,12 +386,12 @@ class HardwareRag:
             limit = DEFAULT_LIMIT
         if self.compact:
             limit = min(limit, COMPACT_LIMIT)
-        tags = self._board_tags(boards)
+        boosts = self._board_boosts(boards)
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []
         with self._lock:
-            top = self._postings.top(terms, tags, BOARD_BOOST, limit)
+            top = self._postings.top(terms, boosts, limit)
             out = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = self._conn.execute(

@@ -140,17 +140,16 @@ class Postings:
             got = self._decoded[term] = (cids, tfs)
         return got
 
-    def top(self, terms: list[str], boost_boards: Iterable[str], boost: float, limit: int
-            ) -> list[tuple[float, str, int, int]]:
+    def top(self, terms: list[str], boosts: dict[str, float], limit: int) -> list[tuple[float, str, int, int]]:
         """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
         live_terms = [t for t in terms if self.df.get(t, 0) > 0]
         if not live_terms or limit <= 0:
             return []
-        boards = set(boost_boards)
+        boards = {b: f for b, f in boosts.items() if f != 1.0}
         if self._np_norm is not None:
-            scored = self._scores_np(live_terms, len(terms), boards, boost, limit)
+            scored = self._scores_np(live_terms, len(terms), boards, limit)
         else:
-            scored = self._scores_py(live_terms, len(terms), boards, boost, limit)
+            scored = self._scores_py(live_terms, len(terms), boards, limit)
         picked = [(-s, self.meta[cid][0], self.meta[cid][1], cid) for cid, s in scored]
         picked.sort()
         return [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
@@ -172,7 +171,7 @@ class Postings:
             got = self._weight_cache[term] = (cids, weights, set(cids))
         return got
 
-    def _scores_py(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
+    def _scores_py(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:
         # Accumulate raw BM25 (largest posting list first, as one C-level dict build), then walk the
         # candidates from the best raw score down: coverage can only lower a score, so the walk stops
@@ -193,7 +192,7 @@ class Postings:
                 scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + self._norm[cid])
         for cid in self.tomb:
             scores.pop(cid, None)
-        for board in boards:
+        for board, boost in boards.items():
             for cid in self._by_board.get(board, ()):
                 if cid in scores:
                     scores[cid] *= boost
@@ -214,7 +213,7 @@ class Postings:
         kth = heap[0] if len(heap) >= limit else float("-inf")
         return [(cid, f) for cid, f in best if f >= kth]
 
-    def _scores_np(self, terms: list[str], nterms: int, boards: set[str], boost: float, limit: int
+    def _scores_np(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:
         np = self._npmod
         assert self._np_norm is not None
@@ -238,7 +237,7 @@ class Postings:
         if len(self._np_tomb):
             cnt[self._np_tomb] = 0.0
         acc *= (cnt / nterms) ** COVERAGE_EXPONENT
-        for board in boards:
+        for board, boost in boards.items():
             ids = self._np_boards.get(board)
             if ids is not None:
                 acc[ids] *= boost
