@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -31,10 +30,16 @@ def load_vectors() -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="session")
-def host_fw_binary() -> Path:
+def fw_build_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A private build directory, so concurrent test runs never share half-written binaries."""
+    return tmp_path_factory.mktemp("fw-host-build")
+
+
+@pytest.fixture(scope="session")
+def host_fw_binary(fw_build_dir: Path) -> Path:
     """The host build of the firmware (built once per session); skips without a C toolchain."""
     try:
-        return build_host_firmware(FIRMWARE_DIR)
+        return build_host_firmware(FIRMWARE_DIR, build_dir=fw_build_dir)
     except HostFirmwareError as exc:
         if REQUIRE_FIRMWARE:
             pytest.fail(f"EDGE_AGENT_REQUIRE_FIRMWARE=1 but the host firmware did not build: {exc}")
@@ -42,14 +47,13 @@ def host_fw_binary() -> Path:
 
 
 @pytest.fixture(scope="session")
-def asan_fw_binary(host_fw_binary: Path) -> Path:
-    """The host firmware built with AddressSanitizer and UBSan (falls back to the plain build)."""
-    import subprocess
-
-    proc = subprocess.run([shutil.which("make") or "make", "-s", "-C", str(FIRMWARE_DIR), "host-asan"],
-                          capture_output=True, text=True, timeout=120, check=False)
-    binary = FIRMWARE_DIR / "build" / "host" / "bridge-fw-sim-asan"
-    return binary if proc.returncode == 0 and binary.is_file() else host_fw_binary
+def asan_fw_binary(host_fw_binary: Path, fw_build_dir: Path) -> Path:
+    """The host firmware built with AddressSanitizer and UBSan (falls back to the plain build when the
+    compiler lacks the sanitizers)."""
+    try:
+        return build_host_firmware(FIRMWARE_DIR, build_dir=fw_build_dir, target="host-asan")
+    except HostFirmwareError:
+        return host_fw_binary
 
 
 @pytest.fixture

@@ -40,19 +40,26 @@ class HostFirmwareError(EdgeAgentError):
     """The host build of the firmware could not be built or started."""
 
 
-def build_host_firmware(firmware_dir: Path | None = None) -> Path:
-    """Build (or bring up to date) the host firmware with ``make host``; return the binary path."""
+def build_host_firmware(firmware_dir: Path | None = None, *, build_dir: Path | None = None,
+                        target: str = "host") -> Path:
+    """Build (or bring up to date) the host firmware with ``make host``; return the binary path.
+
+    ``build_dir`` (default ``firmware_dir/build``) keeps concurrent builds apart; ``target`` may be
+    ``host-asan`` for the AddressSanitizer/UBSan build.
+    """
     firmware_dir = firmware_dir or find_firmware_dir()
     if not (firmware_dir / "Makefile").is_file():
         raise HostFirmwareError(f"{firmware_dir} has no Makefile; the host firmware needs a source checkout")
     make = shutil.which("make")
     if make is None or (shutil.which("cc") is None and shutil.which("gcc") is None):
         raise HostFirmwareError("building the host firmware needs `make` and a C compiler (cc/gcc)")
-    proc = subprocess.run([make, "-s", "-C", str(firmware_dir), "host"], capture_output=True, text=True,
-                          timeout=120, check=False)
+    build = build_dir or firmware_dir / "build"
+    proc = subprocess.run([make, "-s", "-C", str(firmware_dir), f"BUILD={build}", target], capture_output=True,
+                          text=True, timeout=300, check=False)
     if proc.returncode != 0:
-        raise HostFirmwareError(f"`make -C {firmware_dir} host` failed:\n{proc.stderr[-2000:]}")
-    return firmware_dir / "build" / "host" / "bridge-fw-sim"
+        raise HostFirmwareError(f"`make -C {firmware_dir} {target}` failed:\n{proc.stderr[-2000:]}")
+    name = "bridge-fw-sim-asan" if target == "host-asan" else "bridge-fw-sim"
+    return build / "host" / name
 
 
 class HostFirmware:
