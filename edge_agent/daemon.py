@@ -180,6 +180,7 @@ class Daemon:
         self._last_status_write = 0.0
         self._last_status_check = 0.0
         self._last_status_body = ""
+        self._last_summary = ""
 
     # entry point ---------------------------------------------------------------------------------
 
@@ -215,7 +216,7 @@ class Daemon:
             await self._start_http()
             self.runtime.start_background(self._bg_stop)
             self._write_daemon_file()
-            summary = self._summary()
+            summary = self._last_summary = self._summary()
             took = time.monotonic() - started
             self._write_status(force=True)
             self.notifier.ready(summary)
@@ -245,6 +246,10 @@ class Daemon:
             if self.settings.server.watchdog:
                 self.notifier.watchdog()
             self._write_status()
+            summary = self._summary()
+            if summary != self._last_summary:  # e.g. a component failed: `systemctl status` shows it
+                self._last_summary = summary
+                self.notifier.status(summary)
         log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
         return 0
 
