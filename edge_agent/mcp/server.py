@@ -52,7 +52,7 @@ SESSION_IDLE_S = 600.0
 
 # Writes change the outside world; the annotations let a client ask before calling them.
 _WRITES = {"gpio_write", "i2c_write", "spi_transfer", "memory_store", "memory_reflect", "memory_forget"}
-_DESTRUCTIVE = {"memory_forget"}
+_DESTRUCTIVE = {"memory_forget", "i2c_write", "spi_transfer"}  # can overwrite EEPROM, flash, config
 _HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "spi_transfer",
              "hardware_capabilities", "sensor_read"}
 
