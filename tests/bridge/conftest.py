@@ -70,7 +70,8 @@ def host_fw(host_fw_binary: Path, tmp_path: Path) -> Iterator[HostFirmware]:
 @pytest.fixture
 def bridge(host_fw: HostFirmware) -> Iterator[BridgeAdapter]:
     """A writable bridge adapter connected to the host firmware over the pty."""
-    adapter = open_adapter(f"bridge://{host_fw.path}", safety=WRITABLE)
+    # Generous timeouts: the machine running the tests may be busy; no test here relies on them.
+    adapter = open_adapter(f"bridge://{host_fw.path}?timeout_scale=5", safety=WRITABLE)
     assert isinstance(adapter, BridgeAdapter)
     try:
         yield adapter

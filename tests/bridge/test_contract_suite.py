@@ -21,7 +21,7 @@ def test_bus_contract_suite_passes_on_the_bridge(host_fw: HostFirmware) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", str(CONTRACT), "-o", "addopts=--import-mode=importlib", "-q",
          "-p", "no:cacheprovider", "--bus-url",
-         f"bridge://{host_fw.path}", "--bus-gpio-loop", "D7,D8", "--bus-spi-loop", "1.0"],
+         f"bridge://{host_fw.path}?timeout_scale=5", "--bus-gpio-loop", "D7,D8", "--bus-spi-loop", "1.0"],
         capture_output=True, text=True, timeout=240, cwd=CONTRACT.parents[2], check=False)
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
     summary = proc.stdout.strip().splitlines()[-1]

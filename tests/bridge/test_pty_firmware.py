@@ -105,7 +105,7 @@ def test_spi_transfer_is_full_duplex(bridge: BridgeAdapter) -> None:
 
 
 def test_writes_follow_the_safety_policy_by_default(host_fw: HostFirmware) -> None:
-    with open_adapter(f"bridge://{host_fw.path}") as adapter, pytest.raises(WriteRefusedError):
+    with open_adapter(f"bridge://{host_fw.path}?timeout_scale=5") as adapter, pytest.raises(WriteRefusedError):
         adapter.gpio_write("D13", 1)
 
 
@@ -184,10 +184,10 @@ def test_a_second_process_is_refused_by_the_port_lock(bridge: BridgeAdapter, hos
 def test_cli_ping_and_capabilities_against_the_pty(host_fw: HostFirmware, capsys: pytest.CaptureFixture[str]) -> None:
     from edge_agent.cli import main
 
-    assert main(["bridge", "ping", "--url", f"bridge://{host_fw.path}", "--count", "2", "--json"]) == 0
+    assert main(["bridge", "ping", "--url", f"bridge://{host_fw.path}?timeout_scale=5", "--count", "2", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"protocol": 1' in out and '"board": "nucleo-f401re"' in out
-    assert main(["bridge", "capabilities", "--url", f"bridge://{host_fw.path}"]) == 0
+    assert main(["bridge", "capabilities", "--url", f"bridge://{host_fw.path}?timeout_scale=5"]) == 0
     assert "i2c_write_read" in capsys.readouterr().out
 
 
@@ -221,7 +221,7 @@ def test_bridge_auto_opens_the_one_board_discovery_finds(host_fw: HostFirmware,
 
 
 def test_without_reconnect_a_vanished_port_fails_fast(host_fw: HostFirmware) -> None:
-    with open_adapter(f"bridge://{host_fw.path}?reconnect=0") as adapter:
+    with open_adapter(f"bridge://{host_fw.path}?reconnect=0&timeout_scale=5") as adapter:
         assert isinstance(adapter, BridgeAdapter)
         host_fw.unplug()
         with pytest.raises(AdapterUnavailableError):
