@@ -187,3 +187,12 @@ def test_retention_days_must_not_be_negative_and_categories_are_lowercased() -> 
     assert "retention_days_by_category" in str(err.value)
     assert make_settings(policy={"retention_days_by_category": {"Sensor": 3}}).memory.policy \
         .retention_days_by_category == {"sensor": 3}
+
+
+@pytest.mark.parametrize("backend", ["sqlite", "markdown", "lucid"])
+def test_a_backend_other_than_kumiho_or_none_is_rejected_saying_why(backend: str) -> None:
+    from edge_agent.errors import ConfigError
+
+    with pytest.raises(ConfigError) as err:
+        make_settings(backend=backend)
+    assert "memory.backend" in str(err.value) and backend in str(err.value)
