@@ -271,12 +271,20 @@ class Daemon:
             new = await asyncio.to_thread(load_settings, path)
         except ConfigError as exc:
             log.error("reload refused, keeping the running configuration: %s", str(exc).replace("\n", ";"))
-            self.notifier.status(f"reload refused (invalid config); {self._summary()}")
+            # READY=1 ends the reload for systemd either way; STATUS says it was refused.
+            self.notifier.send("READY=1", f"STATUS=reload refused (invalid config); {self._summary()}")
             return
-        changes = await asyncio.to_thread(self.runtime.reload, new)
+        old = self.settings
+        try:
+            changes = await asyncio.to_thread(self.runtime.reload, new)
+        except Exception:  # a bug in a component's reload must not take the service down
+            log.exception("reload failed part-way; components keep their current state")
+            self.notifier.send("READY=1", f"STATUS=reload failed (see log); {self._summary()}")
+            return
         self.settings = new
-        if self._http is not None and (new.server.host, new.server.port) != (self._http.host, self._http.port):
-            changes.append("server.host/port change takes effect on restart")
+        if (old.server.host, old.server.port, old.server.token_file) != (
+                new.server.host, new.server.port, new.server.token_file):
+            changes.append("[server] host/port/token_file changes take effect on restart")
         log.info("reloaded %s: %s", path or "embedded defaults", "; ".join(changes) or "no changes")
         self._write_status(force=True)
         self.notifier.send("READY=1", f"STATUS={self._summary()}")
