@@ -197,7 +197,10 @@ def run() -> dict[str, Any]:
     """All measurements, in one temporary directory."""
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as d:
         tmp = Path(d)
-        return {"enqueue": bench_enqueue(tmp), "sync": bench_sync(tmp), "disk": bench_disk(tmp)}
+        load = os.getloadavg()[0]
+        out = {"enqueue": bench_enqueue(tmp), "sync": bench_sync(tmp), "disk": bench_disk(tmp)}
+        out["load"] = (load, os.getloadavg()[0])
+        return out
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -245,6 +248,8 @@ def markdown(r: dict[str, Any]) -> str:
         f"edges, {s['single']['cpu_ms']:.2f} ms with batches of 1; i.e. one client core alone would sustain "
         f"about {1000 / s['batched']['cpu_ms']:,.0f} / {1000 / s['batched_tag']['cpu_ms']:,.0f} / "
         f"{1000 / s['batched_edges']['cpu_ms']:,.0f} captures/s.",
+        f"Load average (1 min) at start / end of the run: {r['load'][0]:.1f} / {r['load'][1]:.1f} on 2 cores shared "
+        "with other work, so absolute rates swing between runs (up to 2x seen); the ratios are the stable part.",
         f"Disk: {DISK_N:,} captures queued; the outbox row holds the screened capture as JSON "
         f"(average payload {d['payload']:,.0f} B) plus indexes. Rows are deleted after upload; SQLite reuses the "
         "freed pages rather than shrinking the file.",
