@@ -189,11 +189,12 @@ def _recall(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         entries = store.recall(args.query, args.limit, namespaces=args.namespace, categories=args.category,
                                min_score=args.min_score, workspaces=args.other_workspace)
+        own = store.workspace
     if args.json:
         print_json([e.to_dict() for e in entries])
         return 0
     for e in entries:
-        ws = f"{e.workspace}:" if e.workspace != (args.workspace or e.workspace) else ""
+        ws = f"{e.workspace}:" if e.workspace != own else ""
         print(f"{e.score or 0:.3f}  [{e.category}] {ws}{e.key}: {_preview(e.content)}")
     if not entries:
         print("(nothing relevant)", file=sys.stderr)

@@ -140,3 +140,22 @@ def test_cache_put_get_stats_and_clear(state: Path, capsys: pytest.CaptureFixtur
         (1, 1, 1, 12, 0.5)
     rc, out, _ = run(state, "cache", "clear", capsys=capsys)
     assert json.loads(out) == {"cleared": 1}
+
+
+def test_recall_across_workspaces_needs_the_config_switch(state: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    run(state, "memory", "--workspace", "lab", "store", "--key", "probe", "--content", "scope probe on CH1",
+        capsys=capsys)
+    rc, _, err = run(state, "memory", "recall", "scope probe", "--other-workspace", "lab", capsys=capsys)
+    assert rc == 1 and "cross_workspace_search" in err
+    cfg = tmp_path / "edge-agent.toml"
+    cfg.write_text("[workspace]\nenabled = true\ncross_workspace_search = true\n")
+    rc, out, _ = main_with_config(cfg, state, "memory", "recall", "scope probe", "--other-workspace", "*",
+                                  capsys=capsys)
+    assert rc == 0 and "lab:probe" in out
+
+
+def main_with_config(cfg: Path, state: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    rc = main(["--config", str(cfg), "--state", str(state), *argv])
+    out = capsys.readouterr()
+    return rc, out.out, out.err
