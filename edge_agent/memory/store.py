@@ -406,19 +406,22 @@ class MemoryStore:
         return self.store(key, content, category, namespace, session_id, importance, metadata=metadata, **kwargs)
 
     def store_many(self, items: Iterable[dict[str, Any]]) -> int:
-        """Store many entries in ONE transaction (all or nothing); returns how many were new."""
-        rows = [
-            self._row(i.get("key"), i.get("content"), i.get("category", "core"), i.get("namespace"),
-                      i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"), i.get("metadata"),
-                      i.get("title", ""), i.get("score"))
-            for i in items
-        ]
+        """Store many entries in ONE transaction (all or nothing: an invalid item rolls the batch back);
+        returns how many were new. Items are validated and inserted as they are read, so a large
+        iterator is never held in memory."""
         added = 0
+        namespaces: set[str] = set()
+        categories: set[str] = set()
         with self._write("storing a batch") as conn:
-            for row in rows:
+            for i in items:
+                row = self._row(i.get("key"), i.get("content"), i.get("category", "core"), i.get("namespace"),
+                                i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"),
+                                i.get("metadata"), i.get("title", ""), i.get("score"))
                 _, dedup = self._insert(conn, row)
                 added += not dedup
-            self._enforce_policy(conn, {r["namespace"] for r in rows}, {r["category"] for r in rows})
+                namespaces.add(row["namespace"])
+                categories.add(row["category"])
+            self._enforce_policy(conn, namespaces, categories)
         return added
 
     def auto_save(self, key: str, content: str, session_id: str | None = None) -> Entry | None:

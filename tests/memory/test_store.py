@@ -213,3 +213,11 @@ def test_a_database_from_the_first_schema_is_migrated_and_its_entries_found(stat
     with MemoryStore.open(state, Settings()) as s:
         assert "memory/0002_prefix_terms_and_memory_type.sql" in s.health_check()["migrations"]
         assert [e.key for e in s.recall("barometer calibration", min_score=0)] == ["old"]
+
+
+def test_store_many_is_all_or_nothing(store: MemoryStore) -> None:
+    items = [{"key": f"k{i}", "content": f"v{i}"} for i in range(5)] + [{"key": "bad", "content": ""}]
+    with pytest.raises(InvalidEntryError):
+        store.store_many(iter(items))
+    assert store.count() == 0
+    assert store.store_many(iter(items[:5])) == 5
