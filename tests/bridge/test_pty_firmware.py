@@ -7,6 +7,7 @@ B1 pulled up, ADC ladder A0..A5 = 585 * (1..6) counts, a 24C02 EEPROM at 0x50, a
 
 from __future__ import annotations
 
+import errno
 import os
 import subprocess
 import sys
@@ -248,3 +249,27 @@ def test_a_device_node_without_permission_is_a_bus_permission_error(host_fw: Hos
     if "BusPermissionError" not in proc.stdout and "Permission denied" in proc.stderr:
         pytest.skip(f"nobody cannot run this interpreter: {proc.stderr[-200:]}")
     assert proc.stdout.strip() == "BusPermissionError", proc.stderr[-1000:]
+
+
+def test_the_open_port_is_in_kernel_exclusive_mode_for_other_programs(bridge: BridgeAdapter,
+                                                                       host_fw: HostFirmware) -> None:
+    """TIOCEXCL: a program that ignores flock (a terminal, another tool) gets EBUSY on open()."""
+    import shutil
+
+    target = os.path.realpath(host_fw.path)
+    if os.geteuid() != 0:
+        with pytest.raises(OSError) as info:
+            os.close(os.open(target, os.O_RDWR | os.O_NOCTTY))
+        assert info.value.errno == errno.EBUSY
+        return
+    if shutil.which("setpriv") is None:
+        pytest.skip("root bypasses TIOCEXCL and setpriv is not available to drop privileges")
+    os.chmod(target, 0o666)  # permission is not what this test is about
+    code = (f"import os\ntry:\n    os.close(os.open({target!r}, os.O_RDWR | os.O_NOCTTY))\n    print('opened')\n"
+            "except OSError as exc:\n    print(exc.errno)\n")
+    proc = subprocess.run(["setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", sys.executable, "-c",
+                           code], capture_output=True, text=True, timeout=60, check=False)
+    if proc.returncode != 0 and "Permission denied" in proc.stderr:
+        pytest.skip(f"nobody cannot run this interpreter: {proc.stderr[-200:]}")
+    assert proc.stdout.strip() == str(errno.EBUSY), proc.stdout + proc.stderr
+    bridge.ping()

@@ -182,6 +182,10 @@ class Link:
             port.open()
         except (serial.SerialException, OSError, ValueError) as exc:
             text = str(exc)
+            if getattr(exc, "errno", None) == errno.EBUSY:
+                raise AdapterUnavailableError(
+                    f"{self.adapter}: {self.device} is in use by another process (opened exclusively); "
+                    "stop it or use that process's adapter", adapter=self.adapter) from exc
             # pyserial wraps the open(2) failure in SerialException but keeps its errno.
             if isinstance(exc, PermissionError) or getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
                 raise BusPermissionError(
@@ -194,6 +198,8 @@ class Link:
             raise AdapterUnavailableError(
                 f"{self.adapter}: cannot open {self.device}: {text}; run `edge-agent bridge list` to see attached "
                 "boards", adapter=self.adapter) from exc
+        if self.exclusive:
+            _set_tty_exclusive(port)
         return port
 
     # --- requests ---------------------------------------------------------------------------
@@ -531,6 +537,25 @@ class Link:
             "last_boot": self.last_boot,
             **counters,
         }
+
+
+def _set_tty_exclusive(port: serial.SerialBase) -> None:
+    """Put a real tty in exclusive mode (TIOCEXCL) on top of pyserial's flock.
+
+    flock only stops programs that also take the lock (other edge-agent processes); TIOCEXCL makes
+    the kernel refuse any further open() of the device with EBUSY (terminal programs, a second
+    runtime), except for root, until the port is closed.
+    """
+    fd = getattr(port, "fd", None)
+    if not isinstance(fd, int):
+        return  # loop://, socket:// and other URL handlers have no tty
+    try:
+        import fcntl
+        import termios
+
+        fcntl.ioctl(fd, termios.TIOCEXCL)
+    except (ImportError, OSError, AttributeError) as exc:  # not a tty, or not POSIX
+        log.debug("TIOCEXCL not applied: %s", exc)
 
 
 __all__ = ["DEFAULT_WINDOW", "RX_BUDGET", "Link", "LinkStats"]
