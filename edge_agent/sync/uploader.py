@@ -72,6 +72,9 @@ AUTH_CODES = frozenset({"UNAUTHENTICATED"})
 UNSUPPORTED_CODES = frozenset({"UNIMPLEMENTED"})
 _REVISION_KREF = re.compile(r"^kref://[^?\s]+\.[^/?\s]+\?r=\d+$")
 _ENV_LOCK = threading.Lock()
+# A row is due when its retry time has come, or lies further ahead than any backoff could put it: the
+# wall clock stepped back (an RTC-less board whose clock NTP just corrected) and it must not wait years.
+_DUE = "(next_attempt_at <= ? OR next_attempt_at > ?)"
 
 
 class SyncAuthError(SyncError, PermissionError):
@@ -415,6 +418,9 @@ class SyncWorker:
             out.append(row)
         return out
 
+    def _due_params(self, now: float) -> tuple[float, float]:
+        return now, now + self.config.backoff_max_s + 1.0
+
     def _note_error(self, conn: sqlite3.Connection, code: str, message: str) -> None:
         set_state(conn, "last_error", {"at": self._clock(), "code": code, "message": message})
 
@@ -440,8 +446,8 @@ class SyncWorker:
 
     def _pass(self) -> int:
         now = self._clock()
-        if now < self._offline_until:
-            return 0
+        if now < self._offline_until <= now + self.config.backoff_max_s:
+            return 0  # (a wait longer than the cap means the wall clock stepped back: retry now)
         self._apply_pending_krefs()
         try:
             client = self._get_client()
@@ -529,7 +535,7 @@ class SyncWorker:
             if len(rows) != pending[2] or [r.batch_index for r in rows] != list(range(pending[2])):
                 # Cannot happen through this module (batch rows move together); refuse to guess.
                 raise SyncError(f"sync batch {pending[0]} is incomplete in the outbox; run `edge-agent sync status`")
-            if any(r.not_before > now for r in rows):
+            if any(now < r.not_before <= now + self.config.backoff_max_s for r in rows):
                 return []  # an answered failure scheduled its retry
             self._ensure_project(client)
             for space in {r.space for r in rows}:
@@ -541,7 +547,7 @@ class SyncWorker:
             return rows
         limit = min(self.config.batch_size, MAX_BATCH)
         candidates = self._rows(
-            "batch_id IS NULL AND revision_kref IS NULL AND next_attempt_at <= ? ORDER BY seq", (now,), limit)
+            f"batch_id IS NULL AND revision_kref IS NULL AND {_DUE} ORDER BY seq", self._due_params(now), limit)
         if not candidates:
             return []
         if candidates[0].solo:  # after a whole-batch rejection: one capture per call to isolate the bad one
@@ -631,7 +637,7 @@ class SyncWorker:
     # --- steps 4-6: edges, tags, retire -----------------------------------------------------------
 
     def _finish(self, client: Any, now: float) -> int:
-        rows = self._rows("revision_kref IS NOT NULL AND next_attempt_at <= ? ORDER BY seq", (now,),
+        rows = self._rows(f"revision_kref IS NOT NULL AND {_DUE} ORDER BY seq", self._due_params(now),
                           max(self.config.batch_size, 1) * 2)
         if not rows:
             return 0

@@ -270,3 +270,39 @@ def test_a_successful_sync_now_clears_an_auth_pause_even_with_the_same_token(ser
     server.faults.required_token = GOOD  # fixed upstream; the device's token never changed
     assert device.worker.sync_until_empty(10)
     assert device.worker.status()["paused"] is None and device.worker._paused() is None
+
+
+def test_a_wall_clock_stepping_back_does_not_strand_queued_captures(server, device):
+    cap = device.capture("scheduled in the far future")
+    with device.worker._tx() as conn:  # as if scheduled before NTP moved the clock back by a year
+        conn.execute("UPDATE sync_outbox SET next_attempt_at = ?", (device.worker._clock() + 365 * 86400,))
+    device.worker._offline_until = device.worker._clock() + 365 * 86400
+    assert device.worker.sync_until_empty(10)
+    assert _count(server) == {cap.id: 1}
+
+
+def test_two_workers_on_one_database_never_upload_at_the_same_time(server, device):
+    from edge_agent.sync import SyncWorker
+
+    caps = []
+    for i in range(40):
+        caps.append(device.capture(f"shared {i}", source_refs=(f"mem://{caps[-1].entry_id}",) if i % 2 else ()))
+    other = SyncWorker(device.store, device.settings, device.state)
+    server.faults.delay_s = 0.01  # widen the window in which they could overlap
+    results = []
+    try:
+        threads = [threading.Thread(target=lambda w=w: results.append(w.sync_until_empty(20)))
+                   for w in (device.worker, other)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+    finally:
+        other.close()
+    assert results == [True, True]
+    assert _count(server) == {c.id: 1 for c in caps}
+    revs = {cid: v[0] for cid, v in server.servicer.revisions_by_capture().items()}
+    for i in range(1, 40, 2):
+        assert server.servicer.edges_from(revs[caps[i].id]) == [revs[caps[i - 1].id]]
+    prefixes = [c.request.idempotency_prefix for c in server.servicer.calls if c.method == "BatchCreateRevisions"]
+    assert len(prefixes) == len(set(prefixes))  # no batch was sent twice: the lock serialised them
