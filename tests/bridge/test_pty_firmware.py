@@ -273,3 +273,17 @@ def test_the_open_port_is_in_kernel_exclusive_mode_for_other_programs(bridge: Br
         pytest.skip(f"nobody cannot run this interpreter: {proc.stderr[-200:]}")
     assert proc.stdout.strip() == str(errno.EBUSY), proc.stdout + proc.stderr
     bridge.ping()
+
+
+def test_closing_the_adapter_gives_the_port_back(host_fw: HostFirmware) -> None:
+    with open_adapter(f"bridge://{host_fw.path}?timeout_scale=5") as first:
+        first.ping()
+    with open_adapter(f"bridge://{host_fw.path}?timeout_scale=5") as second:
+        second.ping()
+    import fcntl
+
+    fd = os.open(os.path.realpath(host_fw.path), os.O_RDWR | os.O_NOCTTY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no lock left behind
+    finally:
+        os.close(fd)

@@ -161,6 +161,8 @@ class Link:
         with self._lock:
             port, self._port = self._port, None
         if port is not None:
+            if self.exclusive:
+                _set_tty_exclusive(port, on=False)
             try:
                 port.close()
             except (OSError, serial.SerialException):
@@ -539,12 +541,13 @@ class Link:
         }
 
 
-def _set_tty_exclusive(port: serial.SerialBase) -> None:
-    """Put a real tty in exclusive mode (TIOCEXCL) on top of pyserial's flock.
+def _set_tty_exclusive(port: serial.SerialBase, on: bool = True) -> None:
+    """Put a real tty in (or out of) exclusive mode, TIOCEXCL/TIOCNXCL, on top of pyserial's flock.
 
     flock only stops programs that also take the lock (other edge-agent processes); TIOCEXCL makes
     the kernel refuse any further open() of the device with EBUSY (terminal programs, a second
-    runtime), except for root, until the port is closed.
+    runtime), except for root. The flag outlives our descriptor if someone else still holds the
+    tty, so it is cleared again before closing.
     """
     fd = getattr(port, "fd", None)
     if not isinstance(fd, int):
@@ -553,9 +556,9 @@ def _set_tty_exclusive(port: serial.SerialBase) -> None:
         import fcntl
         import termios
 
-        fcntl.ioctl(fd, termios.TIOCEXCL)
-    except (ImportError, OSError, AttributeError) as exc:  # not a tty, or not POSIX
-        log.debug("TIOCEXCL not applied: %s", exc)
+        fcntl.ioctl(fd, termios.TIOCEXCL if on else termios.TIOCNXCL)
+    except (ImportError, OSError, AttributeError) as exc:  # not a tty, gone, or not POSIX
+        log.debug("TIOCEXCL/TIOCNXCL not applied: %s", exc)
 
 
 __all__ = ["DEFAULT_WINDOW", "RX_BUDGET", "Link", "LinkStats"]
