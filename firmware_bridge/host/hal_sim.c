@@ -14,7 +14,9 @@
  * Serial: stdin/stdout (the test harness connects them to a pty or pipes). With BRIDGE_SIM_BAUD set
  * (e.g. 115200), both directions are paced like a UART at that rate, 10 bits per byte: replies
  * leave no sooner than the wire allows (and block, as the MCU's polled TX does), and received
- * bytes are processed no sooner than they could have arrived.
+ * bytes are processed no sooner than they could have arrived. With BRIDGE_SIM_NOISE=1 every reply
+ * is preceded by one line of noise (binary junk, a reply with an unknown id, an overlong line,
+ * an unknown event, in turn), as a flaky cable or a chatty bootloader would produce.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -66,6 +68,8 @@ static void bme_store(uint8_t reg, uint8_t value) {
 const char *sim_reset_reason = "power";
 
 static double byte_s; /* seconds per byte on the emulated wire; 0 = unpaced */
+static int noise;     /* BRIDGE_SIM_NOISE: emit a noise line before each reply */
+static unsigned noise_turn;
 static double tx_clock, rx_clock;
 
 double sim_now(void) {
@@ -92,6 +96,8 @@ void sim_rx_pace(size_t n, int blocked) {
 
 void hal_init(void) {
     const char *baud = getenv("BRIDGE_SIM_BAUD");
+    const char *nz = getenv("BRIDGE_SIM_NOISE");
+    noise = nz && *nz && *nz != '0';
     byte_s = baud && atof(baud) > 0 ? 10.0 / atof(baud) : 0;
     memset(pads, 0, sizeof pads);
     memset(eeprom, 0, sizeof eeprom);
@@ -99,7 +105,31 @@ void hal_init(void) {
     eeprom_ptr = bme_ptr = 0;
 }
 
+static void raw_write(const char *s, size_t n);
+
+static void write_noise(void) {
+    static const char junk[] = "\xff\x00\xfe garbage \x1b[0m\n";
+    static const char stray[] = "{\"id\":\"stray-7\",\"ok\":true,\"result\":\"not yours\"}\n";
+    static const char event[] = "{\"event\":\"debug\",\"text\":\"hello from the noise\"}\n";
+    char longline[1500];
+    switch (noise_turn++ % 4) {
+    case 0: raw_write(junk, sizeof junk - 1); break;
+    case 1: raw_write(stray, sizeof stray - 1); break;
+    case 2:
+        memset(longline, 'x', sizeof longline - 1);
+        longline[sizeof longline - 1] = '\n';
+        raw_write(longline, sizeof longline);
+        break;
+    default: raw_write(event, sizeof event - 1); break;
+    }
+}
+
 void hal_write(const char *s, size_t n) {
+    if (noise && n && s[0] == '{' && strncmp(s, "{\"event\"", 8) != 0) write_noise();
+    raw_write(s, n);
+}
+
+static void raw_write(const char *s, size_t n) {
     if (byte_s > 0) {
         double now = sim_now();
         tx_clock = (tx_clock > now ? tx_clock : now) + (double)n * byte_s;

@@ -287,3 +287,19 @@ def test_closing_the_adapter_gives_the_port_back(host_fw: HostFirmware) -> None:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no lock left behind
     finally:
         os.close(fd)
+
+
+def test_noise_lines_from_the_board_are_skipped_and_counted(host_fw_binary: Path, tmp_path: Path) -> None:
+    """Every reply comes after a noise line (junk bytes, a stray id, a 1500-byte line, an unknown event)."""
+    with HostFirmware(host_fw_binary, directory=tmp_path, noise=True) as fw, \
+            open_adapter(f"bridge://{fw.path}?timeout_scale=5", safety=WRITABLE) as adapter:
+        assert isinstance(adapter, BridgeAdapter)
+        for i in range(10):
+            adapter.gpio_write("D7", i % 2)
+            assert adapter.gpio_read("D8") == i % 2
+        deadline = time.monotonic() + 10
+        pending = [adapter.link.submit("adc_read", {"pin": f"A{i}"}, deadline=deadline) for i in range(6)]
+        assert [adapter.link.wait(p, deadline=deadline) for p in pending] == [585 * (i + 1) for i in range(6)]
+        health = adapter.health()
+        assert health["timeouts"] == 0
+        assert health["garbage_lines"] > 0 and health["stray_replies"] > 0 and health["overlong_lines"] > 0

@@ -65,10 +65,13 @@ def build_host_firmware(firmware_dir: Path | None = None, *, build_dir: Path | N
 class HostFirmware:
     """The host firmware process on a pty, reachable at :attr:`path` (a symlink to the pty slave)."""
 
-    def __init__(self, binary: Path = HOST_BINARY, *, directory: Path | None = None, baud: int | None = None) -> None:
+    def __init__(self, binary: Path = HOST_BINARY, *, directory: Path | None = None, baud: int | None = None,
+                 noise: bool = False) -> None:
         self.binary = binary
         #: Pace the emulated UART at this rate (both directions); None = as fast as the pty goes.
         self.baud = baud
+        #: Precede every reply with a line of noise (junk, stray id, overlong line, unknown event).
+        self.noise = noise
         self._tmp = None if directory else tempfile.TemporaryDirectory(prefix="bridge-sim-")
         base = directory or Path(self._tmp.name)  # type: ignore[union-attr]
         self.path = base / "ttyBRIDGE0"
@@ -86,8 +89,11 @@ class HostFirmware:
         try:
             env = dict(os.environ)
             env.pop("BRIDGE_SIM_BAUD", None)
+            env.pop("BRIDGE_SIM_NOISE", None)
             if self.baud:
                 env["BRIDGE_SIM_BAUD"] = str(self.baud)
+            if self.noise:
+                env["BRIDGE_SIM_NOISE"] = "1"
             self.proc = subprocess.Popen([str(self.binary)], stdin=master, stdout=master, stderr=subprocess.DEVNULL,
                                          close_fds=True, env=env)
         finally:
