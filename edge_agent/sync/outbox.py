@@ -78,8 +78,9 @@ def migration_files() -> list[tuple[str, str]]:
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
     """Create the sync tables if absent (every statement is idempotent, so this is safe beside the runner)."""
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    if {"sync_outbox", "sync_dead", "sync_batches", "sync_krefs", "sync_state", "sync_usage"} <= have:
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    if {"sync_outbox", "sync_dead", "sync_batches", "sync_krefs", "sync_state", "sync_usage",
+            "sync_outbox_queued"} <= have:
         return
     for _name, sql in migration_files():
         conn.executescript(sql)

@@ -1031,8 +1031,9 @@ def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *
         ensure_schema(conn)
         q = conn.execute
         queued = q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NULL AND revision_kref IS NULL").fetchone()[0]
-        in_flight = q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL OR revision_kref IS NOT NULL"
-                      ).fetchone()[0]
+        # Disjoint: a row leaves its batch when its revision kref is recorded (each count uses an index).
+        in_flight = (q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL").fetchone()[0]
+                     + q("SELECT count(*) FROM sync_outbox WHERE revision_kref IS NOT NULL").fetchone()[0])
         dead = q("SELECT count(*) FROM sync_dead").fetchone()[0]
         oldest = q("SELECT min(enqueued_at) FROM sync_outbox").fetchone()[0]
         usage = q("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone() or (0, 0)
