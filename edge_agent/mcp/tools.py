@@ -68,6 +68,11 @@ class CaptureIn(BaseModel):
     space_hint: str = Field("", description="Space to file it under (slugified upstream).", max_length=300)
     importance: float = Field(0.5, ge=0.0, le=1.0, description="0-1; low-importance captures may be "
                               "refused when the outbox is full.")
+    revises: str | None = Field(None, description="kref of the memory this capture supersedes.", max_length=500)
+    event_date: str | None = Field(None, description="When it happened: YYYY, YYYY-MM or YYYY-MM-DD.",
+                                   max_length=10)
+    origin: str | None = Field(None, description="Where the knowledge came from.", max_length=300)
+    decision_state: str | None = Field(None, description="For decisions: e.g. proposed, accepted.", max_length=40)
 
 
 def _parse_int(value: int | str, what: str, adapter: str = "") -> int:
@@ -335,7 +340,8 @@ class Tools:
                        space_path: SpacePath = None) -> dict[str, Any]:
         """After answering: record the response and captures (durably queued for Kumiho when sync is on)."""
         store = self._rt.require_memory()
-        caps = [dict(c.model_dump(), space_hint=c.space_hint or (space_path or "")) for c in (captures or [])]
+        caps = [dict(c.model_dump(exclude_none=True), space_hint=c.space_hint or (space_path or ""))
+                for c in (captures or [])]
         result = store.reflect(session_id, response, captures=caps, source_refs=list(source_krefs or []))
         return _jsonable(result)
 

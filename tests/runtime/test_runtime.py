@@ -210,3 +210,17 @@ def test_hardware_writes_become_command_captures_only_when_configured(state: Pat
         assert exported[-1]["capture"]["metadata"]["tool"] == "i2c_write"
     finally:
         on.close()
+
+
+def test_reflect_keeps_kumiho_capture_fields_and_cites_the_source_refs(rt: Runtime) -> None:
+    from edge_agent.mcp.tools import CaptureIn
+
+    tools = Tools(rt)
+    source = tools.memory_store("LD2 is on PA5", title="led pin", memory_type="fact")
+    cap = CaptureIn(type="decision", title="keep LD2 for status", content="Use LD2 (PA5) as the status LED.",
+                    event_date="2026-11", decision_state="accepted", origin="bench session")
+    result = tools.memory_reflect("s-1", "ok", captures=[cap], source_krefs=[f"mem://{source['id']}"])
+    assert result["captures"][0]["source_refs"] == [f"mem://{source['id']}"]
+    exported = [e for e in rt.memory.export() if e.get("capture")]
+    meta = exported[-1]["capture"]["metadata"]
+    assert meta["event_date"] == "2026-11" and meta["decision_state"] == "accepted"
