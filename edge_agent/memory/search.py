@@ -8,7 +8,7 @@ so candidates come from three bounded FTS5 queries instead, all streamed newest 
 
 1. entries containing every one of the (up to six) most informative terms;
 2. every entry containing a rare term (document count <= ``RARE_DOCS``), wherever it is in time;
-3. the newest ``WINDOW`` entries containing any of the terms.
+3. the newest ``WINDOW`` (at least 4 x limit) entries containing any of the terms.
 
 Each candidate is then scored in Python with the same prefix rule the index used.
 """
@@ -134,7 +134,7 @@ def search(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: in
     for t in chosen:
         if counts[t] <= RARE_DOCS:
             fetch(fts_term(t), RARE_DOCS)
-    fetch(fts_match_expression(chosen, "OR"), WINDOW)
+    fetch(fts_match_expression(chosen, "OR"), max(WINDOW, pool))
     matcher = TermMatcher(present)
     scored: list[tuple[float, str, int]] = []
     for seq, key, title, content, category, timestamp, importance in rows.values():

@@ -223,3 +223,8 @@ def test_a_rare_word_finds_an_old_entry_behind_many_newer_matches(store: MemoryS
     store.store_many({"key": f"n{i}", "content": f"pump status ok, cycle {i}"} for i in range(300))
     found = store.recall("viton pump gasket supplier", min_score=0)
     assert found[0].key == "old"
+
+
+def test_a_large_limit_returns_that_many_matches(store: MemoryStore) -> None:
+    store.store_many({"key": f"k{i}", "content": f"relay event number {i}"} for i in range(150))
+    assert len(store.recall("relay", limit=100, min_score=0)) == 100
