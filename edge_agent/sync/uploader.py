@@ -527,16 +527,15 @@ class SyncWorker:
     def _next_batch(self, client: Any, now: float) -> list[_Row]:
         """The rows to send: an unanswered batch replayed as persisted, else a new batch persisted first."""
         with self._db_lock:
-            pending = self._conn.execute(
-                "SELECT batch_id, prefix, rows FROM sync_batches WHERE dead = 0 ORDER BY created_at LIMIT 1"
-            ).fetchone()
-        if pending is not None:
+            pending_batches = self._conn.execute(
+                "SELECT batch_id, prefix, rows FROM sync_batches WHERE dead = 0 ORDER BY created_at").fetchall()
+        for pending in pending_batches:
             rows = self._rows("batch_id = ? ORDER BY batch_index", (pending[0],))
             if len(rows) != pending[2] or [r.batch_index for r in rows] != list(range(pending[2])):
                 # Cannot happen through this module (batch rows move together); refuse to guess.
                 raise SyncError(f"sync batch {pending[0]} is incomplete in the outbox; run `edge-agent sync status`")
             if any(now < r.not_before <= now + self.config.backoff_max_s for r in rows):
-                return []  # an answered failure scheduled its retry
+                continue  # an answered failure scheduled its retry; other captures need not wait behind it
             self._ensure_project(client)
             for space in {r.space for r in rows}:
                 reason = self._ensure_space(client, space)

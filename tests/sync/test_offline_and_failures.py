@@ -306,3 +306,16 @@ def test_two_workers_on_one_database_never_upload_at_the_same_time(server, devic
         assert server.servicer.edges_from(revs[caps[i].id]) == [revs[caps[i - 1].id]]
     prefixes = [c.request.idempotency_prefix for c in server.servicer.calls if c.method == "BatchCreateRevisions"]
     assert len(prefixes) == len(set(prefixes))  # no batch was sent twice: the lock serialised them
+
+
+def test_a_batch_waiting_to_retry_does_not_hold_up_captures_queued_after_it(server, make_device):
+    dev = make_device(server, backoff_initial_s=30.0, backoff_max_s=60.0)
+    stuck = dev.capture("hits a server error")
+    server.servicer.force("BatchCreateRevisions", grpc.StatusCode.INTERNAL, 1)
+    dev.worker.sync_once()  # answered failure: this batch retries in 15-30 s
+    later = dev.capture("queued afterwards")
+    dev.worker._offline_until = 0.0  # skip the global backoff, keep the batch's own retry time
+    assert dev.worker.sync_once() == 1
+    assert set(_count(server)) == {later.id}
+    status = dev.worker.status()
+    assert status["in_flight"] == 1 and status["dead_letters"] == 0 and stuck.id not in _count(server)
