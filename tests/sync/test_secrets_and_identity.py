@@ -103,3 +103,25 @@ def test_the_sync_package_imports_without_grpc_or_the_sdk():
             "try:\n    build_client('127.0.0.1:1', None, 1.0)\nexcept BackendUnavailable:\n    print('ok')\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert out.stdout.strip() == "ok", out.stderr
+
+
+@pytest.mark.parametrize(("kumiho", "key"), [
+    ({"space_path": "Lab/Bench 3"}, "kumiho.space_path"),
+    ({"space_path": "Lab/v1.2"}, "kumiho.space_path"),
+    ({"project": ""}, "kumiho.project"),
+    ({"backoff_initial_s": 10, "backoff_max_s": 1}, "kumiho"),
+    ({"batch_size": 201}, "kumiho.batch_size"),
+    ({"secret_policy": "ignore"}, "kumiho.secret_policy"),
+    ({"outbox_full_policy": "drop_oldest"}, "kumiho.outbox_full_policy"),
+])
+def test_bad_kumiho_settings_are_config_errors_naming_the_key(kumiho, key):
+    from edge_agent.config import parse_settings
+
+    with pytest.raises(ConfigError, match=key.replace(".", r"\.")):
+        parse_settings({"kumiho": kumiho})
+
+
+def test_space_path_slashes_are_normalised():
+    from edge_agent.config import parse_settings
+
+    assert parse_settings({"kumiho": {"space_path": "/Lab/Bench-3/"}}).kumiho.space_path == "Lab/Bench-3"
