@@ -276,7 +276,7 @@ def _export(args: argparse.Namespace) -> int:
 def _import(args: argparse.Namespace) -> int:
     text = _read_text(args.file)
     with _open_store(args) as store:
-        print_json(store.import_jsonl(text.splitlines()))
+        print_json(store.import_jsonl(text.split("\n")))
     return 0
 
 

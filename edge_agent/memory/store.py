@@ -1050,7 +1050,7 @@ class MemoryStore:
         """Write :meth:`export` as JSON Lines; returns the number of lines."""
         n = 0
         for item in self.export(**filters):
-            fp.write(json.dumps(item, ensure_ascii=False, sort_keys=False) + "\n")
+            fp.write(_jsonl_line(item))
             n += 1
         return n
 
@@ -1094,13 +1094,23 @@ class MemoryStore:
                 if conn.execute("SELECT 1 FROM entries WHERE id = ?", (row["id"],)).fetchone():
                     skipped += 1
                     continue
-                if row["superseded_by"] is None and conn.execute(
-                    "SELECT 1 FROM entries WHERE superseded_by IS NULL AND ((namespace = ? AND content_sha256 = ?) "
-                    "OR (namespace = ? AND key = ?))",
-                    (row["namespace"], row["content_sha256"], row["namespace"], row["key"]),
-                ).fetchone():
-                    skipped += 1
-                    continue
+                if row["superseded_by"] is None:
+                    if conn.execute(
+                        "SELECT 1 FROM entries WHERE superseded_by IS NULL AND namespace = ? AND content_sha256 = ?",
+                        (row["namespace"], row["content_sha256"]),
+                    ).fetchone():
+                        skipped += 1  # the same content is already live here
+                        continue
+                    live = conn.execute(
+                        "SELECT id, timestamp FROM entries WHERE superseded_by IS NULL AND namespace = ? AND key = ?",
+                        (row["namespace"], row["key"]),
+                    ).fetchone()
+                    if live is not None:
+                        # Two live versions of one key: the newer one stays live, the older points at it.
+                        if live["timestamp"] <= row["timestamp"]:
+                            conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ?", (row["id"], live["id"]))
+                        else:
+                            row["superseded_by"] = live["id"]
                 conn.execute(
                     "INSERT INTO entries (id, key, title, content, category, timestamp, session_id, namespace, "
                     "importance, score, content_sha256, metadata, superseded_by, kref, archived, access_count, "
@@ -1127,10 +1137,33 @@ class MemoryStore:
                 self._audit(conn, "import", row["id"], row["key"], row["namespace"])
                 imported += 1
             self._term_stats.clear()
-            # A superseded_by pointing at an entry not in this file (or database) is dropped, not an error.
-            conn.execute("UPDATE entries SET superseded_by = NULL WHERE superseded_by IS NOT NULL "
-                         "AND superseded_by NOT IN (SELECT id FROM entries)")
+            self._repair_dangling_versions(conn)
         return {"imported": imported, "skipped": skipped}
+
+
+    @staticmethod
+    def _repair_dangling_versions(conn: sqlite3.Connection) -> None:
+        """A superseded_by naming an entry that is not here (not in the file or skipped) points at the live
+        version of the same key instead, else at a live entry with the same content, else is cleared."""
+        dangling = conn.execute(
+            "SELECT id, namespace, key, content_sha256 FROM entries WHERE superseded_by IS NOT NULL "
+            "AND superseded_by NOT IN (SELECT id FROM entries) ORDER BY timestamp DESC, seq DESC"
+        ).fetchall()
+        for d in dangling:
+            target = conn.execute(
+                "SELECT id FROM entries WHERE superseded_by IS NULL AND namespace = ? AND id != ? AND "
+                "(key = ? OR content_sha256 = ?) ORDER BY key = ? DESC LIMIT 1",
+                (d["namespace"], d["id"], d["key"], d["content_sha256"], d["key"]),
+            ).fetchone()
+            conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ?", (target["id"] if target else None,
+                                                                                d["id"]))
+
+
+def _jsonl_line(item: dict[str, Any]) -> str:
+    """One JSON Lines record. U+0085, U+2028 and U+2029 are escaped too: JSON allows them raw, but many
+    line readers (Python's str.splitlines among them) would split the record there."""
+    text = json.dumps(item, ensure_ascii=False)
+    return text.replace("\u0085", "\\u0085").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029") + "\n"
 
 
 def render_entry(e: Entry) -> str:
