@@ -89,3 +89,17 @@ def test_a_bad_import_line_names_its_number_and_imports_nothing(store: MemorySto
     with pytest.raises(ImportFormatError) as err:
         store.import_jsonl(["{not json"])
     assert err.value.line == 1
+
+
+def test_import_of_a_key_that_is_already_here_keeps_the_newer_version_live(state: Path) -> None:
+    with MemoryStore.open(state, Settings(), workspace="a") as a:
+        a.store("led", "LED on PA5 (exported)", timestamp="2026-02-10T00:00:00Z")
+        a.store("fan", "fan on GPIO18 (exported, older)", timestamp="2026-01-01T00:00:00Z")
+        text = _export_text(a)
+    with MemoryStore.open(state, Settings(), workspace="b") as b:
+        b.store("led", "LED on PB0 (local, older)", timestamp="2026-02-01T00:00:00Z")
+        b.store("fan", "fan on GPIO12 (local, newer)", timestamp="2026-02-01T00:00:00Z")
+        assert b.import_jsonl(text.split("\n")) == {"imported": 2, "skipped": 0}
+        assert b.get("led").content == "LED on PA5 (exported)"  # type: ignore[union-attr]
+        assert b.get("fan").content == "fan on GPIO12 (local, newer)"  # type: ignore[union-attr]
+        assert b.count() == 2 and b.count(include_superseded=True) == 4
