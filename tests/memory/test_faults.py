@@ -164,3 +164,35 @@ def test_damage_found_while_running_gets_the_file_checked_and_moved_aside_at_the
     s.close()
     with MemoryStore.open(state, Settings()) as fresh:
         assert fresh.recovered_from is not None and fresh.count() == 0
+
+
+@pytest.fixture
+def tiny_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A 1 MiB tmpfs: a file system that really runs out of space (needs root; skipped otherwise)."""
+    import os
+    import subprocess
+
+    mnt = tmp_path / "tiny"
+    mnt.mkdir()
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(mnt)], capture_output=True,
+                          timeout=30, check=False)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace').strip()}")
+    try:
+        yield mnt
+    finally:
+        subprocess.run(["umount", "-l", str(mnt)], capture_output=True, timeout=30, check=False)
+
+
+def test_a_really_full_file_system_fails_the_write_clearly_and_keeps_earlier_entries(tiny_disk: Path) -> None:
+    with MemoryStore.open(tiny_disk, Settings()) as s:
+        s.store("first", "stored while there was room")
+        with pytest.raises(MemoryFullError):
+            for i in range(1000):
+                s.store(f"k{i}", f"filler {i} " + "x" * 4000)
+        n = s.count()
+        assert s.get("first") is not None and n >= 1
+    with MemoryStore.open(tiny_disk, Settings()) as s:  # still opens; nothing committed was lost
+        assert s.recovered_from is None and s.count() == n
