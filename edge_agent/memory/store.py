@@ -889,7 +889,7 @@ class MemoryStore:
             return report
         report["ran"] = True
         now = now or datetime.now(UTC)
-        if cfg.snapshot_enabled and cfg.snapshot_on_hygiene:
+        if cfg.snapshot_enabled and (cfg.snapshot_on_hygiene or self._snapshot_due(now)):
             report["snapshot"] = str(self.snapshot(now=now))
 
         def cutoff(days: int) -> str:
@@ -931,6 +931,17 @@ class MemoryStore:
                 report["audit_purged"] = cur.rowcount
             self._bump(conn, "hygiene_runs")
         return report
+
+    def _snapshot_due(self, now: datetime) -> bool:
+        """Without snapshot_on_hygiene, snapshots are daily: due when the newest is a day old (or none)."""
+        newest = max((self.db_path.parent / "snapshots").glob("memory-*.jsonl"), default=None)
+        if newest is None:
+            return True
+        try:
+            taken = datetime.strptime(newest.stem[len("memory-"):], "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
+        except ValueError:
+            return True
+        return now - taken >= timedelta(days=1)
 
     def snapshot(self, now: datetime | None = None) -> Path:
         """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""

@@ -196,3 +196,13 @@ def test_a_backend_other_than_kumiho_or_none_is_rejected_saying_why(backend: str
     with pytest.raises(ConfigError) as err:
         make_settings(backend=backend)
     assert "memory.backend" in str(err.value) and backend in str(err.value)
+
+
+def test_snapshots_without_snapshot_on_hygiene_are_daily(state: Path) -> None:
+    with MemoryStore.open(state, make_settings(snapshot_enabled=True)) as s:
+        s.store("a", "alpha")
+        assert s.hygiene(now=NOW)["snapshot"] is not None
+        assert s.hygiene(now=NOW + timedelta(hours=5))["snapshot"] is None
+        assert s.hygiene(now=NOW + timedelta(hours=25))["snapshot"] is not None
+    with MemoryStore.open(state, make_settings(snapshot_on_hygiene=True)) as s:  # not enabled: never
+        assert s.hygiene()["snapshot"] is None
