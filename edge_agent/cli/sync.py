@@ -13,6 +13,7 @@ from edge_agent.errors import SyncError
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    """Add `sync` and `kumiho-test-server` to the edge-agent command line."""
     p = sub.add_parser("sync", help="upstream sync of memory captures to Kumiho (status, now, retry-dead)")
     ssub = p.add_subparsers(dest="sync_command", metavar="ACTION", required=True)
 

@@ -213,6 +213,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     # --- projects and spaces ----------------------------------------------------------------------
 
     def CreateProject(self, request: pb.CreateProjectRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Create a project; ALREADY_EXISTS if the name is taken."""
+
         def op(req: pb.CreateProjectRequest, md: dict[str, str]) -> pb.ProjectResponse:
             if not _SEGMENT.match(req.name or ""):
                 raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid project name {req.name!r}")
@@ -225,12 +227,16 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("CreateProject", request, context, op)
 
     def GetProjects(self, request: pb.GetProjectsRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """List the projects."""
+
         return self._serve(
             "GetProjects", request, context,
             lambda req, md: pb.GetProjectsResponse(projects=list(self.projects.values())),
         )
 
     def CreateSpace(self, request: pb.CreateSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Create a space under an existing project or space; ALREADY_EXISTS if present."""
+
         def op(req: pb.CreateSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
             parent = self._norm_path(req.parent_path)
             if not _SEGMENT.match(req.space_name or ""):
@@ -247,6 +253,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("CreateSpace", request, context, op)
 
     def GetSpace(self, request: pb.GetSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Look a space up by path."""
+
         def op(req: pb.GetSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
             path = self._norm_path(req.path_or_kref.removeprefix("kref://"))
             if path not in self.spaces:
@@ -258,6 +266,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     # --- items ------------------------------------------------------------------------------------
 
     def CreateItem(self, request: pb.CreateItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Create an item in an existing space; ALREADY_EXISTS if present."""
+
         def op(req: pb.CreateItemRequest, md: dict[str, str]) -> pb.ItemResponse:
             space = self._norm_path(req.parent_path)
             if space not in self.spaces:
@@ -275,6 +285,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("CreateItem", request, context, op)
 
     def GetItem(self, request: pb.GetItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Look an item up (parent_path and item_name joined, as the SDK splits them)."""
+
         def op(req: pb.GetItemRequest, md: dict[str, str]) -> pb.ItemResponse:
             # The SDK's get_item_by_kref sends parent "/Proj", name "space/item": join before lookup.
             full = f"{self._norm_path(req.parent_path)}/{req.item_name}".lstrip("/")
@@ -288,6 +300,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     # --- revisions --------------------------------------------------------------------------------
 
     def CreateRevision(self, request: pb.CreateRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Append a revision (number ignored); x-idempotency-key replays the first one."""
+
         def op(req: pb.CreateRevisionRequest, md: dict[str, str]) -> pb.RevisionResponse:
             space, name, kind, _ = self._parse_item_kref(req.item_kref.uri)
             item_kref = f"kref://{space.lstrip('/')}/{name}.{kind}"
@@ -304,11 +318,15 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("CreateRevision", request, context, op)
 
     def GetRevision(self, request: pb.KrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Look a revision up by kref (no ?r= means the latest)."""
+
         return self._serve(
             "GetRevision", request, context, lambda req, md: self._revision_pb(self._find_revision(req.kref.uri))
         )
 
     def ResolveKref(self, request: pb.ResolveKrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Resolve an item kref plus tag to a revision."""
+
         def op(req: pb.ResolveKrefRequest, md: dict[str, str]) -> pb.RevisionResponse:
             latest = self._find_revision(req.kref.split("?", 1)[0])
             if req.HasField("tag") and req.tag != "latest":
@@ -323,6 +341,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     def BatchCreateRevisions(  # noqa: N802
         self, request: pb.BatchCreateRevisionsRequest, context: grpc.ServicerContext
     ) -> Any:
+        """Create up to 200 revisions atomically, replaying rows recorded under the prefix."""
+
         def op(req: pb.BatchCreateRevisionsRequest, md: dict[str, str]) -> pb.BatchCreateRevisionsResponse:
             rows = list(req.revisions)
             if len(rows) > MAX_BATCH_ROWS:
@@ -369,6 +389,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("BatchCreateRevisions", request, context, op)
 
     def TagRevision(self, request: pb.TagRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Tag a revision (one per tag per item); published revisions refuse tags."""
+
         def op(req: pb.TagRevisionRequest, md: dict[str, str]) -> pb.StatusResponse:
             rev = self._find_revision(req.kref.uri)
             if rev.published:
@@ -387,6 +409,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     # --- edges ------------------------------------------------------------------------------------
 
     def CreateEdge(self, request: pb.CreateEdgeRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Append an edge between two existing revisions (no uniqueness check)."""
+
         def op(req: pb.CreateEdgeRequest, md: dict[str, str]) -> pb.StatusResponse:
             if not re.match(r"^[A-Z][A-Z0-9_]{0,49}$", req.edge_type):
                 raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"invalid edge type {req.edge_type!r}")
@@ -399,6 +423,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return self._serve("CreateEdge", request, context, op)
 
     def GetEdges(self, request: pb.GetEdgesRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+        """Edges of a revision, filtered by type and direction."""
+
         def op(req: pb.GetEdgesRequest, md: dict[str, str]) -> pb.GetEdgesResponse:
             rev = self._find_revision(req.kref.uri)
             out = []
@@ -470,6 +496,7 @@ class KumihoTestServer:
 
     @property
     def faults(self) -> Faults:
+        """The servicer's fault switches."""
         return self.servicer.faults
 
     def start(self) -> KumihoTestServer:
