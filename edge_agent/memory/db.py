@@ -12,16 +12,18 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from importlib import resources
 from pathlib import Path
+from typing import TypeVar
 
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory.captures import utc_now
 from edge_agent.memory.errors import MemoryBusyError, MemoryFullError
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 5_000
 # Total time a writer keeps retrying a locked database before giving up with MemoryBusyError.
@@ -80,18 +82,19 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     return conn
 
 
-def _retry_busy(fn, path: Path):  # type: ignore[no-untyped-def]
+def _retry_busy(fn: Callable[[], T], path: Path) -> T:
+    """Run ``fn``, retrying while another connection holds the lock, up to WRITE_DEADLINE_S."""
     deadline = time.monotonic() + WRITE_DEADLINE_S
     delay = 0.005
     while True:
         try:
             return fn()
         except sqlite3.OperationalError as exc:
-            if not is_busy(exc) or time.monotonic() > deadline:
-                if is_busy(exc):
-                    raise MemoryBusyError(str(path), WRITE_DEADLINE_S) from None
+            if not is_busy(exc):
                 raise
-            time.sleep(delay)
+            if time.monotonic() > deadline:
+                raise MemoryBusyError(str(path), WRITE_DEADLINE_S) from None
+            time.sleep(delay)  # back off; busy_timeout already waited inside SQLite
             delay = min(delay * 2, 0.25)
 
 
@@ -150,15 +153,18 @@ def split_statements(sql: str) -> list[str]:
     for piece in sql.split(";"):
         buf += piece + ";"
         if sqlite3.complete_statement(buf):
-            stmt = buf.strip()
-            if stmt.strip(";").strip() and not all(
-                line.strip().startswith("--") or not line.strip() for line in stmt.rstrip(";").splitlines()
-            ):
-                statements.append(stmt)
+            if _has_code(buf):
+                statements.append(buf.strip())
             buf = ""
-    if buf.strip(" \n\t;"):
-        statements.append(buf)
+    if _has_code(buf):
+        statements.append(buf.strip())
     return statements
+
+
+def _has_code(text: str) -> bool:
+    """True if the text holds more than SQL comments, blank lines and semicolons."""
+    lines = (line.split("--", 1)[0] for line in text.splitlines())
+    return any(line.strip(" \t;") for line in lines)
 
 
 def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
