@@ -22,6 +22,7 @@ from pathlib import Path
 from edge_agent.config import parse_settings
 from edge_agent.memory import MemoryStore
 from edge_agent.memory.model import matched_terms, query_terms
+from edge_agent.memory.response_cache import ResponseCache
 
 SEED = 20260131
 SIZES = (10_000, 100_000)
@@ -174,11 +175,33 @@ def run() -> dict[str, object]:
                 "fts_precision": fts_precision, "like_precision": like_precision,
             }
         store.close()
+        results["cache"] = bench_response_cache(tmp / "rc")
         results["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         results["load"] = os.getloadavg()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return results
+
+
+def bench_response_cache(folder: Path, n: int = 2000) -> dict[str, float]:
+    """Response cache: hot-tier hit, warm-tier hit (fresh process view) and miss latency, in microseconds."""
+    folder.mkdir(parents=True, exist_ok=True)
+    prompts = [f"what is the I2C address of sensor {i}?" for i in range(n)]
+    with ResponseCache(folder / "response_cache.db", hot_entries=256, max_entries=5000) as c:
+        for p in prompts:
+            c.put("local-1b", "system", p, "It answers at 0x76. " * 10, tokens=40)
+
+    def per_call_us(fn: Callable[[str], object], items: list[str]) -> float:
+        t0 = time.perf_counter()
+        for x in items:
+            fn(x)
+        return (time.perf_counter() - t0) / len(items) * 1e6
+
+    with ResponseCache(folder / "response_cache.db", hot_entries=256, max_entries=5000) as c:
+        warm = per_call_us(lambda p: c.get("local-1b", "system", p), prompts[:256])  # first touch: warm tier
+        hot = per_call_us(lambda p: c.get("local-1b", "system", p), prompts[:256] * 4)  # now in the hot tier
+        miss = per_call_us(lambda p: c.get("local-1b", "system", p + "?"), prompts[:256])
+    return {"hot_us": hot, "warm_us": warm, "miss_us": miss}
 
 
 def markdown(r: dict[str, object]) -> str:
@@ -221,6 +244,8 @@ def markdown(r: dict[str, object]) -> str:
         "MiB |",
         f"| database size per 10k entries (at {SIZES[-1]:,}) | "
         f"{last['db_bytes'] / (SIZES[-1] / 10_000) / 2**20:.2f} MiB |",
+        f"| response cache get: hot-tier hit / warm-tier hit / miss | {r['cache']['hot_us']:.0f} / "  # type: ignore[index]
+        f"{r['cache']['warm_us']:.0f} / {r['cache']['miss_us']:.0f} us |",  # type: ignore[index]
         f"| peak RSS of the whole run | {r['peak_rss_mb']:.0f} MiB |",
         f"| load average at the end (2 cores, shared) | {' / '.join(f'{x:.1f}' for x in r['load'])} |",
         "",
