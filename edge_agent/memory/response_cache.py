@@ -36,7 +36,7 @@ CREATE TABLE IF NOT EXISTS response_cache (
 CREATE INDEX IF NOT EXISTS response_cache_lru ON response_cache(accessed_at);
 CREATE TABLE IF NOT EXISTS cache_stats (name TEXT PRIMARY KEY, value INTEGER NOT NULL DEFAULT 0);
 """
-_FLUSH_AT = 32
+_FLUSH_AT = 128
 
 
 def cache_key(model: str, system_prompt: str, user_prompt: str) -> str:

@@ -525,6 +525,8 @@ class MemoryStore:
                         out.append((_capture_from_row(existing, entry), entry, True))
                         continue
                     cap = replace(cap, entry_id=entry.id)
+                    conn.execute("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL",
+                                 (cap.type, entry.id))
                 conn.execute(
                     "INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
                     "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
