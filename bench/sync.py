@@ -249,7 +249,7 @@ def markdown(r: dict[str, Any]) -> str:
         f"about {1000 / s['batched']['cpu_ms']:,.0f} / {1000 / s['batched_tag']['cpu_ms']:,.0f} / "
         f"{1000 / s['batched_edges']['cpu_ms']:,.0f} captures/s.",
         f"Load average (1 min) at start / end of the run: {r['load'][0]:.1f} / {r['load'][1]:.1f} on 2 cores shared "
-        "with other work, so absolute rates swing between runs (up to 2x seen); the ratios are the stable part.",
+        "with other work, so rates swing between runs (up to 2x seen, and the fsync-bound baselines even more).",
         f"Disk: {DISK_N:,} captures queued; the outbox row holds the screened capture as JSON "
         f"(average payload {d['payload']:,.0f} B) plus indexes. Rows are deleted after upload; SQLite reuses the "
         "freed pages rather than shrinking the file.",
