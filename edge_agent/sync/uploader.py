@@ -785,7 +785,9 @@ class SyncWorker:
         where a ``store.set_kref`` call per capture would be a separate commit (and fsync) each.
         """
         if self._entries_table is None:
-            self._entries_table = bool(conn.execute(
+            # With [memory] audit_enabled the store's own set_kref runs instead (after the commit, through
+            # the sync_krefs ledger), so every kref change lands in the memory audit trail.
+            self._entries_table = not self.settings.memory.audit_enabled and bool(conn.execute(
                 "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").fetchone())
         if not self._entries_table or not kref:
             return False

@@ -55,6 +55,22 @@ def test_the_local_entry_records_its_revision_kref(server, device):
     assert device.store.get_by_id(cap.entry_id).kref == _only_revision(server, cap.id)
 
 
+def test_with_memory_audit_on_the_kref_goes_through_the_store_and_is_audited(server, tmp_path):
+    from edge_agent.config import Settings
+    from edge_agent.memory import Capture, MemoryStore
+    from edge_agent.sync import OutboxSink, SyncWorker
+
+    settings = Settings.model_validate({
+        "device": {"id": "audited"}, "memory": {"audit_enabled": True},
+        "kumiho": {"enabled": True, "endpoint": server.endpoint, "backoff_initial_s": 0.02, "backoff_max_s": 0.2}})
+    with MemoryStore.open(tmp_path, settings, capture_sink=OutboxSink(settings, tmp_path)) as store:
+        cap = store.record_capture(Capture(type="fact", title="audited", content="audited kref"))
+        with SyncWorker(store, settings, tmp_path) as worker:
+            assert worker.sync_until_empty(10)
+        assert store.get_by_id(cap.entry_id).kref == _only_revision(server, cap.id)
+        assert any(a["operation"] == "set_kref" and a["entry_id"] == cap.entry_id for a in store.audit_log())
+
+
 def test_mem_source_refs_become_derived_from_edges_to_the_synced_revision(server, device):
     a = device.capture("sensor at 21 C")
     b = device.capture("room is warm", source_refs=(f"mem://{a.entry_id}",))
