@@ -57,6 +57,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _mcp(args: argparse.Namespace) -> int:
+    import logging
     import signal
 
     from edge_agent.cli._common import state_from
@@ -75,15 +76,20 @@ def _mcp(args: argparse.Namespace) -> int:
     runtime = Runtime.build(settings, state_from(args).resolve())
 
     def _terminate(signum: int, frame: Any) -> None:
-        raise KeyboardInterrupt
+        # The SDK reads stdin in a worker thread that a signal cannot interrupt, so a normal unwind
+        # would hang on it. Close the runtime here (this waits for the bus transaction in flight on its
+        # worker thread, then closes the adapters and the store) and leave without that unwind.
+        logging.getLogger(__name__).info("%s: closing", signal.Signals(signum).name)
+        runtime.close()
+        logging.shutdown()
+        os._exit(0)
 
     signal.signal(signal.SIGTERM, _terminate)
+    signal.signal(signal.SIGINT, _terminate)
     try:
         run_stdio(runtime)
-    except KeyboardInterrupt:
-        pass
     finally:
-        runtime.close()  # waits for the bus transaction in flight, then closes adapters and the store
+        runtime.close()  # stdin closed: the client is gone
     return 0
 
 

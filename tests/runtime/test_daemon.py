@@ -157,3 +157,34 @@ def test_a_restarted_daemon_keeps_its_memory_and_token(daemon_factory: Any) -> N
     recalled = anyio.run(_store_and_recall, second.url, token, None)
     assert [r["id"] for r in recalled] == [stored[0]["id"]]
     assert second.stop() == 0
+
+
+def test_without_http_the_daemon_still_runs_its_jobs_and_stops_on_sigint(daemon_factory: Any, state: Path,
+                                                                          tmp_path: Path) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text("[server]\nhttp_enabled = false\n")
+    d = daemon_factory(config, port=None)
+    ready = d.wait_ready()
+    assert "MCP HTTP off" in ready["STATUS"]
+    assert not (state / "mcp-token").exists()  # no HTTP, no token
+    assert d.status_file()["adapters"][0]["ok"] is True
+    d.send(signal.SIGINT)
+    d.notify.expect("STOPPING", "1")
+    assert d.stop() == 0
+
+
+def test_the_stdio_server_closes_cleanly_on_sigterm(state: Path) -> None:
+    import subprocess
+    import sys
+
+    script = Path(sys.executable).with_name("edge-agent")
+    proc = subprocess.Popen([str(script), "--state", str(state), "mcp"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
+    proc.stdin.flush()
+    assert b'"id":1' in proc.stdout.readline()  # serving (bounded by the test timeout)
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(60) == 0
+    wal = next(state.glob("workspaces/*/memory/memory.db-wal"), None)
+    assert wal is None or wal.stat().st_size == 0  # the store was closed: WAL checkpointed into the database
