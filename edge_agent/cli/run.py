@@ -134,7 +134,8 @@ def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
 
     full = load_settings(_config_path(args))
     # Without the daemon, look at the files only: do not open adapters (a serial port may be in use).
-    settings = full.model_copy(update={"peripherals": full.peripherals.model_copy(update={"boards": []})})
+    settings = full.model_copy(update={"peripherals": full.peripherals.model_copy(update={"boards": []}),
+                                       "watch": []})
     state.mkdir(parents=True, exist_ok=True)
     rt = Runtime.build(settings, state)
     try:
@@ -144,6 +145,8 @@ def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
     data["adapters"] = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board, "ok": None,
                          "detail": "daemon not running"} for b in full.peripherals.boards]
     data["running"] = False
+    data["watches"] = [{"name": w.name, "state": "daemon not running"} for w in full.watch]
+    data["components"].pop("watch", None)
     data.pop("pid", None)
     data.pop("uptime_s", None)
     return data
