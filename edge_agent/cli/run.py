@@ -206,6 +206,10 @@ def render_status(data: dict[str, Any]) -> str:
                      + (f", last error: {sync['last_error']}" if sync.get("last_error") else ""))
     else:
         lines.append(f"sync: {sync.get('detail') or 'off'}; outbox {depth}")
+    watches = data.get("watches") or []
+    if watches:
+        lines.append("watches: " + ", ".join(f"{w.get('name')} ({w.get('state', '?')})" for w in watches)
+                     + (f"; {data['watch_captures']} captures since start" if data.get("watch_captures") else ""))
     for name, comp in (data.get("components") or {}).items():
         if not comp.get("ok") and name not in ("memory", "sync", "datasheets", "adapters"):
             lines.append(f"{name}: unavailable: {comp.get('detail')}")
