@@ -250,10 +250,10 @@ def markdown(r: dict[str, object]) -> str:
         f"| load average at the end (2 cores, shared) | {' / '.join(f'{x:.1f}' for x in r['load'])} |",
         "",
         "Notes: the database lives on the temp directory's file system (ext4 here) with `synchronous = FULL`, "
-        "so every single-entry store pays one fsync. Recall does not rank every full-text match by bm25 (one "
-        "document-size lookup per match, the cost that makes the LIKE scan and an unbounded FTS ranking grow "
-        "with the table); it scores a bounded candidate set (README, memory section), which is why latency "
-        "grows far slower than the table. Wall-clock figures include waiting for the CPU on a machine shared "
+        "so every single-entry store pays one fsync. The LIKE scan reads every row; ranking every full-text "
+        "match by bm25 would cost one document-size lookup per match. Recall does neither: it scores a "
+        "bounded candidate set (README, memory section), which is why its latency grows far slower than the "
+        "table. Wall-clock figures include waiting for the CPU on a machine shared "
         "with other builds; the CPU column is this process's own CPU time per call. About 40% of the file is "
         "the entries table, 20% the full-text index, the rest secondary indexes (content hash, key, "
         "namespace/category by time).",
