@@ -24,6 +24,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from importlib import resources
 from pathlib import Path
@@ -39,6 +40,7 @@ ROW_OVERHEAD_BYTES = 400  # indexes, row header and page slack beside the payloa
 LOW_IMPORTANCE_HEADROOM = 0.9  # low-importance captures stop at 90 % of the bound
 PROVENANCE_KEYS = ("device_id", "boot_id", "monotonic_ns", "wall_time", "clock_synced")
 SCREENING_FILE = "sync-screening.json"
+MAX_PENDING_REDACTIONS = 10_000
 
 
 class OutboxFullError(SyncError):
@@ -118,7 +120,9 @@ class OutboxSink:
         self.config = settings.kumiho
         self.state_dir = Path(state_dir)
         self.device_id = device or resolve_device_id(settings, self.state_dir)
-        self._redactions: dict[str, dict[str, int]] = {}
+        # capture id -> redaction counts, from prepare until enqueue counts them in the transaction. A
+        # capture the store deduplicates never reaches enqueue, so the map is bounded, oldest dropped.
+        self._redactions: OrderedDict[str, dict[str, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     # --- CaptureSink ------------------------------------------------------------------------------
@@ -153,6 +157,8 @@ class OutboxSink:
                 metadata[k] = secret_scan.redact(str(metadata[k]), fs)
             with self._lock:
                 self._redactions[str(capture.id)] = kinds
+                while len(self._redactions) > MAX_PENDING_REDACTIONS:
+                    self._redactions.popitem(last=False)
         clock = read_clock()
         stamp = {"device_id": self.device_id, **clock.as_metadata()}
         for key, value in stamp.items():
