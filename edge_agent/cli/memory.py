@@ -85,6 +85,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     msub.add_parser("snapshot", help="write a JSON Lines backup into the memory folder").set_defaults(
         handler=_snapshot)
 
+    pv = msub.add_parser("provenance", help="what an entry was derived from, and what was derived from it")
+    pv.add_argument("entry_id")
+    pv.set_defaults(handler=_provenance)
+
+    au = msub.add_parser("audit", help="the audit trail of writes and deletes, newest first ([memory] audit_enabled)")
+    au.add_argument("--limit", type=int, default=50)
+    au.set_defaults(handler=_audit)
+
     x = msub.add_parser("export", help="entries as JSON Lines on stdout (oldest first)")
     x.add_argument("--namespace")
     x.add_argument("--session")
@@ -260,6 +268,22 @@ def _hygiene(args: argparse.Namespace) -> int:
 def _snapshot(args: argparse.Namespace) -> int:
     with _open_store(args) as store:
         print_json({"snapshot": str(store.snapshot())})
+    return 0
+
+
+def _provenance(args: argparse.Namespace) -> int:
+    from edge_agent.memory import EntryNotFoundError
+
+    with _open_store(args) as store:
+        if store.get_by_id(args.entry_id) is None:
+            raise EntryNotFoundError(args.entry_id, "(any; looked up by id)")
+        print_json(store.provenance(args.entry_id))
+    return 0
+
+
+def _audit(args: argparse.Namespace) -> int:
+    with _open_store(args) as store:
+        print_json(store.audit_log(args.limit))
     return 0
 
 

@@ -159,3 +159,22 @@ def main_with_config(cfg: Path, state: Path, *argv: str, capsys: pytest.CaptureF
     rc = main(["--config", str(cfg), "--state", str(state), *argv])
     out = capsys.readouterr()
     return rc, out.out, out.err
+
+
+def test_provenance_and_audit(state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    cfg = tmp_path / "edge-agent.toml"
+    cfg.write_text("[memory]\naudit_enabled = true\n")
+    rc, out, _ = main_with_config(cfg, state, "memory", "store", "--key", "src", "--content", "BME280 at 0x76",
+                                  capsys=capsys)
+    src = json.loads(out)
+    f = tmp_path / "r.json"
+    f.write_text(json.dumps({"session_id": "s", "captures": [{"type": "fact", "title": "t", "content": "derived"}],
+                             "source_krefs": [src["source_ref"]]}))
+    rc, out, _ = main_with_config(cfg, state, "memory", "reflect", "--json", str(f), capsys=capsys)
+    derived = json.loads(out)["captures"][0]["entry_id"]
+    rc, out, _ = main_with_config(cfg, state, "memory", "provenance", derived, capsys=capsys)
+    assert rc == 0 and json.loads(out)["derived_from"][0]["entry_id"] == src["id"]
+    rc, out, _ = main_with_config(cfg, state, "memory", "audit", capsys=capsys)
+    assert rc == 0 and [a["operation"] for a in json.loads(out)] == ["store", "store"]
+    rc, _, _ = main_with_config(cfg, state, "memory", "provenance", "no-such-id", capsys=capsys)
+    assert rc == 1
