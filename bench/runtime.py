@@ -88,6 +88,11 @@ class _Daemon:
                 return int(line.split()[1]) / 1024
         return float("nan")
 
+    def cpu_s(self) -> float:
+        """User + system CPU seconds the daemon has used so far."""
+        fields = Path(f"/proc/{self.proc.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def stop(self) -> None:
         self.proc.send_signal(signal.SIGTERM)
         self.proc.wait(60)
@@ -187,6 +192,9 @@ def measure() -> dict[str, Any]:
         res["cold_ready_s"], res["warm_ready_s"] = statistics.median(cold), statistics.median(warm)
         time.sleep(2.0)  # let the first background jobs (hygiene, index check) run, then measure idle
         res["idle_rss_mb"] = d.rss_mb()
+        cpu0, t0 = d.cpu_s(), time.perf_counter()
+        time.sleep(10.0)  # idle: housekeeping tick, HTTP server loop, datasheet change checks
+        res["idle_cpu_share"] = (d.cpu_s() - cpu0) / (time.perf_counter() - t0)
         res["bare_rss_mb"] = _rss_after("pass")
         res["sdk_rss_mb"] = _rss_after("import mcp.server.mcpserver, uvicorn")
         res["numpy_rss_mb"] = _rss_after("import numpy") - res["bare_rss_mb"]
@@ -220,6 +228,7 @@ def render(res: dict[str, Any]) -> str:
         f"| idle RSS of `edge-agent run` (bundled datasheets indexed) | {res['idle_rss_mb']:.1f} MB | bare "
         f"interpreter {res['bare_rss_mb']:.1f} MB | {res['idle_rss_mb'] / res['bare_rss_mb']:.1f}x | "
         f"{res['idle_rss_mb'] / 60:.2f} of 60 MB |",
+        f"| idle CPU of `edge-agent run` over 10 s | {res['idle_cpu_share']:.2%} of one core | | | |",
         f"| floor: importing the MCP SDK + uvicorn, nothing else | {res['sdk_import_s']:.2f} s, "
         f"{res['sdk_rss_mb']:.1f} MB | `python -c pass` | {res['sdk_import_s'] / res['python_pass_s']:.0f}x, "
         f"{res['sdk_rss_mb'] / res['bare_rss_mb']:.1f}x | |",
