@@ -18,6 +18,14 @@ import pytest
 WAIT_S = 60.0  # upper bound for any single wait; the machine is shared and slow at times
 
 
+def edge_agent_command() -> list[str]:
+    """How to run this checkout's CLI in a subprocess (the venv script, else the interpreter)."""
+    script = Path(sys.executable).with_name("edge-agent")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "import sys; from edge_agent.cli import main; sys.exit(main())"]
+
+
 class NotifySocket:
     """A unix datagram socket standing in for systemd's notify socket (abstract namespace)."""
 
@@ -49,8 +57,7 @@ class DaemonProcess:
         self.state, self.config = state, config
         self.notify = NotifySocket()
         self.log_path = state.parent / f"daemon-{uuid.uuid4().hex[:6]}.log"
-        script = Path(sys.executable).with_name("edge-agent")
-        cmd = [str(script)] if script.exists() else [sys.executable, "-m", "edge_agent.cli"]
+        cmd = edge_agent_command()
         if config is not None:
             cmd += ["--config", str(config)]
         cmd += ["--state", str(state), "run"]
@@ -111,6 +118,12 @@ def daemon_factory(state: Path) -> Iterator[Any]:
     for d in started:
         if d.proc.poll() is None:
             d.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def edge_agent_cmd() -> list[str]:
+    """The command prefix that runs `edge-agent`."""
+    return edge_agent_command()
 
 
 @pytest.fixture

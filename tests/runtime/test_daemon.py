@@ -173,12 +173,10 @@ def test_without_http_the_daemon_still_runs_its_jobs_and_stops_on_sigint(daemon_
     assert d.stop() == 0
 
 
-def test_the_stdio_server_closes_cleanly_on_sigterm(state: Path) -> None:
+def test_the_stdio_server_closes_cleanly_on_sigterm(state: Path, edge_agent_cmd: list[str]) -> None:
     import subprocess
-    import sys
 
-    script = Path(sys.executable).with_name("edge-agent")
-    proc = subprocess.Popen([str(script), "--state", str(state), "mcp"], stdin=subprocess.PIPE,
+    proc = subprocess.Popen([*edge_agent_cmd, "--state", str(state), "mcp"], stdin=subprocess.PIPE,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(b'{"jsonrpc":"2.0","id":1,"method":"ping"}\n')
