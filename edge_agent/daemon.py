@@ -33,6 +33,7 @@ log = logging.getLogger(__name__)
 
 STATUS_FILE = "status.json"
 DAEMON_FILE = "daemon.json"
+LOCK_FILE = "daemon.lock"
 TICK_S = 1.0  # housekeeping period; the watchdog interval lowers it when shorter
 STATUS_EVERY_S = 10.0  # how often the status is recomputed
 STATUS_REWRITE_S = 300.0  # unchanged status is rewritten this rarely (SD cards wear out)
@@ -396,8 +397,32 @@ def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal): for diagnosing a hang.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     options.state_dir.mkdir(parents=True, exist_ok=True)
-    log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",
-             options.state_dir)
-    code = Daemon(settings, options).run()
+    lock = _lock_state_dir(options.state_dir)
+    try:
+        log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",
+                 options.state_dir)
+        code = Daemon(settings, options).run()
+    finally:
+        lock.close()
     sys.stderr.flush()
     return code
+
+
+def _lock_state_dir(state_dir: Path) -> Any:
+    """Hold <state>/daemon.lock for the daemon's life: two daemons on one state would both sync and watch."""
+    import fcntl
+
+    fh = open(state_dir / LOCK_FILE, "a+")  # noqa: SIM115 - held open until the daemon exits
+    try:
+        fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        fh.seek(0)
+        holder = fh.read().strip() or "another process"
+        fh.close()
+        raise DaemonError(f"state directory {state_dir} is in use by edge-agent run (pid {holder}); stop that "
+                          "one first, or give this one its own --state directory") from None
+    fh.seek(0)
+    fh.truncate()
+    fh.write(str(os.getpid()))
+    fh.flush()
+    return fh

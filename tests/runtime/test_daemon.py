@@ -186,3 +186,14 @@ def test_the_stdio_server_closes_cleanly_on_sigterm(state: Path, edge_agent_cmd:
     assert proc.wait(60) == 0
     wal = next(state.glob("workspaces/*/memory/memory.db-wal"), None)
     assert wal is None or wal.stat().st_size == 0  # the store was closed: WAL checkpointed into the database
+
+
+def test_a_second_daemon_on_the_same_state_directory_is_refused(daemon_factory: Any, state: Path) -> None:
+    first = daemon_factory()
+    first.wait_ready()
+    second = daemon_factory()
+    assert second.proc.wait(60) == 1
+    second.stop()
+    assert f"pid {first.proc.pid}" in second.log()
+    assert first.proc.poll() is None and first.status_file()["adapters"][0]["ok"] is True
+    assert first.stop() == 0
