@@ -175,6 +175,7 @@ class Daemon:
         self.notifier = notifier or Notifier()
         self.runtime: Any = None
         self.http_url: str | None = None
+        self._token_file: Path | None = None
         self._http: Any = None  # edge_agent.mcp.server.HttpServer
         self._flags: _Flags | None = None
         self._bg_stop = threading.Event()
@@ -269,7 +270,7 @@ class Daemon:
         self.notifier.reloading()
         path = self.options.config_path
         try:
-            new = await asyncio.to_thread(load_settings, path)
+            new = await asyncio.to_thread(load_daemon_settings, path)
         except ConfigError as exc:
             log.error("reload refused, keeping the running configuration: %s", str(exc).replace("\n", ";"))
             # READY=1 ends the reload for systemd either way; STATUS says it was refused.
@@ -325,13 +326,15 @@ class Daemon:
             return
         self._http = http
         self.http_url = http.url
+        self._token_file = tpath
         self.runtime.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
 
     # status --------------------------------------------------------------------------------------
 
     def _summary(self) -> str:
         rt = self.runtime
-        parts = [f"MCP {self.http_url}" if self.http_url else "MCP HTTP off (stdio: edge-agent mcp)"]
+        parts = [f"MCP {self.http_url} (bearer token in {self._token_file})" if self.http_url
+                 else "MCP HTTP off (stdio: edge-agent mcp)"]
         if rt is not None:
             parts.append(rt.summary())
         return "; ".join(parts)
@@ -390,9 +393,28 @@ def _atomic_write(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def load_daemon_settings(path: Path | None) -> Settings:
+    """Load the config; the embedded defaults (no file) also run the demo watch.
+
+    The demo samples its own simulated NUCLEO-F401RE whose BME280 turns anomalous after a while, so a
+    first `make run` shows a sensor capture being produced end to end without touching the board the
+    MCP tools drive. It uses the bundled model when an interpreter (the `ml` extra) is installed, else
+    a rule-only watch.
+    """
+    settings = load_settings(path)
+    if path is None and not settings.watch:
+        import importlib.util
+
+        from edge_agent.watch.demo import demo_watch
+
+        has_ml = any(importlib.util.find_spec(m) for m in ("ai_edge_litert", "tflite_runtime"))
+        settings = settings.model_copy(update={"watch": [demo_watch(interval_s=0.5, model=has_ml)]})
+    return settings
+
+
 def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     """Load settings and run the daemon in the foreground (the `edge-agent run` handler)."""
-    settings = load_settings(options.config_path)
+    settings = load_daemon_settings(options.config_path)
     configure_daemon_logging(settings, verbosity)
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal): for diagnosing a hang.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
