@@ -6,11 +6,13 @@ import argparse
 import contextlib
 import sys
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.cli._common import print_json, settings_from, state_from
-from edge_agent.config import Settings, WatchConfig
 from edge_agent.errors import ConfigError, EdgeAgentError
+
+if TYPE_CHECKING:  # the pydantic models cost most of `--help`'s import time
+    from edge_agent.config import Settings, WatchConfig
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
