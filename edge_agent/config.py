@@ -541,7 +541,7 @@ def _toml_value(v: Any) -> str:
     if isinstance(v, list):
         return "[" + ", ".join(_toml_value(x) for x in v) + "]"
     if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items()) + " }"
+        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items() if x is not None) + " }"
     raise TypeError(type(v))
 
 
@@ -550,7 +550,8 @@ def _key(k: str) -> str:
 
 
 def _emit_table(out: list[str], path: list[str], data: dict[str, Any]) -> None:
-    scalars = {k: v for k, v in data.items() if not _is_table(v) and not _is_table_array(v)}
+    # TOML has no null: an unset optional key (None) is left out, which reads back as the same None.
+    scalars = {k: v for k, v in data.items() if v is not None and not _is_table(v) and not _is_table_array(v)}
     if path:
         out.append(f"\n[{'.'.join(_key(p) for p in path)}]")
     for k, v in scalars.items():
@@ -562,7 +563,8 @@ def _emit_table(out: list[str], path: list[str], data: dict[str, Any]) -> None:
             for item in v:
                 out.append(f"\n[[{'.'.join(_key(p) for p in [*path, k])}]]")
                 for ik, iv in item.items():
-                    out.append(f"{_key(ik)} = {_toml_value(iv)}")
+                    if iv is not None:
+                        out.append(f"{_key(ik)} = {_toml_value(iv)}")
 
 
 def _is_table(v: Any) -> bool:

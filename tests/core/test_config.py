@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -67,3 +68,17 @@ def test_config_check_exits_nonzero_on_invalid_toml(tmp_path: Path, capsys: pyte
 def test_config_check_prints_effective_config(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config", "check"]) == 0
     assert "[peripherals]" in capsys.readouterr().out
+
+
+def test_config_check_renders_per_adapter_safety_with_unset_keys(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The README's [hardware.safety.adapters.pi] example leaves read_only unset (None): TOML has no null,
+    # so the effective config must leave the key out rather than crash.
+    f = tmp_path / "edge-agent.toml"
+    f.write_text('[hardware.safety.adapters.pi]\nwritable_i2c = ["0x3C", "0x76:0xF2"]\nwritable_gpio = ["red_led"]\n')
+    assert main(["config", "check", str(f)]) == 0
+    out = capsys.readouterr().out
+    assert "[hardware.safety.adapters.pi]" in out
+    again = parse_settings(tomllib.loads(out))
+    assert again.model_dump() == load_settings(f).model_dump()
