@@ -28,6 +28,7 @@ from typing import Any
 
 from edge_agent.config import Settings, load_settings
 from edge_agent.errors import ConfigError, EdgeAgentError
+from edge_agent.paths import ensure_state_dir
 
 log = logging.getLogger(__name__)
 
@@ -418,7 +419,7 @@ def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     configure_daemon_logging(settings, verbosity)
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal): for diagnosing a hang.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
-    options.state_dir.mkdir(parents=True, exist_ok=True)
+    ensure_state_dir(options.state_dir)
     lock = _lock_state_dir(options.state_dir)
     try:
         log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",

@@ -43,6 +43,24 @@ def state_dir(explicit: str | os.PathLike[str] | None = None) -> Path:
     return Path(base) / "edge-agent"
 
 
+def ensure_state_dir(path: Path) -> Path:
+    """Create the state directory if needed; a path that cannot be one is a ConfigError saying so."""
+    from edge_agent.errors import ConfigError
+
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise ConfigError(f"state directory {path} exists but is not a directory; "
+                          "pass --state DIR (or set EDGE_AGENT_STATE) to a directory") from None
+    except OSError as exc:
+        raise ConfigError(f"cannot create the state directory {path}: {exc.strerror or exc}; "
+                          "pass --state DIR (or set EDGE_AGENT_STATE) to a writable directory") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ConfigError(f"the state directory {path} is not writable by this user; "
+                          "pass --state DIR (or set EDGE_AGENT_STATE) to a writable directory")
+    return path
+
+
 def _bundled(packaged: str, repo_dir: str) -> Path:
     """Locate bundled data: inside an installed wheel, else the source checkout's folder."""
     try:

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.paths import find_config, state_dir
+from edge_agent.paths import ensure_state_dir, find_config, state_dir
 
 if TYPE_CHECKING:  # pydantic model building costs ~0.1 s: only commands that run pay it, not --help
     from edge_agent.config import Settings
@@ -25,7 +25,7 @@ def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
     """The state directory for this invocation (global --state, env, default)."""
     path = state_dir(getattr(args, "state", None))
     if create:
-        path.mkdir(parents=True, exist_ok=True)
+        ensure_state_dir(path)
     return path
 
 

@@ -130,13 +130,14 @@ def collect_status(args: argparse.Namespace) -> dict[str, Any]:
 
 def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
     from edge_agent.config import load_settings
+    from edge_agent.paths import ensure_state_dir
     from edge_agent.runtime import Runtime
 
     full = load_settings(_config_path(args))
     # Without the daemon, look at the files only: do not open adapters (a serial port may be in use).
     settings = full.model_copy(update={"peripherals": full.peripherals.model_copy(update={"boards": []}),
                                        "watch": []})
-    state.mkdir(parents=True, exist_ok=True)
+    ensure_state_dir(state)
     rt = Runtime.build(settings, state)
     try:
         data = rt.status()
