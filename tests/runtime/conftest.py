@@ -86,9 +86,9 @@ class DaemonProcess:
     def send(self, sig: int) -> None:
         self.proc.send_signal(sig)
 
-    def stop(self, sig: int = signal.SIGTERM) -> int:
-        """Send `sig`, wait for exit (bounded), return the exit code."""
-        if self.proc.poll() is None:
+    def stop(self, sig: int | None = signal.SIGTERM) -> int:
+        """Send `sig` (None: send nothing), wait for exit (bounded), return the exit code."""
+        if sig is not None and self.proc.poll() is None:
             self.proc.send_signal(sig)
         try:
             code = self.proc.wait(timeout=WAIT_S)
@@ -99,6 +99,13 @@ class DaemonProcess:
             self._log.close()
             self.notify.close()
         return code
+
+    def wait_exit(self) -> int:
+        """Wait (bounded) for a daemon already told to stop; return the exit code.
+
+        Never a second signal: once the event loop has closed, a late SIGTERM gets the default action
+        and the exit code would be -15 instead of the clean shutdown's 0."""
+        return self.stop(None)
 
     def log(self) -> str:
         return self.log_path.read_text()

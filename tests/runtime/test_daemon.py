@@ -74,7 +74,7 @@ def test_daemon_reports_ready_pings_the_watchdog_and_stops_cleanly_on_sigterm(da
     assert status["adapters"][0]["ok"] is True
     d.send(signal.SIGTERM)
     d.notify.expect("STOPPING", "1")
-    assert d.stop(signal.SIGTERM) == 0
+    assert d.wait_exit() == 0
     assert not (d.state / "daemon.json").exists()
     assert "ready in" in d.log() and "stopped" in d.log()
 
@@ -170,7 +170,7 @@ def test_without_http_the_daemon_still_runs_its_jobs_and_stops_on_sigint(daemon_
     assert d.status_file()["adapters"][0]["ok"] is True
     d.send(signal.SIGINT)
     d.notify.expect("STOPPING", "1")
-    assert d.stop() == 0
+    assert d.wait_exit() == 0
 
 
 def test_the_stdio_server_closes_cleanly_on_sigterm(state: Path, edge_agent_cmd: list[str]) -> None:

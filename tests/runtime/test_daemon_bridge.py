@@ -78,7 +78,7 @@ def test_sigterm_lets_the_bus_transaction_in_flight_finish_before_closing(
     d.notify.expect("STOPPING", "1")
     assert d.proc.poll() is None  # still waiting for the transaction
     firmware.resume()
-    assert d.stop() == 0
+    assert d.wait_exit() == 0
     client.join(60)
     result = out.get("result")
     assert result is not None and not result.is_error, out
