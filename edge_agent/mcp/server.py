@@ -57,6 +57,29 @@ _HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "sp
              "hardware_capabilities", "sensor_read"}
 
 
+def _invalid_arguments(name: str, exc: ValidationError) -> str:
+    """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        sent = repr(err.get("input"))
+        sent = sent if len(sent) <= 60 else sent[:57] + "..."
+        parts.append(f"{where}: {err['msg']} (got {sent})")
+    return f"{name}: invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
+
+
+class _Tool(Tool):
+    """The SDK's Tool with argument-validation errors rewritten as short sentences for the agent."""
+
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        try:
+            return await super().run(arguments, context, convert_result)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):  # the arguments did not match the input schema
+                raise ToolError(_invalid_arguments(self.name, exc.__cause__)) from exc.__cause__
+            raise
+
+
 def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn our errors into ToolError sentences; log anything unexpected with its traceback."""
 
@@ -67,7 +90,7 @@ def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         except EdgeAgentError as exc:
             raise ToolError(str(exc)) from exc
         except ValidationError as exc:  # a nested model built inside the tool
-            raise ToolError(f"invalid arguments: {exc}") from exc
+            raise ToolError(_invalid_arguments(name, exc)) from exc
         except Exception as exc:
             log.exception("tool %s failed unexpectedly", name)
             raise ToolError(
@@ -90,7 +113,7 @@ def build_tools(runtime: Runtime) -> list[Tool]:
             idempotent_hint=name in ("gpio_write",) or name not in _WRITES,
             open_world_hint=name in _HARDWARE,
         )
-        record = Tool.from_function(fn, name=name, annotations=annotations)
+        record = _Tool.from_function(fn, name=name, annotations=annotations)
         record.fn = _guard(name, fn)
         records.append(record)
     return records

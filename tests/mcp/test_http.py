@@ -83,6 +83,16 @@ async def test_unknown_tools_wrong_types_and_huge_arguments_are_clear_errors_for
         assert mcpkit.structured(await s.call_tool("gpio_read", {"pin": "PA5"}))["value"] in (0, 1)
 
 
+async def test_wrong_argument_types_get_one_sentence_per_argument_without_pydantic_links(
+        runtime: Runtime, mcpkit: Any) -> None:
+    async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as s:
+        result = await s.call_tool("spi_transfer", {"bytes": "01 80 00", "cs": 0})
+        assert result.is_error
+        text = mcpkit.error_text(result)
+        assert "bytes" in text and "'01 80 00'" in text
+        assert "errors.pydantic.dev" not in text and "\n" not in text
+
+
 async def test_a_client_that_disconnects_mid_call_does_not_wedge_the_adapter(
         runtime: Runtime, mcpkit: Any) -> None:
     slot = runtime.slot()
