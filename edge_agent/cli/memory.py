@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.cli._common import open_memory_store, print_json, settings_from, state_from
 from edge_agent.errors import EdgeAgentError
 
 
@@ -129,9 +129,8 @@ def _cache_key_args(p: argparse.ArgumentParser) -> None:
 
 @contextmanager
 def _open_store(args: argparse.Namespace) -> Iterator[Any]:
-    from edge_agent.memory import MemoryStore
-
-    store = MemoryStore.open(state_from(args), settings_from(args), workspace=args.workspace)
+    # reflect/record_capture here must queue for Kumiho exactly as the daemon would (same transaction).
+    store = open_memory_store(state_from(args), settings_from(args), workspace=args.workspace)
     try:
         yield store
     finally:

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.cli._common import open_memory_store, print_json, settings_from, state_from
 from edge_agent.errors import ConfigError, EdgeAgentError
 
 if TYPE_CHECKING:  # the pydantic models cost most of `--help`'s import time
@@ -113,15 +113,7 @@ def _store(args: argparse.Namespace, settings: Settings) -> Iterator[Any]:
     if args.dry_run or settings.memory.backend == "none":
         yield None
         return
-    state = state_from(args)
-    sink = None
-    if settings.kumiho.enabled:
-        from edge_agent.sync import OutboxSink
-
-        sink = OutboxSink(settings, state)
-    from edge_agent.memory import MemoryStore
-
-    store = MemoryStore.open(state, settings, capture_sink=sink)
+    store = open_memory_store(state_from(args), settings)
     try:
         yield store
     finally:

@@ -1,0 +1,26 @@
+"""`edge-agent memory reflect` with [kumiho] enabled queues its captures for sync, as the daemon's tool does."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from edge_agent.cli import main
+
+
+def test_cli_reflect_with_sync_enabled_puts_the_capture_in_the_outbox(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[device]\nid = "cli-pi"\n\n[kumiho]\nenabled = true\nendpoint = "127.0.0.1:1"\n')
+    state = tmp_path / "state"
+    body = {"session_id": "s1", "response": "ok", "source_krefs": [],
+            "captures": [{"type": "fact", "title": "LED", "content": "red_led is PA5 on the nucleo"}]}
+    monkeypatch.setattr("sys.stdin", io.StringIO(json.dumps(body)))
+    assert main(["--config", str(config), "--state", str(state), "memory", "reflect", "--json", "-"]) == 0
+    assert json.loads(capsys.readouterr().out)["stored"] == 1
+    assert main(["--config", str(config), "--state", str(state), "sync", "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queued"] == 1
