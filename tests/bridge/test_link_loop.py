@@ -243,3 +243,57 @@ def test_a_single_request_is_never_blocked_by_the_byte_budget(link: Link) -> Non
     pending = link.submit("i2c_write", {"addr": 0x50, "data": "ff" * 128}, deadline=soon())
     inject(link, reply(pending.id, "done"))
     assert link.wait(pending, deadline=soon()) == "done"
+
+
+def test_a_request_waiting_for_a_reconnect_handshakes_first_so_the_boot_banner_cannot_fail_it() -> None:
+    # After a replug the new board's boot banner may still be on the wire when the link reopens the
+    # port. A request that was waiting for the reconnect must not be the one that banner fails: the
+    # handshake (which retries once on a banner) has to go first.
+    lk = Link("loop://", settle_s=0)
+    lk.open(handshake=False)
+    hello = {"protocol": 1, "board": "nucleo-f401re", "firmware": "0.1.0", "commands": []}
+
+    def pending(cmd: str, skip: str = "") -> str | None:
+        return next((p.id for p in list(lk._pending.values()) if p.cmd == cmd and p.id != skip), None)
+
+    def ping_in_thread(out: dict[str, object]) -> threading.Thread:
+        def call() -> None:
+            try:
+                out["result"] = lk.request("ping", timeout_s=10)
+            except Exception as exc:
+                out["error"] = exc
+
+        thread = threading.Thread(target=call)
+        thread.start()
+        return thread
+
+    def answer(cmd: str, result: object, skip: str = "") -> str:
+        assert wait_until(lambda: pending(cmd, skip) is not None, 10), f"no {cmd} request: {lk._pending}"
+        rid = pending(cmd, skip)
+        assert rid is not None
+        inject(lk, reply(rid, result))
+        return rid
+
+    try:
+        first: dict[str, object] = {}
+        caller = ping_in_thread(first)  # the connect-time handshake, then the ping
+        answer("hello", hello)
+        answer("ping", "pong")
+        caller.join(10)
+        assert first == {"result": "pong"}
+
+        assert lk._port is not None
+        lk._disconnected(lk._port, OSError(5, "unplugged"))  # as the reader does on EIO
+        out: dict[str, object] = {}
+        caller = ping_in_thread(out)
+        assert wait_until(lambda: pending("hello") is not None or pending("ping") is not None, 10)
+        first_hello = pending("hello")
+        assert first_hello is not None, "the request went out before the handshake with the new board"
+        inject(lk, b'{"event":"boot","protocol":1,"board":"nucleo-f401re","firmware":"0.1.0","reset":"power"}\n')
+        answer("hello", hello, skip=first_hello)  # the banner failed the first hello; the retry is answered
+        answer("ping", "pong")
+        caller.join(10)
+        assert out == {"result": "pong"}
+        assert lk.stats.reconnects == 1 and lk.stats.resets == 1
+    finally:
+        lk.close()

@@ -211,6 +211,9 @@ class Link:
         """Send one command and return its result, raising the mapped error for ``ok: false``."""
         deadline = time.monotonic() + self._timeout_for(cmd, timeout_s)
         if cmd != "hello":
+            # Wait out a reconnect first: reopening marks the handshake as needed, and the handshake
+            # (not this command) must meet the boot banner a freshly plugged board may still be sending.
+            self._wait_connected(cmd, deadline)
             self._ensure_handshake(deadline)
         pending = self.submit(cmd, args, deadline=deadline)
         return self.wait(pending, deadline=deadline, address=address)
