@@ -7,8 +7,9 @@ cut leaves either both or neither.
 
 from __future__ import annotations
 
+import os
 import sqlite3
-import uuid
+import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
@@ -36,11 +37,28 @@ def utc_now() -> str:
 
 def format_time(dt: datetime) -> str:
     """Render an aware datetime in the store's fixed-width, lexically sortable RFC 3339 UTC form."""
-    return dt.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    utc = dt.astimezone(UTC)
+    if utc.year >= 1000:  # isoformat is the same text, faster; strftime does not pad years below 1000
+        return utc.isoformat(timespec="microseconds")[:-6] + "Z"
+    return utc.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _new_id() -> str:
-    return str(uuid.uuid4())
+def new_id() -> str:
+    """A new UUID in the RFC 9562 version 7 layout: 48 bits of Unix time in milliseconds, then 74 random bits.
+
+    Ids made one after the other sort together, so each unique index on ids (entries, captures, the
+    sync outbox) takes a new id at its right edge instead of on a random page: a commit of 100
+    captures dirties a few index pages instead of about one page per capture per index, which is
+    what the commit has to write to the WAL and fsync. 74 random bits per millisecond keep ids unique.
+    """
+    ms = time.time_ns() // 1_000_000 & 0xFFFF_FFFF_FFFF
+    rand = int.from_bytes(os.urandom(10), "big")
+    value = ms << 80 | 0x7 << 76 | (rand >> 62 & 0xFFF) << 64 | 0b10 << 62 | rand & 0x3FFF_FFFF_FFFF_FFFF
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
+_new_id = new_id
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -22,6 +22,8 @@ _NAMESPACE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,127}$")
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _REF = re.compile(r"^(kref://[^\s]+|mem://[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$")
 MAX_KEY_CHARS = 512
+# The store's own time form (format_time): what normalize_time returns unchanged.
+_CANONICAL_TIME = re.compile(r"[1-9]\d{3}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z\Z")
 
 
 @dataclass(slots=True)
@@ -214,6 +216,13 @@ def parse_time(value: object, *, field: str = "timestamp") -> datetime:
 
 def normalize_time(value: object, *, field: str = "timestamp") -> str:
     """Validate and render a timestamp in the store's fixed UTC form."""
+    if isinstance(value, str) and _CANONICAL_TIME.match(value):
+        # Already in the store's form (every capture's created_at): only check that it is a real date.
+        try:
+            datetime.fromisoformat(value)
+        except ValueError:
+            raise InvalidTimestampError(value, field=field) from None
+        return value
     return format_time(parse_time(value, field=field))
 
 
@@ -371,6 +380,9 @@ def slug(text: str, limit: int = 48) -> str:
     return "-".join(tokens(text))[:limit].strip("-") or "untitled"
 
 
+_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def to_json(data: Any) -> str:
     """Compact JSON for metadata columns."""
-    return json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    return _JSON.encode(data)

@@ -9,6 +9,7 @@ importance and decayed by age (``score x 2^(-age_days / half_life_days)``; ``cor
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import logging
 import os
@@ -26,7 +27,7 @@ from typing import IO, Any
 from edge_agent.config import Settings
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory import db as dbmod
-from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture, CaptureSink, format_time, utc_now
+from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture, CaptureSink, format_time, new_id, utc_now
 from edge_agent.memory.errors import (
     ImportFormatError,
     InvalidEntryError,
@@ -65,6 +66,16 @@ COMPACT_BUDGET_DIVISOR = 3
 _CAPTURE_EXTRA_FIELDS = ("revises", "event_date", "origin", "decision_state")
 _CAPTURE_FIELDS = ("type", "title", "content", "tags", "space_hint", "importance", "metadata", "source_refs",
                    "source_krefs", "category", "namespace", *_CAPTURE_EXTRA_FIELDS)
+# Columns a new entry row is inserted with, and the multi-row statement sizes a batch is cut into (each
+# size is one cached prepared statement; 64 rows x 13 columns stays under SQLite's oldest limit of
+# 999 bound parameters).
+_ENTRY_COLUMNS = ("id", "key", "title", "content", "category", "timestamp", "session_id", "namespace", "importance",
+                  "score", "content_sha256", "metadata", "memory_type")
+_BULK_ROWS = (64, 16, 4, 1)
+_IN_CHUNK = 500
+_INSERT_CAPTURE = ("INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
+                   "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+_INSERT_PROVENANCE = "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)"
 EXPORT_FIELDS = ("id", "key", "title", "content", "category", "timestamp", "session_id", "namespace", "importance",
                  "score", "superseded_by", "content_sha256", "access_count", "last_access", "metadata", "kref",
                  "archived")
@@ -304,7 +315,7 @@ class MemoryStore:
             score = check_importance(score, field="score")
         text = check_content(content, limit)
         return {
-            "id": str(uuid.uuid4()),
+            "id": new_id(),
             "key": check_key(key),
             "title": title.strip(),
             "content": text,
@@ -492,7 +503,8 @@ class MemoryStore:
 
     def _capture_row(self, cap: Capture) -> dict[str, Any]:
         category = cap.metadata.get("category") or ("core" if cap.type in KNOWLEDGE_TYPES else "daily")
-        key = f"capture/{cap.type}/{slug(cap.title)}-{cap.id[:8]}"
+        # The id's last 8 hex digits are random in every UUID layout (its first 8 are the time in new_id's).
+        key = f"capture/{cap.type}/{slug(cap.title)}-{cap.id[-8:]}"
         row = self._row(key, cap.content, category, cap.metadata.get("namespace"), cap.session_id, cap.importance,
                         cap.created_at, {"capture_type": cap.type, "tags": list(cap.tags)}, cap.title or "", None)
         row["id"] = cap.entry_id
@@ -510,49 +522,168 @@ class MemoryStore:
         sink = self.capture_sink
         # The sink screens secrets outside the transaction; the stored entry holds what it returns.
         prepared = [sink.prepare(c) if sink is not None else c for c in captures]
-        rows = []
-        for cap in prepared:
-            check_content(cap.content, self.settings.memory.max_content_bytes)
-            rows.append(self._capture_row(cap))
-        out: list[tuple[Capture, Entry, bool]] = []
+        rows = [self._capture_row(cap) for cap in prepared]
         with self._write("recording captures") as conn:
-            for cap, row in zip(prepared, rows, strict=True):
-                entry, dedup = self._insert(conn, row)
-                if dedup:
-                    existing = conn.execute("SELECT * FROM captures WHERE entry_id = ?", (entry.id,)).fetchone()
-                    if existing is not None:
-                        # Same knowledge already captured (and queued): acknowledge the existing capture.
-                        out.append((_capture_from_row(existing, entry), entry, True))
-                        continue
-                    cap = replace(cap, entry_id=entry.id)
-                    conn.execute("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL",
-                                 (cap.type, entry.id))
-                conn.execute(
-                    "INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
-                    "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (cap.id, cap.entry_id, cap.type, cap.title, to_json(list(cap.tags)), cap.space_hint,
-                     to_json(list(cap.source_refs)), cap.session_id, cap.importance,
-                     normalize_time(cap.created_at), to_json(cap.metadata)),
-                )
-                for ref in cap.source_refs:
-                    conn.execute(
-                        "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)",
-                        (cap.entry_id, ref, self._resolve_ref(conn, ref)),
-                    )
-                revises = cap.metadata.get("revises")
-                if revises:
-                    old = self._resolve_ref(conn, revises) if _is_ref(revises) else None
-                    if old and old != cap.entry_id:
-                        conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
-                                     (cap.entry_id, old))
-                        self._audit(conn, "supersede", old, None, entry.namespace, superseded_by=cap.entry_id)
-                if sink is not None:
-                    sink.enqueue(conn, cap)
-                out.append((cap, entry, dedup))
+            out = self._insert_captures_batched(conn, prepared, rows)
+            if out is None:
+                out = self._insert_captures_each(conn, prepared, rows)
             new = [e for _, e, d in out if not d]
             self._enforce_policy(conn, {e.namespace for e in new}, {e.category for e in new},
                                  keep=[e.id for e in new])
         return out
+
+    def _insert_captures_each(self, conn: sqlite3.Connection, prepared: list[Capture],
+                              rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]]:
+        """One capture after the other (a batch where one capture's write changes what the next one sees:
+        a key written twice, a key that already has a live version, a ``revises``)."""
+        sink = self.capture_sink
+        out: list[tuple[Capture, Entry, bool]] = []
+        for cap, row in zip(prepared, rows, strict=True):
+            entry, dedup = self._insert(conn, row)
+            if dedup:
+                existing = conn.execute("SELECT * FROM captures WHERE entry_id = ?", (entry.id,)).fetchone()
+                if existing is not None:
+                    # Same knowledge already captured (and queued): acknowledge the existing capture.
+                    out.append((_capture_from_row(existing, entry), entry, True))
+                    continue
+                cap = replace(cap, entry_id=entry.id)
+                conn.execute("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL",
+                             (cap.type, entry.id))
+            conn.execute(_INSERT_CAPTURE, _capture_values(cap))
+            for ref in cap.source_refs:
+                conn.execute(_INSERT_PROVENANCE, (cap.entry_id, ref, self._resolve_ref(conn, ref)))
+            revises = cap.metadata.get("revises")
+            if revises:
+                old = self._resolve_ref(conn, revises) if _is_ref(revises) else None
+                if old and old != cap.entry_id:
+                    conn.execute("UPDATE entries SET superseded_by = ? WHERE id = ? AND superseded_by IS NULL",
+                                 (cap.entry_id, old))
+                    self._audit(conn, "supersede", old, None, entry.namespace, superseded_by=cap.entry_id)
+            if sink is not None:
+                sink.enqueue(conn, cap)
+            out.append((cap, entry, dedup))
+        return out
+
+    def _insert_captures_batched(self, conn: sqlite3.Connection, prepared: list[Capture],
+                                 rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]] | None:
+        """The same outcome as :meth:`_insert_captures_each` with the entries of the whole batch written by
+        one statement; None (nothing written) when a capture's write would change what a later one sees.
+
+        Why one statement: FTS5 flushes its pending index data to a new segment at every statement
+        savepoint, and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a
+        one-document segment per capture and merged them again (~25 us per capture of pure index churn).
+        """
+        keys: dict[str, set[str]] = {}
+        shas: dict[str, set[str]] = {}
+        for cap, row in zip(prepared, rows, strict=True):
+            self._check_writable(row["namespace"], f"storing {row['key']!r}")
+            if cap.metadata.get("revises"):
+                return None
+            ns_keys = keys.setdefault(row["namespace"], set())
+            if row["key"] in ns_keys:
+                return None
+            ns_keys.add(row["key"])
+            shas.setdefault(row["namespace"], set()).add(row["content_sha256"])
+        for ns, wanted in keys.items():
+            for chunk in _chunks(sorted(wanted)):
+                if conn.execute(f"SELECT 1 FROM entries WHERE namespace = ? AND key IN ({_marks(len(chunk))}) "
+                                "AND superseded_by IS NULL LIMIT 1", (ns, *chunk)).fetchone():
+                    return None
+        live: dict[tuple[str, str], sqlite3.Row] = {}
+        for ns, wanted in shas.items():
+            for chunk in _chunks(sorted(wanted)):
+                for r in conn.execute(f"SELECT * FROM entries WHERE namespace = ? AND content_sha256 IN "
+                                      f"({_marks(len(chunk))}) AND superseded_by IS NULL", (ns, *chunk)):
+                    live[(ns, r["content_sha256"])] = r
+        live_caps: dict[str, sqlite3.Row] = {}
+        for chunk in _chunks([r["id"] for r in live.values()]):
+            for r in conn.execute(f"SELECT * FROM captures WHERE entry_id IN ({_marks(len(chunk))})", chunk):
+                live_caps[r["entry_id"]] = r
+
+        # Decide each capture in order, exactly as one-by-one inserts would.
+        seen: dict[tuple[str, str], tuple[Capture, Entry]] = {}
+        plan: list[tuple[Capture, Entry, bool, bool]] = []  # (capture, entry, deduplicated, write the capture)
+        new_rows: list[dict[str, Any]] = []
+        for cap, row in zip(prepared, rows, strict=True):
+            content_key = (row["namespace"], row["content_sha256"])
+            if content_key in seen:  # acknowledged as the capture stored for it earlier in this batch
+                first, entry = seen[content_key]
+                plan.append((replace(first, created_at=normalize_time(first.created_at)), entry, True, False))
+                continue
+            dup = live.get(content_key)
+            if dup is not None:
+                entry = entry_from_row(dup, self.workspace)
+                existing = live_caps.get(entry.id)
+                if existing is not None:
+                    known = _capture_from_row(existing, entry)
+                    seen[content_key] = (known, entry)
+                    plan.append((known, entry, True, False))
+                    continue
+                cap = replace(cap, entry_id=entry.id)
+                plan.append((cap, entry, True, True))
+                # what a later duplicate in this batch reads back: the entry now has this memory type
+                entry = replace(entry, memory_type=entry.memory_type or cap.type)
+            else:
+                entry = self._entry_for(row)
+                new_rows.append(row)
+                plan.append((cap, entry, False, True))
+            seen[content_key] = (cap, entry)
+
+        # The capture, provenance and outbox rows first, the entries last. FTS5 writes its pending index data
+        # out at every statement savepoint, and a multi-row entry insert changes enough existing index pages
+        # that SQLite moves its statement journal to a temporary file, where every later statement of the
+        # transaction (one outbox insert per capture) would journal too. Foreign keys are checked at the
+        # commit instead of per statement so the capture rows may precede their entries.
+        conn.execute("PRAGMA defer_foreign_keys = ON")
+        batch_pos = {row["id"]: i for i, row in enumerate(new_rows)}
+        sink = self.capture_sink
+        out: list[tuple[Capture, Entry, bool]] = []
+        written = 0  # new entries of this batch up to this capture, in one-by-one order
+        for cap, entry, dedup, write in plan:
+            if not write:
+                out.append((cap, entry, dedup))
+                continue
+            if dedup:
+                conn.execute("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL",
+                             (cap.type, entry.id))
+            else:
+                written += 1
+            conn.execute(_INSERT_CAPTURE, _capture_values(cap))
+            for ref in cap.source_refs:
+                pos = batch_pos.get(ref[6:]) if ref.startswith("mem://") else None
+                if pos is None:
+                    source = self._resolve_ref(conn, ref)
+                else:  # an entry of this batch: known if written before this capture (as one by one)
+                    source = ref[6:] if pos < written else None
+                conn.execute(_INSERT_PROVENANCE, (cap.entry_id, ref, source))
+            if sink is not None:
+                sink.enqueue(conn, cap)
+            out.append((cap, entry, dedup))
+        self._insert_entry_rows(conn, new_rows)
+        return out
+
+    def _insert_entry_rows(self, conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
+        """Insert new entry rows (validated, no live key or content clash) with as few statements as possible."""
+        at = 0
+        while at < len(rows):
+            size = next(n for n in _BULK_ROWS if n <= len(rows) - at)
+            chunk = rows[at:at + size]
+            conn.execute(_bulk_insert_sql(size), [row[c] for row in chunk for c in _ENTRY_COLUMNS])
+            at += size
+        for row in rows:
+            self._audit(conn, "store", row["id"], row["key"], row["namespace"], category=row["category"],
+                        content_sha256=row["content_sha256"])
+            self._term_stats.note_insert(row["key"], row["title"], row["content"])
+
+    def _entry_for(self, row: dict[str, Any]) -> Entry:
+        """The Entry a freshly inserted row reads back as."""
+        return Entry(
+            id=row["id"], key=row["key"], content=row["content"], category=row["category"],
+            timestamp=row["timestamp"], namespace=row["namespace"], session_id=row["session_id"],
+            importance=row["importance"], score=row["score"], content_sha256=row["content_sha256"],
+            title=row["title"], metadata=json.loads(row["metadata"]), workspace=self.workspace,
+            memory_type=row["memory_type"],
+        )
 
     def record_capture(self, capture: Capture) -> Capture:
         """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
@@ -1213,6 +1344,29 @@ def _is_ref(text: str) -> bool:
     except InvalidEntryError:
         return False
     return True
+
+
+@functools.lru_cache(maxsize=len(_BULK_ROWS))
+def _bulk_insert_sql(rows: int) -> str:
+    """INSERT of ``rows`` new entries in one statement."""
+    values = "(" + ", ".join("?" * len(_ENTRY_COLUMNS)) + ")"
+    return f"INSERT INTO entries ({', '.join(_ENTRY_COLUMNS)}) VALUES " + ", ".join([values] * rows)
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
+    for at in range(0, len(items), _IN_CHUNK):
+        yield items[at:at + _IN_CHUNK]
+
+
+def _capture_values(cap: Capture) -> tuple[Any, ...]:
+    """A ``captures`` row (``_INSERT_CAPTURE`` order)."""
+    return (cap.id, cap.entry_id, cap.type, cap.title, to_json(list(cap.tags)), cap.space_hint,
+            to_json(list(cap.source_refs)), cap.session_id, cap.importance, normalize_time(cap.created_at),
+            to_json(cap.metadata))
 
 
 def _capture_from_row(row: sqlite3.Row, entry: Entry) -> Capture:
