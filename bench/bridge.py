@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._sections import replace_section
 from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
 from edge_agent.bus.bridge.hostsim import HostFirmware, build_host_firmware
@@ -143,11 +144,8 @@ def markdown(results: dict[str, Any]) -> str:
 
 
 def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the text between the bridge section markers of BENCHMARKS.md."""
-    doc = path.read_text(encoding="utf-8")
-    start, end = "<!-- section: bridge -->", "<!-- end: bridge -->"
-    a, b = doc.index(start) + len(start), doc.index(end)
-    path.write_text(doc[:a] + "\n" + text + doc[b:], encoding="utf-8")
+    """Replace the bridge section of BENCHMARKS.md."""
+    replace_section("bridge", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:

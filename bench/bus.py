@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from bench._sections import replace_section
 from edge_agent.bus import open_adapter
 from edge_agent.bus.sim import SimAdapter
 
@@ -119,12 +120,8 @@ def render(r: dict[str, float]) -> str:
 
 
 def write_section(text: str) -> None:
-    """Replace the `bus` section of BENCHMARKS.md."""
-    doc = BENCHMARKS.read_text(encoding="utf-8")
-    start, end = "<!-- section: bus -->", "<!-- end: bus -->"
-    head, _, rest = doc.partition(start)
-    _, _, tail = rest.partition(end)
-    BENCHMARKS.write_text(f"{head}{start}\n{text}\n{end}{tail}", encoding="utf-8")
+    """Replace the bus section of BENCHMARKS.md."""
+    replace_section("bus", text, BENCHMARKS)
 
 
 def main(argv: list[str] | None = None) -> None:

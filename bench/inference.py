@@ -19,6 +19,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._sections import replace_section
+
 ROOT = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 N_LATENCY = 3000
@@ -237,11 +239,8 @@ def _ratio(r: dict[str, Any], rate: float, kind: str) -> str:
 
 
 def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the text between the inference section markers of BENCHMARKS.md."""
-    doc = path.read_text(encoding="utf-8")
-    start, end = "<!-- section: inference -->", "<!-- end: inference -->"
-    a, b = doc.index(start) + len(start), doc.index(end)
-    path.write_text(doc[:a] + "\n" + text + doc[b:], encoding="utf-8")
+    """Replace the inference section of BENCHMARKS.md."""
+    replace_section("inference", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:

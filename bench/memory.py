@@ -19,6 +19,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench._sections import replace_section
 from edge_agent.config import parse_settings
 from edge_agent.memory import MemoryStore
 from edge_agent.memory.model import matched_terms, query_terms
@@ -266,11 +267,8 @@ BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 
 
 def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the text between the memory section markers of BENCHMARKS.md."""
-    start, end = "<!-- section: memory -->", "<!-- end: memory -->"
-    doc = path.read_text(encoding="utf-8")
-    a, b = doc.index(start) + len(start), doc.index(end)
-    path.write_text(doc[:a] + "\n" + text + doc[b:], encoding="utf-8")
+    """Replace the memory section of BENCHMARKS.md."""
+    replace_section("memory", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -31,6 +31,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench._sections import replace_section
+
 REPO = Path(__file__).resolve().parent.parent
 BENCHMARKS_MD = REPO / "BENCHMARKS.md"
 EXE = str(Path(sys.executable).with_name("edge-agent"))
@@ -276,12 +278,8 @@ def render(res: dict[str, Any]) -> str:
 
 
 def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the text between the runtime section markers of BENCHMARKS.md."""
-    doc = path.read_text()
-    start, end = "<!-- section: runtime -->", "<!-- end: runtime -->"
-    head, rest = doc.split(start, 1)
-    _, tail = rest.split(end, 1)
-    path.write_text(f"{head}{start}\n{text}\n{end}{tail}")
+    """Replace the runtime section of BENCHMARKS.md."""
+    replace_section("runtime", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -26,6 +26,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._sections import replace_section
 from edge_agent.config import Settings
 from edge_agent.memory import Capture, MemoryStore
 from edge_agent.sync import OutboxSink, SyncWorker
@@ -258,11 +259,8 @@ def markdown(r: dict[str, Any]) -> str:
 
 
 def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the text between the sync section markers of BENCHMARKS.md."""
-    doc = path.read_text(encoding="utf-8")
-    start, end = "<!-- section: sync -->", "<!-- end: sync -->"
-    a, b = doc.index(start) + len(start), doc.index(end)
-    path.write_text(doc[:a] + "\n" + text + doc[b:], encoding="utf-8")
+    """Replace the sync section of BENCHMARKS.md."""
+    replace_section("sync", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -1,0 +1,39 @@
+"""bench/_sections.py: every bench module rewrites only its own BENCHMARKS.md section."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench._sections import replace_section  # noqa: E402
+
+DOC = ("# Benchmarks\n\n<!-- section: bus -->\nold bus\n<!-- end: bus -->\n\n"
+       "<!-- section: sync -->\nold sync\n<!-- end: sync -->\n")
+
+
+def test_replacing_a_section_keeps_every_other_section_and_the_markers(tmp_path: Path) -> None:
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(DOC)
+    replace_section("bus", "| figure | 1 |", doc)
+    assert doc.read_text() == DOC.replace("old bus\n", "| figure | 1 |\n")
+    replace_section("bus", "| figure | 2 |\n", doc)  # with or without a final newline: the same layout
+    assert doc.read_text() == DOC.replace("old bus\n", "| figure | 2 |\n")
+
+
+def test_a_missing_section_is_an_error_naming_the_markers_and_nothing_is_written(tmp_path: Path) -> None:
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(DOC)
+    with pytest.raises(ValueError, match="section: memory"):
+        replace_section("memory", "x", doc)
+    assert doc.read_text() == DOC
+
+
+@pytest.mark.parametrize("module", ["bridge", "bus", "inference", "memory", "runtime", "sync"])
+def test_every_bench_module_writes_its_section_through_the_shared_helper(module: str) -> None:
+    import importlib
+
+    mod = importlib.import_module(f"bench.{module}")
+    assert mod.replace_section is replace_section
