@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.bus.base import Adapter, Direction, I2CBus, ProbeMethod, Pull, SPIDevice, check_address
+from edge_agent.bus.base import Adapter, Direction, I2CBus, Pull, SPIDevice, check_address
 from edge_agent.bus.bridge.link import Link
 from edge_agent.bus.bridge.protocol import (
     DEFAULT_BAUD,
@@ -23,7 +23,7 @@ from edge_agent.bus.bridge.protocol import (
     parse_capabilities,
     to_hex,
 )
-from edge_agent.errors import I2CNackError, InvalidAdapterURL, ProtocolError
+from edge_agent.errors import InvalidAdapterURL, ProtocolError
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -68,16 +68,6 @@ class BridgeI2CBus(I2CBus):
         result = self._link.request("i2c_write_read", {"addr": address, "data": to_hex(data), "len": n},
                                     address=address)
         return self._checked(from_hex(result, adapter=self._where, cmd="i2c_write_read"), n)
-
-    def _probe(self, address: int, method: ProbeMethod) -> bool:
-        try:
-            if method == "read":
-                self._read(address, 1)
-            else:
-                self._write(address, b"")
-        except I2CNackError:
-            return False
-        return True
 
     def _checked(self, data: bytes, n: int) -> bytes:
         if len(data) != n:
