@@ -30,6 +30,10 @@ BUSY_TIMEOUT_MS = 5_000
 WRITE_DEADLINE_S = 60.0
 # Bound the WAL file after checkpoints (EDGE_PEERS.md §1.3: bound every file the store writes).
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
+# Checkpoint when the WAL holds this many pages (4 KiB each: the same 16 MiB). SQLite's default of 1000
+# checkpointed every few capture batches; with fewer, larger checkpoints a page that several commits
+# changed (index leaves, the full-text segments, the outbox tail) is copied into the database once.
+WAL_AUTOCHECKPOINT_PAGES = 4000
 MIGRATION_PACKAGES = ("edge_agent.memory", "edge_agent.sync")
 _MIGRATION_NAME = re.compile(r"^\d{4}_[A-Za-z0-9_]+\.sql$")
 CLEAN_MARKER_SUFFIX = ".clean"
@@ -79,6 +83,7 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
         # relies on that); the WAL keeps it to one fsync per transaction.
         conn.execute("PRAGMA synchronous = FULL")
         conn.execute(f"PRAGMA journal_size_limit = {JOURNAL_SIZE_LIMIT}")
+        conn.execute(f"PRAGMA wal_autocheckpoint = {WAL_AUTOCHECKPOINT_PAGES}")
     return conn
 
 

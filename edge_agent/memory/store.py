@@ -66,13 +66,15 @@ COMPACT_BUDGET_DIVISOR = 3
 _CAPTURE_EXTRA_FIELDS = ("revises", "event_date", "origin", "decision_state")
 _CAPTURE_FIELDS = ("type", "title", "content", "tags", "space_hint", "importance", "metadata", "source_refs",
                    "source_krefs", "category", "namespace", *_CAPTURE_EXTRA_FIELDS)
-# Columns a new entry row is inserted with, and the multi-row statement sizes a batch is cut into (each
-# size is one cached prepared statement; 64 rows x 13 columns stays under SQLite's oldest limit of
-# 999 bound parameters).
+# Columns a new entry row is inserted with, and the multi-row statement sizes a batch is cut into: each
+# size is one prepared statement, compiled once (compiling costs ~17 us per row of VALUES); sizes over
+# the SQLite build's bound-parameter limit are skipped.
 _ENTRY_COLUMNS = ("id", "key", "title", "content", "category", "timestamp", "session_id", "namespace", "importance",
                   "score", "content_sha256", "metadata", "memory_type")
-_BULK_ROWS = (64, 16, 4, 1)
-_IN_CHUNK = 500
+_BULK_ROWS = (256, 128, 64, 32, 16, 8, 4, 2, 1)
+# IN lists are padded with NULLs (which match nothing) to one of these lengths, so a lookup of any
+# batch size reuses one of four prepared statements.
+_IN_SIZES = (8, 32, 128, 500)
 _INSERT_CAPTURE = ("INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
                    "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_PROVENANCE = "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)"
@@ -124,6 +126,7 @@ class MemoryStore:
         self._working: OrderedDict[str, str] = OrderedDict()
         self._response_cache: ResponseCache | None = None
         self._term_stats = TermStats()
+        self._bulk_rows: tuple[int, ...] | None = None  # multi-row insert sizes this SQLite allows
         self.degraded = False
         self._closed = False
 
@@ -295,7 +298,8 @@ class MemoryStore:
     # --- writes -----------------------------------------------------------------------------------
 
     def _row(self, key: object, content: object, category: object, namespace: str | None, session_id: object,
-             importance: object, timestamp: object, metadata: object, title: object, score: object) -> dict[str, Any]:
+             importance: object, timestamp: object, metadata: object, title: object, score: object,
+             entry_id: str | None = None) -> dict[str, Any]:
         limit = self.settings.memory.max_content_bytes
         if metadata is None:
             metadata = {}
@@ -315,7 +319,7 @@ class MemoryStore:
             score = check_importance(score, field="score")
         text = check_content(content, limit)
         return {
-            "id": new_id(),
+            "id": new_id() if entry_id is None else entry_id,
             "key": check_key(key),
             "title": title.strip(),
             "content": text,
@@ -506,8 +510,8 @@ class MemoryStore:
         # The id's last 8 hex digits are random in every UUID layout (its first 8 are the time in new_id's).
         key = f"capture/{cap.type}/{slug(cap.title)}-{cap.id[-8:]}"
         row = self._row(key, cap.content, category, cap.metadata.get("namespace"), cap.session_id, cap.importance,
-                        cap.created_at, {"capture_type": cap.type, "tags": list(cap.tags)}, cap.title or "", None)
-        row["id"] = cap.entry_id
+                        cap.created_at, {"capture_type": cap.type, "tags": list(cap.tags)}, cap.title or "", None,
+                        entry_id=cap.entry_id)
         row["memory_type"] = cap.type
         return row
 
@@ -585,19 +589,19 @@ class MemoryStore:
             ns_keys.add(row["key"])
             shas.setdefault(row["namespace"], set()).add(row["content_sha256"])
         for ns, wanted in keys.items():
-            for chunk in _chunks(sorted(wanted)):
-                if conn.execute(f"SELECT 1 FROM entries WHERE namespace = ? AND key IN ({_marks(len(chunk))}) "
+            for marks, chunk in _in_lists(sorted(wanted)):
+                if conn.execute(f"SELECT 1 FROM entries WHERE namespace = ? AND key IN {marks} "
                                 "AND superseded_by IS NULL LIMIT 1", (ns, *chunk)).fetchone():
                     return None
         live: dict[tuple[str, str], sqlite3.Row] = {}
         for ns, wanted in shas.items():
-            for chunk in _chunks(sorted(wanted)):
-                for r in conn.execute(f"SELECT * FROM entries WHERE namespace = ? AND content_sha256 IN "
-                                      f"({_marks(len(chunk))}) AND superseded_by IS NULL", (ns, *chunk)):
+            for marks, chunk in _in_lists(sorted(wanted)):
+                for r in conn.execute(f"SELECT * FROM entries WHERE namespace = ? AND content_sha256 IN {marks} "
+                                      "AND superseded_by IS NULL", (ns, *chunk)):
                     live[(ns, r["content_sha256"])] = r
         live_caps: dict[str, sqlite3.Row] = {}
-        for chunk in _chunks([r["id"] for r in live.values()]):
-            for r in conn.execute(f"SELECT * FROM captures WHERE entry_id IN ({_marks(len(chunk))})", chunk):
+        for marks, chunk in _in_lists([r["id"] for r in live.values()]):
+            for r in conn.execute(f"SELECT * FROM captures WHERE entry_id IN {marks}", chunk):
                 live_caps[r["entry_id"]] = r
 
         # Decide each capture in order, exactly as one-by-one inserts would.
@@ -636,37 +640,53 @@ class MemoryStore:
         # commit instead of per statement so the capture rows may precede their entries.
         conn.execute("PRAGMA defer_foreign_keys = ON")
         batch_pos = {row["id"]: i for i, row in enumerate(new_rows)}
-        sink = self.capture_sink
         out: list[tuple[Capture, Entry, bool]] = []
+        typed: list[tuple[str, str]] = []
+        capture_rows: list[tuple[Any, ...]] = []
+        provenance_rows: list[tuple[str, str, str | None]] = []
+        queued: list[Capture] = []
         written = 0  # new entries of this batch up to this capture, in one-by-one order
         for cap, entry, dedup, write in plan:
+            out.append((cap, entry, dedup))
             if not write:
-                out.append((cap, entry, dedup))
                 continue
             if dedup:
-                conn.execute("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL",
-                             (cap.type, entry.id))
+                typed.append((cap.type, entry.id))
             else:
                 written += 1
-            conn.execute(_INSERT_CAPTURE, _capture_values(cap))
+            capture_rows.append(_capture_values(cap))
             for ref in cap.source_refs:
                 pos = batch_pos.get(ref[6:]) if ref.startswith("mem://") else None
                 if pos is None:
                     source = self._resolve_ref(conn, ref)
                 else:  # an entry of this batch: known if written before this capture (as one by one)
                     source = ref[6:] if pos < written else None
-                conn.execute(_INSERT_PROVENANCE, (cap.entry_id, ref, source))
-            if sink is not None:
-                sink.enqueue(conn, cap)
-            out.append((cap, entry, dedup))
+                provenance_rows.append((cap.entry_id, ref, source))
+            queued.append(cap)
+        if typed:
+            conn.executemany("UPDATE entries SET memory_type = ? WHERE id = ? AND memory_type IS NULL", typed)
+        conn.executemany(_INSERT_CAPTURE, capture_rows)
+        if provenance_rows:
+            conn.executemany(_INSERT_PROVENANCE, provenance_rows)
+        sink = self.capture_sink
+        if sink is not None and queued:
+            enqueue_many = getattr(sink, "enqueue_many", None)
+            if enqueue_many is not None:
+                enqueue_many(conn, queued)
+            else:
+                for cap in queued:
+                    sink.enqueue(conn, cap)
         self._insert_entry_rows(conn, new_rows)
         return out
 
     def _insert_entry_rows(self, conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
         """Insert new entry rows (validated, no live key or content clash) with as few statements as possible."""
+        if self._bulk_rows is None:
+            limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
+            self._bulk_rows = tuple(n for n in _BULK_ROWS if n * len(_ENTRY_COLUMNS) <= limit)
         at = 0
         while at < len(rows):
-            size = next(n for n in _BULK_ROWS if n <= len(rows) - at)
+            size = next(n for n in self._bulk_rows if n <= len(rows) - at)
             chunk = rows[at:at + size]
             conn.execute(_bulk_insert_sql(size), [row[c] for row in chunk for c in _ENTRY_COLUMNS])
             at += size
@@ -689,6 +709,22 @@ class MemoryStore:
         """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
         cap = self._coerce_capture(capture, capture.session_id, (), knowledge_only=False)
         return self._write_captures([cap])[0][0]
+
+    def record_captures(self, captures: Iterable[Capture]) -> list[Capture]:
+        """Store many captures (knowledge or event types) in ONE transaction and return them once it committed.
+
+        All or nothing: an invalid capture, a read-only namespace or a refusal by the sink (outbox full,
+        credentials rejected) raises and stores none of them. Each capture is acknowledged exactly as
+        :meth:`record_capture` would acknowledge it (identical content returns the capture already stored),
+        but the batch pays one commit and one fsync. Nothing returned is at risk: the return *is* the
+        commit; captures the caller still holds in its own buffer are not stored until it calls this.
+        """
+        caps = []
+        for item in captures:
+            if not isinstance(item, Capture):
+                raise InvalidEntryError("record_captures takes Capture objects", field="captures")
+            caps.append(self._coerce_capture(item, item.session_id, (), knowledge_only=False))
+        return [c for c, _, _ in self._write_captures(caps)] if caps else []
 
     def reflect(self, session_id: str, response: str, captures: Sequence[Capture | dict[str, Any]] = (),
                 source_refs: Sequence[str] = ()) -> dict[str, Any]:
@@ -992,7 +1028,11 @@ class MemoryStore:
         """Delete every version of ``key`` in the namespace; returns how many rows went."""
         ns = self._namespace(namespace)
         self._check_writable(ns, f"forgetting {key!r}")
-        return self._delete_where("namespace = ? AND key = ?", (ns, check_key(key)), "forget")
+        key = check_key(key)
+        # Live and superseded versions each have their own (partial) index; one OR term per index.
+        return self._delete_where("(namespace = ? AND key = ? AND superseded_by IS NULL) OR "
+                                  "(namespace = ? AND key = ? AND superseded_by IS NOT NULL)", (ns, key, ns, key),
+                                  "forget")
 
     def forget_id(self, entry_id: str) -> bool:
         """Delete one entry by id."""
@@ -1353,13 +1393,14 @@ def _bulk_insert_sql(rows: int) -> str:
     return f"INSERT INTO entries ({', '.join(_ENTRY_COLUMNS)}) VALUES " + ", ".join([values] * rows)
 
 
-def _marks(n: int) -> str:
-    return ",".join("?" * n)
-
-
-def _chunks(items: Sequence[str]) -> Iterator[Sequence[str]]:
-    for at in range(0, len(items), _IN_CHUNK):
-        yield items[at:at + _IN_CHUNK]
+def _in_lists(items: Sequence[str]) -> Iterator[tuple[str, list[str | None]]]:
+    """``(?,?,...)`` and its parameters for each slice of ``items``, padded to a size in _IN_SIZES."""
+    top = _IN_SIZES[-1]
+    for at in range(0, len(items), top):
+        chunk: list[str | None] = list(items[at:at + top])
+        size = next(n for n in _IN_SIZES if n >= len(chunk))
+        chunk += [None] * (size - len(chunk))
+        yield "(" + ",".join("?" * size) + ")", chunk
 
 
 def _capture_values(cap: Capture) -> tuple[Any, ...]:

@@ -25,7 +25,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -171,13 +171,7 @@ class OutboxSink:
 
     def enqueue(self, conn: sqlite3.Connection, capture: Any) -> None:
         """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""
-        payload = capture_payload(capture)
-        if not all(k in payload["metadata"] for k in PROVENANCE_KEYS):
-            # enqueue without prepare: stamp now rather than upload a capture without provenance
-            clock = read_clock()
-            payload["metadata"] = {"device_id": self.device_id, **clock.as_metadata(), **payload["metadata"]}
-        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
-        size = len(text.encode("utf-8")) + ROW_OVERHEAD_BYTES
+        text, payload, size = self._outbox_row(capture)
         self.check_room(conn, payload["importance"], size)
         conn.execute(
             "INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
@@ -191,12 +185,47 @@ class OutboxSink:
             for kind, n in kinds.items():
                 bump_state(conn, f"secrets_redacted.{kind}", n)
 
+    def enqueue_many(self, conn: sqlite3.Connection, captures: Sequence[Any]) -> None:
+        """:meth:`enqueue` for several captures, in order, inside the caller's transaction: the same rows and
+        the same bound check per capture (usage read once and counted forward), inserted by one executemany."""
+        row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
+        rows, used = (row[0], row[1]) if row else (0, 0)
+        values = []
+        for capture in captures:
+            text, payload, size = self._outbox_row(capture)
+            self._refuse_if_full(rows, used, payload["importance"], size)
+            rows, used = rows + 1, used + size
+            values.append((payload["id"], payload["entry_id"], payload["importance"], text, size, time.time()))
+        conn.executemany(
+            "INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)", values)
+        for v in values:
+            with self._lock:
+                kinds = self._redactions.pop(v[0], None)
+            if kinds:
+                bump_state(conn, "secrets_redacted_captures", 1)
+                for kind, n in kinds.items():
+                    bump_state(conn, f"secrets_redacted.{kind}", n)
+
+    def _outbox_row(self, capture: Any) -> tuple[str, dict[str, Any], int]:
+        """(payload JSON, payload, accounted bytes) of a capture's outbox row."""
+        payload = capture_payload(capture)
+        if not all(k in payload["metadata"] for k in PROVENANCE_KEYS):
+            # enqueue without prepare: stamp now rather than upload a capture without provenance
+            clock = read_clock()
+            payload["metadata"] = {"device_id": self.device_id, **clock.as_metadata(), **payload["metadata"]}
+        text = json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+        return text, payload, len(text.encode("utf-8")) + ROW_OVERHEAD_BYTES
+
     # --- bound ------------------------------------------------------------------------------------
 
     def check_room(self, conn: sqlite3.Connection, importance: float, size: int) -> None:
         """Raise OutboxFullError if a capture of this importance and size does not fit."""
         row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
         rows, used = (row[0], row[1]) if row else (0, 0)
+        self._refuse_if_full(rows, used, importance, size)
+
+    def _refuse_if_full(self, rows: int, used: int, importance: float, size: int) -> None:
         max_rows, max_bytes = self.config.outbox_max_rows, int(self.config.outbox_max_mb * 2**20)
         factor = 1.0
         if self.config.outbox_full_policy == "refuse_low_importance" and importance < self.config.low_importance_below:
