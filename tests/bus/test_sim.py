@@ -44,6 +44,15 @@ def test_every_board_has_a_bme280_at_0x76_by_default(board: str) -> None:
     assert reading.temperature_c == pytest.approx(22.5, abs=0.2)
 
 
+@pytest.mark.parametrize("board", ["rpi-4b", "rpi-5", "rpi-zero-2w"])
+def test_on_a_pi_the_parts_sit_on_i2c1_the_header_bus_which_is_also_the_default(board: str) -> None:
+    # On the 40-pin header sensors are wired to I2C1 (GPIO2/3); I2C0 is the HAT ID EEPROM bus.
+    adapter = open_adapter(f"sim://{board}")
+    assert adapter.i2c(1).read_register(0x76, 0xD0, 1) == b"\x60"
+    assert adapter.i2c().scan() == adapter.i2c(1).scan() != []
+    assert adapter.i2c(0).scan() == []
+
+
 def test_every_transaction_is_recorded_as_it_went_over_the_wire(sim: SimAdapter) -> None:
     bus = sim.i2c()
     sim.clear_log()

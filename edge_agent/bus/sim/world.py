@@ -543,10 +543,12 @@ def _params(model: type[BaseModel], data: dict[str, Any], where: str) -> Any:
 
 
 def _bus_numbers(board: Any, kind: str) -> list[int]:
+    # In the board file's order: a board lists its primary bus first (i2c1 on the Pi header, where
+    # sensors are wired; i2c0 there is the HAT ID EEPROM bus), and the first bus is the default one.
     if board is None:
         return []
     out = []
     for name in board.buses:
         if name.startswith(kind) and name[len(kind):].isdigit():
             out.append(int(name[len(kind):]))
-    return sorted(out)
+    return out
