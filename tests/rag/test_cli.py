@@ -112,3 +112,19 @@ def test_rag_index_shows_a_progress_bar_for_large_sets(tmp_path: Path, state: Pa
     assert main(["--state", str(state), "rag", "index", "--datasheets", str(tmp_path)]) == 0
     captured = capsys.readouterr()
     assert "120/120 files" in captured.err and "120 file(s)" in captured.out
+
+
+@pytest.mark.parametrize("limit", ["0", "-1", "many"])
+def test_rag_query_limit_below_one_is_a_usage_error(state: Path, capsys: pytest.CaptureFixture[str],
+                                                     limit: str) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--state", str(state), "rag", "query", "led", "--limit", limit])
+    assert info.value.code == 2
+    assert "--limit" in capsys.readouterr().err
+
+
+def test_rag_query_on_a_missing_datasheet_dir_says_so(tmp_path: Path, state: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    missing = tmp_path / "no-such-dir"
+    assert main(["--state", str(state), "rag", "query", "led", "--datasheets", str(missing)]) == 0
+    assert str(missing) in capsys.readouterr().err
