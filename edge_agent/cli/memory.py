@@ -223,7 +223,9 @@ def _reflect(args: argparse.Namespace) -> int:
     try:
         data = json.loads(text)
     except ValueError as exc:
-        raise _CliInputError(f"{args.json_file} is not JSON: {exc}") from None
+        where = "stdin" if args.json_file == "-" else args.json_file
+        raise _CliInputError(f"{where} is not JSON ({exc}); pass the memory_reflect object "
+                             '{"session_id", "response", "captures", "source_krefs"}') from None
     if not isinstance(data, dict):
         raise _CliInputError("the reflect input must be a JSON object with session_id, response, captures")
     refs = data.get("source_krefs", data.get("source_refs")) or []

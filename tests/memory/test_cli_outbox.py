@@ -1,4 +1,4 @@
-"""`edge-agent memory reflect` with [kumiho] enabled queues its captures for sync, as the daemon's tool does."""
+"""`edge-agent memory reflect`: captures reach the sync outbox as from the daemon; bad input is one line."""
 
 from __future__ import annotations
 
@@ -24,3 +24,12 @@ def test_cli_reflect_with_sync_enabled_puts_the_capture_in_the_outbox(
     assert json.loads(capsys.readouterr().out)["stored"] == 1
     assert main(["--config", str(config), "--state", str(state), "sync", "status", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["queued"] == 1
+
+
+def test_cli_reflect_with_malformed_json_on_stdin_names_stdin_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("sys.stdin", io.StringIO('{"session_id": "s1", captures: ['))
+    assert main(["--state", str(tmp_path / "state"), "memory", "reflect", "--json", "-"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "stdin" in err and "session_id" in err
