@@ -82,3 +82,29 @@ def test_config_check_renders_per_adapter_safety_with_unset_keys(
     assert "[hardware.safety.adapters.pi]" in out
     again = parse_settings(tomllib.loads(out))
     assert again.model_dump() == load_settings(f).model_dump()
+
+
+@pytest.mark.parametrize(("text", "key"), [
+    ('[[peripherals.boards]]\nboard = "nucleo-f999"\ntransport = "sim"\n', "peripherals.boards.0"),
+    ('[[peripherals.boards]]\nboard = "nucleo-f401re"\nurl = "foo://x"\n', "peripherals.boards.0.url"),
+    ('[kumiho]\nenabled = true\nendpoint = "example.com:50051"\n', "kumiho.endpoint"),
+    ('[[watch]]\nname = "w"\nsensor = "bme280"\nadapter = "bench"\n', "watch.0.adapter"),
+])
+def test_config_check_rejects_what_run_would_fail_on_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, key: str
+) -> None:
+    f = tmp_path / "edge-agent.toml"
+    f.write_text(text)
+    assert main(["config", "check", str(f)]) == 1
+    err = capsys.readouterr().err
+    assert key in err and "Traceback" not in err
+
+
+def test_config_check_accepts_a_watch_on_a_named_board_and_a_loopback_endpoint(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "edge-agent.toml"
+    f.write_text('[[peripherals.boards]]\nboard = "rpi-4b"\nname = "bench"\ntransport = "sim"\n\n'
+                 '[kumiho]\nenabled = true\nendpoint = "127.0.0.1:50051"\n\n'
+                 '[[watch]]\nname = "w"\nsensor = "bme280"\nadapter = "bench"\n')
+    assert main(["config", "check", str(f)]) == 0
