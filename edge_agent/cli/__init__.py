@@ -80,6 +80,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `edge-agent memory export | head`
         return 0
+    except OSError as exc:  # a file or device the command was pointed at: say which and why
+        print(f"edge-agent: error: {exc}", file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        return 1
+    except Exception as exc:  # a bug: one line for the user, the traceback with --debug
+        print(f"edge-agent: internal error: {type(exc).__name__}: {exc}; rerun with --debug for the traceback "
+              "and report it", file=sys.stderr)
+        if args.debug:
+            traceback.print_exc()
+        return 1
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,37 @@
+"""The CLI never shows a Python traceback unless --debug asks for one."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import pytest
+
+from edge_agent.cli import main
+
+
+def _boom(args: argparse.Namespace) -> int:
+    raise TypeError("unexpected None")
+
+
+def _no_file(args: argparse.Namespace) -> int:
+    raise FileNotFoundError(2, "No such file or directory", "/nonexistent/export.jsonl")
+
+
+@pytest.mark.parametrize(("handler", "prefix"), [(_boom, "edge-agent: internal error: TypeError"),
+                                                 (_no_file, "edge-agent: error:")])
+def test_an_unexpected_exception_is_one_line_and_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path, handler: object,
+    prefix: str,
+) -> None:
+    monkeypatch.setattr("edge_agent.cli.config._check", handler)
+    assert main(["--state", str(tmp_path), "config", "check"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(prefix) and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_debug_adds_the_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+                                  tmp_path: Path) -> None:
+    monkeypatch.setattr("edge_agent.cli.config._check", _boom)
+    assert main(["--debug", "--state", str(tmp_path), "config", "check"]) == 1
+    assert "Traceback" in capsys.readouterr().err
