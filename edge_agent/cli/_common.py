@@ -52,3 +52,14 @@ def int_auto(text: str) -> int:
         return int(text, 0)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (use decimal or 0x-hex)") from None
+
+
+def positive_int(text: str) -> int:
+    """argparse type: a whole number of 1 or more (limits, counts)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value

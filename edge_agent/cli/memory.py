@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli._common import open_memory_store, print_json, settings_from, state_from
+from edge_agent.cli._common import open_memory_store, positive_int, print_json, settings_from, state_from
 from edge_agent.errors import EdgeAgentError
 
 
@@ -39,14 +39,14 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ls.add_argument("--category")
     ls.add_argument("--namespace")
     ls.add_argument("--session")
-    ls.add_argument("--limit", type=int, default=50)
+    ls.add_argument("--limit", type=positive_int, default=50)
     ls.add_argument("--all", action="store_true", help="include superseded versions")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(handler=_list)
 
     r = msub.add_parser("recall", help="entries relevant to QUERY with their final decayed score")
     r.add_argument("query")
-    r.add_argument("--limit", type=int, default=5)
+    r.add_argument("--limit", type=positive_int, default=5)
     r.add_argument("--namespace", action="append", help="restrict to a namespace (repeatable)")
     r.add_argument("--category", action="append", help="restrict to a category (repeatable)")
     r.add_argument("--min-score", type=float, help="drop results under this score (default [memory] "
@@ -58,7 +58,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
     e = msub.add_parser("engage", help="the prompt-ready memory context for QUERY")
     e.add_argument("query")
-    e.add_argument("--limit", type=int, default=5)
+    e.add_argument("--limit", type=positive_int, default=5)
     e.add_argument("--namespace", action="append")
     e.add_argument("--category", action="append")
     e.add_argument("--json", action="store_true", help="print {context, results, source_refs}")
@@ -90,7 +90,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     pv.set_defaults(handler=_provenance)
 
     au = msub.add_parser("audit", help="the audit trail of writes and deletes, newest first ([memory] audit_enabled)")
-    au.add_argument("--limit", type=int, default=50)
+    au.add_argument("--limit", type=positive_int, default=50)
     au.set_defaults(handler=_audit)
 
     x = msub.add_parser("export", help="entries as JSON Lines on stdout (oldest first)")

@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.cli._common import positive_int, print_json, settings_from, state_from
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -22,22 +22,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.add_argument("text", help="the question, e.g. 'BME280 chip id register'")
     q.add_argument("--board", action="append", default=[], metavar="B",
                    help="boost this board's documents (repeatable)")
-    q.add_argument("--limit", type=_positive, default=None, metavar="N",
+    q.add_argument("--limit", type=positive_int, default=None, metavar="N",
                    help="number of chunks (default 5; 2 in compact)")
     q.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
     q.add_argument("--context", action="store_true", help="print the agent context block instead of a result list")
     q.add_argument("--json", action="store_true", help="print results as JSON")
     q.set_defaults(handler=_query)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of chunks of 1 or more")
-    return value
 
 
 def _load(args: argparse.Namespace, *, progress: bool = False):  # noqa: ANN202 - HardwareRag, imported lazily

@@ -1,4 +1,4 @@
-"""`edge-agent memory reflect`: captures reach the sync outbox as from the daemon; bad input is one line."""
+"""`edge-agent memory` CLI: reflect queues for sync as the daemon does; bad input is one clear line."""
 
 from __future__ import annotations
 
@@ -33,3 +33,12 @@ def test_cli_reflect_with_malformed_json_on_stdin_names_stdin_in_one_line(
     assert main(["--state", str(tmp_path / "state"), "memory", "reflect", "--json", "-"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "stdin" in err and "session_id" in err
+
+
+@pytest.mark.parametrize("command", [["recall", "led"], ["engage", "led"], ["list"], ["audit"]])
+def test_memory_limit_below_one_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                 command: list[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        main(["--state", str(tmp_path / "state"), "memory", *command, "--limit", "0"])
+    assert info.value.code == 2
+    assert "--limit" in capsys.readouterr().err
