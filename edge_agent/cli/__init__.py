@@ -52,7 +52,33 @@ def build_parser() -> argparse.ArgumentParser:
                 continue
             raise
         module.register(sub)
+    _accept_global_options_after_the_command(parser)
     return parser
+
+
+def _accept_global_options_after_the_command(parser: argparse.ArgumentParser) -> None:
+    """Let `edge-agent status --state DIR` work like `edge-agent --state DIR status`.
+
+    Each subcommand parser gets hidden copies of the global options whose default is SUPPRESS, so a
+    value given before the command is kept unless the same option is given again after it.
+    """
+    seen: set[int] = set()
+    stack = [parser]
+    while stack:
+        current = stack.pop()
+        for action in current._actions:
+            if not isinstance(action, argparse._SubParsersAction):
+                continue
+            for sub in action.choices.values():
+                if id(sub) in seen:
+                    continue
+                seen.add(id(sub))
+                hidden = {"default": argparse.SUPPRESS, "help": argparse.SUPPRESS}
+                sub.add_argument("--config", metavar="FILE", **hidden)
+                sub.add_argument("--state", metavar="DIR", **hidden)
+                sub.add_argument("-v", "--verbose", action="count", **hidden)
+                sub.add_argument("--debug", action="store_true", **hidden)
+                stack.append(sub)
 
 
 def configure_logging(verbosity: int) -> None:
