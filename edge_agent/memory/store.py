@@ -75,6 +75,9 @@ _BULK_ROWS = (256, 128, 64, 32, 16, 8, 4, 2, 1)
 # IN lists are padded with NULLs (which match nothing) to one of these lengths, so a lookup of any
 # batch size reuses one of four prepared statements.
 _IN_SIZES = (8, 32, 128, 500)
+# Below this many captures a batch is written one capture at a time: each IN-list lookup of the batched
+# path builds a temporary index of its values (~70 us), more than a few single-row lookups cost.
+_BATCH_MIN = 8
 _INSERT_CAPTURE = ("INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
                    "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_PROVENANCE = "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)"
@@ -577,6 +580,8 @@ class MemoryStore:
         savepoint, and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a
         one-document segment per capture and merged them again (~25 us per capture of pure index churn).
         """
+        if len(rows) < _BATCH_MIN:
+            return None
         keys: dict[str, set[str]] = {}
         shas: dict[str, set[str]] = {}
         for cap, row in zip(prepared, rows, strict=True):

@@ -43,6 +43,11 @@ def fact(i: int, **kw: object) -> Capture:
     return Capture(**values)
 
 
+def filler(n: int = 8) -> list[Capture]:
+    """Distinct captures that make a batch big enough for the batched write path (8 or more)."""
+    return [Capture(type="fact", title=f"filler {i}", content=f"unrelated filler capture {i}") for i in range(n)]
+
+
 def table(store: MemoryStore, sql: str) -> list[tuple]:
     conn = store.new_connection(read_only=True)
     try:
@@ -72,7 +77,7 @@ def test_record_captures_stores_a_batch_and_returns_each_capture_in_order(state:
 def test_a_batch_with_one_invalid_capture_stores_nothing(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         with pytest.raises(InvalidEntryError) as err:
-            store.record_captures([fact(1), fact(2, content="   "), fact(3)])
+            store.record_captures([fact(1), fact(2, content="   "), fact(3), *filler()])
         assert err.value.field == "content"
         assert store.count() == 0 and table(store, "SELECT * FROM test_outbox") == []
 
@@ -81,7 +86,7 @@ def test_a_sink_refusal_in_the_middle_rolls_the_whole_batch_back(state: Path) ->
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink(refuse="reading 2")) as store:
         store.record_capture(fact(100))
         with pytest.raises(RuntimeError):
-            store.record_captures([fact(1), fact(2), fact(3)])
+            store.record_captures([fact(1), fact(2), fact(3), *filler()])
         assert [e.content for e in store.list()] == [fact(100).content]
         assert len(table(store, "SELECT * FROM test_outbox")) == 1
         assert len(table(store, "SELECT * FROM captures")) == 1
@@ -91,7 +96,7 @@ def test_a_read_only_namespace_refuses_the_whole_batch(state: Path) -> None:
     settings = make_settings(policy={"read_only_namespaces": ["reference"]})
     with MemoryStore.open(state, settings) as store:
         with pytest.raises(ReadOnlyNamespaceError):
-            store.record_captures([fact(1), fact(2, metadata={"namespace": "reference"})])
+            store.record_captures([fact(1), *filler(), fact(2, metadata={"namespace": "reference"})])
         assert store.count() == 0
 
 
@@ -104,10 +109,10 @@ def test_record_captures_takes_only_capture_objects(store: MemoryStore) -> None:
 def test_identical_content_in_a_batch_is_stored_once_and_acknowledged_as_the_first_capture(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         a, b = fact(1), fact(1, title="same content again")
-        out = store.record_captures([a, b, fact(2)])
+        out = store.record_captures([a, b, fact(2), *filler()])
         assert out[0].id == a.id and out[1].id == a.id
-        assert store.count() == 2
-        assert len(table(store, "SELECT * FROM test_outbox")) == 2
+        assert store.count() == 2 + 8
+        assert len(table(store, "SELECT * FROM test_outbox")) == 2 + 8
 
 
 def test_a_batch_acknowledges_content_already_captured_and_attaches_to_content_already_stored(
@@ -115,12 +120,12 @@ def test_a_batch_acknowledges_content_already_captured_and_attaches_to_content_a
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         earlier = store.record_capture(fact(1))
         plain = store.store("note", "BME280 humidity reading number 2 on i2c1")
-        out = store.record_captures([fact(1), fact(2), fact(2, title="twice")])
+        out = store.record_captures([fact(1), fact(2), fact(2, title="twice"), *filler()])
         assert out[0].id == earlier.id
         assert out[1].entry_id == plain.id and out[2].id == out[1].id
         assert store.get_by_id(plain.id).memory_type == "fact"
-        assert store.count() == 2
-        assert len(table(store, "SELECT * FROM test_outbox")) == 2
+        assert store.count() == 2 + 8
+        assert len(table(store, "SELECT * FROM test_outbox")) == 2 + 8
 
 
 def _outcome(store: MemoryStore, caps: list[Capture]) -> dict:
@@ -141,7 +146,7 @@ def _outcome(store: MemoryStore, caps: list[Capture]) -> dict:
 def test_a_batch_ends_exactly_as_the_same_captures_recorded_one_by_one(tmp_path: Path, twist: str) -> None:
     """Duplicates and references to earlier and later captures of the batch; plus a revise or a key clash."""
     pre = Capture(type="fact", title="calibration", content="offset 0.3 hPa on the BME280")
-    caps = [fact(i) for i in range(6)]
+    caps = [*(fact(i) for i in range(6)), *filler(4)]  # 10: enough for the batched write path
     caps[2] = fact(0, title="duplicate of 0")
     caps[3] = replace(caps[3], source_refs=(f"mem://{caps[1].entry_id}", f"mem://{caps[5].entry_id}"))
     caps[4] = replace(caps[4], source_refs=(f"mem://{pre.entry_id}",))
