@@ -18,6 +18,10 @@ Fault injection (thread-safe, changeable while serving): go offline (the port re
 ``UNAVAILABLE``), slow replies, a required bearer token (``UNAUTHENTICATED`` otherwise), forced
 status codes for chosen methods, and random pre-/post-commit failure rates for soak tests.
 
+Calls are served concurrently (a small handler pool; a large one while replies are slowed down) and
+applied one at a time under one lock; ``calls`` records them in the order their effects were applied,
+so tests can check the order of writes on each revision (:meth:`KumihoTestServicer.writes_to`).
+
 Only ``grpc`` and the SDK's generated modules are imported, so this needs the ``kumiho`` extra.
 """
 
@@ -40,6 +44,8 @@ from kumiho.proto import kumiho_pb2_grpc as pb_grpc
 
 MAX_BATCH_ROWS = 200
 MAX_CALL_RECORDS = 200_000
+DEFAULT_WORKERS = 4  # handler threads (see KumihoTestServer._pool_size)
+SLOW_REPLY_WORKERS = 64
 # Revision metadata keys the server owns; `type` is reserved and stripped (KUMIHO.md §2).
 RESERVED_METADATA = frozenset({"type"})
 _SEGMENT = re.compile(r"^\w[\w-]*$", re.UNICODE)
@@ -85,11 +91,16 @@ class CallRecord:
     metadata: dict[str, str]
     outcome: str  # "ok", "lost" (committed, reply dropped) or a status code name
 
+    def target(self) -> str | None:
+        """The revision kref a per-revision write (TagRevision, CreateEdge, GetEdges) is about."""
+        kref = getattr(self.request, "source_revision_kref", None) or getattr(self.request, "kref", None)
+        return getattr(kref, "uri", None) if kref is not None else None
+
 
 class _Abort(Exception):
-    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+    def __init__(self, code: grpc.StatusCode, details: str, *, lost: bool = False) -> None:
         super().__init__(details)
-        self.code, self.details = code, details
+        self.code, self.details, self.lost = code, details, lost
 
 
 class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
@@ -98,6 +109,9 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     def __init__(self, faults: Faults | None = None) -> None:
         self.faults = faults or Faults()
         self._lock = threading.RLock()
+        self._gauge = threading.Lock()  # guards the two counters below only
+        self.in_flight = 0  # calls inside a handler right now (sleeping a delay or applying)
+        self.max_in_flight = 0  # the most there ever were at once
         self.projects: dict[str, pb.ProjectResponse] = {}
         self.spaces: set[str] = set()  # "/Proj/a/b"
         self.items: dict[str, pb.ItemResponse] = {}  # item kref -> item
@@ -114,43 +128,51 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     def _serve(self, method: str, request: Any, context: grpc.ServicerContext, fn: Any) -> Any:
         md = {k: v for k, v in context.invocation_metadata()}
         f = self.faults
-        outcome = "ok"
+        with self._gauge:
+            self.in_flight += 1
+            self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            if f.delay_s > 0:
+            if f.delay_s > 0:  # outside the lock: slow calls overlap (up to the pool size)
                 time.sleep(f.delay_s)
             with self._lock:
-                if f.unavailable_next > 0:
-                    f.unavailable_next -= 1
-                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: injected UNAVAILABLE")
-                if f.required_token is not None and md.get("authorization") != f"Bearer {f.required_token}":
-                    raise _Abort(grpc.StatusCode.UNAUTHENTICATED, "test server: missing or invalid bearer token")
-                forced = f.forced.get(method)
-                if forced and forced[1] != 0:
-                    forced[1] -= 1
-                    raise _Abort(forced[0], f"test server: injected {forced[0].name} for {method}")
-                mutating = method in _MUTATING
-                if mutating and f.pre_commit_failure_rate and f.rng.random() < f.pre_commit_failure_rate:
-                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: random pre-commit UNAVAILABLE")
-                reply = fn(request, md)
-                lose = False
-                if mutating and f.lose_reply_next > 0 and (
-                    not f.lose_reply_methods or method in f.lose_reply_methods
-                ):
-                    f.lose_reply_next -= 1
-                    lose = True
-                elif mutating and f.post_commit_failure_rate and f.rng.random() < f.post_commit_failure_rate:
-                    lose = True
-                if lose:
-                    outcome = "lost"
-                    raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: committed, reply lost")
+                # Recorded under the lock that applies the effect, so `calls` is in commit order.
+                try:
+                    reply = self._apply(method, request, md, fn)
+                except _Abort as exc:
+                    self.calls.append(CallRecord(method, request, md, "lost" if exc.lost else exc.code.name))
+                    raise
+                self.calls.append(CallRecord(method, request, md, "ok"))
                 return reply
         except _Abort as exc:
-            if outcome == "ok":
-                outcome = exc.code.name
             context.abort(exc.code, exc.details)
         finally:
-            with self._lock:
-                self.calls.append(CallRecord(method, request, md, outcome))
+            with self._gauge:
+                self.in_flight -= 1
+
+    def _apply(self, method: str, request: Any, md: dict[str, str], fn: Any) -> Any:
+        f = self.faults
+        if f.unavailable_next > 0:
+            f.unavailable_next -= 1
+            raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: injected UNAVAILABLE")
+        if f.required_token is not None and md.get("authorization") != f"Bearer {f.required_token}":
+            raise _Abort(grpc.StatusCode.UNAUTHENTICATED, "test server: missing or invalid bearer token")
+        forced = f.forced.get(method)
+        if forced and forced[1] != 0:
+            forced[1] -= 1
+            raise _Abort(forced[0], f"test server: injected {forced[0].name} for {method}")
+        mutating = method in _MUTATING
+        if mutating and f.pre_commit_failure_rate and f.rng.random() < f.pre_commit_failure_rate:
+            raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: random pre-commit UNAVAILABLE")
+        reply = fn(request, md)
+        lose = False
+        if mutating and f.lose_reply_next > 0 and (not f.lose_reply_methods or method in f.lose_reply_methods):
+            f.lose_reply_next -= 1
+            lose = True
+        elif mutating and f.post_commit_failure_rate and f.rng.random() < f.post_commit_failure_rate:
+            lose = True
+        if lose:
+            raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: committed, reply lost", lost=True)
+        return reply
 
     def _next_id(self) -> str:
         return f"id-{next(self._ids)}"
@@ -160,13 +182,18 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         return "/" + path.strip("/")
 
     def _revision_pb(self, rev: _Revision) -> pb.RevisionResponse:
+        return self._fill_revision_pb(pb.RevisionResponse(), rev)
+
+    def _fill_revision_pb(self, out: pb.RevisionResponse, rev: _Revision) -> pb.RevisionResponse:
         latest = self.item_revisions[rev.item_kref][-1] == rev.kref
-        tags = sorted(rev.tags | ({"latest"} if latest else set()))
-        name = rev.item_kref.rsplit("/", 1)[-1]
-        return pb.RevisionResponse(
-            kref=pb.Kref(uri=rev.kref), item_kref=pb.Kref(uri=rev.item_kref), number=rev.number,
-            tags=tags, metadata=rev.metadata, published=rev.published, latest=latest, name=name,
-        )
+        out.kref.uri = rev.kref
+        out.item_kref.uri = rev.item_kref
+        out.number = rev.number
+        out.tags.extend(sorted(rev.tags | {"latest"} if latest else rev.tags))
+        out.metadata.update(rev.metadata)
+        out.published, out.latest = rev.published, latest
+        out.name = rev.item_kref.rsplit("/", 1)[-1]
+        return out
 
     def _parse_item_kref(self, uri: str) -> tuple[str, str, str, int | None]:
         m = _ITEM_KREF.match(uri)
@@ -197,7 +224,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         self.items[kref] = item
         return item
 
-    def _append_revision(self, item_kref: str, metadata: dict[str, str]) -> _Revision:
+    def _append_revision(self, item_kref: str, metadata: Any) -> _Revision:
         previous = self.item_revisions[item_kref]
         number = len(previous) + 1
         rev = _Revision(
@@ -344,17 +371,16 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         """Create up to 200 revisions atomically, replaying rows recorded under the prefix."""
 
         def op(req: pb.BatchCreateRevisionsRequest, md: dict[str, str]) -> pb.BatchCreateRevisionsResponse:
-            rows = list(req.revisions)
+            rows = req.revisions
             if len(rows) > MAX_BATCH_ROWS:
                 raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, f"at most {MAX_BATCH_ROWS} rows per batch")
-            results: list[pb.RevisionResponse] = []
-            failures: list[pb.BatchRevisionFailure] = []
+            prefix = req.idempotency_prefix
             # Validate every row first, then apply: all valid rows commit together or not at all.
-            plan: list[tuple[int, str | None, str, str, str, dict[str, str]]] = []
+            plan: list[tuple[str | None, str, str, str]] = []  # (key, action, space or reason, name.kind)
             for i, row in enumerate(rows):
-                key = f"{req.idempotency_prefix}:{i}" if req.idempotency_prefix else None
+                key = f"{prefix}:{i}" if prefix else None
                 if key and key in self.idempotency:
-                    plan.append((i, key, "replay", "", "", {}))
+                    plan.append((key, "replay", "", ""))
                     continue
                 try:
                     space, name, kind, _ = self._parse_item_kref(row.revision.item_kref.uri)
@@ -363,28 +389,28 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
                     if kind == "bundle":
                         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "kind 'bundle' is reserved")
                 except _Abort as exc:
-                    plan.append((i, key, "fail", exc.details, "", {}))
+                    plan.append((key, "fail", exc.details, ""))
                     continue
-                plan.append((i, key, "create", space, f"{name}.{kind}", dict(row.revision.metadata)))
-            for i, key, action, a, b, metadata in plan:
+                plan.append((key, "create", space, f"{name}.{kind}"))
+            out = pb.BatchCreateRevisionsResponse(requested_count=len(rows))
+            for i, (key, action, a, b) in enumerate(plan):
                 if action == "replay":
-                    results.append(self._revision_pb(self.revisions[self.idempotency[key or ""]]))
+                    rev = self.revisions[self.idempotency[key or ""]]
                 elif action == "fail":
-                    results.append(pb.RevisionResponse())
-                    failures.append(pb.BatchRevisionFailure(index=i, reason=a))
+                    out.results.add()  # positional: a failed row is an empty stub
+                    out.failures.add(index=i, reason=a)
+                    continue
                 else:
-                    name, kind = b.split(".", 1)
                     item_kref = f"kref://{a.lstrip('/')}/{b}"
                     if item_kref not in self.items:
+                        name, kind = b.split(".", 1)
                         self._create_item(a, name, kind)
-                    rev = self._append_revision(item_kref, metadata)
+                    rev = self._append_revision(item_kref, rows[i].revision.metadata)
                     if key:
                         self.idempotency[key] = rev.kref
-                    results.append(self._revision_pb(rev))
-            return pb.BatchCreateRevisionsResponse(
-                results=results, failures=failures, requested_count=len(rows),
-                succeeded_count=len(rows) - len(failures),
-            )
+                self._fill_revision_pb(out.results.add(), rev)
+            out.succeeded_count = len(rows) - len(out.failures)
+            return out
 
         return self._serve("BatchCreateRevisions", request, context, op)
 
@@ -463,6 +489,19 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         with self._lock:
             return [t for s, t, kind, _ in self.edges if s == kref and kind == edge_type]
 
+    def writes_to(self, kref: str) -> list[str]:
+        """Committed tag and edge writes on one revision, in commit order: ``tag:<name>`` / ``edge:<target>``."""
+        with self._lock:
+            out = []
+            for c in self.calls:
+                if c.outcome not in ("ok", "lost") or c.target() != kref:
+                    continue
+                if c.method == "TagRevision":
+                    out.append(f"tag:{c.request.tag}")
+                elif c.method == "CreateEdge":
+                    out.append(f"edge:{c.request.target_revision_kref.uri}")
+            return out
+
     def call_count(self, method: str | None = None) -> int:
         """How many calls (of one method) the server received."""
         with self._lock:
@@ -482,7 +521,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 class KumihoTestServer:
     """Serve a :class:`KumihoTestServicer` on 127.0.0.1; can go offline and come back on the same port."""
 
-    def __init__(self, port: int = 0, *, servicer: KumihoTestServicer | None = None, max_workers: int = 16) -> None:
+    def __init__(self, port: int = 0, *, servicer: KumihoTestServicer | None = None,
+                 max_workers: int | None = None) -> None:
         self.servicer = servicer or KumihoTestServicer()
         self._max_workers = max_workers
         self._server: grpc.Server | None = None
@@ -504,7 +544,7 @@ class KumihoTestServer:
         with self._lock:
             if self._server is not None:
                 return self
-            server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._max_workers))
+            server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._pool_size()))
             pb_grpc.add_KumihoServiceServicer_to_server(self.servicer, server)
             bound = server.add_insecure_port(f"127.0.0.1:{self.port}")
             if bound == 0:
@@ -513,6 +553,20 @@ class KumihoTestServer:
             server.start()
             self._server = server
             return self
+
+    def _pool_size(self) -> int:
+        """Handler threads: few by default, many when replies are slowed down.
+
+        The servicer applies each call under one lock (its graph is one consistent state) and Python
+        runs one thread at a time, so beyond a few threads a bigger pool adds no parallel work, only
+        thread hand-offs: measured on 2 cores, 16 threads cost ~20% more CPU per call than 2-4 under a
+        client keeping 32 calls in flight. Calls beyond the pool wait in gRPC's queue, not refused.
+        A slow-reply fault sleeps in its handler thread outside the lock, so it gets a large pool and
+        slow calls overlap (a delay set only after start overlaps up to DEFAULT_WORKERS calls).
+        """
+        if self._max_workers:
+            return self._max_workers
+        return SLOW_REPLY_WORKERS if self.faults.delay_s > 0 else DEFAULT_WORKERS
 
     def stop(self, grace: float | None = None) -> None:
         """Stop serving: new connections are refused until :meth:`start` (state is kept)."""

@@ -17,6 +17,13 @@ The recipe (../shared/reference/KUMIHO.md §3.4), with the reason for each step:
    revision that already reports ``published`` has finished every step and is not touched again.
 6. The outbox row is retired, and the kref recorded on the memory entry, only after 3-5 succeeded.
 
+Concurrency: after a batch is answered its captures are finished side by side (up to
+FINISH_IN_FLIGHT gRPC futures on the one channel), but each capture's own calls stay strictly
+sequential, so its edges and custom tags are answered before its ``published`` is sent; a capture
+whose step fails keeps its outbox row and resumes alone. While one batch is being finished, the next
+one is persisted and sent on a helper thread (disjoint rows). The rate is set by calls per capture,
+not by batching: every custom tag and every edge is one more unary RPC.
+
 Failures: UNAVAILABLE / DEADLINE_EXCEEDED back off (exponential, jitter, cap) without using up a
 capture's attempts, so a device can stay offline indefinitely; RESOURCE_EXHAUSTED / INTERNAL / UNKNOWN
 / ABORTED back off and count an attempt; INVALID_ARGUMENT / PERMISSION_DENIED / FAILED_PRECONDITION /
@@ -32,12 +39,14 @@ import hashlib
 import json
 import logging
 import os
+import queue
 import random
 import re
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -60,7 +69,9 @@ MAX_BATCH = 200  # server cap on BatchCreateRevisions rows
 SUMMARY_MAX = 2000
 TITLE_MAX = 120
 LOCAL_CE_ENDPOINT = "127.0.0.1:9190"
-FINISH_THREADS = 16  # per-capture tag/edge calls run concurrently on the one channel
+# Captures finished concurrently after a batch: each runs its own steps strictly in order (edges and
+# custom tags, then `published`), while up to this many captures each have one call in flight.
+FINISH_IN_FLIGHT = 32
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 # gRPC status names by how the outbox treats them.
@@ -196,6 +207,25 @@ def _is_rpc_error(exc: BaseException) -> bool:
     return isinstance(exc, grpc.RpcError)
 
 
+def _finishing_stub(client: Any) -> Any:
+    """The SDK's generated stub on the SDK's channel, entered below its transient-retry interceptor.
+
+    That interceptor is the outermost layer of the channel the SDK builds; even with one attempt it
+    waits for each call's status before returning, which turns a gRPC future into a blocking call. The
+    layers beneath it (authorization header, correlation id) stay in place, so the finishing calls
+    carry the same metadata, cannot be retried behind the outbox's back, and can be in flight
+    together. Their deadline is then set per call (``rpc_timeout_s``). Should a future SDK wrap its
+    channel differently, the SDK's own stub is used: still correct, just one call at a time.
+    """
+    channel = getattr(client, "channel", None)
+    inner = getattr(channel, "_channel", None)
+    if inner is not None and type(getattr(channel, "_interceptor", None)).__name__ == "_TransientRetryInterceptor":
+        from kumiho.proto import kumiho_pb2_grpc
+
+        return kumiho_pb2_grpc.KumihoServiceStub(inner)
+    return client.stub
+
+
 _NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
 
 
@@ -253,6 +283,26 @@ def revision_metadata(payload: dict[str, Any], space: str, now: ClockReading | N
     return md
 
 
+@dataclass(frozen=True)
+class _RevState:
+    """What the finishing steps need to know of a revision: its kref, whether it is published, its tags."""
+
+    kref: str
+    published: bool
+    tags: frozenset[str]
+
+
+@dataclass(frozen=True)
+class _Call:
+    """One unary RPC a capture's finishing steps want made next: stub method name and request."""
+
+    method: str
+    request: Any
+
+
+_Steps = Generator[_Call, Any, "_Outcome"]
+
+
 @dataclass
 class _Row:
     seq: int
@@ -265,7 +315,7 @@ class _Row:
     revision_kref: str | None
     solo: bool = False
     space: str = ""
-    revision: Any = None  # SDK Revision from the batch answer, when at hand
+    revision: _RevState | None = None  # from the batch answer of this pass, when at hand
     not_before: float = 0.0
 
 
@@ -323,19 +373,19 @@ class SyncWorker:
         self._spaces: set[str] = set()
         self._backoff = _Backoff(self.config.backoff_initial_s, self.config.backoff_max_s, self._rng)
         self._offline_until = 0.0
-        self._pool: ThreadPoolExecutor | None = None
         self._wake = threading.Event()
-        self._batch_answers: dict[int, Any] = {}
+        self._batch_answers: dict[int, _RevState] = {}
+        self._ahead_pool: ThreadPoolExecutor | None = None
         self._entries_table: bool | None = None
         self._lock_path = Path(f"{self.db_path}.sync-lock")
 
     # --- lifecycle --------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the gRPC channel, the thread pool and the database connection."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
+        """Close the gRPC channel, the batch thread and the database connection."""
+        if self._ahead_pool is not None:
+            self._ahead_pool.shutdown(wait=True)
+            self._ahead_pool = None
         self._drop_client()
         with contextlib.suppress(sqlite3.Error):
             self._conn.close()
@@ -434,7 +484,10 @@ class SyncWorker:
     # --- the pass ---------------------------------------------------------------------------------
 
     def sync_once(self) -> int:
-        """One upload pass (one batch plus finishing work); returns how many captures were completed.
+        """One upload pass; returns how many captures were completed.
+
+        A pass finishes the captures whose revisions exist upstream while the next batch is sent beside
+        it; with nothing to finish, it sends a batch first and then finishes that batch.
 
         Raises SyncAuthError when the server refuses the token and SyncPausedError when it lacks a
         required RPC; transient failures only schedule a retry (see :meth:`status`).
@@ -455,18 +508,40 @@ class SyncWorker:
             raise ConfigError(f"kumiho endpoint rejected by the SDK: {exc}") from None
         done = 0
         try:
-            rows = self._next_batch(client, now)
-            if rows:
-                self._send_batch(client, rows)
-            done += self._finish(client, now)
+            sent = False
+            finishing = self._finishing_rows(now)
+            if not finishing:
+                sent = self._send_next(client, now)
+                finishing = self._finishing_rows(now)
+            # The next batch goes out while this pass finishes the captures already answered: the
+            # server creates its revisions while the finishing calls wait on the wire. The two sets of
+            # rows are disjoint (a row is either still without a revision kref or already has one).
+            ahead = self._ahead().submit(self._send_next, client, now) if finishing else None
+            try:
+                done = self._finish(client, finishing)
+            finally:
+                if ahead is not None:
+                    sent = ahead.result() or sent  # its failure (if any) is raised here
         except _GlobalFailure as failure:
             self._handle_global(failure)
             return done
-        if done or rows:
+        if done or sent:
             self._backoff.reset()
             self._clear_pause()
         self._apply_pending_krefs()
         return done
+
+    def _ahead(self) -> ThreadPoolExecutor:
+        if self._ahead_pool is None:
+            self._ahead_pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kumiho-batch")
+        return self._ahead_pool
+
+    def _send_next(self, client: Any, now: float) -> bool:
+        """Persist and send the next batch (or replay an unanswered one); False if there was none."""
+        rows = self._next_batch(client, now)
+        if rows:
+            self._send_batch(client, rows)
+        return bool(rows)
 
     def _clear_pause(self) -> None:
         # The server answered: whatever paused sync (token, missing RPC) is resolved.
@@ -623,7 +698,9 @@ class SyncWorker:
                     dead.append((row, "ROW_REJECTED", failed.get(i, "no result for this row")))
                     self._forget_space(row.space)  # e.g. deleted upstream since cached: re-ensure next time
                     continue
-                row.revision_kref, row.revision = str(rev.kref), rev
+                # Read the answer now: the SDK's Revision.tags re-fetches (a blocking call) once it is 5 s old.
+                row.revision_kref = str(rev.kref)
+                row.revision = _RevState(row.revision_kref, bool(rev.published), frozenset(rev.tags or ()))
                 conn.execute("UPDATE sync_outbox SET revision_kref = ?, batch_id = NULL, batch_index = NULL, "
                              "attempts = 0, next_attempt_at = 0, last_error = NULL WHERE seq = ?",
                              (row.revision_kref, row.seq))
@@ -635,18 +712,19 @@ class SyncWorker:
 
     # --- steps 4-6: edges, tags, retire -----------------------------------------------------------
 
-    def _finish(self, client: Any, now: float) -> int:
+    def _finishing_rows(self, now: float) -> list[_Row]:
+        """Due rows whose revision exists upstream, with the batch answers at hand (taken, not shared)."""
         rows = self._rows(f"revision_kref IS NOT NULL AND {_DUE} ORDER BY seq", self._due_params(now),
                           max(self.config.batch_size, 1) * 2)
-        if not rows:
-            return 0
-        answers = self._batch_answers
-        self._batch_answers = {}
+        answers, self._batch_answers = self._batch_answers, {}
         for r in rows:
             r.revision = answers.get(r.seq)
-        if self._pool is None:
-            self._pool = ThreadPoolExecutor(max_workers=FINISH_THREADS, thread_name_prefix="kumiho-sync")
-        outcomes = list(self._pool.map(lambda r: self._finish_one(client, r), rows))
+        return rows
+
+    def _finish(self, client: Any, rows: list[_Row]) -> int:
+        if not rows:
+            return 0
+        outcomes = self._run_steps(client, rows)
         done = [o for o in outcomes if o.status == "done"]
         if done:
             with self._tx() as conn:
@@ -680,58 +758,118 @@ class SyncWorker:
                 raise _GlobalFailure(hit.code, hit.reason)
         return len(done)
 
-    def _finish_one(self, client: Any, row: _Row) -> _Outcome:
-        from kumiho.proto import kumiho_pb2 as pb
-        from kumiho.revision import Revision
+    def _run_steps(self, client: Any, rows: list[_Row]) -> list[_Outcome]:
+        """Finish captures concurrently: each one's calls strictly in order, many captures' calls in flight.
 
-        try:
-            rev = row.revision or client.get_revision(row.revision_kref)
-            if rev.published:
-                return _Outcome(row, "done")  # published is the last step: everything before it happened
-            targets, skipped, waiting = self._resolve_sources(client, row)
-            if waiting:
-                return _Outcome(row, "defer")
-            if targets:
-                # A revision learned from a batch answer in this pass had no kref on disk before, so no
-                # process can have sent an edge for it yet: GetEdges is needed only when resuming.
-                fresh = row.revision is not None
-                existing = set() if fresh else {str(e.target_kref) for e in client.get_edges(rev.kref, EDGE_TYPE, 0)}
-                for target in targets:
-                    if target in existing:
+        Each capture is a generator (:meth:`_finish_steps`) that yields one call at a time and only sees
+        the next step after that call answered, so its edges and custom tags always complete before its
+        ``published`` tag is even sent. The calls go out as gRPC futures on the client's one channel, up
+        to FINISH_IN_FLIGHT at a time, and their answers come back here through a queue: one thread, no
+        pool, so the device pays little CPU per call. After a connection-level failure (offline, auth,
+        missing RPC) no further captures are started; those not finished stay queued and resume from
+        their recorded state next time (every step is safe to repeat).
+        """
+        stub = _finishing_stub(client)
+        timeout = self.config.rpc_timeout_s
+        answers: queue.SimpleQueue[tuple[_Row, _Steps, Any]] = queue.SimpleQueue()
+        waiting = deque(rows)
+        outcomes: list[_Outcome] = []
+        in_flight = 0
+        stopping = False
+
+        def advance(row: _Row, steps: _Steps, reply: Any = None, error: BaseException | None = None) -> None:
+            nonlocal in_flight, stopping
+            try:
+                call = steps.throw(error) if error is not None else steps.send(reply)
+            except StopIteration as stop:
+                outcome = stop.value
+            except Exception as exc:  # noqa: BLE001 - classified; anything unexpected is re-raised there
+                outcome = self._classify(row, exc)
+            else:
+                future = getattr(stub, call.method).future(call.request, timeout=timeout)
+                in_flight += 1
+                future.add_done_callback(lambda f: answers.put((row, steps, f)))
+                return
+            outcomes.append(outcome)
+            stopping = stopping or outcome.status in ("auth", "unsupported", "offline")
+
+        while True:
+            while waiting and in_flight < FINISH_IN_FLIGHT and not stopping:
+                row = waiting.popleft()
+                steps = self._finish_steps(client, row)
+                advance(row, steps)  # runs up to the capture's first call (or to its outcome)
+            if in_flight == 0:
+                return outcomes
+            try:  # every call carries a deadline, so an answer (or its failure) always comes
+                row, steps, future = answers.get(timeout=timeout + 10)
+            except queue.Empty:
+                raise _GlobalFailure("DEADLINE_EXCEEDED", "no answer from the gRPC channel") from None
+            in_flight -= 1
+            error = future.exception()
+            if stopping:
+                steps.close()  # abandoned mid-way; it resumes from the server's state next pass
+            elif error is not None:
+                advance(row, steps, error=error)
+            else:
+                advance(row, steps, future.result())
+
+    def _classify(self, row: _Row, exc: BaseException) -> _Outcome:
+        """The outcome of a capture whose steps failed with `exc`."""
+        if not _is_rpc_error(exc):
+            if isinstance(exc, ValueError):  # SDK-side validation of a kref or edge type
+                return _Outcome(row, "dead", "INVALID_ARGUMENT", str(exc)[:300])
+            raise exc
+        code, details = _code(exc), _details(exc)
+        if code in AUTH_CODES:
+            return _Outcome(row, "auth", code, details)
+        if code in UNSUPPORTED_CODES:
+            return _Outcome(row, "unsupported", code, details)
+        if code in OFFLINE_CODES:
+            return _Outcome(row, "offline", code, details)
+        if code in PERMANENT_CODES:
+            return _Outcome(row, "dead", code, details)
+        return _Outcome(row, "retry", code, details)
+
+    def _finish_steps(self, client: Any, row: _Row) -> _Steps:
+        """One capture's steps 4-6 as a sequence of calls; returns its outcome (RPC errors propagate)."""
+        from kumiho.proto import kumiho_pb2 as pb
+
+        rev = row.revision
+        if rev is None:  # resuming: the server's state says which steps already happened
+            reply = yield _Call("GetRevision", pb.KrefRequest(kref=pb.Kref(uri=row.revision_kref)))
+            rev = _RevState(reply.kref.uri, reply.published, frozenset(reply.tags))
+        if rev.published:
+            return _Outcome(row, "done")  # published is the last step: everything before it happened
+        targets, skipped, waiting = self._resolve_sources(client, row)
+        if waiting:
+            return _Outcome(row, "defer")
+        own = pb.Kref(uri=rev.kref)
+        if targets:
+            # A revision learned from a batch answer in this pass had no kref on disk before, so no
+            # process can have sent an edge for it yet: GetEdges is needed only when resuming.
+            existing: set[str] = set()
+            if row.revision is None:
+                reply = yield _Call("GetEdges", pb.GetEdgesRequest(kref=own, edge_type_filter=EDGE_TYPE, direction=0))
+                existing = {e.target_kref.uri for e in reply.edges}
+            for target in targets:
+                if target in existing:
+                    continue
+                try:
+                    yield _Call("CreateEdge", pb.CreateEdgeRequest(
+                        source_revision_kref=own, target_revision_kref=pb.Kref(uri=target), edge_type=EDGE_TYPE))
+                except Exception as exc:
+                    if _is_rpc_error(exc) and _code(exc) == "NOT_FOUND":
+                        log.warning("capture %s: source %s does not exist upstream; edge skipped",
+                                    row.capture_id, target)
+                        skipped += 1
                         continue
-                    target_rev = Revision(pb.RevisionResponse(kref=pb.Kref(uri=target)), client)
-                    try:
-                        client.create_edge(rev, target_rev, EDGE_TYPE)
-                    except Exception as exc:
-                        if _is_rpc_error(exc) and _code(exc) == "NOT_FOUND":
-                            log.warning("capture %s: source %s does not exist upstream; edge skipped",
-                                        row.capture_id, target)
-                            skipped += 1
-                            continue
-                        raise
-                    existing.add(target)
-            have = set(rev.tags or ())
-            tags = [t for t in dict.fromkeys(row.payload.get("tags") or ()) if t not in ("latest", PUBLISHED)]
-            for tag in tags:
-                if tag not in have and re.fullmatch(r"[\w.:-]{1,64}", tag):
-                    client.tag_revision(rev.kref, tag)
-            client.tag_revision(rev.kref, PUBLISHED)  # last: it freezes the revision
-            return _Outcome(row, "done", skipped_edges=skipped)
-        except Exception as exc:
-            if not _is_rpc_error(exc):
-                if isinstance(exc, ValueError):  # SDK-side validation of a kref or edge type
-                    return _Outcome(row, "dead", "INVALID_ARGUMENT", str(exc)[:300])
-                raise
-            code, details = _code(exc), _details(exc)
-            if code in AUTH_CODES:
-                return _Outcome(row, "auth", code, details)
-            if code in UNSUPPORTED_CODES:
-                return _Outcome(row, "unsupported", code, details)
-            if code in OFFLINE_CODES:
-                return _Outcome(row, "offline", code, details)
-            if code in PERMANENT_CODES:
-                return _Outcome(row, "dead", code, details)
-            return _Outcome(row, "retry", code, details)
+                    raise
+                existing.add(target)
+        for tag in dict.fromkeys(row.payload.get("tags") or ()):
+            if tag not in ("latest", PUBLISHED) and tag not in rev.tags and re.fullmatch(r"[\w.:-]{1,64}", tag):
+                yield _Call("TagRevision", pb.TagRevisionRequest(kref=own, tag=tag))
+        yield _Call("TagRevision", pb.TagRevisionRequest(kref=own, tag=PUBLISHED))  # last: it freezes the revision
+        return _Outcome(row, "done", skipped_edges=skipped)
 
     def _resolve_sources(self, client: Any, row: _Row) -> tuple[list[str], int, bool]:
         """Revision krefs to link to; (targets, skipped, waiting-for-a-queued-source)."""
