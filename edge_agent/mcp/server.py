@@ -57,7 +57,7 @@ _HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "sp
              "hardware_capabilities", "sensor_read"}
 
 
-def _invalid_arguments(name: str, exc: ValidationError) -> str:
+def _invalid_arguments(exc: ValidationError) -> str:
     """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links."""
     parts = []
     for err in exc.errors(include_url=False):
@@ -65,7 +65,7 @@ def _invalid_arguments(name: str, exc: ValidationError) -> str:
         sent = repr(err.get("input"))
         sent = sent if len(sent) <= 60 else sent[:57] + "..."
         parts.append(f"{where}: {err['msg']} (got {sent})")
-    return f"{name}: invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
+    return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
 
 
 class _Tool(Tool):
@@ -76,7 +76,9 @@ class _Tool(Tool):
             return await super().run(arguments, context, convert_result)
         except ToolError as exc:
             if isinstance(exc.__cause__, ValidationError):  # the arguments did not match the input schema
-                raise ToolError(_invalid_arguments(self.name, exc.__cause__)) from exc.__cause__
+                # Same prefix as every other tool error the SDK reports.
+                raise ToolError(f"Error executing tool {self.name}: {_invalid_arguments(exc.__cause__)}") \
+                    from exc.__cause__
             raise
 
 
@@ -90,7 +92,7 @@ def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         except EdgeAgentError as exc:
             raise ToolError(str(exc)) from exc
         except ValidationError as exc:  # a nested model built inside the tool
-            raise ToolError(_invalid_arguments(name, exc)) from exc
+            raise ToolError(_invalid_arguments(exc)) from exc
         except Exception as exc:
             log.exception("tool %s failed unexpectedly", name)
             raise ToolError(
