@@ -126,6 +126,10 @@ def check_content(content: object, limit: int, *, field: str = "content") -> str
         raise InvalidEntryError(f"{field} must be text, not {type(content).__name__}", field=field)
     if not content.strip():
         raise InvalidEntryError(f"{field} is empty; there is nothing to remember", field=field)
+    if content.isascii():  # the common case: one byte per character, no surrogates possible
+        if len(content) > limit:
+            raise ContentTooLargeError(len(content), limit)
+        return content
     size = len(content.encode("utf-8", errors="surrogatepass"))
     if size > limit:
         raise ContentTooLargeError(size, limit)
