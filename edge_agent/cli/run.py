@@ -196,7 +196,7 @@ def render_status(data: dict[str, Any]) -> str:
     if comp.get("ok") and comp.get("enabled", True):
         lines.append(f"memory: {mem.get('live', '?')} live entries ({mem.get('archived', 0)} archived, "
                      f"{mem.get('superseded', 0)} superseded), {mem.get('captures', 0)} captures, "
-                     f"{mem.get('with_kref', 0)} synced; {_size(mem.get('db_bytes'))} in {mem.get('db_path', '?')}")
+                     f"{mem.get('with_kref', 0)} synced; {_size(_db_size(mem))} in {mem.get('db_path', '?')}")
     else:
         lines.append(f"memory: {comp.get('detail') or 'off'}")
     sync = data.get("sync") or {}
@@ -215,6 +215,14 @@ def render_status(data: dict[str, Any]) -> str:
         if not comp.get("ok") and name not in ("memory", "sync", "datasheets", "adapters"):
             lines.append(f"{name}: unavailable: {comp.get('detail')}")
     return "\n".join(lines)
+
+
+def _db_size(mem: dict[str, Any]) -> int | None:
+    """Database plus WAL: until a checkpoint, recent writes live only in the -wal file."""
+    sizes = [mem.get(k) for k in ("db_bytes", "wal_bytes")]
+    if not any(isinstance(n, int) for n in sizes):
+        return None
+    return sum(n for n in sizes if isinstance(n, int))
 
 
 def _size(n: Any) -> str:

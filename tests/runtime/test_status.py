@@ -54,3 +54,11 @@ def test_a_stale_status_file_from_a_dead_daemon_is_not_trusted(state: Path, caps
     assert not os.path.exists(f"/proc/{dead_pid}")
     data = _status_json(state, capsys)
     assert data["running"] is False and data["adapters"][0]["name"] == "nucleo-f401re"
+
+
+def test_status_screen_counts_the_wal_in_the_memory_size() -> None:
+    from edge_agent.cli.run import render_status
+
+    data = {"running": False, "state_dir": "/s", "components": {"memory": {"ok": True}},
+            "memory": {"live": 3, "db_bytes": 4096, "wal_bytes": 196608, "db_path": "/s/memory.db"}}
+    assert "196.0 KiB in /s/memory.db" in render_status(data)
