@@ -316,6 +316,7 @@ class _Row:
     solo: bool = False
     space: str = ""
     revision: _RevState | None = None  # from the batch answer of this pass, when at hand
+    sources: tuple[list[str], int, bool] | BaseException | None = None  # resolved before finishing starts
     not_before: float = 0.0
 
 
@@ -513,6 +514,7 @@ class SyncWorker:
             if not finishing:
                 sent = self._send_next(client, now)
                 finishing = self._finishing_rows(now)
+            self._resolve_all(client, finishing)
             # The next batch goes out while this pass finishes the captures already answered: the
             # server creates its revisions while the finishing calls wait on the wire. The two sets of
             # rows are disjoint (a row is either still without a revision kref or already has one).
@@ -840,7 +842,9 @@ class SyncWorker:
             rev = _RevState(reply.kref.uri, reply.published, frozenset(reply.tags))
         if rev.published:
             return _Outcome(row, "done")  # published is the last step: everything before it happened
-        targets, skipped, waiting = self._resolve_sources(client, row)
+        if isinstance(row.sources, BaseException):
+            raise row.sources  # resolving a source failed (e.g. offline): classified like any step
+        targets, skipped, waiting = row.sources or self._resolve_sources(client, row)
         if waiting:
             return _Outcome(row, "defer")
         own = pb.Kref(uri=rev.kref)
@@ -870,6 +874,21 @@ class SyncWorker:
                 yield _Call("TagRevision", pb.TagRevisionRequest(kref=own, tag=tag))
         yield _Call("TagRevision", pb.TagRevisionRequest(kref=own, tag=PUBLISHED))  # last: it freezes the revision
         return _Outcome(row, "done", skipped_edges=skipped)
+
+    def _resolve_all(self, client: Any, rows: list[_Row]) -> None:
+        """Resolve every row's sources before the finishing calls start.
+
+        The lookups read the database, so doing them first keeps the loop that issues the finishing
+        calls free of the database lock, which the batch thread holds across each commit (an fsync).
+        """
+        for row in rows:
+            if not row.payload.get("source_refs"):
+                row.sources = ([], 0, False)
+                continue
+            try:
+                row.sources = self._resolve_sources(client, row)
+            except Exception as exc:  # noqa: BLE001 - raised again inside that capture's steps
+                row.sources = exc
 
     def _resolve_sources(self, client: Any, row: _Row) -> tuple[list[str], int, bool]:
         """Revision krefs to link to; (targets, skipped, waiting-for-a-queued-source)."""
