@@ -78,6 +78,7 @@ _IN_SIZES = (8, 32, 128, 500)
 # Below this many captures a batch is written one capture at a time: each IN-list lookup of the batched
 # path builds a temporary index of its values (~70 us), more than a few single-row lookups cost.
 _BATCH_MIN = 8
+_STORE_MANY_CHUNK = 256  # store_many validates and writes its (possibly endless) input this many at a time
 _INSERT_CAPTURE = ("INSERT INTO captures (id, entry_id, type, title, tags, space_hint, source_refs, session_id, "
                    "importance, created_at, metadata) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
 _INSERT_PROVENANCE = "INSERT OR IGNORE INTO provenance (entry_id, source_ref, source_entry_id) VALUES (?, ?, ?)"
@@ -425,20 +426,32 @@ class MemoryStore:
 
     def store_many(self, items: Iterable[dict[str, Any]]) -> int:
         """Store many entries in ONE transaction (all or nothing: an invalid item rolls the batch back);
-        returns how many were new. Items are validated and inserted as they are read, so a large
-        iterator is never held in memory."""
+        returns how many were new. Items are validated as they are read and written 256 at a time (new
+        entries by multi-row inserts, as for captures), so a large iterator is never held in memory."""
         added = 0
         namespaces: set[str] = set()
         categories: set[str] = set()
+        chunk: list[dict[str, Any]] = []
         with self._write("storing a batch") as conn:
+
+            def flush() -> None:
+                nonlocal added
+                done = self._insert_rows_batched(conn, chunk)
+                if done is None:
+                    done = [self._insert(conn, row) for row in chunk]
+                added += sum(not dedup for _, dedup in done)
+                chunk.clear()
+
             for i in items:
                 row = self._row(i.get("key"), i.get("content"), i.get("category", "core"), i.get("namespace"),
                                 i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"),
                                 i.get("metadata"), i.get("title", ""), i.get("score"))
-                _, dedup = self._insert(conn, row)
-                added += not dedup
+                chunk.append(row)
                 namespaces.add(row["namespace"])
                 categories.add(row["category"])
+                if len(chunk) >= _STORE_MANY_CHUNK:
+                    flush()
+            flush()
             self._enforce_policy(conn, namespaces, categories)
         return added
 
@@ -571,23 +584,15 @@ class MemoryStore:
             out.append((cap, entry, dedup))
         return out
 
-    def _insert_captures_batched(self, conn: sqlite3.Connection, prepared: list[Capture],
-                                 rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]] | None:
-        """The same outcome as :meth:`_insert_captures_each` with the entries of the whole batch written by
-        one statement; None (nothing written) when a capture's write would change what a later one sees.
-
-        Why one statement: FTS5 flushes its pending index data to a new segment at every statement
-        savepoint, and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a
-        one-document segment per capture and merged them again (~25 us per capture of pure index churn).
-        """
-        if len(rows) < _BATCH_MIN:
-            return None
+    def _live_for_batch(self, conn: sqlite3.Connection,
+                        rows: list[dict[str, Any]]) -> dict[tuple[str, str], sqlite3.Row] | None:
+        """Live entries holding the content of any of ``rows``, by (namespace, content SHA-256), after checking
+        every row's namespace is writable; None when a row's key appears twice in the batch or already has a
+        live version (one by one, that write would supersede, and change what later rows see)."""
         keys: dict[str, set[str]] = {}
         shas: dict[str, set[str]] = {}
-        for cap, row in zip(prepared, rows, strict=True):
+        for row in rows:
             self._check_writable(row["namespace"], f"storing {row['key']!r}")
-            if cap.metadata.get("revises"):
-                return None
             ns_keys = keys.setdefault(row["namespace"], set())
             if row["key"] in ns_keys:
                 return None
@@ -604,6 +609,52 @@ class MemoryStore:
                 for r in conn.execute(f"SELECT * FROM entries WHERE namespace = ? AND content_sha256 IN {marks} "
                                       "AND superseded_by IS NULL", (ns, *chunk)):
                     live[(ns, r["content_sha256"])] = r
+        return live
+
+    def _insert_rows_batched(self, conn: sqlite3.Connection,
+                             rows: list[dict[str, Any]]) -> list[tuple[Entry, bool]] | None:
+        """:meth:`_insert` for each row, in order, with the new entries written by multi-row statements; None
+        (nothing written) when the rows are too few or one row's write would change what a later one sees."""
+        if len(rows) < _BATCH_MIN:
+            return None
+        live = self._live_for_batch(conn, rows)
+        if live is None:
+            return None
+        seen: dict[tuple[str, str], Entry] = {}
+        out: list[tuple[Entry, bool]] = []
+        new_rows: list[dict[str, Any]] = []
+        for row in rows:
+            content_key = (row["namespace"], row["content_sha256"])
+            entry = seen.get(content_key)
+            if entry is not None:  # the same content earlier in this batch
+                out.append((entry, True))
+                continue
+            dup = live.get(content_key)
+            if dup is not None:
+                entry = entry_from_row(dup, self.workspace)
+                out.append((entry, True))
+            else:
+                entry = self._entry_for(row)
+                new_rows.append(row)
+                out.append((entry, False))
+            seen[content_key] = entry
+        self._insert_entry_rows(conn, new_rows)
+        return out
+
+    def _insert_captures_batched(self, conn: sqlite3.Connection, prepared: list[Capture],
+                                 rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]] | None:
+        """The same outcome as :meth:`_insert_captures_each` with the entries of the whole batch written by
+        one statement; None (nothing written) when a capture's write would change what a later one sees.
+
+        Why one statement: FTS5 flushes its pending index data to a new segment at every statement
+        savepoint, and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a
+        one-document segment per capture and merged them again (~25 us per capture of pure index churn).
+        """
+        if len(rows) < _BATCH_MIN or any(cap.metadata.get("revises") for cap in prepared):
+            return None
+        live = self._live_for_batch(conn, rows)
+        if live is None:
+            return None
         live_caps: dict[str, sqlite3.Row] = {}
         for marks, chunk in _in_lists([r["id"] for r in live.values()]):
             for r in conn.execute(f"SELECT * FROM captures WHERE entry_id IN {marks}", chunk):

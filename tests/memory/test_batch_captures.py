@@ -209,3 +209,29 @@ def test_capture_keys_stay_distinct_for_captures_with_the_same_title_made_togeth
     out = store.record_captures([Capture(type="fact", title="same title", content=f"content {i}") for i in range(50)])
     keys = {store.get_by_id(c.entry_id).key for c in out}
     assert len(keys) == 50 and store.count() == 50
+
+
+@pytest.mark.parametrize("with_update", [False, True])
+def test_store_many_ends_exactly_as_the_same_entries_stored_one_by_one(tmp_path: Path, with_update: bool) -> None:
+    items = [{"key": f"k{i}", "content": f"entry {i % 250} about the SHT31 sensor", "category": "daily"}
+             for i in range(600)]  # contents repeat: 350 duplicates across and within chunks
+    if with_update:  # a key stored again with new content: supersedes the earlier version
+        items[400] = {"key": "k3", "content": "k3 rewritten for the SHT31 sensor", "category": "daily"}
+    results = []
+    for name, batched in (("one", False), ("many", True)):
+        with MemoryStore.open(tmp_path / name, Settings()) as store:
+            store.store("k0", "entry 0 about the SHT31 sensor")
+            before = store.count(include_superseded=True)
+            if batched:
+                added = store.store_many(items)
+            else:
+                for i in items:
+                    store.store(**i)
+                added = store.count(include_superseded=True) - before
+            rows = sorted((e.key, e.content, e.category, e.superseded_by is None)
+                          for e in store.list(limit=2000, include_superseded=True))
+            results.append((added, rows, len(store.recall("SHT31 sensor entry 7", limit=50, min_score=0))))
+    assert results[0] == results[1]
+    # with the update, "entry 3" is no longer live after item 400, so item 503 stores it again
+    assert results[1][0] == (251 if with_update else 249)
+    assert sum(live for *_, live in results[1][1]) == (251 if with_update else 250)
