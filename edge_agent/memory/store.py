@@ -1459,11 +1459,20 @@ def _in_lists(items: Sequence[str]) -> Iterator[tuple[str, list[str | None]]]:
         yield "(" + ",".join("?" * size) + ")", chunk
 
 
+@functools.lru_cache(maxsize=256)
+def _json_list(items: tuple[str, ...]) -> str:
+    """JSON of a capture's tags or source refs (the same few tag lists recur capture after capture)."""
+    return to_json(list(items))
+
+
 def _capture_values(cap: Capture) -> tuple[Any, ...]:
     """A ``captures`` row (``_INSERT_CAPTURE`` order)."""
-    return (cap.id, cap.entry_id, cap.type, cap.title, to_json(list(cap.tags)), cap.space_hint,
-            to_json(list(cap.source_refs)), cap.session_id, cap.importance, normalize_time(cap.created_at),
-            to_json(cap.metadata))
+    try:
+        tags, refs = _json_list(tuple(cap.tags)), _json_list(tuple(cap.source_refs))
+    except TypeError:  # an unhashable item (a Capture built by hand): encode without the cache
+        tags, refs = to_json(list(cap.tags)), to_json(list(cap.source_refs))
+    return (cap.id, cap.entry_id, cap.type, cap.title, tags, cap.space_hint, refs, cap.session_id, cap.importance,
+            normalize_time(cap.created_at), to_json(cap.metadata))
 
 
 def _capture_from_row(row: sqlite3.Row, entry: Entry) -> Capture:
