@@ -643,12 +643,13 @@ class MemoryStore:
 
     def _insert_captures_batched(self, conn: sqlite3.Connection, prepared: list[Capture],
                                  rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]] | None:
-        """The same outcome as :meth:`_insert_captures_each` with the entries of the whole batch written by
-        one statement; None (nothing written) when a capture's write would change what a later one sees.
+        """The same outcome as :meth:`_insert_captures_each` with the new entries of the batch written by a
+        few multi-row statements; None (nothing written) when a capture's write would change what a later one
+        sees, or the batch is too small to gain.
 
-        Why one statement: FTS5 flushes its pending index data to a new segment at every statement
-        savepoint, and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a
-        one-document segment per capture and merged them again (~25 us per capture of pure index churn).
+        Why multi-row: FTS5 flushes its pending index data to a new segment at every statement savepoint,
+        and an insert whose trigger writes the index opens one, so row-by-row inserts wrote a one-document
+        segment per capture and merged them again (~25 us per capture of pure index churn).
         """
         if len(rows) < _BATCH_MIN or any(cap.metadata.get("revises") for cap in prepared):
             return None
