@@ -35,6 +35,7 @@ from edge_agent.config import Settings
 from edge_agent.memory import Capture, MemoryStore
 from edge_agent.sync import OutboxSink, SyncWorker
 from edge_agent.sync.outbox import ensure_schema
+from edge_agent.sync.uploader import FINISH_IN_FLIGHT
 
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 SINGLE = 1_500  # captures committed one per transaction
@@ -342,7 +343,8 @@ def sync_note(s: dict[str, Any]) -> str:
         f"edges), the six runs taking turns in {SYNC_ROUNDS} rounds; timed from the first RPC to the last kref "
         "recorded locally. Per capture: one row of BatchCreateRevisions, then its finishing calls in order: "
         "CreateEdge per source, TagRevision per custom tag, TagRevision `published` last (GetRevision/GetEdges "
-        "first only when resuming a capture a previous pass had started). Up to 32 captures are finished side by "
+        f"first only when resuming a capture a previous pass had started). Up to {FINISH_IN_FLIGHT} captures are "
+        "finished side by "
         "side as gRPC futures on the one channel, each capture's own calls strictly in sequence, while the next "
         "batch is sent. Every custom tag or edge is one more unary call, and the server is the Python test server "
         "in its own process on the same 2 shared cores; one more call per capture (the custom-tag case against "
