@@ -73,7 +73,13 @@ def _status(args: argparse.Namespace) -> int:
         return 0
     out = sys.stdout.write
     out(f"kumiho sync: {'enabled' if status['enabled'] else 'disabled ([kumiho] enabled = false)'}\n")
-    out(f"  endpoint        {status['endpoint'] or '(invalid) ' + str(status['endpoint_error'])}\n")
+    if status["endpoint"]:
+        endpoint = status["endpoint"]
+    elif status["enabled"]:
+        endpoint = f"(invalid) {status['endpoint_error']}"
+    else:  # an empty endpoint is normal while sync is off
+        endpoint = "(not set)"
+    out(f"  endpoint        {endpoint}\n")
     out(f"  device          {status['device_id']}   project {status['project']}\n")
     out(f"  queued          {status['queued']}\n  in flight       {status['in_flight']}\n")
     out(f"  dead letters    {status['dead_letters']}\n  synced (total)  {status['synced_total']}\n")
