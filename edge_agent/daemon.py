@@ -334,8 +334,13 @@ class Daemon:
 
     def _summary(self) -> str:
         rt = self.runtime
-        parts = [f"MCP {self.http_url} (bearer token in {self._token_file})" if self.http_url
-                 else "MCP HTTP off (stdio: edge-agent mcp)"]
+        failed = rt.components.get("mcp_http") if rt is not None else None
+        if self.http_url:
+            parts = [f"MCP {self.http_url} (bearer token in {self._token_file})"]
+        elif failed is not None and not failed.ok:  # wanted, but the extra is missing or the port is taken
+            parts = [f"MCP HTTP not started: {failed.detail}"]
+        else:
+            parts = ["MCP HTTP off (stdio: edge-agent mcp)"]
         if rt is not None:
             parts.append(rt.summary())
         return "; ".join(parts)

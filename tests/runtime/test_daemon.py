@@ -112,7 +112,7 @@ def test_a_busy_http_port_is_reported_and_the_rest_of_the_daemon_still_starts(
         config.write_text(f"[server]\nport = {port}\n")
         d = daemon_factory(config, port=None)
         ready = d.wait_ready()
-        assert "MCP HTTP off" in ready["STATUS"]
+        assert "MCP HTTP not started" in ready["STATUS"] and str(port) in ready["STATUS"]
         comp = d.status_file()["components"]["mcp_http"]
         assert comp["ok"] is False and str(port) in comp["detail"]
         assert d.status_file()["adapters"][0]["ok"] is True
