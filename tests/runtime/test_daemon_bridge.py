@@ -48,6 +48,10 @@ def _call_gpio_write(url: str, token: str, out: dict[str, Any]) -> None:
             ClientSession(r, w, read_timeout_seconds=60) as s,
         ):
             await s.initialize()
+            # The SDK validates a result against the tool's output schema and fetches the schemas with
+            # tools/list the first time; do that now, not after the answer, when the stopping daemon no
+            # longer accepts connections (that second request was the intermittent ConnectError).
+            await s.list_tools()
             out["initialized"] = True
             out["calling"].set()
             res = await s.call_tool("gpio_write", {"pin": "red_led", "value": 1})
