@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +46,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--bus-gpio-loop", default="", help="OUT,IN: two GPIO lines jumpered together on the bench")
     group.addoption("--bus-spi-loop", default="", help="BUS.CS whose MOSI is jumpered to MISO on the bench")
     group.addoption("--bus-board", default="", help="board id for pin names on the bench (linux:// on a Pi)")
+
+
+@pytest.fixture
+def host_firmware(tmp_path: Path) -> Iterator[Any]:
+    """The bridge firmware core built for the host, answering on a pty (a HostFirmware).
+
+    Skips without a host C compiler, unless CI sets EDGE_AGENT_REQUIRE_FIRMWARE=1.
+    """
+    hostsim = pytest.importorskip("edge_agent.bus.bridge.hostsim", reason="the bridge extra is not installed")
+    try:
+        binary = hostsim.build_host_firmware()
+    except hostsim.HostFirmwareError as exc:
+        if os.environ.get("EDGE_AGENT_REQUIRE_FIRMWARE") == "1":
+            raise
+        pytest.skip(str(exc))
+    fw = hostsim.HostFirmware(binary, directory=tmp_path).start()
+    yield fw
+    fw.stop()

@@ -6,7 +6,6 @@ the board gives that agent a clear error while the server keeps serving, and rep
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -21,17 +20,8 @@ pytestmark = pytest.mark.anyio
 
 
 @pytest.fixture
-def firmware(tmp_path: Path) -> Iterator[Any]:
-    hostsim = pytest.importorskip("edge_agent.bus.bridge.hostsim", reason="the bridge extra is not installed")
-    try:
-        binary = hostsim.build_host_firmware()
-    except hostsim.HostFirmwareError as exc:
-        if os.environ.get("EDGE_AGENT_REQUIRE_FIRMWARE") == "1":
-            raise
-        pytest.skip(str(exc))
-    fw = hostsim.HostFirmware(binary, directory=tmp_path).start()
-    yield fw
-    fw.stop()
+def firmware(host_firmware: Any) -> Any:
+    return host_firmware
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ import select
 import signal
 import threading
 import tty
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,18 +20,9 @@ import pytest
 
 
 @pytest.fixture
-def firmware(tmp_path: Path) -> Iterator[Any]:
-    hostsim = pytest.importorskip("edge_agent.bus.bridge.hostsim", reason="the bridge extra is not installed")
+def firmware(host_firmware: Any) -> Any:
     pytest.importorskip("mcp", reason="the MCP SDK is not installed")
-    try:
-        binary = hostsim.build_host_firmware()
-    except hostsim.HostFirmwareError as exc:
-        if os.environ.get("EDGE_AGENT_REQUIRE_FIRMWARE") == "1":
-            raise
-        pytest.skip(str(exc))
-    fw = hostsim.HostFirmware(binary, directory=tmp_path).start()
-    yield fw
-    fw.stop()
+    return host_firmware
 
 
 def _call_gpio_write(url: str, token: str, out: dict[str, Any]) -> None:
