@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 import socket
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -82,6 +83,22 @@ class _Tool(Tool):
             raise
 
 
+# Errors are written for the operator's shell; an agent cannot run `edge-agent ...`, so the hints that
+# name a CLI command are rewritten to the MCP tool that answers the same question.
+_CLI_HINTS = (
+    (re.compile(r"run `edge-agent bus scan --url [^`]*`"), "call the i2c_scan tool"),
+    (re.compile(r"run `edge-agent pins list --board ([^`]*)`"), r"call hardware_board_info with board \1"),
+    (re.compile(r"`edge-agent bus scan --url [^`]*`"), "the i2c_scan tool"),
+)
+
+
+def for_agent(message: str) -> str:
+    """An error message with its CLI hints replaced by the equivalent MCP tool calls."""
+    for pattern, replacement in _CLI_HINTS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
 def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
     """Turn our errors into ToolError sentences; log anything unexpected with its traceback."""
 
@@ -90,7 +107,7 @@ def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(**kwargs)
         except EdgeAgentError as exc:
-            raise ToolError(str(exc)) from exc
+            raise ToolError(for_agent(str(exc))) from exc
         except ValidationError as exc:  # a nested model built inside the tool
             raise ToolError(_invalid_arguments(exc)) from exc
         except Exception as exc:

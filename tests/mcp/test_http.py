@@ -130,3 +130,12 @@ async def test_many_concurrent_clients_are_all_served(runtime: Runtime, mcpkit: 
             tg.start_soon(client, i)
     assert len(results) == 36
     assert all(r == {"pin": "PA5", "write": "PA5"} for r in results)
+
+
+async def test_error_hints_name_mcp_tools_not_cli_commands(runtime: Runtime, mcpkit: Any) -> None:
+    """Bus and pin errors carry a hint for what to do next; over MCP it names a tool the agent can call."""
+    async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as s:
+        nack = mcpkit.error_text(await s.call_tool("i2c_read", {"addr": "0x55", "len": 1}))
+        assert "i2c_scan" in nack and "edge-agent" not in nack
+        unknown = mcpkit.error_text(await s.call_tool("pin_resolve", {"name": "no_such_pin", "board": "nucleo-f401re"}))
+        assert "hardware_board_info" in unknown and "edge-agent" not in unknown
