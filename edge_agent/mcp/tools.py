@@ -223,6 +223,8 @@ class Tools:
         result: dict[str, Any] = {
             "board": info.id, "name": info.name, "mcu": info.mcu, "leds": dict(info.leds),
             "buttons": dict(info.buttons), "buses": _jsonable(info.buses), "pin_count": len(info.pins),
+            # Every pin by native name with its header positions, so an agent told "no such pin" can pick one.
+            "pins": [f"{p.name} ({', '.join(p.headers)})" if p.headers else p.name for p in info.pins],
             "datasheet_tags": list(info.datasheet_tags),
         }
         if slot is not None:

@@ -139,3 +139,6 @@ async def test_error_hints_name_mcp_tools_not_cli_commands(runtime: Runtime, mcp
         assert "i2c_scan" in nack and "edge-agent" not in nack
         unknown = mcpkit.error_text(await s.call_tool("pin_resolve", {"name": "no_such_pin", "board": "nucleo-f401re"}))
         assert "hardware_board_info" in unknown and "edge-agent" not in unknown
+        info = mcpkit.structured(await s.call_tool("hardware_board_info", {"board": "nucleo-f401re"}))
+        assert any(p.startswith("PA5 (") and "D13" in p for p in info["pins"])
+        assert len(info["pins"]) == info["pin_count"]

@@ -95,7 +95,7 @@ async def test_a_failing_tool_returns_an_actionable_error_and_the_session_keeps_
         state: Path, mcpkit: Any) -> None:
     async with mcpkit.stdio_session(state) as s:
         bad = await s.call_tool("pin_resolve", {"name": "no_such_pin", "board": "nucleo-f401re"})
-        assert "edge-agent pins list" in mcpkit.error_text(bad)
+        assert "hardware_board_info" in mcpkit.error_text(bad)  # the tool that lists every pin name
         unknown = await s.call_tool("no_such_tool", {})
         assert unknown.is_error
         wrong_type = await s.call_tool("gpio_write", {"pin": "PA5", "value": "high"})
