@@ -14,12 +14,11 @@ of BENCHMARKS.md.
 from __future__ import annotations
 
 import statistics
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from bench._sections import replace_section
+from bench._sections import publish
 from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
 from edge_agent.bus.bridge.hostsim import HostFirmware, build_host_firmware
@@ -37,7 +36,6 @@ WORKLOADS: dict[str, tuple[str, dict[str, Any] | None, int]] = {
         "i2c_write_read", {"addr": 0x76, "data": "fa", "len": 2},
         len(b'{"id":"1234","ok":true,"result":"0000"}\n')),
 }
-BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 
 
 def _sequential(adapter: BridgeAdapter, cmd: str, args: dict[str, Any] | None, n: int) -> float:
@@ -143,20 +141,10 @@ def markdown(results: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the bridge section of BENCHMARKS.md."""
-    replace_section("bridge", text, path)
-
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
-    argv = sys.argv[1:] if argv is None else argv
-    t0 = time.perf_counter()
-    text = markdown(run())
-    print(text)
-    print(f"(bench.bridge took {time.perf_counter() - t0:.0f} s)")
-    if "--no-write" not in argv:
-        write_section(text)
+    publish("bridge", lambda: markdown(run()), argv)
 
 
 if __name__ == "__main__":

@@ -14,19 +14,16 @@ takes about 120 us on a 400 kHz I2C bus). Run: ``.venv/bin/python -m bench.bus [
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable
-from pathlib import Path
 
-from bench._sections import replace_section
+from bench._sections import publish
 from edge_agent.bus import open_adapter
 from edge_agent.bus.sim import SimAdapter
 
 N = 10_000
 ROUNDS = 15
 WIRE_US = 120.0  # 2-byte register read at 400 kHz: START, addr+W, reg, Sr, addr+R, 2 bytes, STOP ~ 47 bits
-BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 
 
 def per_call_ns(fns: dict[str, Callable[[], object]], n: int = N, rounds: int = ROUNDS,
@@ -119,18 +116,10 @@ def render(r: dict[str, float]) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str) -> None:
-    """Replace the bus section of BENCHMARKS.md."""
-    replace_section("bus", text, BENCHMARKS)
-
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
-    argv = sys.argv[1:] if argv is None else argv
-    text = render(measure())
-    print(text)
-    if "--no-write" not in argv:
-        write_section(text)
+    publish("bus", lambda: render(measure()), argv)
 
 
 if __name__ == "__main__":

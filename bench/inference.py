@@ -19,10 +19,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench._sections import replace_section
+from bench._sections import publish
 
 ROOT = Path(__file__).resolve().parent.parent
-BENCHMARKS_MD = ROOT / "BENCHMARKS.md"
 N_LATENCY = 3000
 LOOPS = (  # (label, rate_hz, seconds, watch kind)
     ("rule-only", 50.0, 8.0, "rule"),
@@ -238,20 +237,10 @@ def _ratio(r: dict[str, Any], rate: float, kind: str) -> str:
     return f"{_share(r, rate, kind) / _share(r, rate, 'rule'):.2f}x"
 
 
-def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the inference section of BENCHMARKS.md."""
-    replace_section("inference", text, path)
-
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
-    argv = sys.argv[1:] if argv is None else argv
-    t0 = time.perf_counter()
-    text = markdown(run())
-    print(text)
-    print(f"(bench.inference took {time.perf_counter() - t0:.0f} s)")
-    if "--no-write" not in argv:
-        write_section(text)
+    publish("inference", lambda: markdown(run()), argv)
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ import random
 import resource
 import shutil
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from bench._sections import replace_section
+from bench._sections import publish
 from edge_agent.config import parse_settings
 from edge_agent.memory import MemoryStore
 from edge_agent.memory.model import matched_terms, query_terms
@@ -267,23 +266,12 @@ def markdown(r: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 
-
-def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the memory section of BENCHMARKS.md."""
-    replace_section("memory", text, path)
 
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
-    argv = sys.argv[1:] if argv is None else argv
-    t0 = time.perf_counter()
-    text = markdown(run())
-    print(text)
-    print(f"(bench.memory took {time.perf_counter() - t0:.0f} s)")
-    if "--no-write" not in argv:
-        write_section(text)
+    publish("memory", lambda: markdown(run()), argv)
 
 
 if __name__ == "__main__":

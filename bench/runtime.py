@@ -31,10 +31,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bench._sections import replace_section
+from bench._sections import publish
 
 REPO = Path(__file__).resolve().parent.parent
-BENCHMARKS_MD = REPO / "BENCHMARKS.md"
 EXE = str(Path(sys.executable).with_name("edge-agent"))
 CALLS = 300
 CASES: list[tuple[str, dict[str, Any]]] = [
@@ -279,18 +278,10 @@ def render(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write_section(text: str, path: Path = BENCHMARKS_MD) -> None:
-    """Replace the runtime section of BENCHMARKS.md."""
-    replace_section("runtime", text, path)
-
 
 def main(argv: list[str] | None = None) -> None:
     """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
-    argv = sys.argv[1:] if argv is None else argv
-    text = render(measure())
-    print(text)
-    if "--no-write" not in argv:
-        write_section(text)
+    publish("runtime", lambda: render(measure()), argv)
 
 
 if __name__ == "__main__":
