@@ -21,7 +21,8 @@ def replace_section(name: str, text: str, path: Path = BENCHMARKS_MD) -> None:
     path.write_text(doc[:a] + "\n" + text.rstrip("\n") + "\n" + doc[b:], encoding="utf-8")
 
 
-def publish(name: str, produce: Callable[[], str], argv: Sequence[str] | None = None) -> None:
+def publish(name: str, produce: Callable[[], str], argv: Sequence[str] | None = None,
+            path: Path | None = None) -> None:
     """Run a bench (`produce` returns its Markdown), print it with the run time, and store it as section
     `name` of BENCHMARKS.md unless `--no-write` is given."""
     argv = sys.argv[1:] if argv is None else argv
@@ -30,4 +31,4 @@ def publish(name: str, produce: Callable[[], str], argv: Sequence[str] | None = 
     print(text)
     print(f"(bench.{name} took {time.perf_counter() - t0:.0f} s)")
     if "--no-write" not in argv:
-        replace_section(name, text)
+        replace_section(name, text, path or BENCHMARKS_MD)

@@ -35,5 +35,19 @@ def test_a_missing_section_is_an_error_naming_the_markers_and_nothing_is_written
 def test_every_bench_module_writes_its_section_through_the_shared_helper(module: str) -> None:
     import importlib
 
+    from bench import _sections
+
     mod = importlib.import_module(f"bench.{module}")
-    assert mod.replace_section is replace_section
+    assert getattr(mod, "publish", None) is _sections.publish or mod.replace_section is replace_section
+
+
+def test_publish_prints_the_section_and_stores_it_unless_no_write(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import _sections
+
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(DOC)
+    _sections.publish("bus", lambda: "| figure | 9 |", ["--no-write"], path=doc)
+    assert "| figure | 9 |" in capsys.readouterr().out and doc.read_text() == DOC
+    _sections.publish("bus", lambda: "| figure | 9 |", [], path=doc)
+    assert "| figure | 9 |" in doc.read_text() and "old sync" in doc.read_text()
