@@ -15,6 +15,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import logging
+import re
 import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
@@ -40,8 +41,13 @@ AddrArg = Annotated[int | str, Field(
     description="7-bit I2C target address, 0x03-0x77; an integer or a string like '0x76'.")]
 BusArg = Annotated[int | str | None, Field(
     description="Bus number or name such as 'i2c1'; omit for the adapter's first bus.")]
-ByteList = Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(
-    description="Bytes as integers 0-255.", min_length=1, max_length=4096)]
+# Small models often write bytes the way datasheets and i2c-tools print them, so a hex string is
+# accepted too: "01 80 00", "018000", "0x01,0x80,0x00".
+HEX_BYTES = r"^\s*(0[xX])?[0-9A-Fa-f]{2}([\s,:;]*(0[xX])?[0-9A-Fa-f]{2})*\s*$"
+ByteList = Annotated[
+    Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=1, max_length=4096)]
+    | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5)],
+    Field(description="Bytes as integers 0-255, or a hex string such as \"01 80 00\" or \"0x01,0x80\".")]
 QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
 LimitArg = Annotated[int | None, Field(
     description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
@@ -85,6 +91,15 @@ def _parse_int(value: int | str, what: str, adapter: str = "") -> int:
     except ValueError:
         raise InvalidAddressError(f"{what} {value!r} is not a number; use decimal or 0x-hex like '0x76'",
                                   adapter=adapter) from None
+
+
+def _bytes(value: list[int] | str) -> list[int]:
+    """Tool byte arguments as a list of ints (a hex string has already matched HEX_BYTES)."""
+    if isinstance(value, list):
+        return list(value)
+    digits = "".join(part[2:] if part[:2] in ("0x", "0X") else part
+                     for part in re.split(r"[\s,:;]+", value.strip()) if part)
+    return list(bytes.fromhex(digits))
 
 
 def _hex(data: bytes) -> str:
@@ -184,6 +199,7 @@ class Tools:
                                                              "send `bytes` as they are.")] = None,
                   adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
         """Write bytes to an I2C target (after a register number if given); refused unless the safety policy allows."""
+        bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
             i2c = slot.adapter.i2c(bus)
@@ -201,6 +217,7 @@ class Tools:
                      speed_hz: Annotated[int, Field(ge=1_000, le=100_000_000)] = 1_000_000,
                      adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """Full-duplex SPI transfer: clock `bytes` out and return as many bytes read back."""
+        bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
             dev = slot.adapter.spi(bus, cs, mode=mode, speed_hz=speed_hz)
             rx = dev.transfer(list(bytes))

@@ -86,10 +86,10 @@ async def test_unknown_tools_wrong_types_and_huge_arguments_are_clear_errors_for
 async def test_wrong_argument_types_get_one_sentence_per_argument_without_pydantic_links(
         runtime: Runtime, mcpkit: Any) -> None:
     async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as s:
-        result = await s.call_tool("spi_transfer", {"bytes": "01 80 00", "cs": 0})
+        result = await s.call_tool("spi_transfer", {"bytes": "one eighty", "cs": 0})
         assert result.is_error
         text = mcpkit.error_text(result)
-        assert "bytes" in text and "'01 80 00'" in text
+        assert "bytes" in text and "'one eighty'" in text
         assert "errors.pydantic.dev" not in text and "\n" not in text
 
 
@@ -142,3 +142,13 @@ async def test_error_hints_name_mcp_tools_not_cli_commands(runtime: Runtime, mcp
         info = mcpkit.structured(await s.call_tool("hardware_board_info", {"board": "nucleo-f401re"}))
         assert any(p.startswith("PA5 (") and "D13" in p for p in info["pins"])
         assert len(info["pins"]) == info["pin_count"]
+
+
+async def test_byte_arguments_accept_hex_strings_as_datasheets_print_them(runtime: Runtime, mcpkit: Any) -> None:
+    """SPI loopback on the simulated board echoes what was sent, whichever way the bytes were written."""
+    async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as s:
+        as_list = mcpkit.structured(await s.call_tool("spi_transfer", {"bytes": [1, 128, 0], "cs": 1}))
+        assert as_list["rx"] == [1, 128, 0]  # MOSI jumpered to MISO on CS1 in the default scenario
+        for text in ("01 80 00", "018000", "0x01,0x80,0x00", "01:80:00"):
+            as_hex = mcpkit.structured(await s.call_tool("spi_transfer", {"bytes": text, "cs": 1}))
+            assert as_hex == as_list, text
