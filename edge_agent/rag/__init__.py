@@ -105,6 +105,7 @@ class HardwareRag:
         self._alias_set: Any = None  # filled lazily by edge_agent.pins
         self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
         self._postings = Postings({}, set(), {}, {}, Counter())
+        self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
         self._next_id = 1
         self._builder: SnapshotBuilder | None = None
@@ -214,6 +215,7 @@ class HardwareRag:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
         self.stats = stats
         self._problems = problems + self._duplicate_boards(files)
+        self._boost_cache = {}
         self._alias_entries = None
         self._alias_set = None
 
@@ -386,7 +388,10 @@ class HardwareRag:
             limit = DEFAULT_LIMIT
         if self.compact:
             limit = min(limit, COMPACT_LIMIT)
-        boosts = self._board_boosts(boards)
+        key = tuple(boards)
+        boosts = self._boost_cache.get(key)
+        if boosts is None:  # board files do not change while the process runs; the index is checked on sync
+            boosts = self._boost_cache[key] = self._board_boosts(boards)
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []

@@ -19,12 +19,16 @@ import math
 from array import array
 from collections import Counter
 from collections.abc import Iterable
+from itertools import chain, compress, filterfalse, islice, repeat
+from operator import add, countOf, ge, mul, truediv
 from typing import Any
 
 K1 = 1.2
 B = 0.75
 COVERAGE_EXPONENT = 2.0
-WEIGHT_CACHE_TERMS = 256  # pure-Python path: per-term weights kept for recent query terms
+WEIGHT_CACHE_POSTINGS = 600_000  # pure-Python path: weights kept as dicts for recent query terms
+SEED_CHUNKS = 64  # pure-Python path: chunks scored first to set the pruning threshold
+FULL_SEED_CHUNKS = 256  # pure-Python path: chunks holding every query term are all seeded up to this many
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
 
 #: numpy (optional, from the `ml` extra) is used only for indexes this large: below it pure Python is
@@ -79,7 +83,8 @@ class Postings:
                  df: Counter[str]) -> None:
         self._base = base
         self._decoded: dict[str, tuple[array[int], array[float]]] = {}
-        self._weight_cache: dict[str, tuple[array[int], array[float], set[int]]] = {}
+        self._w_cache: dict[str, tuple[dict[int, float], float]] = {}
+        self._w_cached = 0
         self.meta = live  # cid -> (rel, idx, board, dl)
         self.tomb = base_ids - set(live)
         self.df = df
@@ -90,9 +95,13 @@ class Postings:
                 self._delta.setdefault(term, []).append((cid, tf))
         avgdl = (sum(m[3] for m in live.values()) / self.n) if self.n else 1.0
         self._norm = {cid: K1 * (1 - B + B * m[3] / avgdl) for cid, m in live.items()}
+        self._norm_list = [K1] * (max(max(live, default=0), max(base_ids, default=0)) + 1)
+        for cid, value in self._norm.items():
+            self._norm_list[cid] = value
         self._by_board: dict[str | None, list[int]] = {}
         for cid, m in live.items():
             self._by_board.setdefault(m[2], []).append(cid)
+        self._board_tags = frozenset(b for b in self._by_board if b)
         self._np_norm = None
         np = _numpy() if len(live) >= NUMPY_FROM_CHUNKS else None
         if np is not None and live:
@@ -107,7 +116,7 @@ class Postings:
 
     def boards(self) -> set[str]:
         """Board tags of the indexed chunks."""
-        return {b for b in self._by_board if b}
+        return set(self._board_tags)
 
     # --- snapshot (de)serialisation -------------------------------------------------------------
 
@@ -158,60 +167,106 @@ class Postings:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))
 
-    def _weights(self, term: str) -> tuple[array[int], array[float], set[int]]:
-        """BM25 weight of `term` in each chunk of the snapshot (cached per term for this index state)."""
-        got = self._weight_cache.get(term)
+    def _term_weights(self, term: str) -> tuple[dict[int, float], float]:
+        """Chunk id -> BM25 weight of `term` (snapshot and delta) and its largest weight; cached for this
+        index state, bounded by the postings held."""
+        got = self._w_cache.get(term)
         if got is None:
             cids, tfs = self._term(term)
-            idf = self._idf(term, self.n) * (K1 + 1.0)
-            norm = self._norm
-            weights = array("d", [idf * tf / (tf + norm.get(cid, K1)) for cid, tf in zip(cids, tfs, strict=True)])
-            if len(self._weight_cache) >= WEIGHT_CACHE_TERMS:
-                self._weight_cache.clear()
-            got = self._weight_cache[term] = (cids, weights, set(cids))
+            idfk = self._idf(term, self.n) * (K1 + 1.0)
+            # idfk * tf / (tf + norm): the numpy path's operations in its order (identical scores), as C-level maps
+            weights = map(truediv, map(mul, repeat(idfk), tfs), map(add, tfs, map(self._norm_list.__getitem__, cids)))
+            wd = dict(zip(cids, weights, strict=True))
+            for cid, tf in self._delta.get(term, ()):
+                wd[cid] = idfk * tf / (tf + self._norm[cid])
+            if self._w_cached + len(wd) > WEIGHT_CACHE_POSTINGS:
+                self._w_cache.clear()
+                self._w_cached = 0
+            self._w_cached += len(wd)
+            got = self._w_cache[term] = (wd, max(wd.values(), default=0.0))
         return got
 
     def _scores_py(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:
-        # Accumulate raw BM25 (largest posting list first, as one C-level dict build), then walk the
-        # candidates from the best raw score down: coverage can only lower a score, so the walk stops
-        # once a raw score falls below the current limit-th final score.
-        per_term = sorted((self._weights(t) for t in terms), key=lambda w: -len(w[0]))
-        scores: dict[int, float] = dict(zip(per_term[0][0], per_term[0][1], strict=True))
-        for cids, weights, _ in per_term[1:]:
-            get = scores.get
-            for cid, w in zip(cids, weights, strict=True):
-                scores[cid] = get(cid, 0.0) + w
-        idf_k = K1 + 1.0
-        delta_sets: list[set[int]] = []
-        for term in terms:
-            hits = self._delta.get(term, ())
-            delta_sets.append({cid for cid, _ in hits})
-            idf = self._idf(term, self.n) * idf_k
-            for cid, tf in hits:
-                scores[cid] = scores.get(cid, 0.0) + idf * tf / (tf + self._norm[cid])
-        for cid in self.tomb:
-            scores.pop(cid, None)
-        for board, boost in boards.items():
-            for cid in self._by_board.get(board, ()):
-                if cid in scores:
-                    scores[cid] *= boost
-        sets = [w[2] for w in per_term]
-        best: list[tuple[int, float]] = []
-        heap: list[float] = []  # the `limit` best final scores so far (min-heap)
-        for cid in sorted(scores, key=scores.__getitem__, reverse=True):
-            raw = scores[cid]
-            if len(heap) >= limit and raw < heap[0]:
-                break
-            covered = sum(1 for st in sets if cid in st) + sum(1 for st in delta_sets if cid in st)
-            final = round(raw * (covered / nterms) ** COVERAGE_EXPONENT, 9)
-            best.append((cid, final))
-            if len(heap) < limit:
-                heapq.heappush(heap, final)
-            elif final > heap[0]:
-                heapq.heapreplace(heap, final)
+        # MaxScore-style pruning, term at a time. Chunks likely to win are scored first (those holding
+        # every query term, the named boards' chunks) to get a threshold; then terms are taken largest
+        # weight first and every unscored chunk holding one is scored. A chunk never scored holds only
+        # terms still left, so it scores at most their summed largest weights times the coverage they
+        # could give; once that bound falls below the current limit-th score the rest is skipped.
+        infos = [self._term_weights(t) for t in terms]
+        wds = [wd for wd, _ in infos]
+        boost_of = {cid: f for board, f in boards.items() for cid in self._by_board.get(board, ())}
+        tomb = self.tomb
+        coverage = [((len(wds) - missing) / nterms) ** COVERAGE_EXPONENT for missing in range(len(wds) + 1)]
+
+        def score(cids: list[int]) -> list[float]:
+            # column-wise at C speed; a missing term reads as 0.0, which leaves the query-order sum unchanged,
+            # and every present weight is > 0, so the zeros in a row count the terms the chunk misses
+            rows = list(zip(*[map(wd.get, cids, repeat(0.0)) for wd in wds], strict=True))
+            raws = map(sum, rows)
+            missing = map(countOf, rows, repeat(0.0))  # terms a chunk lacks, indexing `coverage` below
+            finals = map(mul, raws, map(coverage.__getitem__, missing))
+            if boost_of:
+                finals = map(mul, finals, map(boost_of.get, cids, repeat(1.0)))
+            return list(map(round, finals, repeat(9)))
+
+        by_size = sorted(wds, key=len)
+        full = set(by_size[0])
+        for wd in by_size[1:]:
+            full = set(filter(wd.__contains__, full))  # shrinks at C speed
+        # When every chunk holding all the terms is scored up front, an unscored chunk misses at least one
+        # term, which caps the coverage it can reach below 1.
+        full_scored = len(full) <= FULL_SEED_CHUNKS
+        seeds = list(((full if full_scored else set(islice(full, SEED_CHUNKS)))
+                      | set(islice(by_size[0], SEED_CHUNKS))
+                      | {cid for cid in boost_of if any(cid in wd for wd in wds)}) - tomb)
+        scored = list(zip(seeds, score(seeds), strict=True))
+        done = set(seeds) | tomb
+        heap = heapq.nlargest(limit, [f for _, f in scored])
+        heapq.heapify(heap)  # the `limit` best final scores so far (min-heap)
+        kmax = len(infos) - 1 if full_scored else len(infos)
+        left = sorted(range(len(infos)), key=lambda i: infos[i][1])
+        while left:
+            t = left.pop()  # the left term with the largest weight
+            wd, top_w = infos[t]
+            if len(heap) >= limit:
+                # An unscored chunk holds only left terms (t among them or not): with k of them it scores at
+                # most (its weight for t + the k-1 largest other bounds) x (k / nterms)^2. `need` is the least
+                # weight for t that could still reach the current limit-th score; the board boost is left
+                # out (every boosted chunk was seeded).
+                rest = [infos[i][1] for i in reversed(left)]
+                need = math.inf
+                acc = 0.0
+                for k in range(1, min(kmax, len(rest) + 1) + 1):
+                    if k > 1:
+                        acc += rest[k - 2]
+                    need = min(need, heap[0] / (k / nterms) ** COVERAGE_EXPONENT - acc)
+                need = need * (1.0 - 1e-9) - 1e-9  # slack for float rounding: never prune a possible winner
+                if top_w < need:
+                    break  # t has the largest bound of the left terms, so no unscored chunk can make it
+                new = [cid for cid, w in wd.items() if w >= need and cid not in done]
+                # Fewer other left terms than `fewest` cannot reach the limit-th score even at t's largest
+                # weight; counting them is set lookups at C speed, far cheaper than scoring.
+                fewest = 0
+                acc = 0.0
+                while fewest < len(rest) and fewest + 1 < kmax and (top_w + acc) * (
+                        (fewest + 1) / nterms) ** COVERAGE_EXPONENT * (1.0 + 1e-9) + 1e-9 < heap[0]:
+                    acc += rest[fewest]
+                    fewest += 1
+                if fewest and new:
+                    others = [wds[i] for i in left]
+                    counts = map(sum, zip(*[map(o.__contains__, new) for o in others], strict=True))
+                    new = list(compress(new, map(ge, counts, repeat(fewest))))
+                done.update(wd)  # the rest of t's chunks cannot reach the top: never score them later
+            else:
+                new = list(filterfalse(done.__contains__, wd))
+                done.update(new)
+            finals = score(new)
+            scored.extend(zip(new, finals, strict=True))
+            heap = heapq.nlargest(limit, chain(heap, finals))
+            heapq.heapify(heap)
         kth = heap[0] if len(heap) >= limit else float("-inf")
-        return [(cid, f) for cid, f in best if f >= kth]
+        return [(cid, f) for cid, f in scored if f >= kth]
 
     def _scores_np(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:
