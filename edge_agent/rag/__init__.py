@@ -201,6 +201,8 @@ class HardwareRag:
                         stats["reused" if reused else "indexed"] += 1
                     if progress and (n % 25 == 0 or n == len(files)):
                         progress(n, len(files))
+                if self._builder is not None:  # one posting per chunk and term: the df of each term
+                    self._df.update({t: len(c) for t, c in self._builder.cids.items()})
                 if stats["indexed"] or stats["removed"] or row is None:
                     self._df = +self._df  # drop zero counts
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
@@ -308,7 +310,8 @@ class HardwareRag:
             tf: Counter[str] = Counter(body_tokens)
             for t in heading_tokens:
                 tf[t] += HEADING_WEIGHT
-            self._df.update(tf.keys())
+            if self._builder is None:  # a cold build counts document frequencies from the builder at the end
+                self._df.update(tf.keys())
             dl = len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
             tfd = dict(tf)
             cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id

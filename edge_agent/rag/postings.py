@@ -57,21 +57,24 @@ class SnapshotBuilder:
     def __init__(self) -> None:
         self.ids = array("i")
         self.metas: list[ChunkMeta] = []
-        self.terms: dict[str, tuple[array[int], array[float]]] = {}
+        self.cids: dict[str, array[int]] = {}  # term -> chunk ids
+        self.tfs: dict[str, array[float]] = {}  # term -> weighted tfs, in step with cids
 
     def add(self, cid: int, meta: ChunkMeta, tfs: dict[str, float]) -> None:
         self.ids.append(cid)
         self.metas.append(meta)
-        terms = self.terms
+        cids, weights = self.cids, self.tfs
         for term, tf in tfs.items():
-            entry = terms.get(term)
-            if entry is None:
-                entry = terms[term] = (array("i"), array("f"))
-            entry[0].append(cid)
-            entry[1].append(tf)
+            ids = cids.get(term)
+            if ids is None:
+                ids = cids[term] = array("i")
+                weights[term] = array("f")
+            ids.append(cid)
+            weights[term].append(tf)
 
     def blob(self) -> bytes:
-        terms = {t: (c.tobytes(), f.tobytes()) for t, (c, f) in self.terms.items()}
+        tfs = self.tfs
+        terms = {t: (c.tobytes(), tfs[t].tobytes()) for t, c in self.cids.items()}
         return marshal.dumps({"ids": self.ids.tobytes(), "meta": self.metas, "terms": terms})
 
 

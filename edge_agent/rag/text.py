@@ -73,8 +73,8 @@ def _stem(word: str) -> str:
 
 
 def _norm(word: str) -> str:
-    word = _SYNONYMS.get(word, word)
-    return _SYNONYMS.get(_stem(word), _stem(word))
+    stem = _stem(_SYNONYMS.get(word, word))
+    return _SYNONYMS.get(stem, stem)
 
 
 # Spellings across a space or hyphen that mean one token.
@@ -114,6 +114,10 @@ def _multi(m: re.Match[str]) -> str:
 
 def _expand(raw: str) -> tuple[str, ...]:
     """Normalised tokens for one raw token (memoised: datasheets repeat their vocabulary a lot)."""
+    if raw.isalpha():  # plain words (most of them): no hex, pin, voltage, unit or instance spelling applies
+        if raw in _STOP or (len(raw) == 1 and raw != "v"):
+            return ()
+        return (_norm(raw),)
     m = _HEX_RAW.fullmatch(raw)
     if m:
         return (f"0x{int(m.group(1) or m.group(2), 16):x}",)
