@@ -400,10 +400,12 @@ class HardwareRag:
             return []
         with self._lock:
             top = self._postings.top(terms, boosts, limit)
+            ids = [cid for _, _, _, cid in top]
+            rows = {r[0]: r[1:] for r in self._conn.execute(
+                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
             out = []
             for score, _rel, _idx, cid in top:
-                rel, board, heading, body = self._conn.execute(
-                    "SELECT rel, board, heading, text FROM chunks WHERE id = ?", (cid,)).fetchone()
+                rel, board, heading, body = rows[cid]
                 out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score))
         return out
 

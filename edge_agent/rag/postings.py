@@ -26,7 +26,7 @@ from typing import Any
 K1 = 1.2
 B = 0.75
 COVERAGE_EXPONENT = 2.0
-WEIGHT_CACHE_POSTINGS = 600_000  # pure-Python path: weights kept as dicts for recent query terms
+WEIGHT_CACHE_POSTINGS = 500_000  # pure-Python path: weights kept as dicts for recent query terms
 SEED_CHUNKS = 64  # pure-Python path: chunks scored first to set the pruning threshold
 FULL_SEED_CHUNKS = 256  # pure-Python path: chunks holding every query term are all seeded up to this many
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
@@ -99,6 +99,7 @@ class Postings:
         avgdl = (sum(m[3] for m in live.values()) / self.n) if self.n else 1.0
         self._norm = {cid: K1 * (1 - B + B * m[3] / avgdl) for cid, m in live.items()}
         self._norm_list = [K1] * (max(max(live, default=0), max(base_ids, default=0)) + 1)
+        self._ints = list(range(len(self._norm_list)))
         for cid, value in self._norm.items():
             self._norm_list[cid] = value
         self._by_board: dict[str | None, list[int]] = {}
@@ -179,7 +180,8 @@ class Postings:
             idfk = self._idf(term, self.n) * (K1 + 1.0)
             # idfk * tf / (tf + norm): the numpy path's operations in its order (identical scores), as C-level maps
             weights = map(truediv, map(mul, repeat(idfk), tfs), map(add, tfs, map(self._norm_list.__getitem__, cids)))
-            wd = dict(zip(cids, weights, strict=True))
+            # keys through the shared int objects of `_ints`: no fresh int per cached posting
+            wd = dict(zip(map(self._ints.__getitem__, cids), weights, strict=True))
             for cid, tf in self._delta.get(term, ()):
                 wd[cid] = idfk * tf / (tf + self._norm[cid])
             if self._w_cached + len(wd) > WEIGHT_CACHE_POSTINGS:
@@ -247,7 +249,10 @@ class Postings:
                 need = need * (1.0 - 1e-9) - 1e-9  # slack for float rounding: never prune a possible winner
                 if top_w < need:
                     break  # t has the largest bound of the left terms, so no unscored chunk can make it
-                new = [cid for cid, w in wd.items() if w >= need and cid not in done]
+                if need > 0.0:
+                    new = [cid for cid, w in wd.items() if w >= need and cid not in done]
+                else:
+                    new = list(filterfalse(done.__contains__, wd))
                 # Fewer other left terms than `fewest` cannot reach the limit-th score even at t's largest
                 # weight; counting them is set lookups at C speed, far cheaper than scoring.
                 fewest = 0
