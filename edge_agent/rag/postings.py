@@ -8,7 +8,7 @@ The snapshot is rewritten when the delta and tombstones pass a fifth of the inde
 Scoring is BM25 (k1 = 1.2, b = 0.75) with heading tokens counted HEADING_WEIGHT times, multiplied by
 the squared share of distinct query terms a chunk contains (coverage), and by the board boost. With
 numpy importable and a large index the accumulation is vectorised; otherwise the same arithmetic
-runs in Python.
+runs in Python, skipping (MaxScore-style) the chunks whose weight bounds show they cannot reach the top.
 """
 
 from __future__ import annotations
