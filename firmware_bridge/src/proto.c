@@ -218,6 +218,32 @@ static int scan_string(struct scan *s, const char **str, size_t *len) {
     return -1;
 }
 
+/* Read `"key"` and the ':' after it, leaving s->p at the value. Returns 0, or -1 if malformed. */
+static int scan_key(struct scan *s, const char **k, size_t *kl) {
+    skip_ws(s);
+    if (scan_string(s, k, kl)) return -1;
+    skip_ws(s);
+    if (s->p >= s->end || *s->p != ':') return -1;
+    s->p++;
+    skip_ws(s);
+    return 0;
+}
+
+/* After an object member: 1 if a ',' announces another, 0 at the closing '}', -1 otherwise. */
+static int next_member(struct scan *s) {
+    skip_ws(s);
+    if (s->p >= s->end) return -1;
+    if (*s->p == ',') {
+        s->p++;
+        return 1;
+    }
+    if (*s->p == '}') {
+        s->p++;
+        return 0;
+    }
+    return -1;
+}
+
 /* A JSON number. Integers that fit in 31 bits become J_INT; anything else valid is J_NUM. */
 static int scan_number(struct scan *s, struct jval *v) {
     const char *q = s->p;
@@ -348,12 +374,7 @@ static int scan_args(struct scan *s, struct req *r) {
         const char *k;
         size_t kl;
         struct jval v;
-        skip_ws(s);
-        if (scan_string(s, &k, &kl)) return -1;
-        skip_ws(s);
-        if (s->p >= s->end || *s->p != ':') return -1;
-        s->p++;
-        skip_ws(s);
+        if (scan_key(s, &k, &kl)) return -1;
         if (scan_value(s, &v, 2)) return -1;
         for (int i = 0; i < r->nargs; i++) {
             if (r->args[i].klen == kl && memcmp(r->args[i].key, k, kl) == 0) r->dup = 1;
@@ -366,17 +387,8 @@ static int scan_args(struct scan *s, struct req *r) {
         } else {
             r->too_many_args = 1;
         }
-        skip_ws(s);
-        if (s->p >= s->end) return -1;
-        if (*s->p == ',') {
-            s->p++;
-            continue;
-        }
-        if (*s->p == '}') {
-            s->p++;
-            return 0;
-        }
-        return -1;
+        int more = next_member(s);
+        if (more <= 0) return more;
     }
 }
 
@@ -395,12 +407,7 @@ static int parse_request(struct scan *s, struct req *r) {
         const char *k;
         size_t kl;
         struct jval v;
-        skip_ws(s);
-        if (scan_string(s, &k, &kl)) return -1;
-        skip_ws(s);
-        if (s->p >= s->end || *s->p != ':') return -1;
-        s->p++;
-        skip_ws(s);
+        if (scan_key(s, &k, &kl)) return -1;
         if (key_is(k, kl, "args") && s->p < s->end && *s->p == '{') {
             if (r->have_args) r->dup = 1;
             r->have_args = 1;
@@ -432,17 +439,9 @@ static int parse_request(struct scan *s, struct req *r) {
             }
             /* Other keys are ignored so later protocol minors can add fields. */
         }
-        skip_ws(s);
-        if (s->p >= s->end) return -1;
-        if (*s->p == ',') {
-            s->p++;
-            continue;
-        }
-        if (*s->p == '}') {
-            s->p++;
-            break;
-        }
-        return -1;
+        int more = next_member(s);
+        if (more < 0) return -1;
+        if (more == 0) break;
     }
 tail:
     skip_ws(s);
