@@ -254,10 +254,7 @@ def run() -> dict[str, Any]:
     """All measurements, in one temporary directory."""
     with tempfile.TemporaryDirectory(prefix="bench-sync-") as d:
         tmp = Path(d)
-        load = os.getloadavg()[0]
-        out = {"enqueue": bench_enqueue(tmp), "sync": bench_sync(tmp), "disk": bench_disk(tmp)}
-        out["load"] = (load, os.getloadavg()[0])
-        return out
+        return {"enqueue": bench_enqueue(tmp), "sync": bench_sync(tmp), "disk": bench_disk(tmp)}
 
 
 def enqueue_rows(e: dict[str, Any]) -> list[str]:
