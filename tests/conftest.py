@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from edge_agent.bus import open_adapter
+from edge_agent.bus.sim import SimAdapter
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_CORPUS = REPO_ROOT.parent / "shared" / "corpus" / "datasheets"
 
@@ -64,3 +67,12 @@ def host_firmware(tmp_path: Path) -> Iterator[Any]:
     fw = hostsim.HostFirmware(binary, directory=tmp_path).start()
     yield fw
     fw.stop()
+
+
+@pytest.fixture
+def sim() -> Iterator[SimAdapter]:
+    """A simulated NUCLEO-F401RE with the default scenario."""
+    adapter = open_adapter("sim://nucleo-f401re")
+    assert isinstance(adapter, SimAdapter)
+    yield adapter
+    adapter.close()

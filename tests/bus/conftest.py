@@ -15,7 +15,6 @@ import ctypes
 import errno
 import os
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -28,8 +27,6 @@ from pyftdi.usbtools import UsbToolsError
 from smbus2 import smbus2 as smbus_mod
 from usb.core import USBError
 
-from edge_agent.bus import open_adapter
-from edge_agent.bus.sim import SimAdapter
 from edge_agent.bus.sim.world import SimWorld, load_scenario
 from edge_agent.errors import AdapterUnavailableError, BusBusyError, BusTimeoutError, I2CNackError
 
@@ -538,15 +535,6 @@ BENCH_SCENARIO = Path(__file__).resolve().parent / "contract" / "bench.toml"
 def bench_world(i2c_buses: list[int], spi_buses: list[int]) -> SimWorld:
     """The contract bench's parts (BME280 0x76, 24C02 0x50, MCP3008 CS0, loopback CS1) on given bus numbers."""
     return SimWorld(load_scenario(BENCH_SCENARIO), i2c_buses=i2c_buses, spi_buses=spi_buses)
-
-
-@pytest.fixture
-def sim() -> Iterator[SimAdapter]:
-    """A simulated NUCLEO-F401RE with the default scenario."""
-    adapter = open_adapter("sim://nucleo-f401re")
-    assert isinstance(adapter, SimAdapter)
-    yield adapter
-    adapter.close()
 
 
 @pytest.fixture
