@@ -1,7 +1,10 @@
 """Field-engineer questions against ../shared/corpus/datasheets, with the file and fact that answer them.
 
 A result counts as a hit when it comes from `source` (alternatives separated by `|`) and its text
-contains `fact` (case-insensitive).
+contains `fact` (case-insensitive). `corpus` names the datasheet directory: "shared" is
+../shared/corpus/datasheets, "bundled" the datasheets shipped in the package.
+This is the tuning set: ranking changes are tried against it. The held-out set in
+bench/_rag_heldout.py is only measured, never tuned on.
 Questions are paraphrased on purpose: they rarely reuse the datasheet's own wording.
 """
 
@@ -15,6 +18,7 @@ class Question(NamedTuple):
     boards: tuple[str, ...]
     source: str
     fact: str
+    corpus: str = "shared"
 
 
 QUESTIONS: tuple[Question, ...] = (
