@@ -23,7 +23,7 @@ from edge_agent.bus.bridge.protocol import (
     parse_capabilities,
     to_hex,
 )
-from edge_agent.errors import InvalidAdapterURL, ProtocolError
+from edge_agent.errors import AdapterUnavailableError, InvalidAdapterURL, ProtocolError
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -51,7 +51,12 @@ class BridgeI2CBus(I2CBus):
         check_address(last, self._where)
         if self._link.protocol == 0:
             raise UnsupportedCommandError(f"{self._where}: protocol-0 firmware has no I2C", adapter=self._where)
-        found = [a for a in self._link.request("i2c_scan") if isinstance(a, int) and first <= a <= last]
+        result = self._link.request("i2c_scan")
+        if not isinstance(result, list) or not all(_is_address(a) for a in result):
+            raise ProtocolError(f"{self._where}: i2c_scan returned {str(result)[:80]!r}, expected a list of 7-bit "
+                                "addresses; the firmware and this driver disagree on the protocol (flash the "
+                                "matching firmware_bridge build)", adapter=self._where)
+        found = [a for a in result if first <= a <= last]
         for address in [*range(first, min(last, 0x07) + 1)]:
             if self._probe(address, "quick"):
                 found.append(address)
@@ -74,6 +79,10 @@ class BridgeI2CBus(I2CBus):
             raise ProtocolError(f"{self._where}: asked for {n} bytes, firmware returned {len(data)}",
                                 adapter=self._where)
         return data
+
+
+def _is_address(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0x7F
 
 
 class BridgeSPIDevice(SPIDevice):
@@ -179,6 +188,10 @@ class BridgeAdapter(Adapter):
         }
 
     def _health(self) -> dict[str, Any]:
+        state = self.link.health()  # replaces a dead or stalled reader
+        if state["reader"] != "running":
+            raise AdapterUnavailableError(f"{self.url}: the link's reader was {state['reader']}; reopening "
+                                          f"{self.link.device}", adapter=self.url)
         self.ping()
         return self.link.health()
 

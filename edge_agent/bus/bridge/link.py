@@ -4,6 +4,11 @@ One reader thread owns the port's input. It splits bytes into lines (bounded), m
 requests in flight by id, skips and counts everything else, fails requests in flight when the
 board resets (boot banner) or the port vanishes, and reopens the same path with backoff after an
 unplug. Callers block only on their own request, each with its own deadline.
+
+Nothing a device sends can stop the reader: a line that does not decode, or whose handling fails,
+is counted and skipped like noise. Should the thread still end or hang (a driver bug, a read that
+never returns), ``health()`` and a timed-out request notice it and start a fresh reader on a
+reopened port.
 """
 
 from __future__ import annotations
@@ -32,6 +37,8 @@ from edge_agent.bus.bridge.protocol import (
     decode_line,
     encode_request,
     error_for,
+    find_frame_start,
+    fragment_id,
 )
 from edge_agent.errors import (
     AdapterUnavailableError,
@@ -52,6 +59,9 @@ RX_BUDGET = 768
 DEFAULT_MAX_STRAY = 32
 BACKOFF_FIRST_S = 0.1
 BACKOFF_MAX_S = 2.0
+#: A reader that has not come round its loop for this long is stalled. One pass takes at most the
+#: port's 50 ms read timeout, or the reconnect backoff plus an open() while the board is away.
+DEFAULT_STALL_S = 10.0
 
 
 @dataclass
@@ -81,6 +91,9 @@ class LinkStats:
     resets: int = 0
     disconnects: int = 0
     reconnects: int = 0
+    cut_off_lines: int = 0
+    reader_errors: int = 0
+    reader_restarts: int = 0
 
 
 class Link:
@@ -98,6 +111,7 @@ class Link:
         max_stray: int = DEFAULT_MAX_STRAY,
         timeout_scale: float = 1.0,
         settle_s: float = 0.05,
+        stall_s: float = DEFAULT_STALL_S,
     ) -> None:
         self.device = device
         self.baud = baud
@@ -123,6 +137,11 @@ class Link:
         self._connected = threading.Event()
         self._closed = threading.Event()
         self._reader: threading.Thread | None = None
+        self.stall_s = stall_s
+        self._reader_gen = 0  # a reader whose generation is not current leaves its loop
+        self._reader_beat = time.monotonic()
+        self._reader_error = ""
+        self._restart_lock = threading.Lock()
         self._handshake_needed = True
         self._handshake_lock = threading.Lock()
         self._last_disconnect: str = ""
@@ -139,8 +158,7 @@ class Link:
         """
         self._port = self._open_port()
         self._connected.set()
-        self._reader = threading.Thread(target=self._read_loop, name=f"bridge-reader {self.device}", daemon=True)
-        self._reader.start()
+        self._start_reader()
         if self.settle_s:
             # Some boards (Arduino-style) reset when DTR rises on open; give the banner a moment.
             self._closed.wait(self.settle_s)
@@ -267,6 +285,7 @@ class Link:
         """Block until ``pending`` is answered or its deadline passes; return the result."""
         try:
             if not pending.done.wait(max(0.0, deadline - time.monotonic())):
+                self.check_reader()  # a dead reader is why nothing answers: restart it for the next call
                 with self._flow:
                     timed_out = self._pending.pop(pending.id, None) is not None
                     if timed_out:
@@ -374,32 +393,53 @@ class Link:
 
     # --- reader -----------------------------------------------------------------------------
 
-    def _read_loop(self) -> None:
+    def _start_reader(self) -> None:
+        with self._lock:
+            self._reader_gen += 1
+            gen = self._reader_gen
+            self._reader_beat = time.monotonic()
+            self._reader_error = ""
+        self._reader = threading.Thread(target=self._read_loop, args=(gen,), name=f"bridge-reader {self.device}",
+                                        daemon=True)
+        self._reader.start()
+
+    def _read_loop(self, gen: int) -> None:
+        try:
+            self._read_lines(gen)
+        except BaseException as exc:  # noqa: BLE001 - recorded for health(); the thread must not vanish silently
+            self._reader_error = f"{type(exc).__name__}: {exc}"
+            log.error("%s: reader stopped: %s", self.adapter, self._reader_error)
+
+    def _current(self, gen: int) -> bool:
+        return gen == self._reader_gen and not self._closed.is_set()
+
+    def _read_lines(self, gen: int) -> None:
         buf = bytearray()
         discarding = False
         backoff = BACKOFF_FIRST_S
-        while not self._closed.is_set():
+        while self._current(gen):
+            self._reader_beat = time.monotonic()
             port = self._port
             if port is None:
                 if not self.reconnect:
                     return
-                if self._closed.wait(backoff):
+                if self._closed.wait(backoff) or not self._current(gen):
                     return
                 backoff = min(backoff * 2, BACKOFF_MAX_S)
-                self._try_reopen()
+                self._try_reopen(gen)
                 buf.clear()
                 discarding = False
                 continue
             backoff = BACKOFF_FIRST_S
             try:
                 data = port.read(max(1, min(port.in_waiting, 4096)))
-            except (serial.SerialException, OSError, TypeError, AttributeError) as exc:
+            except Exception as exc:  # noqa: BLE001 - any failure of the port is a lost port
                 # TypeError/AttributeError: pyserial's posix port raced with close() (fd gone).
-                if self._closed.is_set():
+                if not self._current(gen):
                     return
                 self._disconnected(port, exc)
                 continue
-            if not data:
+            if not data or not self._current(gen):
                 continue
             start = 0
             while True:
@@ -422,13 +462,29 @@ class Link:
                 elif buf:
                     line = bytes(buf)
                     buf.clear()
-                    self._on_line(line)
+                    self._handle_line(line)
                 start = nl + 1
+
+    def _handle_line(self, line: bytes) -> None:
+        """Handle one line; whatever goes wrong doing so counts as one garbled line, never more."""
+        try:
+            self._on_line(line)
+        except Exception as exc:  # noqa: BLE001 - input must not stop the reader
+            with self._lock:
+                self.stats.reader_errors += 1
+            log.warning("%s: could not handle line %r: %s: %s", self.adapter, line[:120], type(exc).__name__, exc)
+            self._note_stray()
 
     def _on_line(self, line: bytes) -> None:
         if not line.strip(b"\r\n \t"):
             return
         frame = decode_line(line)
+        if isinstance(frame, Garbage):
+            cut = find_frame_start(line)
+            if cut is not None:
+                self._on_cut_off(line[:cut])
+                self._on_line(line[cut:])
+                return
         if isinstance(frame, Reply):
             key = None if frame.id is None else str(frame.id)
             with self._lock:
@@ -437,7 +493,7 @@ class Link:
                     self.stats.replies += 1
                 elif frame.id is None:
                     self.stats.error_frames_without_id += 1
-                elif key is not None and key.isdigit() and int(key) < self._next_id:
+                elif key is not None and key.isascii() and key.isdigit() and int(key) < self._next_id:
                     self.stats.late_replies += 1  # its request timed out, or a duplicate reply
                 else:
                     self.stats.stray_replies += 1
@@ -455,6 +511,20 @@ class Link:
         with self._lock:
             self.stats.garbage_lines += 1
         log.debug("%s: skipped %s line %r", self.adapter, getattr(frame, "reason", "event"), line[:120])
+        self._note_stray()
+
+    def _on_cut_off(self, fragment: bytes) -> None:
+        """A frame that ended without its newline, run into by the next one: fail its request now."""
+        rid = fragment_id(fragment)
+        with self._lock:
+            self.stats.cut_off_lines += 1
+            pending = self._pending.pop(rid, None) if rid is not None else None
+        log.debug("%s: skipped a cut-off line %r", self.adapter, fragment[:120])
+        if pending is not None:
+            pending.error = ProtocolError(
+                f"{self.adapter}: {pending.cmd}: the reply was cut off before its end of line (the board may have "
+                "reset or a byte was lost); it may or may not have taken effect", adapter=self.adapter)
+            pending.done.set()
         self._note_stray()
 
     def _note_stray(self) -> None:
@@ -509,15 +579,15 @@ class Link:
             adapter=self.adapter))
         log.warning("%s: port lost: %s", self.adapter, exc)
 
-    def _try_reopen(self) -> None:
+    def _try_reopen(self, gen: int) -> None:
         try:
             port = self._open_port()
         except (AdapterUnavailableError, BusPermissionError) as exc:
             log.debug("%s: reopen failed: %s", self.adapter, exc)
             return
         with self._lock:
-            if self._closed.is_set():
-                port.close()
+            if self._closed.is_set() or gen != self._reader_gen:
+                port.close()  # closed meanwhile, or this reader was replaced while it opened the port
                 return
             self._port = port
             self.stats.reconnects += 1
@@ -527,13 +597,55 @@ class Link:
 
     # --- info -------------------------------------------------------------------------------
 
+    def reader_state(self) -> str:
+        """``running``, ``stopped`` (link closed), ``dead: <why>`` or ``stalled for N s``."""
+        reader = self._reader
+        if self._closed.is_set() or (self._port is None and not self.reconnect
+                                     and reader is not None and not reader.is_alive()):
+            return "stopped"  # closed, or the port went away with reconnect off
+        if reader is None:
+            return "not started"
+        if not reader.is_alive():
+            return f"dead: {self._reader_error or 'the reader thread ended'}"
+        idle = time.monotonic() - self._reader_beat
+        if idle > self.stall_s:
+            return f"stalled for {idle:.0f} s"
+        return "running"
+
+    def check_reader(self) -> str:
+        """The reader's state; a dead or stalled reader is replaced and the port reopened.
+
+        Returns the state found (before any restart). Without ``reconnect`` the link is marked
+        disconnected instead, so requests fail at once rather than time out.
+        """
+        state = self.reader_state()
+        if state in ("running", "stopped", "not started"):
+            return state
+        with self._restart_lock:
+            if self.reader_state() in ("running", "stopped"):
+                return state  # another caller restarted it meanwhile
+            log.warning("%s: reader %s; reopening %s", self.adapter, state, self.device)
+            port = self._port
+            if port is not None:
+                self._disconnected(port, RuntimeError(f"reader {state}"))
+            else:
+                self._last_disconnect = f"reader {state}"
+                self._connected.clear()
+            if self.reconnect and not self._closed.is_set():
+                with self._lock:
+                    self.stats.reader_restarts += 1
+                self._start_reader()  # starts with no port: it reopens through the reconnect path
+        return state
+
     def health(self) -> dict[str, Any]:
-        """Link state and counters."""
+        """Link state and counters; a dead or stalled reader is reported and replaced."""
+        reader = self.check_reader()
         with self._lock:
             counters = dict(vars(self.stats))
             in_flight = len(self._pending)
         return {
-            "connected": self.connected,
+            "connected": self.connected and reader == "running",
+            "reader": reader,
             "device": self.device,
             "baud": self.baud,
             "protocol": self.protocol,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,6 +156,9 @@ def decode_line(line: bytes) -> Frame:
         obj = json.loads(text_bytes.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
         return Garbage(line, "not JSON")
+    except RecursionError:
+        # A line of a thousand '[' fits the length cap but nests deeper than the parser recurses.
+        return Garbage(line, "nested too deeply")
     if not isinstance(obj, dict):
         return Garbage(line, "not a JSON object")
     if "event" in obj:
@@ -175,6 +179,30 @@ def decode_line(line: bytes) -> Frame:
     if code is not None and (isinstance(code, bool) or not isinstance(code, int)):
         return Garbage(line, "code is not an integer")
     return Reply(rid, obj["ok"], obj.get("result", ""), error, code)
+
+
+#: How a protocol-1 frame begins on the wire: an object whose first key is "id" or "event".
+_FRAME_START = re.compile(rb'\{\s*"(?:id|event)"\s*:')
+_FRAGMENT_ID = re.compile(rb'\s*\{\s*"id"\s*:\s*"?([0-9A-Za-z_.-]{1,%d})"?\s*[,}]' % MAX_ID_CHARS)
+
+
+def find_frame_start(line: bytes) -> int | None:
+    """Where a well-formed frame begins inside a garbled ``line`` (never at 0), or None.
+
+    A reply cut off without its newline (a reset or a dropped byte mid-line) runs into the next
+    frame on the same line; the first position from which the rest decodes as a reply or an event
+    is where the next frame starts.
+    """
+    for m in _FRAME_START.finditer(line, 1):
+        if not isinstance(decode_line(line[m.start():]), Garbage):
+            return m.start()
+    return None
+
+
+def fragment_id(fragment: bytes) -> str | None:
+    """The request id a cut-off reply fragment names (``{"id":"7",...``), if it got that far."""
+    m = _FRAGMENT_ID.match(fragment)
+    return m.group(1).decode("ascii") if m else None
 
 
 # --- errors -------------------------------------------------------------------------------------
