@@ -7,7 +7,7 @@ STATE ?= .state
 EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
 
-.PHONY: run test lint bench firmware wheel clean install
+.PHONY: run test lint docs bench firmware wheel clean install
 
 install: $(STAMP)
 
@@ -31,6 +31,11 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(PY) -m ruff check edge_agent tests bench
 	$(PY) -m ruff format --check edge_agent tests bench || true
+
+# Regenerate the generated parts of docs/configuration.md (config models) and docs/cli.md (CLI parser).
+# Run it after changing either; tests/docs fails while the pages are stale.
+docs: $(STAMP)
+	$(PY) -m edge_agent.docs_gen
 
 bench: $(STAMP)
 	$(PY) -m bench
