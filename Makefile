@@ -26,10 +26,12 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m ruff check edge_agent tests bench
+	$(PY) -m mypy
 	$(PY) -m pytest $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(PY) -m ruff check edge_agent tests bench
+	$(PY) -m mypy
 	$(PY) -m ruff format --check edge_agent tests bench || true
 
 # Regenerate the generated parts of docs/configuration.md (config models) and docs/cli.md (CLI parser).

@@ -451,7 +451,7 @@ def _alias_set(datasheets: Path | str | HardwareRag | None) -> _AliasSet:
     aset = getattr(datasheets, "_alias_set", None)
     if aset is None:
         aset = _AliasSet(list(datasheets.alias_entries()))
-        datasheets._alias_set = aset  # type: ignore[union-attr]
+        datasheets._alias_set = aset
     return aset
 
 

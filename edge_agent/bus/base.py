@@ -36,7 +36,7 @@ import abc
 import logging
 import threading
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Self
 
 from edge_agent.errors import (
     AdapterUnavailableError,
@@ -407,7 +407,7 @@ class Adapter(abc.ABC):
         self._gpio_allowed: frozenset[str] | None = None
 
     # context manager -------------------------------------------------------------------------
-    def __enter__(self) -> Adapter:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import importlib
 import importlib.metadata
 import logging
+from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
 
@@ -57,6 +58,7 @@ BUILTIN: dict[str, Backend] = {
 def backends() -> dict[str, Backend]:
     """Every known scheme: built-ins plus ``edge_agent.bus_backends`` entry points."""
     found = dict(BUILTIN)
+    eps: Iterable[importlib.metadata.EntryPoint]
     try:
         eps = importlib.metadata.entry_points(group="edge_agent.bus_backends")
     except Exception:  # noqa: BLE001 - broken metadata must not break the built-in schemes

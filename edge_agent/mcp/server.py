@@ -31,7 +31,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp_types import ToolAnnotations
-from pydantic import ValidationError
+from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
@@ -140,12 +140,10 @@ def build_tools(runtime: Runtime) -> list[Tool]:
 
 def build_server(runtime: Runtime, token: str | None = None, issuer: str = "http://127.0.0.1") -> MCPServer[Any]:
     """An MCPServer exposing the runtime's tools; with `token`, HTTP requests must carry it as a bearer token."""
-    auth = {}
-    if token is not None:
-        auth = {"auth": AuthSettings(issuer_url=issuer, resource_server_url=None),
-                "token_verifier": _StaticTokenVerifier(token)}
+    auth = None if token is None else AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None)
+    verifier = None if token is None else _StaticTokenVerifier(token)
     return MCPServer("edge-agent", version=__version__, instructions=INSTRUCTIONS, tools=build_tools(runtime),
-                     log_level="WARNING", **auth)
+                     log_level="WARNING", auth=auth, token_verifier=verifier)
 
 
 def tool_schemas(runtime: Runtime) -> list[dict[str, Any]]:

@@ -8,6 +8,7 @@ importance and decayed by age (``score x 2^(-age_days / half_life_days)``; ``cor
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import functools
 import json
@@ -499,7 +500,7 @@ class MemoryStore:
                 type=str(item.get("type", "")).strip().lower(), title=str(title), content=content,  # type: ignore[arg-type]
                 tags=tuple(tags), space_hint=str(item.get("space_hint") or ""),
                 source_refs=tuple(refs), session_id=session_id,
-                importance=item.get("importance", 0.5), metadata=meta,  # type: ignore[arg-type]
+                importance=item.get("importance", 0.5), metadata=meta,
             )
         else:
             raise InvalidEntryError("each capture must be an object with type, title and content", field="captures")
@@ -940,7 +941,7 @@ class MemoryStore:
     def recall(self, query: str, limit: int = 5, *, namespace: str | None = None,
                namespaces: Sequence[str] | None = None, categories: Sequence[str] | None = None,
                session_id: str | None = None, min_score: float | None = None, include_archived: bool = False,
-               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
+               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> builtins.list[Entry]:
         """Entries relevant to ``query``, best first, each with its final decayed ``score``.
 
         Relevance is the IDF-weighted share of the query's terms the entry contains (see
@@ -984,11 +985,11 @@ class MemoryStore:
         self._note_access(e.id for e in kept if e.workspace == self.workspace)
         return kept
 
-    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> list[Entry]:
+    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> builtins.list[Entry]:
         """Recall restricted to one namespace."""
         return self.recall(query, limit, namespace=namespace, **kwargs)
 
-    def _other_workspaces(self, workspaces: Sequence[str] | None) -> list[tuple[str, Path]]:
+    def _other_workspaces(self, workspaces: Sequence[str] | None) -> builtins.list[tuple[str, Path]]:
         if not workspaces:
             return []
         root = self.state_dir / "workspaces"
@@ -1007,8 +1008,9 @@ class MemoryStore:
         return out
 
     @staticmethod
-    def _recall_filters(namespaces: list[str] | None, categories: list[str] | None, session_id: str | None,
-                        include_archived: bool) -> tuple[list[str], list[Any]]:
+    def _recall_filters(namespaces: builtins.list[str] | None, categories: builtins.list[str] | None,
+                        session_id: str | None,
+                        include_archived: bool) -> tuple[builtins.list[str], builtins.list[Any]]:
         where = ["e.superseded_by IS NULL"]
         params: list[Any] = []
         if not include_archived:
@@ -1189,7 +1191,7 @@ class MemoryStore:
             old.unlink()
         return target
 
-    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+    def audit_log(self, limit: int = 100) -> builtins.list[dict[str, Any]]:
         """Newest audit rows first."""
         with self._read() as conn:
             rows = conn.execute("SELECT * FROM audit ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
@@ -1304,8 +1306,9 @@ class MemoryStore:
                 continue
             try:
                 item = json.loads(line)
-            except ValueError as exc:
-                raise ImportFormatError(lineno, f"not JSON ({exc.msg})") from None
+            except ValueError as exc:  # JSONDecodeError, or int() refusing a number too long to convert
+                reason = exc.msg if isinstance(exc, json.JSONDecodeError) else str(exc)
+                raise ImportFormatError(lineno, f"not JSON ({reason})") from None
             if not isinstance(item, dict):
                 raise ImportFormatError(lineno, "expected a JSON object per line")
             try:

@@ -307,13 +307,13 @@ class HardwareRag:
         for i, s in enumerate(sections):
             heading_tokens = stem_words + _text.tokens(s.heading)
             body_tokens = _text.tokens(s.text)
-            tf: Counter[str] = Counter(body_tokens)
+            tf: dict[str, float] = dict(Counter(body_tokens))
             for t in heading_tokens:
-                tf[t] += HEADING_WEIGHT
+                tf[t] = tf.get(t, 0) + HEADING_WEIGHT
             if self._builder is None:  # a cold build counts document frequencies from the builder at the end
                 self._df.update(tf.keys())
             dl = len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
-            tfd = dict(tf)
+            tfd = tf
             cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
             self._next_id += 1
             if self._builder is not None:

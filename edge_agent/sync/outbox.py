@@ -166,8 +166,9 @@ class OutboxSink:
         changes: dict[str, Any] = {"metadata": metadata}
         if every:
             changes.update(title=title, content=content, tags=tags)
-        return dataclasses.replace(capture, **changes) if dataclasses.is_dataclass(capture) else _patched(
-            capture, changes)
+        if dataclasses.is_dataclass(capture) and not isinstance(capture, type):
+            return dataclasses.replace(capture, **changes)
+        return _patched(capture, changes)
 
     def enqueue(self, conn: sqlite3.Connection, capture: Any) -> None:
         """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""

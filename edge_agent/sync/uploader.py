@@ -853,7 +853,8 @@ class SyncWorker:
             # process can have sent an edge for it yet: GetEdges is needed only when resuming.
             existing: set[str] = set()
             if row.revision is None:
-                reply = yield _Call("GetEdges", pb.GetEdgesRequest(kref=own, edge_type_filter=EDGE_TYPE, direction=0))
+                reply = yield _Call("GetEdges", pb.GetEdgesRequest(kref=own, edge_type_filter=EDGE_TYPE,
+                                                                 direction=pb.OUTGOING))
                 existing = {e.target_kref.uri for e in reply.edges}
             for target in targets:
                 if target in existing:
@@ -1011,12 +1012,12 @@ class SyncWorker:
                     "batch_index, revision_kref FROM sync_outbox WHERE seq = ?", (row.seq,)).fetchone()
                 if src is None:
                     continue
-                batch_id, batch_index = (src[8], src[9]) if keep_batch else (None, None)
+                dead_batch, dead_index = (src[8], src[9]) if keep_batch else (None, None)
                 conn.execute(
                     "INSERT OR REPLACE INTO sync_dead (seq, capture_id, entry_id, importance, payload, bytes, "
                     "enqueued_at, attempts, batch_id, batch_index, revision_kref, code, reason, dead_at) "
                     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*src[:8], batch_id, batch_index, src[10], code, reason[:500], now))
+                    (*src[:8], dead_batch, dead_index, src[10], code, reason[:500], now))
                 conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (row.seq,))
                 if not keep_batch and src[8]:
                     # Known not committed under its key: release the batch, its other rows re-batch freely.

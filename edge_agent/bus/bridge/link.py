@@ -563,6 +563,7 @@ class Link:
     # --- disconnect / reconnect -----------------------------------------------------------------
 
     def _disconnected(self, port: serial.SerialBase, exc: BaseException) -> None:
+        lost = port  # kept apart from the identity check below, which narrows `port` to the attribute's type
         with self._lock:
             if self._port is not port:
                 return  # already handled
@@ -571,7 +572,7 @@ class Link:
         self._connected.clear()
         self._last_disconnect = str(exc)
         try:
-            port.close()
+            lost.close()
         except (OSError, serial.SerialException, TypeError, AttributeError):
             pass
         self._fail_all(lambda p: AdapterUnavailableError(

@@ -580,7 +580,8 @@ class MCP3008Sim(SimSPIDevice):
             return b"\xff" * len(data)  # sampling on the wrong edge: the controller sees garbage high bits
         bits_in = [(byte >> (7 - i)) & 1 for byte in data for i in range(8)]
         out: list[int] = []
-        state, config, sample, idx = "idle", [], 0, 0
+        config: list[int] = []
+        state, sample, idx = "idle", 0, 0
         for bit in bits_in:
             if state == "idle":
                 out.append(1)  # DOUT is high-impedance before the start bit (pulled up here)
