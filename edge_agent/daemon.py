@@ -321,10 +321,11 @@ class Daemon:
         try:
             await http.start()
         except OSError as exc:
-            self.runtime.mark("mcp_http", False, f"cannot listen on {host}:{port}: {exc.strerror or exc}")
-            log.error("MCP HTTP server not started: cannot listen on %s:%s: %s; set [server] port or stop "
-                      "the other process", host, port, exc.strerror or exc)
-            return
+            # Running on without HTTP would report "ready" to systemd while every MCP client fails:
+            # exit instead, so the unit shows the failure and restarts once the port is free.
+            raise DaemonError(f"cannot serve MCP over HTTP on {host}:{port}: {exc.strerror or exc}; stop the "
+                              f"other process using port {port}, or set [server] port (or --port) to a free "
+                              "port, or turn HTTP off with [server] http_enabled = false") from None
         self._http = http
         self.http_url = http.url
         self._token_file = tpath

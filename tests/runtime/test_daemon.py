@@ -102,8 +102,9 @@ def test_sighup_with_an_invalid_config_keeps_the_running_configuration(daemon_fa
     assert "reload refused" in d.log() and "datasheet_dirr" in d.log()
 
 
-def test_a_busy_http_port_is_reported_and_the_rest_of_the_daemon_still_starts(
+def test_a_busy_http_port_stops_the_daemon_with_an_error_naming_the_port(
         daemon_factory: Any, tmp_path: Path) -> None:
+    """Serving on without HTTP would tell systemd "ready" while every MCP client fails to connect."""
     with socket.socket() as blocker:
         blocker.bind(("127.0.0.1", 0))
         blocker.listen()
@@ -111,12 +112,21 @@ def test_a_busy_http_port_is_reported_and_the_rest_of_the_daemon_still_starts(
         config = tmp_path / "edge-agent.toml"
         config.write_text(f"[server]\nport = {port}\n")
         d = daemon_factory(config, port=None)
-        ready = d.wait_ready()
-        assert "MCP HTTP not started" in ready["STATUS"] and str(port) in ready["STATUS"]
-        comp = d.status_file()["components"]["mcp_http"]
-        assert comp["ok"] is False and str(port) in comp["detail"]
-        assert d.status_file()["adapters"][0]["ok"] is True
-        assert d.stop() == 0
+        code = d.proc.wait(timeout=60)
+        assert code != 0
+        d.notify.sock.setblocking(False)
+        sent = []
+        while True:
+            try:
+                sent.append(d.notify.sock.recv(4096).decode())
+            except BlockingIOError:
+                break
+        assert sent and not any("READY=1" in m for m in sent)  # it said "starting", never "ready"
+        assert d.wait_exit() == code
+        log = d.log()
+        assert f"port {port}" in log and "http_enabled = false" in log
+        assert " ready in " not in log
+        assert not (d.state / "daemon.json").exists()
 
 
 async def _store_and_recall(url: str, token: str, content: str | None) -> list[dict[str, Any]]:
