@@ -141,3 +141,22 @@ class SyncError(EdgeAgentError):
 
 class InferenceError(EdgeAgentError):
     """A model could not be loaded or run."""
+
+
+# --- the agent --------------------------------------------------------------------------------------
+
+
+class ProviderError(EdgeAgentError):
+    """No model provider answered: each one tried is listed in ``attempts`` as (url, reason)."""
+
+    def __init__(self, message: str, attempts: list[tuple[str, str]] | None = None) -> None:
+        super().__init__(message)
+        self.attempts = list(attempts or [])
+
+
+class ToolCallError(EdgeAgentError, ValueError):
+    """A tool call named no known tool or carried invalid arguments; the message shows a valid call."""
+
+    def __init__(self, message: str, *, tool: str = "") -> None:
+        super().__init__(message)
+        self.tool = tool
