@@ -254,7 +254,7 @@ def markdown(r: dict[str, object]) -> str:
         "Notes: the database lives on the temp directory's file system (ext4 here) with `synchronous = FULL`, "
         "so every single-entry store pays one fsync. The LIKE scan reads every row; ranking every full-text "
         "match by bm25 would cost one document-size lookup per match. Recall does neither: it scores a "
-        "bounded candidate set (README, memory section), which is why its latency grows far slower than the "
+        "bounded candidate set (docs/memory-and-sync.md), which is why its latency grows far slower than the "
         "table. Wall-clock figures include waiting for the CPU on a machine shared "
         "with other builds; the CPU column is this process's own CPU time per call. About 40% of the file is "
         "the entries table, 20% the full-text index, the rest secondary indexes (content hash, key, "

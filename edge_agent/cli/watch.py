@@ -73,7 +73,7 @@ def _list(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     if not rows:
-        print("no watches configured; add a [[watch]] table to edge-agent.toml (see README, Inference)")
+        print("no watches configured; add a [[watch]] table to edge-agent.toml (see docs/watches.md)")
         return 0
     for r in rows:
         flag = "" if r["enabled"] else "  [disabled]"

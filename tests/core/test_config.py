@@ -73,7 +73,7 @@ def test_config_check_prints_effective_config(capsys: pytest.CaptureFixture[str]
 def test_config_check_renders_per_adapter_safety_with_unset_keys(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # The README's [hardware.safety.adapters.pi] example leaves read_only unset (None): TOML has no null,
+    # The [hardware.safety.adapters.pi] example in docs/adapters.md leaves read_only unset (None): TOML has no null,
     # so the effective config must leave the key out rather than crash.
     f = tmp_path / "edge-agent.toml"
     f.write_text('[hardware.safety.adapters.pi]\nwritable_i2c = ["0x3C", "0x76:0xF2"]\nwritable_gpio = ["red_led"]\n')

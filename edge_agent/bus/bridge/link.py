@@ -246,7 +246,7 @@ class Link:
         if self.protocol == 0 and cmd not in PROTOCOL0_COMMANDS:
             raise UnsupportedCommandError(
                 f"{self.adapter}: the firmware speaks protocol 0 (Revka), which has no {cmd!r}; flash the "
-                "firmware_bridge build (see README, 'Firmware bridge')", adapter=self.adapter)
+                "firmware_bridge build (docs/firmware.md)", adapter=self.adapter)
         self._wait_connected(cmd, deadline)
         with self._flow:
             rid = str(self._next_id)
@@ -379,7 +379,7 @@ class Link:
             except BusTimeoutError as exc:
                 raise AdapterUnavailableError(
                     f"{self.adapter}: no bridge firmware answered on {self.device}; flash firmware_bridge "
-                    "(`make firmware`, see README) and check the baud rate", adapter=self.adapter) from exc
+                    "(`make firmware`, docs/firmware.md) and check the baud rate", adapter=self.adapter) from exc
             if not isinstance(result, dict) or not isinstance(result.get("protocol"), int):
                 raise ProtocolError(f"{self.adapter}: hello reply {result!r} has no protocol number",
                                     adapter=self.adapter)

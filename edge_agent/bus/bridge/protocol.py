@@ -225,7 +225,7 @@ def error_for(reply: Reply, *, adapter: str, cmd: str, address: int | None = Non
     if code in (ErrorCode.UNKNOWN_CMD, ErrorCode.UNSUPPORTED):
         return UnsupportedCommandError(
             f"{where}: the firmware does not support {cmd!r} ({text}); flash the current firmware_bridge build "
-            "(see README, 'Firmware bridge')", adapter=adapter)
+            "(docs/firmware.md)", adapter=adapter)
     if code in (ErrorCode.MALFORMED, ErrorCode.TOO_LONG, ErrorCode.BAD_ID, ErrorCode.MISSING_ARG):
         return ProtocolError(f"{where}: firmware rejected the request: {text} (code {int(code)})", adapter=adapter)
     return BusError(f"{where}: firmware error: {text} (code {code})", adapter=adapter, address=address)

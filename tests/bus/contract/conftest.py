@@ -3,7 +3,7 @@
 Without options the suite runs against ``sim://`` and, through fakes at the vendor boundary,
 ``linux://``, ``aardvark://`` and ``ftdi://`` (I2C and SPI modes). With ``--bus-url URL`` (repeatable)
 it runs against real adapters instead; ``--bus-gpio-loop OUT,IN``, ``--bus-spi-loop BUS.CS`` and
-``--bus-board`` describe the bench wiring (README, "Bus adapters"). Writes on real adapters are
+``--bus-board`` describe the bench wiring (docs/adapters.md, "Contract suite on a bench"). Writes on real adapters are
 allowed only to what the suite needs: the EEPROM at 0x50, the BME280's two control registers, the
 looped GPIO output and SPI device.
 """
