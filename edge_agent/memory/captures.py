@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol, runtime_checkable
 
-# The memory types Kumiho's reflect tool accepts (KUMIHO.md §2). Other lowercase labels are event
+# The memory types Kumiho's memory_reflect tool accepts. Other lowercase labels are event
 # types (sensor anomalies, command executions) accepted by record_capture only.
 KNOWLEDGE_TYPES: tuple[str, ...] = (
     "decision",
@@ -97,7 +97,7 @@ class Capture:
 
 @runtime_checkable
 class CaptureSink(Protocol):
-    """Where captures go besides the local store (engineer E's outbox)."""
+    """Where captures go besides the local store (the sync outbox, when sync is on)."""
 
     def prepare(self, capture: Capture) -> Capture:
         """Outside the transaction: screen secrets (return a redacted capture, or raise)."""

@@ -1,6 +1,6 @@
 """SQLite plumbing for the memory cache: connections, migrations, corruption quarantine, write retries.
 
-One database file per workspace holds the memory tables and (when engineer E's package is present)
+One database file per workspace holds the memory tables and (when sync is installed)
 the sync outbox, so an entry and its outbox row commit in one transaction.
 """
 
@@ -28,7 +28,8 @@ T = TypeVar("T")
 BUSY_TIMEOUT_MS = 5_000
 # Total time a writer keeps retrying a locked database before giving up with MemoryBusyError.
 WRITE_DEADLINE_S = 60.0
-# Bound the WAL file after checkpoints (EDGE_PEERS.md §1.3: bound every file the store writes).
+# Bound the WAL file after checkpoints: a field device's SD card is small, so no file the store writes may
+# grow without limit.
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 # Checkpoint when the WAL holds this many pages (4 KiB each: the same 16 MiB). SQLite's default of 1000
 # checkpointed every few capture batches; with fewer, larger checkpoints a page that several commits

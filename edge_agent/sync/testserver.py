@@ -1,7 +1,7 @@
 """A Kumiho test server: the RPC subset edge_agent's sync uses, on the SDK's own generated servicer.
 
 It runs the real gRPC stack on loopback so the real ``kumiho`` client talks to it unchanged. The
-semantics follow the comments in Kumiho's proto (see ../shared/reference/KUMIHO.md §1, §7):
+semantics are those the comments in Kumiho's service proto give each RPC:
 
 * projects and spaces are unique by name/path; creating one that exists answers ``ALREADY_EXISTS``;
 * ``BatchCreateRevisions`` commits all valid rows atomically, auto-creates missing items, fails a row
@@ -46,7 +46,7 @@ MAX_BATCH_ROWS = 200
 MAX_CALL_RECORDS = 200_000
 DEFAULT_WORKERS = 4  # handler threads (see KumihoTestServer._pool_size)
 SLOW_REPLY_WORKERS = 64
-# Revision metadata keys the server owns; `type` is reserved and stripped (KUMIHO.md §2).
+# Revision metadata keys the server owns: Kumiho reserves `type` for itself and strips it from client metadata.
 RESERVED_METADATA = frozenset({"type"})
 _SEGMENT = re.compile(r"^\w[\w-]*$", re.UNICODE)
 _ITEM_KREF = re.compile(r"^kref://(?P<path>[^?]+?)/(?P<name>[^/?.]+)\.(?P<kind>[^/?.]+)(?:\?r=(?P<r>\d+))?$")
@@ -335,7 +335,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
             if item_kref not in self.items:
                 raise _Abort(grpc.StatusCode.NOT_FOUND, f"item {item_kref} not found")
             key = md.get("x-idempotency-key")
-            if key and key in self.idempotency:  # replay semantics inferred (KUMIHO.md §7)
+            if key and key in self.idempotency:  # a replayed key returns the revision it made, as a batch prefix does
                 return self._revision_pb(self.revisions[self.idempotency[key]])
             rev = self._append_revision(item_kref, dict(req.metadata))  # number/exists_error ignored
             if key:

@@ -1,6 +1,6 @@
 """The sync worker: drains the outbox into Kumiho over gRPC with the official ``kumiho`` SDK, exactly once.
 
-The recipe (../shared/reference/KUMIHO.md §3.4), with the reason for each step:
+The exactly-once recipe against Kumiho's API, with the reason for each step:
 
 1. One client per worker with the SDK's hidden transport retries off
    (``KUMIHO_GRPC_RETRY_MAX_ATTEMPTS=1``): a retried ``CreateRevision`` whose reply was lost makes a
@@ -938,7 +938,7 @@ class SyncWorker:
     def _record_kref_in_tx(self, conn: sqlite3.Connection, entry_id: str, kref: str | None) -> bool:
         """Write the kref onto the memory entry in the transaction that retires the outbox row.
 
-        ``entries.kref`` is the column the memory store keeps for exactly this (contracts §D). Writing it
+        ``entries.kref`` is the column the memory store keeps for a synced entry's revision. Writing it
         here makes "uploaded" and "entry knows its kref" one atomic, single-fsync commit per batch,
         where a ``store.set_kref`` call per capture would be a separate commit (and fsync) each.
         """
