@@ -1,8 +1,8 @@
-"""A faithful Python reimplementation of the reference runtime's datasheet retrieval (REVKA_HARDWARE.md §1-2).
+"""A faithful Python reimplementation of the Revka runtime's datasheet retrieval.
 
-Used only as the baseline in tests and benchmarks. Kept deliberately as the reference does it:
+Used only as the baseline in tests and benchmarks. Kept deliberately as Revka does it:
 extensions `md`/`txt` matched case-sensitively, directory order as the OS returns it, one chunk per
-file (the reference chunker is a stub), whitespace-split query words longer than 2 bytes counted with
+file (Revka's chunker does not split files), whitespace-split query words longer than 2 bytes counted with
 repeats, substring matching against the lowercased chunk, +2.0 board boost, stable sort, cut to limit.
 """
 

@@ -106,7 +106,7 @@ def markdown(results: dict[str, Any]) -> str:
         "Host driver (`bridge://`, pyserial) to the firmware's protocol core built for the host, over a",
         f"pty; median of {ROUNDS} runs of {N} round trips. Baseline: the same bytes on a real 115200-baud",
         "UART (10 bits per byte); sequential = request + reply on the wire per round trip, pipelined =",
-        "the busier direction only. For scale, the issue's 60-byte request + 40-byte reply is",
+        "the busier direction only. For scale, a typical 60-byte request + 40-byte reply is",
         f"{BAUD / 10 / 100:.0f} sequential round trips/s at 115200 baud.",
         "",
         "| workload | bytes req/reply | in flight | pty round trips/s | 115200-baud limit/s | ratio pty / UART |",

@@ -2,7 +2,7 @@
 
 Three ways to read the BME280's temperature MSB/LSB (registers 0xFA-0xFB) on sim://nucleo-f401re:
 
-* direct: the part model itself (pointer write, 2-byte read) - the baseline the issue names;
+* direct: the part model itself (pointer write, 2-byte read) - the baseline, the least work a read can be;
 * world: the simulated bus (fault check, transaction log) without the public API;
 * layer: ``adapter.i2c().read_register(0x76, 0xFA, 2)`` - address/register/length validation, closed
   check, the simulated bus, register tagging of errors.

@@ -1,6 +1,6 @@
 """HardwareRag benchmark: answer quality on the shared corpus and scale on a generated corpus.
 
-Both measured in the same run against the faithful reference reimplementation (bench/_revka.py):
+Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: top-1 / top-3 hit rates on bench/_rag_questions.py over ../shared/corpus/datasheets;
   a hit is a result from the right file whose text holds the answer, counted twice: anywhere in the

@@ -2,7 +2,7 @@
 
 `edge_agent.mcp.server` registers every public method of :class:`Tools` under its own name; the
 signature is the tool's input schema, the docstring its description. Tool names follow what agents
-already know: the reference runtime's hardware tools (``gpio_read``, ``i2c_read {addr, register,
+already know: the Revka runtime's hardware tools (``gpio_read``, ``i2c_read {addr, register,
 len}``...) and Kumiho's memory tools (``memory_engage``, ``memory_reflect`` with ``query``,
 ``limit``, ``memory_types``, ``min_score``, ``session_id``, ``response``, ``captures``,
 ``source_krefs``, ``space_path``). One tool per operation; ``adapter`` or ``board`` picks the
@@ -194,7 +194,7 @@ class Tools:
         return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register,
                 "data": list(data), "hex": _hex(data)}
 
-    def i2c_write(self, addr: AddrArg, bytes: ByteList,  # noqa: A002 - the reference runtime's name
+    def i2c_write(self, addr: AddrArg, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                   register: Annotated[int | str | None, Field(description="Register to write at; omit to "
                                                              "send `bytes` as they are.")] = None,
                   adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
@@ -211,7 +211,7 @@ class Tools:
                 **self._record_write("i2c_write", slot, f"i2c_write 0x{address:02X} {len(bytes)}B on {slot.name}",
                                      {"bus": i2c.bus, "addr": address, "register": register, "bytes": list(bytes)})}
 
-    def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the reference runtime's name
+    def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                      bus: BusArg = None, cs: Annotated[int, Field(ge=0, le=15)] = 0,
                      mode: Annotated[int, Field(ge=0, le=3)] = 0,
                      speed_hz: Annotated[int, Field(ge=1_000, le=100_000_000)] = 1_000_000,

@@ -138,7 +138,7 @@ void board_reset_state(void) {
     spi_mode_now = 0xFF;
     owner[0] = OWN_LINK;
     owner[1] = OWN_LINK;
-    /* LD2 starts as a low output so `gpio_write 13` behaves like the reference firmware. */
+    /* LD2 starts as a low output so `gpio_write 13` behaves like Revka's protocol-0 firmware. */
     board_claim_gpio(board_find_number(13), HAL_MODE_OUT, HAL_PULL_NONE);
     hal_pin_write(HAL_PORT_A, 5, 0);
 }

@@ -13,7 +13,7 @@ enum pin_owner { OWN_NONE = 0, OWN_GPIO, OWN_ANALOG, OWN_I2C, OWN_SPI, OWN_LINK 
 struct pin_def {
     const char *name;    /* header name: D0..D15, A0..A5, LD2, B1 */
     const char *chip;    /* STM32 name: PA5 */
-    int8_t dnum;         /* Arduino D number (the reference protocol's integer pin), or -1 */
+    int8_t dnum;         /* Arduino D number (Revka's protocol-0 integer pin), or -1 */
     uint8_t port, pin;   /* HAL_PORT_x, 0..15 */
     int8_t adc;          /* ADC1 channel, or -1 */
     uint8_t reserved;    /* 1: the bridge's own link (USART2), never driven */

@@ -506,7 +506,7 @@ static int hex_arg(const struct req *r, const char *name, size_t min, uint8_t *b
     return 0;
 }
 
-/* Resolve the pin argument: an Arduino D number (the reference protocol's integer) or a name. */
+/* Resolve the pin argument: an Arduino D number (Revka's protocol-0 integer) or a name. */
 static const struct pin_def *pin_arg(const struct req *r, const char *name, int required) {
     const struct jval *v = arg(r, name);
     const struct pin_def *p = 0;

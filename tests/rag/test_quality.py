@@ -1,4 +1,4 @@
-"""Answer quality on the shared corpus, against the faithful reference reimplementation (bench/_revka.py)."""
+"""Answer quality on the shared corpus, against the faithful Revka reimplementation (bench/_revka.py)."""
 
 from __future__ import annotations
 
@@ -69,7 +69,7 @@ def test_top1_is_not_worse_than_the_reference_on_whole_results(both: tuple[Hardw
     assert ours1 > ref1
 
 
-# --- the baseline itself behaves like the reference (REVKA_HARDWARE.md §1.4, §2) ------------------------
+# --- the baseline itself behaves like Revka's retrieval: substring counts, +2 for a named board ------------
 
 
 def test_reference_baseline_counts_substrings_and_adds_two_for_a_named_board(tmp_path: Path) -> None:
