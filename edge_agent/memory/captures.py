@@ -85,6 +85,13 @@ class Capture:
         data["source_refs"] = list(self.source_refs)
         return data
 
+    def record(self) -> dict[str, Any]:
+        """The capture as an export line carries it: every field but the entry's id and content (the
+        export line is the entry)."""
+        data = self.to_dict()
+        del data["entry_id"], data["content"]
+        return data
+
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Capture:
         """Rebuild a capture from :meth:`to_dict` output."""
@@ -106,3 +113,4 @@ class CaptureSink(Protocol):
     def enqueue(self, conn: sqlite3.Connection, capture: Capture) -> None:
         """Inside the SAME transaction as the entry insert: queue the capture; never commit."""
         ...
+
