@@ -10,6 +10,7 @@ writer (:mod:`.capture_writer`), recall and engage (:mod:`.recall`), hygiene, sn
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import logging
 import os
@@ -288,7 +289,7 @@ class MemoryStore:
         """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
         return self._captures.record_capture(capture)
 
-    def record_captures(self, captures: Iterable[Capture]) -> list[Capture]:
+    def record_captures(self, captures: Iterable[Capture]) -> builtins.list[Capture]:
         """Store many captures (knowledge or event types) in ONE transaction and return them once it committed.
 
         All or nothing: an invalid capture, a read-only namespace or a refusal by the sink (outbox full,
@@ -323,7 +324,7 @@ class MemoryStore:
     def recall(self, query: str, limit: int = 5, *, namespace: str | None = None,
                namespaces: Sequence[str] | None = None, categories: Sequence[str] | None = None,
                session_id: str | None = None, min_score: float | None = None, include_archived: bool = False,
-               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
+               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> builtins.list[Entry]:
         """Entries relevant to ``query``, best first, each with its final decayed ``score``.
 
         Relevance is the IDF-weighted share of the query's terms the entry contains (see
@@ -336,7 +337,7 @@ class MemoryStore:
                                    session_id=session_id, min_score=min_score, include_archived=include_archived,
                                    workspaces=workspaces, now=now)
 
-    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> list[Entry]:
+    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> builtins.list[Entry]:
         """Recall restricted to one namespace."""
         return self.recall(query, limit, namespace=namespace, **kwargs)
 
@@ -366,7 +367,7 @@ class MemoryStore:
         """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""
         return self._maintenance.snapshot(now)
 
-    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+    def audit_log(self, limit: int = 100) -> builtins.list[dict[str, Any]]:
         """Newest audit rows first."""
         return self._maintenance.audit_log(limit)
 
