@@ -140,3 +140,37 @@ def test_toml_examples_pass_config_check(
     config.write_text(block, encoding="utf-8")
     code = main(["--state", str(tmp_path / "state"), "config", "check", str(config)])
     assert code == 0, f"{_page_id(page)}, toml block {index + 1}:\n{capsys.readouterr().err}"
+
+
+def _readme_block(heading: str) -> str:
+    """The first fenced block under a README heading."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split(f"\n## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    match = FENCE.search(section)
+    assert match, f"README.md: no code block under '## {heading}'"
+    return match.group(2)
+
+
+def test_the_quick_start_is_make_run_and_make_test_and_both_are_makefile_targets() -> None:
+    commands = [line.strip() for line in _readme_block("Quick start").splitlines() if line.strip()]
+    assert commands == ["make run", "make test"]
+    targets = re.findall(r"^([\w-]+):", (REPO / "Makefile").read_text(encoding="utf-8"), re.M)
+    assert {"run", "test"} <= set(targets), f"Makefile targets: {targets}"
+
+
+def test_the_readme_first_session_commands_succeed_on_the_simulated_board(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    ran = 0
+    for line in _readme_block("A first session").splitlines():
+        argv = shlex.split(line, comments=True)
+        if not argv or argv[0] == "export":
+            continue
+        assert argv[0] == ".venv/bin/edge-agent", f"README first session runs the checkout's CLI: {line}"
+        code = main(["--state", str(tmp_path / "state"), *argv[1:]])
+        assert code == 0, f"README.md: `{line}` exited {code}: {capsys.readouterr().err}"
+        ran += 1
+    assert ran >= 3
