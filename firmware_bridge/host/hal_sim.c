@@ -17,6 +17,13 @@
  * bytes are processed no sooner than they could have arrived. With BRIDGE_SIM_NOISE=1 every reply
  * is preceded by one line of noise (binary junk, a reply with an unknown id, an overlong line,
  * an unknown event, in turn), as a flaky cable or a chatty bootloader would produce.
+ * Watchdog: with BRIDGE_SIM_WATCHDOG_MS set (2000 is the board's IWDG: LSI / 64, reload 1000), a
+ * model of the MCU's independent watchdog on the monotonic clock. Not fed in time, the process does
+ * what the board does: drops its buffered input, resets pin state and sends the boot banner with
+ * "reset":"watchdog". As on the MCU, the idle loop feeds it whenever the receive ring is empty;
+ * with BRIDGE_SIM_BAUD set, the ring is empty when the next byte has not yet arrived on the
+ * emulated wire, so a host that keeps the line busy starves the idle loop as it would on the board.
+ * Off by default: a process stopped by a debugger or SIGSTOP should not come back reset.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -71,6 +78,8 @@ static double byte_s; /* seconds per byte on the emulated wire; 0 = unpaced */
 static int noise;     /* BRIDGE_SIM_NOISE: emit a noise line before each reply */
 static unsigned noise_turn;
 static double tx_clock, rx_clock;
+static double wdg_period_s, wdg_deadline; /* 0: no watchdog model */
+static int wdg_fired;
 
 double sim_now(void) {
     struct timespec ts;
@@ -85,13 +94,35 @@ static void sleep_until(double t) {
     }
 }
 
-/* Called after read() returned n bytes; `blocked` says whether the read had to wait for them. */
-void sim_rx_pace(size_t n, int blocked) {
-    if (byte_s <= 0) return;
-    double start = blocked ? sim_now() : rx_clock;
-    if (start < rx_clock) start = rx_clock;
-    rx_clock = start + (double)n * byte_s;
-    sleep_until(rx_clock);
+/* The core's per-line feed. The model only looks at the clock at feeds and between bytes, so a
+ * feed that comes after the deadline is too late: the board would have reset while busy. */
+void hal_watchdog_feed(void) {
+    double now = sim_now();
+    if (wdg_period_s <= 0) return;
+    if (now > wdg_deadline) wdg_fired = 1;
+    else wdg_deadline = now + wdg_period_s;
+}
+
+/* The idle loop's feed: on the board it runs every 100 ms while the ring stays empty. */
+void sim_watchdog_idle(void) {
+    if (!wdg_fired) wdg_deadline = sim_now() + wdg_period_s;
+}
+
+int sim_watchdog_expired(void) { return wdg_period_s > 0 && (wdg_fired || sim_now() > wdg_deadline); }
+
+/* Called before the core takes the next received byte. `first` marks the first byte of a read()
+ * and `blocked` whether that read had to wait. Paced, the byte is taken no sooner than it could
+ * have arrived at the emulated baud rate. Returns 1 when the receive ring was empty before this
+ * byte (the MCU would have been in its idle loop), 0 when the byte was already waiting. */
+int sim_rx_next(int first, int blocked) {
+    if (byte_s <= 0) return first && blocked;
+    double now = sim_now();
+    double arrival = rx_clock + byte_s;
+    if (first && blocked && now > rx_clock) arrival = now; /* the line was idle: the byte just arrived */
+    rx_clock = arrival;
+    if (arrival <= now) return 0;
+    sleep_until(arrival);
+    return 1;
 }
 
 void hal_init(void) {
@@ -99,6 +130,11 @@ void hal_init(void) {
     const char *nz = getenv("BRIDGE_SIM_NOISE");
     noise = nz && *nz && *nz != '0';
     byte_s = baud && atof(baud) > 0 ? 10.0 / atof(baud) : 0;
+    const char *wdg = getenv("BRIDGE_SIM_WATCHDOG_MS");
+    wdg_period_s = wdg && atof(wdg) > 0 ? atof(wdg) / 1000.0 : 0;
+    rx_clock = sim_now();
+    wdg_fired = 0;
+    wdg_deadline = rx_clock + wdg_period_s; /* the IWDG starts with a full reload in hal_init */
     memset(pads, 0, sizeof pads);
     memset(eeprom, 0, sizeof eeprom);
     bme_reset();

@@ -1,7 +1,8 @@
 /* Host build of the bridge firmware: the same protocol core, speaking on stdin/stdout.
  *
  * SIGUSR1 plays the NRST button: whatever the "UART" had buffered is lost (the pty input
- * queue is flushed), pin state is reset and the boot banner is sent again. SIGTERM or end of
+ * queue is flushed), pin state is reset and the boot banner is sent again. A watchdog expiry
+ * (see hal_sim.c) does the same with reset reason "watchdog". SIGTERM or end of
  * input ends the process, as unplugging would.
  */
 #include <errno.h>
@@ -18,7 +19,9 @@
 
 extern const char *sim_reset_reason;
 double sim_now(void);
-void sim_rx_pace(size_t n, int blocked);
+int sim_rx_next(int first, int blocked);
+int sim_watchdog_expired(void);
+void sim_watchdog_idle(void);
 static volatile sig_atomic_t reset_requested;
 
 static void on_usr1(int sig) {
@@ -42,11 +45,15 @@ int main(void) {
     proto_boot(&rx);
     for (;;) {
         if (reset_requested) {
-            reset_requested = 0;
             tcflush(0, TCIFLUSH); /* not a tty (pipes): nothing to flush, error ignored */
-            sim_reset_reason = "pin";
+            sim_reset_reason = reset_requested == 2 ? "watchdog" : "pin";
+            reset_requested = 0;
             hal_init();
             proto_boot(&rx);
+        }
+        if (sim_watchdog_expired()) {
+            reset_requested = 2;
+            continue;
         }
         unsigned char buf[256];
         double t0 = sim_now();
@@ -54,7 +61,15 @@ int main(void) {
         if (n < 0 && errno == EINTR) continue;
         if (n <= 0) return 0;
         /* A read that waited more than ~50 us found the line idle: these bytes just arrived. */
-        sim_rx_pace((size_t)n, sim_now() - t0 > 50e-6);
-        for (ssize_t i = 0; i < n && !reset_requested; i++) proto_rx_byte(&rx, buf[i]);
+        int blocked = sim_now() - t0 > 50e-6;
+        for (ssize_t i = 0; i < n && !reset_requested; i++) {
+            /* Busy since the last feed for too long (a blocked read was idle time: checked before it). */
+            if (!(i == 0 && blocked) && sim_watchdog_expired()) {
+                reset_requested = 2;
+                break;
+            }
+            if (sim_rx_next(i == 0, blocked)) sim_watchdog_idle(); /* the idle loop ran: ring empty */
+            proto_rx_byte(&rx, buf[i]);
+        }
     }
 }

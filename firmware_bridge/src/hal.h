@@ -28,6 +28,9 @@ enum hal_pull { HAL_PULL_NONE = 0, HAL_PULL_UP = 1, HAL_PULL_DOWN = 2 };
 void hal_init(void);
 /* Blocking write of n bytes to the host link. */
 void hal_write(const char *s, size_t n);
+/* Refresh the independent watchdog (about 2 s). The core calls it once per processed line; the
+ * idle loop calls it while the receive ring is empty. */
+void hal_watchdog_feed(void);
 /* Why the MCU last reset: "power", "pin", "software", "watchdog", "brownout" or "other". */
 const char *hal_reset_reason(void);
 

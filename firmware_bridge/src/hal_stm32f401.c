@@ -82,8 +82,10 @@ void hal_init(void) {
 
 void SysTick_Handler(void) {}
 
+void hal_watchdog_feed(void) { IWDG_KR = IWDG_KEY_RELOAD; }
+
 void hal_idle(void) {
-    IWDG_KR = IWDG_KEY_RELOAD;
+    hal_watchdog_feed();
     /* Check the ring with interrupts masked: a byte arriving between the check and WFI would
      * otherwise sit unprocessed until the next tick. WFI still wakes on the pending IRQ. */
     __asm volatile("cpsid i" ::: "memory");

@@ -862,6 +862,9 @@ void proto_rx_byte(struct proto_rx *rx, uint8_t c) {
         }
         rx->len = 0;
         rx->overflow = 0;
+        /* One line served: the firmware is alive. The idle loop alone is not enough: a host that
+         * pipelines requests keeps the receive ring from ever emptying while replies are sent. */
+        hal_watchdog_feed();
         return;
     }
     if (rx->overflow) return;

@@ -66,12 +66,14 @@ class HostFirmware:
     """The host firmware process on a pty, reachable at :attr:`path` (a symlink to the pty slave)."""
 
     def __init__(self, binary: Path = HOST_BINARY, *, directory: Path | None = None, baud: int | None = None,
-                 noise: bool = False) -> None:
+                 noise: bool = False, watchdog_ms: int | None = None) -> None:
         self.binary = binary
         #: Pace the emulated UART at this rate (both directions); None = as fast as the pty goes.
         self.baud = baud
         #: Precede every reply with a line of noise (junk, stray id, overlong line, unknown event).
         self.noise = noise
+        #: Model the board's independent watchdog with this period (2000 on the NUCLEO); None = off.
+        self.watchdog_ms = watchdog_ms
         self._tmp = None if directory else tempfile.TemporaryDirectory(prefix="bridge-sim-")
         base = directory or Path(self._tmp.name)  # type: ignore[union-attr]
         self.path = base / "ttyBRIDGE0"
@@ -90,6 +92,9 @@ class HostFirmware:
             env = dict(os.environ)
             env.pop("BRIDGE_SIM_BAUD", None)
             env.pop("BRIDGE_SIM_NOISE", None)
+            env.pop("BRIDGE_SIM_WATCHDOG_MS", None)
+            if self.watchdog_ms:
+                env["BRIDGE_SIM_WATCHDOG_MS"] = str(self.watchdog_ms)
             if self.baud:
                 env["BRIDGE_SIM_BAUD"] = str(self.baud)
             if self.noise:
