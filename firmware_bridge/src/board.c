@@ -8,31 +8,33 @@
 /* Solder bridges in their factory state: D0/D1 (PA3/PA2) are USART2, which the ST-LINK virtual
  * COM port uses; SB62/SB63 are open so the header pins are not even connected. They stay listed
  * so a request naming them gets "reserved" rather than "unknown pin". A4/A5 are PC1/PC0 (SB46,
- * SB56 closed by default), not the I2C pins. */
+ * SB56 closed by default), not the I2C pins. B1 is PC13, in the backup domain: the datasheet limits
+ * it to 2 MHz and forbids it as a current source, and pressing the button while it drives high
+ * shorts the pin to ground, so it is an input only. */
 const struct pin_def board_pins[] = {
-    {"D0", "PA3", 0, HAL_PORT_A, 3, -1, 1},
-    {"D1", "PA2", 1, HAL_PORT_A, 2, -1, 1},
-    {"D2", "PA10", 2, HAL_PORT_A, 10, -1, 0},
-    {"D3", "PB3", 3, HAL_PORT_B, 3, -1, 0},
-    {"D4", "PB5", 4, HAL_PORT_B, 5, -1, 0},
-    {"D5", "PB4", 5, HAL_PORT_B, 4, -1, 0},
-    {"D6", "PB10", 6, HAL_PORT_B, 10, -1, 0},
-    {"D7", "PA8", 7, HAL_PORT_A, 8, -1, 0},
-    {"D8", "PA9", 8, HAL_PORT_A, 9, -1, 0},
-    {"D9", "PC7", 9, HAL_PORT_C, 7, -1, 0},
-    {"D10", "PB6", 10, HAL_PORT_B, 6, -1, 0},
-    {"D11", "PA7", 11, HAL_PORT_A, 7, 7, 0},
-    {"D12", "PA6", 12, HAL_PORT_A, 6, 6, 0},
-    {"D13", "PA5", 13, HAL_PORT_A, 5, 5, 0},
-    {"D14", "PB9", 14, HAL_PORT_B, 9, -1, 0},
-    {"D15", "PB8", 15, HAL_PORT_B, 8, -1, 0},
-    {"A0", "PA0", -1, HAL_PORT_A, 0, 0, 0},
-    {"A1", "PA1", -1, HAL_PORT_A, 1, 1, 0},
-    {"A2", "PA4", -1, HAL_PORT_A, 4, 4, 0},
-    {"A3", "PB0", -1, HAL_PORT_B, 0, 8, 0},
-    {"A4", "PC1", -1, HAL_PORT_C, 1, 11, 0},
-    {"A5", "PC0", -1, HAL_PORT_C, 0, 10, 0},
-    {"B1", "PC13", -1, HAL_PORT_C, 13, -1, 0},
+    {"D0", "PA3", 0, HAL_PORT_A, 3, -1, 1, 0},
+    {"D1", "PA2", 1, HAL_PORT_A, 2, -1, 1, 0},
+    {"D2", "PA10", 2, HAL_PORT_A, 10, -1, 0, 0},
+    {"D3", "PB3", 3, HAL_PORT_B, 3, -1, 0, 0},
+    {"D4", "PB5", 4, HAL_PORT_B, 5, -1, 0, 0},
+    {"D5", "PB4", 5, HAL_PORT_B, 4, -1, 0, 0},
+    {"D6", "PB10", 6, HAL_PORT_B, 10, -1, 0, 0},
+    {"D7", "PA8", 7, HAL_PORT_A, 8, -1, 0, 0},
+    {"D8", "PA9", 8, HAL_PORT_A, 9, -1, 0, 0},
+    {"D9", "PC7", 9, HAL_PORT_C, 7, -1, 0, 0},
+    {"D10", "PB6", 10, HAL_PORT_B, 6, -1, 0, 0},
+    {"D11", "PA7", 11, HAL_PORT_A, 7, 7, 0, 0},
+    {"D12", "PA6", 12, HAL_PORT_A, 6, 6, 0, 0},
+    {"D13", "PA5", 13, HAL_PORT_A, 5, 5, 0, 0},
+    {"D14", "PB9", 14, HAL_PORT_B, 9, -1, 0, 0},
+    {"D15", "PB8", 15, HAL_PORT_B, 8, -1, 0, 0},
+    {"A0", "PA0", -1, HAL_PORT_A, 0, 0, 0, 0},
+    {"A1", "PA1", -1, HAL_PORT_A, 1, 1, 0, 0},
+    {"A2", "PA4", -1, HAL_PORT_A, 4, 4, 0, 0},
+    {"A3", "PB0", -1, HAL_PORT_B, 0, 8, 0, 0},
+    {"A4", "PC1", -1, HAL_PORT_C, 1, 11, 0, 0},
+    {"A5", "PC0", -1, HAL_PORT_C, 0, 10, 0, 0},
+    {"B1", "PC13", -1, HAL_PORT_C, 13, -1, 0, 1},
 };
 const unsigned board_pin_count = sizeof board_pins / sizeof board_pins[0];
 

@@ -17,6 +17,7 @@ struct pin_def {
     uint8_t port, pin;   /* HAL_PORT_x, 0..15 */
     int8_t adc;          /* ADC1 channel, or -1 */
     uint8_t reserved;    /* 1: the bridge's own link (USART2), never driven */
+    uint8_t input_only;  /* 1: never an output (B1: PC13 may not source current; the button shorts it) */
 };
 
 extern const struct pin_def board_pins[];

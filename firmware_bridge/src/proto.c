@@ -523,7 +523,8 @@ static const struct pin_def *pin_arg(const struct req *r, const char *name, int 
         }
     } else if (v->type == J_STR) {
         char tmp[8];
-        if (v->slen < sizeof tmp) {
+        /* A NUL decoded from \u0000 would end the C string early ("D13\u0000xyz" as D13). */
+        if (v->slen < sizeof tmp && !memchr(v->s, 0, v->slen)) {
             memcpy(tmp, v->s, v->slen);
             tmp[v->slen] = 0;
             p = board_find_name(tmp);
@@ -543,6 +544,16 @@ static const struct pin_def *pin_arg(const struct req *r, const char *name, int 
         return 0;
     }
     return p;
+}
+
+/* Refuse to drive an input-only pin; 0 if p may be an output. */
+static int refuse_output(const struct req *r, const struct pin_def *p) {
+    if (!p->input_only) return 0;
+    reply_error(r, E_BAD_PIN,
+                "pin is input-only (user button on PC13: it cannot source current and pressing the button "
+                "shorts a driven pin): ",
+                p->name, strlen(p->name));
+    return -1;
 }
 
 static int choice_arg(const struct req *r, const char *name, const char *const *choices, int dflt) {
@@ -635,7 +646,7 @@ static void cmd_gpio_read(const struct req *r) {
 static void cmd_gpio_write(const struct req *r) {
     const struct pin_def *p = pin_arg(r, "pin", 1);
     long value = 0;
-    if (!p || int_arg(r, "value", 0, 1, 1, &value)) return;
+    if (!p || refuse_output(r, p) || int_arg(r, "value", 0, 1, 1, &value)) return;
     /* Set the output latch before switching the mode so the pad never glitches. */
     hal_pin_write(p->port, p->pin, (int)value);
     if (board_owner(p) != OWN_GPIO || board_gpio_mode(p) != HAL_MODE_OUT) board_claim_gpio(p, HAL_MODE_OUT, HAL_PULL_NONE);
@@ -653,6 +664,7 @@ static void cmd_gpio_mode(const struct req *r) {
     if (mode < 0) return;
     int pull = choice_arg(r, "pull", PULLS, 0);
     if (pull < 0) return;
+    if (mode == 1 && refuse_output(r, p)) return;
     board_claim_gpio(p, mode == 1 ? HAL_MODE_OUT : HAL_MODE_IN, (uint8_t)pull);
     reply_ok_str(r, "done");
 }
@@ -755,7 +767,7 @@ static void cmd_spi_transfer(const struct req *r) {
         cs = 0; /* the caller drives chip select itself */
     } else if (csv) {
         cs = pin_arg(r, "cs", 1);
-        if (!cs) return;
+        if (!cs || refuse_output(r, cs)) return;
     }
     if (cs && (cs->dnum == 11 || cs->dnum == 12 || cs->dnum == 13)) {
         reply_error(r, E_BAD_ARG, "chip select cannot be an SPI1 pin: ", cs->name, strlen(cs->name));
