@@ -38,7 +38,8 @@ class _Section(BaseModel):
 
 class DeviceConfig(_Section):
     id: str = Field("", description="Stable device id; empty derives one from /etc/machine-id.")
-    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        "info", description="Log level of `edge-agent run`; each -v lowers it one step.")
 
 
 # --- [peripherals] --------------------------------------------------------------------------------
@@ -49,12 +50,15 @@ Transport = Literal["sim", "serial", "bridge", "native", "linux", "aardvark", "f
 class BoardConfig(_Section):
     """One ``[[peripherals.boards]]`` entry: which board, and how it is reached."""
 
-    board: str
+    board: str = Field(description="Board id: a file in boards/ (e.g. nucleo-f401re, rpi-4b) or a board known from a "
+                       "datasheet.")
     name: str = Field("", description="Adapter name used by tools and CLI; defaults to `board`.")
-    transport: Transport = "serial"
+    transport: Transport = Field("serial", description="How the board is reached when `url` is empty: sim, "
+                                 "serial/bridge (path, baud), native/linux, aardvark or ftdi (path).")
     url: str = Field("", description="Adapter URL; overrides transport/path/baud when set.")
-    path: str = ""
-    baud: int = Field(115200, gt=0)
+    path: str = Field("", description="Serial device for serial/bridge, Aardvark port or serial, or the pyftdi URL "
+                      "for ftdi.")
+    baud: int = Field(115200, gt=0, description="Serial speed of the firmware bridge.")
 
     @field_validator("board")
     @classmethod
@@ -89,7 +93,7 @@ class BoardConfig(_Section):
 
 
 class PeripheralsConfig(_Section):
-    enabled: bool = True
+    enabled: bool = Field(True, description="false opens no board at all.")
     datasheet_dir: str = Field("", description="Datasheet directory; empty uses the bundled datasheets.")
     boards: list[BoardConfig] = Field(
         default_factory=lambda: [BoardConfig(board="nucleo-f401re", transport="sim")]
@@ -178,8 +182,10 @@ class ReliabilityConfig(_Section):
 class AdapterSafety(_Section):
     """Per-adapter write policy; the table key is the adapter name or URL scheme."""
 
-    read_only: bool | None = None
-    writable_gpio: list[str] = Field(default_factory=list)
+    read_only: bool | None = Field(None, description="true refuses every write on this adapter, false allows every "
+                                   "write; unset: the simulator is writable, real adapters only the writable_* lists.")
+    writable_gpio: list[str] = Field(default_factory=list, description="Pins that may be driven; any pin name or "
+                                     "alias.")
     writable_i2c: list[str] = Field(
         default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range)."
     )
@@ -205,7 +211,7 @@ class AdapterSafety(_Section):
 
 
 class SafetyConfig(_Section):
-    read_only: bool = False
+    read_only: bool = Field(False, description="true refuses every write on every adapter.")
     adapters: dict[str, AdapterSafety] = Field(default_factory=dict)
 
 
@@ -217,10 +223,14 @@ class HardwareConfig(_Section):
 
 
 class MemoryPolicy(_Section):
-    max_entries_per_namespace: int = Field(0, ge=0)
-    max_entries_per_category: int = Field(0, ge=0)
-    read_only_namespaces: list[str] = Field(default_factory=list)
-    retention_days_by_category: dict[str, int] = Field(default_factory=dict)
+    max_entries_per_namespace: int = Field(0, ge=0, description="Cap per namespace (0 = unlimited): superseded "
+                                           "versions go first, then the least important, then the oldest.")
+    max_entries_per_category: int = Field(0, ge=0, description="Cap per category (0 = unlimited), evicted in the same "
+                                          "order.")
+    read_only_namespaces: list[str] = Field(default_factory=list, description="Namespaces where store, reflect, "
+                                            "forget, purge and import are refused.")
+    retention_days_by_category: dict[str, int] = Field(default_factory=dict, description="Days after which hygiene "
+                                                       "deletes a category's entries (0 keeps them).")
 
     @field_validator("retention_days_by_category")
     @classmethod
@@ -234,25 +244,38 @@ class MemoryPolicy(_Section):
 
 
 class MemoryConfig(_Section):
-    backend: Literal["kumiho", "none"] = "kumiho"
-    auto_save: bool = True
-    hygiene_enabled: bool = True
-    archive_after_days: int = Field(7, ge=0)
-    purge_after_days: int = Field(30, ge=0)
-    conversation_retention_days: int = Field(30, ge=0)
-    min_relevance_score: float = Field(0.4, ge=0.0, le=1.0)
-    default_namespace: str = "default"
-    half_life_days: float = 7.0
-    audit_enabled: bool = False
-    audit_retention_days: int = Field(30, ge=0)
-    snapshot_enabled: bool = False
-    snapshot_on_hygiene: bool = False
-    context_budget_tokens: int = Field(1200, ge=64)
-    max_content_bytes: int = Field(64 * 1024, ge=256)
-    response_cache_enabled: bool = False
-    response_cache_hot_entries: int = Field(256, ge=0)
-    response_cache_max_entries: int = Field(5000, ge=0)
-    response_cache_ttl_minutes: int = Field(60, ge=0)
+    backend: Literal["kumiho", "none"] = Field("kumiho", description="kumiho: the local cache, synced upstream when "
+                                               "[kumiho] enabled; none: memory off.")
+    auto_save: bool = Field(True, description="Store user inputs given to auto_save as conversation entries.")
+    hygiene_enabled: bool = Field(True, description="Run memory hygiene every 6 h in the daemon.")
+    archive_after_days: int = Field(7, ge=0, description="Archive daily entries older than this (they leave recall); "
+                                    "0 disables.")
+    purge_after_days: int = Field(30, ge=0, description="Delete archived entries and superseded versions older than "
+                                  "this; 0 disables.")
+    conversation_retention_days: int = Field(30, ge=0, description="Delete conversation entries older than this; 0 "
+                                             "disables.")
+    min_relevance_score: float = Field(0.4, ge=0.0, le=1.0, description="Recall and engage drop results scoring below "
+                                       "this.")
+    default_namespace: str = Field("default", description="Namespace of entries stored without one.")
+    half_life_days: float = Field(7.0, description="Recall scores halve every this many days (core never decays; <= 0 "
+                                  "means 7).")
+    audit_enabled: bool = Field(False, description="Log every store, supersede, evict, forget, purge, archive, import "
+                                "and set_kref.")
+    audit_retention_days: int = Field(30, ge=0, description="Hygiene deletes audit rows older than this; 0 keeps "
+                                      "them.")
+    snapshot_enabled: bool = Field(False, description="Hygiene first writes a JSON Lines export to snapshots/ once a "
+                                   "day (newest 5 kept).")
+    snapshot_on_hygiene: bool = Field(False, description="Snapshot on every hygiene run, not once a day.")
+    context_budget_tokens: int = Field(1200, ge=64, description="Token budget of the engage context (a third with "
+                                       "[agent] compact_context).")
+    max_content_bytes: int = Field(64 * 1024, ge=256, description="Larger content is refused with "
+                                   "ContentTooLargeError.")
+    response_cache_enabled: bool = Field(False, description="Keep LLM responses in response_cache.db.")
+    response_cache_hot_entries: int = Field(256, ge=0, description="In-process LRU tier of the response cache.")
+    response_cache_max_entries: int = Field(5000, ge=0, description="SQLite tier of the response cache; least "
+                                            "recently used evicted beyond.")
+    response_cache_ttl_minutes: int = Field(60, ge=0, description="Response cache entries expire this long after they "
+                                            "were stored; 0 = never.")
     policy: MemoryPolicy = Field(default_factory=MemoryPolicy)
 
     @field_validator("backend", mode="before")
@@ -267,36 +290,46 @@ class MemoryConfig(_Section):
 
 
 class WorkspaceConfig(_Section):
-    enabled: bool = False
-    name: str = "default"
-    isolate_memory: bool = True
-    cross_workspace_search: bool = False
+    enabled: bool = Field(False, description="Use the workspace `name` instead of default.")
+    name: str = Field("default", description="Workspace name (a directory name: no '/', no '..').")
+    isolate_memory: bool = Field(True, description="Each workspace gets its own database; false shares the default "
+                                 "one.")
+    cross_workspace_search: bool = Field(False, description="Allow recall to read other workspaces (read-only).")
 
 
 # --- [kumiho] -------------------------------------------------------------------------------------
 
 
 class KumihoConfig(_Section):
-    enabled: bool = False
-    mode: Literal["cloud", "local_ce"] = "cloud"
+    enabled: bool = Field(False, description="Queue captures in the outbox and sync them upstream.")
+    mode: Literal["cloud", "local_ce"] = Field("cloud", description="cloud (endpoint) or local_ce (community server "
+                                               "on loopback).")
     endpoint: str = Field("", description="gRPC target: https://HOST[:PORT] or HOST:443; plain HOST:PORT only "
                           "on loopback. Empty with mode local_ce means 127.0.0.1:9190.")
-    project: str = "CognitiveMemory"
+    project: str = Field("CognitiveMemory", description="Kumiho project the captures go to.")
     space_path: str = Field("", description="Default space; empty means Devices/<device_id>.")
     token_file: str = Field("", description="File holding the bearer token; KUMIHO_AUTH_TOKEN wins when set.")
-    memory_retrieval_limit: int = Field(3, ge=1)
+    memory_retrieval_limit: int = Field(3, ge=1, description="Cap on the `limit` of the memory_recall and "
+                                        "memory_engage tools.")
     outbox_max_mb: float = Field(64.0, gt=0, description="Bound on queued + dead-lettered captures (bytes).")
     outbox_max_rows: int = Field(100_000, gt=0, description="Bound on queued + dead-lettered captures (rows).")
-    outbox_full_policy: Literal["refuse_low_importance", "refuse_all"] = "refuse_low_importance"
-    low_importance_below: float = Field(0.5, ge=0.0, le=1.0)
-    batch_size: int = Field(200, ge=1, le=200)
-    rpc_timeout_s: float = Field(10.0, gt=0)
-    sync_interval_s: float = Field(5.0, gt=0)
-    backoff_initial_s: float = Field(1.0, gt=0)
-    backoff_max_s: float = Field(300.0, gt=0)
+    outbox_full_policy: Literal["refuse_low_importance", "refuse_all"] = Field(
+        "refuse_low_importance", description="refuse_low_importance: captures below low_importance_below are "
+        "refused from 90 % of a bound, others at 100 %; refuse_all: everything at 100 %.")
+    low_importance_below: float = Field(0.5, ge=0.0, le=1.0, description="Importance under which a capture counts as "
+                                        "low for outbox_full_policy.")
+    batch_size: int = Field(200, ge=1, le=200, description="Rows per BatchCreateRevisions call.")
+    rpc_timeout_s: float = Field(10.0, gt=0, description="Deadline of each gRPC call.")
+    sync_interval_s: float = Field(5.0, gt=0, description="How often the daemon's sync worker wakes when no retry is "
+                                   "due.")
+    backoff_initial_s: float = Field(1.0, gt=0, description="First retry delay; doubles each retry, half fixed and "
+                                     "half random jitter.")
+    backoff_max_s: float = Field(300.0, gt=0, description="Longest retry delay.")
     max_attempts: int = Field(50, ge=1, description="Answered failures before a capture is dead-lettered; "
                               "time offline never counts.")
-    secret_policy: Literal["redact", "reject"] = "redact"
+    secret_policy: Literal["redact", "reject"] = Field("redact", description="Credentials found in a capture: redact "
+                                                       "replaces each with [REDACTED:<kind>], reject refuses the "
+                                                       "capture.")
 
     @field_validator("project", "space_path")
     @classmethod
@@ -324,11 +357,12 @@ class KumihoConfig(_Section):
 
 
 class ServerConfig(_Section):
-    http_enabled: bool = True
-    host: str = "127.0.0.1"
-    port: int = Field(8765, ge=0, le=65535)
+    http_enabled: bool = Field(True, description="Serve MCP over streamable HTTP inside `edge-agent run`.")
+    host: str = Field("127.0.0.1", description="Listen address; another than loopback keeps the bearer token "
+                      "requirement.")
+    port: int = Field(8765, ge=0, le=65535, description="HTTP port; 0 picks a free one.")
     token_file: str = Field("", description="Bearer token file; empty means <state>/mcp-token.")
-    watchdog: bool = True
+    watchdog: bool = Field(True, description="Send WATCHDOG=1 when the unit sets WatchdogSec.")
     record_hardware_writes: bool = Field(
         False, description="Store each gpio_write/i2c_write/spi_transfer made through MCP as a low-importance "
         "command_execution capture (an audit trail that syncs upstream with [kumiho] enabled).")
@@ -351,7 +385,9 @@ class TensorDesc(_WatchSection):
 
     shape: list[int] = Field(default_factory=list, description="Empty derives it: input [1, window, channels], "
                              "output [1, 1].")
-    dtype: Literal["float32", "int8", "uint8", "int16", "int32"] = "float32"
+    dtype: Literal["float32", "int8", "uint8", "int16", "int32"] = Field("float32", description="Element type; "
+                                                                         "int8/uint8 are (de)quantized with the "
+                                                                         "model's own scale.")
 
     @field_validator("shape")
     @classmethod
@@ -379,14 +415,14 @@ Stat = Literal["last", "mean", "min", "max"]
 class ThresholdRule(_WatchSection):
     """Capture when a value crosses a threshold (edge-triggered unless `repeat`)."""
 
-    kind: Literal["threshold"]
+    kind: Literal["threshold"] = Field(description="Rule type.")
     on: str = Field("score", description="'score' (model output) or a sensor channel name.")
-    stat: Stat = "max"
-    above: float | None = None
-    below: float | None = None
+    stat: Stat = Field("max", description="Window statistic compared.")
+    above: float | None = Field(None, description="Fire when the statistic is strictly above this.")
+    below: float | None = Field(None, description="Fire when the statistic is strictly below this.")
     repeat: bool = Field(False, description="Capture every window past the threshold, not only on entering.")
-    capture_type: str = "anomaly"
-    importance: float = Field(0.8, ge=0.0, le=1.0)
+    capture_type: str = Field("anomaly", description="Memory type of the capture.")
+    importance: float = Field(0.8, ge=0.0, le=1.0, description="Importance of the capture.")
 
     @model_validator(mode="after")
     def _bound(self) -> ThresholdRule:
@@ -398,42 +434,43 @@ class ThresholdRule(_WatchSection):
 class ChangeRule(_WatchSection):
     """Capture when a window statistic moved by at least `delta` since the last reported value."""
 
-    kind: Literal["change"]
-    on: str
-    stat: Stat = "mean"
-    delta: float = Field(gt=0)
-    capture_type: str = "state_change"
-    importance: float = Field(0.6, ge=0.0, le=1.0)
+    kind: Literal["change"] = Field(description="Rule type.")
+    on: str = Field(description="A sensor channel name, or 'score' (model output).")
+    stat: Stat = Field("mean", description="Window statistic compared.")
+    delta: float = Field(gt=0, description="Least change since the last reported value that fires.")
+    capture_type: str = Field("state_change", description="Memory type of the capture.")
+    importance: float = Field(0.6, ge=0.0, le=1.0, description="Importance of the capture.")
 
 
 class SummaryRule(_WatchSection):
     """Capture a window summary at most every `every_s` seconds (first one on the first full window)."""
 
-    kind: Literal["summary"]
-    every_s: float = Field(3600.0, gt=0)
-    capture_type: str = "fact"
-    importance: float = Field(0.3, ge=0.0, le=1.0)
+    kind: Literal["summary"] = Field(description="Rule type.")
+    every_s: float = Field(3600.0, gt=0, description="Least time between two summaries.")
+    capture_type: str = Field("fact", description="Memory type of the capture.")
+    importance: float = Field(0.3, ge=0.0, le=1.0, description="Importance of the capture.")
 
 
 class RateLimit(_WatchSection):
     """At most `max_captures` captures per `per_s` seconds per watch; the rest are counted, not stored."""
 
-    max_captures: int = Field(6, ge=1)
-    per_s: float = Field(3600.0, gt=0)
+    max_captures: int = Field(6, ge=1, description="Captures allowed per period.")
+    per_s: float = Field(3600.0, gt=0, description="Period in seconds.")
 
 
 class WatchConfig(_WatchSection):
     """One ``[[watch]]``: sample a sensor, keep a window, optionally run a model, apply a rule."""
 
-    name: str
-    enabled: bool = True
-    sensor: Literal["bme280"] = "bme280"
+    name: str = Field(description="Watch name, used by `watch run-once` and in captures (watch://NAME).")
+    enabled: bool = Field(True, description="false keeps the watch configured but never runs it.")
+    sensor: Literal["bme280"] = Field("bme280", description="Sensor driver; bme280 has channels temperature_c, "
+                                      "humidity_pct, pressure_hpa.")
     adapter: str = Field("", description="Adapter name from [[peripherals.boards]] or an adapter URL; "
                          "empty = the first board.")
     bus: str = Field("", description="I2C bus name on the adapter; empty = its default bus.")
-    address: int = Field(0x76, ge=0x03, le=0x77)
-    interval_s: float = Field(1.0, gt=0, le=86400)
-    window: int = Field(16, ge=1, le=4096)
+    address: int = Field(0x76, ge=0x03, le=0x77, description="I2C address of the sensor.")
+    interval_s: float = Field(1.0, gt=0, le=86400, description="Sampling interval.")
+    window: int = Field(16, ge=1, le=4096, description="Samples per window.")
     step: int = Field(0, ge=0, description="Samples between evaluations; 0 = window (non-overlapping).")
     backoff_max_s: float = Field(300.0, gt=0, description="Longest wait between retries of a failing sensor.")
     model: WatchModel = Field(default_factory=WatchModel)
