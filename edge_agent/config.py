@@ -25,6 +25,7 @@ from pydantic import (
     model_validator,
 )
 
+from edge_agent.chips.sensors import SENSORS
 from edge_agent.errors import ConfigError
 from edge_agent.paths import bundled_datasheets_dir
 
@@ -489,8 +490,6 @@ class WatchConfig(_WatchSection):
 
     @model_validator(mode="after")
     def _consistent(self) -> WatchConfig:
-        from edge_agent.watch.sensors import SENSORS
-
         spec = SENSORS[self.sensor]
         names = spec.channel_names
         if self.step > self.window:
@@ -516,8 +515,6 @@ class WatchConfig(_WatchSection):
 
     def model_channels(self) -> tuple[str, ...]:
         """Channel order fed to the model."""
-        from edge_agent.watch.sensors import SENSORS
-
         return tuple(self.model.channels) or SENSORS[self.sensor].channel_names
 
     def input_shape(self) -> tuple[int, ...]:

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent import __version__
+from edge_agent.bus.pool import AdapterSlot
 from edge_agent.config import BoardConfig, Settings
 from edge_agent.errors import (
     AdapterUnavailableError,
@@ -58,32 +59,6 @@ class Component:
 
     def as_dict(self) -> dict[str, Any]:
         return {"ok": self.ok, "detail": self.detail, **self.extra}
-
-
-@dataclass
-class AdapterSlot:
-    """One configured board: its adapter (or why it is missing) and the lock serialising its bus."""
-
-    name: str
-    url: str
-    board: str | None
-    config: BoardConfig
-    adapter: Any = None
-    error: str = ""
-    lock: threading.RLock = field(default_factory=threading.RLock)
-    closed: bool = False
-
-    def describe(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"name": self.name, "url": self.url, "board": self.board}
-        if self.adapter is None:
-            data.update(ok=False, detail=self.error)
-        else:
-            try:
-                data.update(self.adapter.health())
-            except EdgeAgentError as exc:
-                data.update(ok=False, detail=str(exc))
-        data["name"], data["url"] = self.name, self.url
-        return data
 
 
 def _describe_exc(exc: BaseException) -> str:
@@ -178,8 +153,8 @@ class Runtime:
         try:
             url = entry.adapter_url()
         except ConfigError as exc:
-            return AdapterSlot(name, "", entry.board, entry, error=str(exc))
-        slot = AdapterSlot(name, url, entry.board, entry)
+            return AdapterSlot(name, "", entry.board, error=str(exc))
+        slot = AdapterSlot(name, url, entry.board)
         try:
             from edge_agent.bus import open_adapter
 
@@ -308,15 +283,7 @@ class Runtime:
         """Hold one adapter for a bus transaction (waits for one already in flight)."""
         slot = self.slot(adapter, board)
         with slot.lock:
-            if slot.closed:
-                raise AdapterUnavailableError(
-                    f"adapter {slot.name} was closed (the service is stopping or reloaded its configuration); "
-                    "retry in a moment, and check runtime_status if it persists", adapter=slot.url)
-            if slot.adapter is None:
-                raise AdapterUnavailableError(
-                    f"adapter {slot.name} ({slot.url or 'no URL'}) is not available: {slot.error}; fix the "
-                    "board connection or its [[peripherals.boards]] entry, then send SIGHUP or restart",
-                    adapter=slot.url)
+            slot.require()
             yield slot
 
     # background jobs -----------------------------------------------------------------------------

@@ -24,9 +24,8 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from edge_agent.bus.base import Adapter
-from edge_agent.bus.safety import SafetyPolicy
+from edge_agent.bus.safety import SafetyPolicy, SafetyRules
 from edge_agent.bus.url import GRAMMAR, AdapterURL
-from edge_agent.config import SafetyConfig
 from edge_agent.errors import BackendUnavailable, InvalidAdapterURL
 
 log = logging.getLogger(__name__)
@@ -95,7 +94,7 @@ def open_adapter(
     url: str | AdapterURL,
     *,
     name: str | None = None,
-    safety: SafetyConfig | SafetyPolicy | None = None,
+    safety: SafetyRules | SafetyPolicy | None = None,
     board: str | None = None,
 ) -> Adapter:
     """Open the adapter that ``url`` names.

@@ -15,13 +15,35 @@ names the key (and value) that would allow the write.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from edge_agent.config import AdapterSafety, SafetyConfig
 from edge_agent.errors import ConfigError, WriteRefusedError
 
 Mode = Literal["open", "allowlist", "read_only"]
+
+
+class AdapterRules(Protocol):
+    """One ``[hardware.safety.adapters.<key>]`` table as the policy reads it (the configuration's shape)."""
+
+    @property
+    def read_only(self) -> bool | None: ...
+    @property
+    def writable_gpio(self) -> Sequence[str]: ...
+    @property
+    def writable_i2c(self) -> Sequence[str]: ...
+    @property
+    def writable_spi(self) -> Sequence[str]: ...
+
+
+class SafetyRules(Protocol):
+    """The ``[hardware.safety]`` section as the policy reads it; the bus takes it as plain data."""
+
+    @property
+    def read_only(self) -> bool: ...
+    @property
+    def adapters(self) -> Mapping[str, AdapterRules]: ...
 #: Schemes whose writes cannot damage anything, so they are writable unless configured otherwise.
 SIMULATED_SCHEMES = frozenset({"sim"})
 
@@ -91,20 +113,22 @@ class SafetyPolicy:
     spi_any: bool = False
 
     @classmethod
-    def for_adapter(cls, config: SafetyConfig | None, *, name: str, scheme: str) -> SafetyPolicy:
-        """Resolve the policy of adapter ``name`` (URL scheme ``scheme``) from ``config``."""
-        config = config or SafetyConfig()
+    def for_adapter(cls, config: SafetyRules | None, *, name: str, scheme: str) -> SafetyPolicy:
+        """Resolve the policy of adapter ``name`` (URL scheme ``scheme``) from ``config`` (None: defaults)."""
+        adapters: Mapping[str, AdapterRules] = config.adapters if config is not None else {}
         # The adapter's own section wins; else its scheme's; refusals then point at the most specific key.
-        key = name if name in config.adapters or scheme not in config.adapters else scheme
-        section = config.adapters.get(key)
-        if config.read_only:
+        key = name if name in adapters or scheme not in adapters else scheme
+        entry = adapters.get(key)
+        if config is not None and config.read_only:
             return cls(key, "read_only", read_only_key="hardware.safety.read_only")
-        entry = section or AdapterSafety()
         prefix = f"hardware.safety.adapters.{_toml_key(key)}"
-        if entry.read_only is True:
+        read_only = entry.read_only if entry is not None else None
+        if read_only is True:
             return cls(key, "read_only", read_only_key=f"{prefix}.read_only")
-        if entry.read_only is False or (entry.read_only is None and scheme in SIMULATED_SCHEMES):
+        if read_only is False or (read_only is None and scheme in SIMULATED_SCHEMES):
             return cls(key, "open")
+        if entry is None:
+            return cls(key, "allowlist")
         rules = [parse_i2c_rule(t, f"{prefix}.writable_i2c") for t in entry.writable_i2c]
         spi = [parse_spi_rule(t, f"{prefix}.writable_spi") for t in entry.writable_spi]
         return cls(

@@ -14,7 +14,7 @@ from typing import Any
 
 from edge_agent.bus.base import Adapter, Direction, I2CBus, ProbeMethod, Pull, SPIDevice
 from edge_agent.bus.safety import SafetyPolicy
-from edge_agent.bus.sim.world import GPIOMode, GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer, Transaction
+from edge_agent.bus.transactions import GPIOMode, GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer, Transaction
 from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import BusError
 

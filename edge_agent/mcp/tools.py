@@ -156,16 +156,16 @@ class Tools:
     def gpio_read(self, pin: PinArg, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """Read the level (0 or 1) of a GPIO pin; pins accept names, numbers and aliases like 'red_led'."""
         with self._rt.hardware(adapter, board) as slot:
-            name, _ = slot.adapter.resolve_pin(pin)
-            value = slot.adapter.gpio_read(pin)
+            name, _ = slot.require().resolve_pin(pin)
+            value = slot.require().gpio_read(pin)
         return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value}
 
     def gpio_write(self, pin: PinArg, value: Annotated[int, Field(ge=0, le=1, description="0 (low) or 1 (high).")],
                    adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """Drive a GPIO pin low (0) or high (1); the [hardware.safety] policy may refuse and says how to allow it."""
         with self._rt.hardware(adapter, board) as slot:
-            name, _ = slot.adapter.resolve_pin(pin)
-            slot.adapter.gpio_write(pin, value)
+            name, _ = slot.require().resolve_pin(pin)
+            slot.require().gpio_write(pin, value)
         return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value,
                 **self._record_write("gpio_write", slot, f"gpio_write {name}={value} on {slot.name}",
                                      {"pin": name, "value": value})}
@@ -173,7 +173,7 @@ class Tools:
     def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
         """List the 7-bit I2C addresses that acknowledge on a bus."""
         with self._rt.hardware(adapter, board) as slot:
-            i2c = slot.adapter.i2c(bus)
+            i2c = slot.require().i2c(bus)
             found = i2c.scan()
         return {"adapter": slot.name, "bus": i2c.bus, "addresses": found,
                 "addresses_hex": [f"0x{a:02X}" for a in found]}
@@ -186,7 +186,7 @@ class Tools:
         """Read bytes from an I2C target, optionally starting at a register (write pointer, repeated start, read)."""
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
-            i2c = slot.adapter.i2c(bus)
+            i2c = slot.require().i2c(bus)
             if register is None:
                 data = i2c.read(address, len)
             else:
@@ -202,7 +202,7 @@ class Tools:
         bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
-            i2c = slot.adapter.i2c(bus)
+            i2c = slot.require().i2c(bus)
             if register is None:
                 i2c.write(address, list(bytes))
             else:
@@ -219,7 +219,7 @@ class Tools:
         """Full-duplex SPI transfer: clock `bytes` out and return as many bytes read back."""
         bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
-            dev = slot.adapter.spi(bus, cs, mode=mode, speed_hz=speed_hz)
+            dev = slot.require().spi(bus, cs, mode=mode, speed_hz=speed_hz)
             rx = dev.transfer(list(bytes))
         return {"adapter": slot.name, "cs": cs, "mode": mode, "rx": list(rx), "hex": _hex(rx),
                 **self._record_write("spi_transfer", slot, f"spi_transfer {len(bytes)} bytes on {slot.name} cs {cs}",
@@ -251,8 +251,9 @@ class Tools:
     def hardware_capabilities(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
         """What an adapter offers: I2C buses, SPI chip selects, GPIO, write policy, and its health."""
         with self._rt.hardware(adapter, board) as slot:
-            caps = _jsonable(slot.adapter.capabilities())
-            caps["health"] = _jsonable(slot.adapter.health())
+            held = slot.require()
+            caps = _jsonable(held.capabilities())
+            caps["health"] = _jsonable(held.health())
         return caps
 
     def sensor_read(self, sensor: Literal["bme280"] = "bme280", addr: AddrArg = 0x76,
@@ -262,7 +263,7 @@ class Tools:
 
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
-            reading = BME280(slot.adapter.i2c(bus), address=address).read()
+            reading = BME280(slot.require().i2c(bus), address=address).read()
         return {"adapter": slot.name, "sensor": sensor, "addr": address, "at": time.time(), **_jsonable(reading)}
 
     # --- datasheets and pins ---------------------------------------------------------------------

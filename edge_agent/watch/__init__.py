@@ -7,11 +7,11 @@ install; a model watch needs the ``ml`` extra (ai-edge-litert or tflite-runtime,
 
 from edge_agent.watch.inference import Model, ModelFileError, ModelMismatchError, TensorSpec, available_backend
 from edge_agent.watch.rules import RateLimiter, Trigger, make_rule
-from edge_agent.watch.runner import AdapterPort, Watch, WatchRunner, builtin_model_path, load_watch_model
+from edge_agent.watch.runner import Watch, WatchRunner, builtin_model_path, load_watch_model
 from edge_agent.watch.window import Window, WindowSummary
 
 __all__ = [
-    "AdapterPort", "Model", "ModelFileError", "ModelMismatchError", "RateLimiter", "TensorSpec", "Trigger", "Watch",
+    "Model", "ModelFileError", "ModelMismatchError", "RateLimiter", "TensorSpec", "Trigger", "Watch",
     "WatchRunner", "Window", "WindowSummary", "available_backend", "builtin_model_path", "load_watch_model",
     "make_rule",
 ]

@@ -17,11 +17,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from edge_agent.bus.base import Adapter
+from edge_agent.bus.pool import AdapterSlot
 from edge_agent.config import Settings, WatchConfig
 from edge_agent.errors import (
     BusError,
@@ -83,41 +84,10 @@ def load_watch_model(cfg: WatchConfig, base_dir: Path | None = None) -> Model | 
     return model
 
 
-@dataclass
-class AdapterPort:
-    """An adapter as a watch sees it: possibly missing, with the lock that serialises its bus.
-
-    With a runtime slot, the adapter is read from the slot at each sample, so a slot reopened by a
-    reload is picked up and a slot closed at shutdown is never touched.
-    """
-
-    name: str
-    url: str
-    _adapter: Any = None
-    lock: Any = field(default_factory=threading.RLock)
-    slot: Any = None
-
-    @property
-    def adapter(self) -> Any:
-        """The adapter to sample through now (None when missing)."""
-        return self.slot.adapter if self.slot is not None else self._adapter
-
-    def usable(self) -> str:
-        """'' when the adapter can be used, else why not."""
-        if self.slot is not None and getattr(self.slot, "closed", False):
-            return "the runtime is shutting down"
-        adapter = self.adapter
-        if adapter is None:
-            return (getattr(self.slot, "error", "") if self.slot is not None else "") or "adapter not open"
-        if getattr(adapter, "closed", False):
-            return "adapter is closed"
-        return ""
-
-
 class Watch:
     """One configured watch: sensor sampling, window, optional model, rule, rate limit and state."""
 
-    def __init__(self, cfg: WatchConfig, port: AdapterPort, *, model: Model | None,
+    def __init__(self, cfg: WatchConfig, port: AdapterSlot, *, model: Model | None,
                  deliver: Callable[[Any], Any] | None = None, wall: Callable[[], float] = time.time) -> None:
         self.cfg = cfg
         self.name = cfg.name
@@ -172,7 +142,7 @@ class Watch:
                     bus: int | str | None = self.cfg.bus or None
                     if isinstance(bus, str) and bus.isdigit():
                         bus = int(bus)
-                    i2c = self.port.adapter.i2c(bus)
+                    i2c = self.port.require().i2c(bus)
                     self.bus_number = getattr(i2c, "bus", None)
                     self._sample = open_sampler(self.cfg.sensor, i2c, self.cfg.address)
                 values = self._sample()
@@ -341,8 +311,8 @@ class WatchRunner:
     Args:
         settings: the validated Settings; ``settings.watch`` lists the watches, ``settings.source``
             anchors relative model paths, ``settings.hardware.safety`` applies to adapters opened here.
-        adapters: adapter name -> opened Adapter, or runtime slots with ``.adapter``, ``.url`` and
-            ``.lock`` (the lock is held around each sample). A watch's ``adapter`` key names one of
+        adapters: adapter name -> opened Adapter, or the runtime's :class:`AdapterSlot` (its lock is
+            held around each sample). A watch's ``adapter`` key names one of
             them, or is a URL: a URL not among them is opened here and closed by :meth:`close`.
             An empty ``adapter`` key means the first entry.
         store: a MemoryStore (``record_capture``) or None to keep captures only in memory (dry runs).
@@ -356,14 +326,15 @@ class WatchRunner:
         InferenceError: a model that is missing, truncated or not shaped as described (strict only).
     """
 
-    def __init__(self, settings: Settings, adapters: Mapping[str, Any] | None = None, store: Any = None, *,
+    def __init__(self, settings: Settings, adapters: Mapping[str, AdapterSlot | Adapter | None] | None = None,
+                 store: Any = None, *,
                  names: list[str] | None = None, strict: bool = True,
                  on_capture: Callable[[Any], None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.on_capture = on_capture
-        self._owned: list[Any] = []
-        self._ports = {name: _port(name, a) for name, a in (adapters or {}).items()}
+        self._owned: list[Adapter] = []
+        self._ports = {name: _slot(name, a) for name, a in (adapters or {}).items()}
         self.watches: dict[str, Watch] = {}
         self.broken: dict[str, str] = {}
         seen: set[str] = set()
@@ -405,7 +376,7 @@ class WatchRunner:
 
     # adapters ------------------------------------------------------------------------------------------
 
-    def _port_for(self, index: int, cfg: WatchConfig) -> AdapterPort:
+    def _port_for(self, index: int, cfg: WatchConfig) -> AdapterSlot:
         key = cfg.adapter
         if not key:
             if not self._ports:
@@ -425,7 +396,7 @@ class WatchRunner:
 
         adapter = open_adapter(key, safety=self.settings.hardware.safety)
         self._owned.append(adapter)
-        port = AdapterPort(name=key, url=adapter.url, _adapter=adapter)
+        port = AdapterSlot.holding(key, adapter)
         self._ports[key] = port
         return port
 
@@ -503,7 +474,5 @@ class WatchRunner:
         return iter(self.watches.values())
 
 
-def _port(name: str, obj: Any) -> AdapterPort:
-    if hasattr(obj, "adapter") and hasattr(obj, "lock"):  # a runtime AdapterSlot
-        return AdapterPort(name=name, url=getattr(obj, "url", "") or name, lock=obj.lock, slot=obj)
-    return AdapterPort(name=name, url=getattr(obj, "url", name), _adapter=obj)
+def _slot(name: str, obj: AdapterSlot | Adapter | None) -> AdapterSlot:
+    return obj if isinstance(obj, AdapterSlot) else AdapterSlot.holding(name, obj)

@@ -10,7 +10,7 @@ from edge_agent.bus import open_adapter
 from edge_agent.bus.base import ReadOnlyPinError
 from edge_agent.bus.sim import SCENARIO_DIR, SimAdapter
 from edge_agent.bus.sim.devices import EEPROM24Sim, MCP23017Sim, PCA9685Sim, SSD1306Sim
-from edge_agent.bus.sim.world import GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer
+from edge_agent.bus.transactions import GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer
 from edge_agent.drivers.bme280 import BME280
 from edge_agent.errors import (
     AdapterUnavailableError,

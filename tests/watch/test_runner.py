@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from edge_agent.bus.pool import AdapterSlot
 from edge_agent.config import Settings
 from edge_agent.errors import ConfigError, MemoryStoreError
 from edge_agent.watch import ModelFileError, WatchRunner
@@ -188,7 +189,7 @@ def test_a_store_that_refuses_the_capture_is_counted_and_the_watch_keeps_going(s
 
 
 def test_a_closed_runtime_slot_is_never_touched(sim: Any) -> None:
-    slot = SimpleNamespace(adapter=sim, url=sim.url, lock=threading.RLock(), closed=True, error="")
+    slot = AdapterSlot("nucleo-f401re", sim.url, adapter=sim, closed=True)
     runner = WatchRunner(make_settings({"name": "t"}), {"nucleo-f401re": slot}, None)
     sim.clear_log()
     runner.watches["t"].tick(0.0)
@@ -197,8 +198,7 @@ def test_a_closed_runtime_slot_is_never_touched(sim: Any) -> None:
 
 
 def test_a_missing_adapter_is_reported_not_raised() -> None:
-    slot = SimpleNamespace(adapter=None, url="bridge:///dev/ttyACM0", lock=threading.RLock(), closed=False,
-                           error="no such device")
+    slot = AdapterSlot("board", "bridge:///dev/ttyACM0", error="no such device")
     runner = WatchRunner(make_settings({"name": "t"}), {"board": slot}, None)
     w = runner.watches["t"]
     w.tick(0.0)
@@ -217,8 +217,7 @@ def test_in_the_daemon_a_bad_model_disables_only_its_watch(sim: Any, tmp_path: P
     settings = make_settings({"name": "m", "model": {"path": str(tmp_path / "gone.tflite")},
                               "rule": {"kind": "threshold", "above": 1}}, {"name": "ok"})
     runtime = SimpleNamespace(settings=settings, memory=None,
-                              adapters={"nucleo-f401re": SimpleNamespace(adapter=sim, url=sim.url, closed=False,
-                                                                         lock=threading.RLock(), error="")})
+                              adapters={"nucleo-f401re": AdapterSlot.holding("nucleo-f401re", sim)})
     runner = WatchRunner.from_runtime(runtime)
     assert list(runner.watches) == ["ok"]
     broken = next(s for s in runner.status() if s["name"] == "m")

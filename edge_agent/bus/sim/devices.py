@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from edge_agent.drivers import bme280 as bme
+from edge_agent.chips import bme280 as bme
 
 
 class _Params(BaseModel):

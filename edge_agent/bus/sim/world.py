@@ -11,13 +11,22 @@ import functools
 import threading
 import tomllib
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from edge_agent.bus.sim.devices import I2C_MODELS, SPI_MODELS, BME280Sim, SimI2CDevice, SimSPIDevice
+from edge_agent.bus.transactions import (  # re-exported: the world records these
+    GPIOMode,
+    GPIOWrite,
+    I2CRead,
+    I2CWrite,
+    I2CWriteRead,
+    SPITransfer,
+    Transaction,
+)
 from edge_agent.errors import (
     AdapterUnavailableError,
     BusBusyError,
@@ -123,75 +132,6 @@ def parse_scenario(data: dict[str, Any], origin: str = "scenario") -> Scenario:
     except ValidationError as exc:
         lines = [f"  {'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()]
         raise ConfigError(f"{origin} is invalid:\n" + "\n".join(lines)) from None
-
-
-# --- transaction log -------------------------------------------------------------------------------------
-# Plain (not frozen) slotted dataclasses: a frozen one costs several times more to build, and one is built
-# per transaction. Treat them as read-only records.
-
-
-@dataclass(slots=True)
-class I2CRead:
-    """Recorded: START, address+R, ``n`` bytes, STOP."""
-
-    bus: int
-    address: int
-    n: int
-    result: bytes | None = field(default=None, compare=False)
-    error: str | None = field(default=None, compare=False)
-
-
-@dataclass(slots=True)
-class I2CWrite:
-    """Recorded: START, address+W, ``data``, STOP."""
-
-    bus: int
-    address: int
-    data: bytes
-    error: str | None = field(default=None, compare=False)
-
-
-@dataclass(slots=True)
-class I2CWriteRead:
-    """Recorded: write ``data``, repeated START, read ``read_len`` bytes."""
-
-    bus: int
-    address: int
-    data: bytes
-    read_len: int
-    result: bytes | None = field(default=None, compare=False)
-    error: str | None = field(default=None, compare=False)
-
-
-@dataclass(slots=True)
-class SPITransfer:
-    """Recorded: one chip-select-low SPI transfer."""
-
-    bus: int
-    cs: int
-    data: bytes
-    mode: int = field(default=0, compare=False)
-    result: bytes | None = field(default=None, compare=False)
-
-
-@dataclass(slots=True)
-class GPIOWrite:
-    """Recorded: a GPIO line driven to ``value``."""
-
-    pin: str
-    value: int
-
-
-@dataclass(slots=True)
-class GPIOMode:
-    """Recorded: a GPIO line's direction/pull change."""
-
-    pin: str
-    direction: str
-    pull: str
-
-
-Transaction = I2CRead | I2CWrite | I2CWriteRead | SPITransfer | GPIOWrite | GPIOMode
 
 
 # --- faults -------------------------------------------------------------------------------------------------
