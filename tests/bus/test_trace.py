@@ -8,8 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 from edge_agent.bus import open_adapter
-from edge_agent.bus.transactions import GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer
 from edge_agent.bus.trace import TraceAdapter
+from edge_agent.bus.transactions import GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer
 from edge_agent.drivers.bme280 import BME280
 from edge_agent.errors import I2CNackError, InvalidAdapterURL, WriteRefusedError
 
