@@ -12,6 +12,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -27,7 +28,16 @@ from pydantic import (
 
 from edge_agent.chips.sensors import SENSORS
 from edge_agent.errors import ConfigError
+from edge_agent.names import device_id_problem, namespace_problem, workspace_problem
 from edge_agent.paths import bundled_datasheets_dir
+
+
+def _checked(value: str, problem: Callable[[str], str | None]) -> str:
+    """``value`` when ``problem`` finds nothing wrong with it; else the ValueError that names the key."""
+    why = problem(value)
+    if why:
+        raise ValueError(why)
+    return value
 
 
 class _Section(BaseModel):
@@ -41,6 +51,11 @@ class DeviceConfig(_Section):
     id: str = Field("", description="Stable device id; empty derives one from /etc/machine-id.")
     log_level: Literal["debug", "info", "warning", "error"] = Field(
         "info", description="Log level of `edge-agent run`; each -v lowers it one step.")
+
+    @field_validator("id")
+    @classmethod
+    def _device_id(cls, v: str) -> str:
+        return _checked(v.strip(), device_id_problem)
 
 
 # --- [peripherals] --------------------------------------------------------------------------------
@@ -233,6 +248,11 @@ class MemoryPolicy(_Section):
     retention_days_by_category: dict[str, int] = Field(default_factory=dict, description="Days after which hygiene "
                                                        "deletes a category's entries (0 keeps them).")
 
+    @field_validator("read_only_namespaces")
+    @classmethod
+    def _namespaces(cls, v: list[str]) -> list[str]:
+        return [_checked(n.strip(), namespace_problem) for n in v]
+
     @field_validator("retention_days_by_category")
     @classmethod
     def _retention(cls, v: dict[str, int]) -> dict[str, int]:
@@ -279,6 +299,11 @@ class MemoryConfig(_Section):
                                             "were stored; 0 = never.")
     policy: MemoryPolicy = Field(default_factory=MemoryPolicy)
 
+    @field_validator("default_namespace")
+    @classmethod
+    def _namespace(cls, v: str) -> str:
+        return _checked(v.strip(), namespace_problem)
+
     @field_validator("backend", mode="before")
     @classmethod
     def _backend_names(cls, v: Any) -> Any:
@@ -296,6 +321,11 @@ class WorkspaceConfig(_Section):
     isolate_memory: bool = Field(True, description="Each workspace gets its own database; false shares the default "
                                  "one.")
     cross_workspace_search: bool = Field(False, description="Allow recall to read other workspaces (read-only).")
+
+    @field_validator("name")
+    @classmethod
+    def _workspace(cls, v: str) -> str:
+        return _checked(v, workspace_problem)
 
 
 # --- [kumiho] -------------------------------------------------------------------------------------

@@ -108,3 +108,30 @@ def test_config_check_accepts_a_watch_on_a_named_board_and_a_loopback_endpoint(
                  '[kumiho]\nenabled = true\nendpoint = "127.0.0.1:50051"\n\n'
                  '[[watch]]\nname = "w"\nsensor = "bme280"\nadapter = "bench"\n')
     assert main(["config", "check", str(f)]) == 0
+
+
+@pytest.mark.parametrize(("toml", "key"), [
+    ('[workspace]\nname = "../../etc"\n', "workspace.name"),
+    ('[workspace]\nname = ".."\n', "workspace.name"),
+    ('[workspace]\nname = "a/b"\n', "workspace.name"),
+    ('[memory]\ndefault_namespace = "../x"\n', "memory.default_namespace"),
+    ('[memory]\ndefault_namespace = "lab/../../x"\n', "memory.default_namespace"),
+    ('[memory]\ndefault_namespace = "lab//x"\n', "memory.default_namespace"),
+    ('[memory.policy]\nread_only_namespaces = ["ok", "../up"]\n', "memory.policy.read_only_namespaces"),
+    ('[device]\nid = "../pi"\n', "device.id"),
+])
+def test_names_that_become_paths_or_namespaces_are_checked_when_the_config_loads(
+        tmp_path: Path, toml: str, key: str) -> None:
+    path = tmp_path / "edge-agent.toml"
+    path.write_text(toml)
+    with pytest.raises(ConfigError) as info:
+        load_settings(path)
+    assert key in str(info.value)
+
+
+def test_ordinary_workspace_and_namespace_names_still_load(tmp_path: Path) -> None:
+    path = tmp_path / "edge-agent.toml"
+    path.write_text('[workspace]\nname = "bench-2.v1"\n[memory]\ndefault_namespace = "lab/bench-2"\n'
+                    '[device]\nid = "lab-pi-03"\n')
+    s = load_settings(path)
+    assert (s.workspace.name, s.memory.default_namespace, s.device.id) == ("bench-2.v1", "lab/bench-2", "lab-pi-03")
