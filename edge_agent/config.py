@@ -8,7 +8,6 @@ names the key path and, where the set is closed, the allowed values.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import tomllib
@@ -657,52 +656,35 @@ def load_settings(path: str | os.PathLike[str] | None) -> Settings:
 
 
 def to_toml(settings: Settings) -> str:
-    """Render the effective configuration as TOML (for `edge-agent config check`)."""
-    data = settings.model_dump(mode="json")
-    out: list[str] = []
-    _emit_table(out, [], data)
-    return "\n".join(out).strip() + "\n"
+    """Render the effective configuration as TOML (for `edge-agent config check`); it parses back equal."""
+    import tomli_w
+
+    return tomli_w.dumps(_without_none(settings.model_dump(mode="json")))
 
 
-def _toml_value(v: Any) -> str:
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int | float):
-        return repr(v)
-    if isinstance(v, str):
-        return json.dumps(v, ensure_ascii=False)
-    if isinstance(v, list):
-        return "[" + ", ".join(_toml_value(x) for x in v) + "]"
-    if isinstance(v, dict):
-        return "{ " + ", ".join(f"{_key(k)} = {_toml_value(x)}" for k, x in v.items() if x is not None) + " }"
-    raise TypeError(type(v))
+def toml_value(value: Any) -> str:
+    """One value as inline TOML (the configuration reference shows defaults this way)."""
+    import tomli_w
+
+    if isinstance(value, dict):
+        items = ", ".join(f"{toml_key(k)} = {toml_value(v)}" for k, v in value.items() if v is not None)
+        return "{ " + items + " }" if items else "{}"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    return tomli_w.dumps({"v": value})[len("v = "):].rstrip("\n")
 
 
-def _key(k: str) -> str:
-    return k if k.replace("_", "").replace("-", "").isalnum() else json.dumps(k)
+def toml_key(key: str) -> str:
+    """A key as TOML writes it: bare when it can be, else a quoted string (non-ASCII, dots, spaces)."""
+    import tomli_w
+
+    return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else tomli_w.dumps({key: 0}).rsplit(" = ", 1)[0]
 
 
-def _emit_table(out: list[str], path: list[str], data: dict[str, Any]) -> None:
+def _without_none(value: Any) -> Any:
     # TOML has no null: an unset optional key (None) is left out, which reads back as the same None.
-    scalars = {k: v for k, v in data.items() if v is not None and not _is_table(v) and not _is_table_array(v)}
-    if path:
-        out.append(f"\n[{'.'.join(_key(p) for p in path)}]")
-    for k, v in scalars.items():
-        out.append(f"{_key(k)} = {_toml_value(v)}")
-    for k, v in data.items():
-        if _is_table(v):
-            _emit_table(out, [*path, k], v)
-        elif _is_table_array(v):
-            for item in v:
-                out.append(f"\n[[{'.'.join(_key(p) for p in [*path, k])}]]")
-                for ik, iv in item.items():
-                    if iv is not None:
-                        out.append(f"{_key(ik)} = {_toml_value(iv)}")
-
-
-def _is_table(v: Any) -> bool:
-    return isinstance(v, dict)
-
-
-def _is_table_array(v: Any) -> bool:
-    return isinstance(v, list) and bool(v) and all(isinstance(x, dict) for x in v)
+    if isinstance(value, dict):
+        return {k: _without_none(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_none(v) for v in value]
+    return value

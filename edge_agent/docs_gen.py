@@ -152,7 +152,7 @@ def _annotation_name(t: Any) -> str:
 
 
 def _render_default(info: FieldInfo) -> str:
-    from edge_agent.config import _toml_value
+    from edge_agent.config import toml_value
 
     if info.is_required():
         return "required"
@@ -165,7 +165,7 @@ def _render_default(info: FieldInfo) -> str:
         value = [v.model_dump(mode="json", exclude_defaults=True) if isinstance(v, BaseModel) else v for v in value]
     if value == {}:
         return "{}"
-    return _toml_value(value)
+    return toml_value(value)
 
 
 # --- command line -------------------------------------------------------------------------------

@@ -135,3 +135,22 @@ def test_ordinary_workspace_and_namespace_names_still_load(tmp_path: Path) -> No
                     '[device]\nid = "lab-pi-03"\n')
     s = load_settings(path)
     assert (s.workspace.name, s.memory.default_namespace, s.device.id) == ("bench-2.v1", "lab/bench-2", "lab-pi-03")
+
+
+def test_written_config_parses_back_equal_with_keys_toml_must_quote(tmp_path: Path) -> None:
+    import tomllib
+
+    source = ('[hardware.safety.adapters."café"]\nread_only = false\n'
+              '[hardware.safety.adapters."bench pi.2"]\nwritable_gpio = ["PA5"]\nwritable_i2c = ["0x76:0xF4"]\n'
+              '[memory.policy.retention_days_by_category]\n"déjà vu" = 3\n'
+              '[[peripherals.boards]]\nboard = "nucleo-f401re"\nname = "bänk"\ntransport = "sim"\n')
+    f = tmp_path / "edge-agent.toml"
+    f.write_text(source, encoding="utf-8")
+    settings = load_settings(f)
+    text = to_toml(settings)
+    assert tomllib.loads(text) == tomllib.loads(to_toml(parse_settings(tomllib.loads(text))))
+    f.write_text(text, encoding="utf-8")
+    again = load_settings(f)
+    assert again.model_dump() == settings.model_dump()
+    assert set(again.hardware.safety.adapters) == {"café", "bench pi.2"}
+    assert again.memory.policy.retention_days_by_category == {"déjà vu": 3}
