@@ -42,9 +42,12 @@ class UnknownBoardError(PinError):
 class UnknownPinError(PinError):
     """No pin or alias of that name exists on the board."""
 
-    def __init__(self, board: str, name: str, suggestions: list[str]) -> None:
+    def __init__(self, board: str, name: str, suggestions: list[str], sources: list[str] | None = None) -> None:
         self.board, self.name, self.suggestions = board, name, suggestions
-        hint = f"; did you mean {', '.join(suggestions)}?" if suggestions else ""
+        self.sources = list(sources) if sources is not None else []  # where each suggestion comes from
+        shown = [f"{s} ({src})" for s, src in zip(suggestions, self.sources, strict=False)] + suggestions[
+            len(self.sources):]
+        hint = f"; did you mean {', '.join(shown)}?" if suggestions else ""
         super().__init__(
             f"{board} has no pin or alias {name!r}{hint} "
             f"(run `edge-agent pins list --board {board}` to see every name)"
@@ -54,11 +57,19 @@ class UnknownPinError(PinError):
 class AmbiguousPinError(PinError):
     """The name matches several pins; the caller must pick one."""
 
-    def __init__(self, board: str, name: str, candidates: list[str]) -> None:
+    def __init__(self, board: str, name: str, candidates: list[str],
+                 matches: list[tuple[str, str, str]] | None = None) -> None:
         self.board, self.name, self.candidates = board, name, candidates
-        super().__init__(
-            f"{name!r} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
-        )
+        self.matches = list(matches or [])  # (name as written, pin, source) of each spelling that fits
+        if self.matches:
+            listed = "; ".join(f"{n!r} = {p} ({src})" for n, p, src in self.matches)
+            super().__init__(
+                f"{name!r} is ambiguous on {board}: names that differ only in case or separators mean different "
+                f"pins: {listed}; write one of them exactly as shown, or use the pin name")
+        else:
+            super().__init__(
+                f"{name!r} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
+            )
 
 
 # --- buses ----------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ from edge_agent.errors import (
     MemoryStoreError,
     SyncError,
 )
+from edge_agent.pins import PinIndex, default_index
 
 log = logging.getLogger(__name__)
 
@@ -95,6 +96,7 @@ class Runtime:
         self.components: dict[str, Component] = {}
         self.adapters: dict[str, AdapterSlot] = {}
         self.rag: Any = None
+        self.pins: PinIndex = default_index()  # the one pin index every resolver uses
         self.memory: Any = None
         self.sync: Any = None
         self.watch: Any = None
@@ -142,11 +144,21 @@ class Runtime:
                                    compact=self.settings.agent.compact_context)
         except Exception as exc:
             self.rag = None
+            self._use_pins(default_index())
             self.mark("datasheets", False, _describe_exc(exc), dir=str(directory))
             return
         self.rag = rag
+        self._use_pins(rag.pin_index())
         self.mark("datasheets", True, "", dir=str(directory), files=len(_safe(rag.files, [])),
                   chunks=_rag_chunks(rag), load_s=round(time.monotonic() - started, 3))
+
+    def _use_pins(self, index: PinIndex) -> None:
+        """Make `index` the pin index of the runtime and of every open adapter."""
+        self.pins = index
+        for slot in list(self.adapters.values()):
+            with slot.lock:
+                if slot.adapter is not None:
+                    slot.adapter.use_pins(index)
 
     def _open_slot(self, entry: BoardConfig) -> AdapterSlot:
         name = entry.adapter_name
@@ -160,6 +172,7 @@ class Runtime:
 
             slot.adapter = open_adapter(url, name=name, board=entry.board,
                                         safety=self.settings.hardware.safety)
+            slot.adapter.use_pins(self.pins)
         except Exception as exc:
             slot.error = _describe_exc(exc)
             log.warning("adapter %s (%s) unavailable: %s", name, url, slot.error)

@@ -49,6 +49,7 @@ from edge_agent.errors import (
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
     from edge_agent.bus.url import AdapterURL
+    from edge_agent.pins import PinIndex
 
 log = logging.getLogger(__name__)
 
@@ -405,6 +406,7 @@ class Adapter(abc.ABC):
         self._spi: dict[tuple[int, int, int, int], SPIDevice] = {}
         self._pins: dict[str | int, tuple[str, Hashable]] = {}
         self._gpio_allowed: frozenset[str] | None = None
+        self._pin_index: PinIndex | None = None  # None: the board files alone
 
     # context manager -------------------------------------------------------------------------
     def __enter__(self) -> Self:
@@ -466,6 +468,13 @@ class Adapter(abc.ABC):
         return port
 
     # GPIO ------------------------------------------------------------------------------------
+    def use_pins(self, index: PinIndex | None) -> None:
+        """Resolve pin names with this pin index from now on (None: the board files alone)."""
+        with self._lock:
+            self._pin_index = index
+            self._pins.clear()
+            self._gpio_allowed = None
+
     def resolve_pin(self, pin: str | int) -> tuple[str, Hashable]:
         """Map a pin name, alias or number to (canonical name, backend line id), via the pin resolver."""
         hit = self._pins.get(pin)
@@ -477,7 +486,7 @@ class Adapter(abc.ABC):
         if self.board:
             from edge_agent.pins import resolve
 
-            record = resolve(self.board, pin)
+            record = resolve(self.board, pin, self._pin_index)
             name = record.name
         else:
             name = str(pin)

@@ -118,7 +118,13 @@ def open_from_args(args: argparse.Namespace) -> Adapter:
         url, name = chosen.adapter_url(), chosen.adapter_name
         if board is None and not url.startswith("sim://"):
             board = chosen.board
-    return open_adapter(url, name=name, safety=settings.hardware.safety, board=board)
+    adapter = open_adapter(url, name=name, safety=settings.hardware.safety, board=board)
+    if adapter.board and getattr(args, "gpio_command", None):
+        from edge_agent.rag import pin_index_for
+
+        # pin names from the configured datasheets too, as the daemon resolves them
+        adapter.use_pins(pin_index_for(settings.datasheet_dir()))
+    return adapter
 
 
 def cmd_scan(args: argparse.Namespace) -> int:

@@ -1,12 +1,15 @@
-"""`edge-agent pins resolve|list|which`: the pin-alias resolver on the command line."""
+"""`edge-agent pins resolve|which|list|check|boards`: the pin index on the command line."""
 
 from __future__ import annotations
 
 import argparse
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.cli._common import print_json, settings_from
+
+if TYPE_CHECKING:
+    from edge_agent.pins import PinIndex
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -27,6 +30,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     _common(ls)
     ls.set_defaults(handler=_list)
 
+    c = psub.add_parser("check", help="report datasheet pin names that contradict a board file (exit 1 if any)")
+    c.add_argument("--board", action="append", default=[], metavar="B", help="only this board (repeatable)")
+    c.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
+    c.add_argument("--json", action="store_true", help="print JSON")
+    c.set_defaults(handler=_check)
+
     b = psub.add_parser("boards", help="list the boards with data files")
     b.add_argument("--json", action="store_true")
     b.set_defaults(handler=_boards)
@@ -40,6 +49,12 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def _datasheets(args: argparse.Namespace) -> Path:
     return Path(args.datasheets) if args.datasheets else settings_from(args).datasheet_dir()
+
+
+def _index(args: argparse.Namespace) -> PinIndex:
+    from edge_agent.rag import pin_index_for
+
+    return pin_index_for(_datasheets(args))
 
 
 def _pin_dict(pin: Any) -> dict[str, Any]:
@@ -61,9 +76,7 @@ def _describe(pin: Any) -> str:
 
 
 def _resolve(args: argparse.Namespace) -> int:
-    from edge_agent.pins import resolve
-
-    pin = resolve(args.board, args.name, _datasheets(args))
+    pin = _index(args).resolve(args.board, args.name)
     if args.json:
         print_json(_pin_dict(pin))
     else:
@@ -72,9 +85,7 @@ def _resolve(args: argparse.Namespace) -> int:
 
 
 def _which(args: argparse.Namespace) -> int:
-    from edge_agent.pins import pins_on
-
-    report = pins_on(args.board, args.name, _datasheets(args))
+    report = _index(args).pins_on(args.board, args.name)
     if args.json:
         print_json({"board": report.board, "query": report.query, "power": report.power,
                     "pin": _pin_dict(report.pin) if report.pin else None, "labels": list(report.labels),
@@ -93,15 +104,9 @@ def _which(args: argparse.Namespace) -> int:
 
 
 def _list(args: argparse.Namespace) -> int:
-    from edge_agent.errors import UnknownBoardError
-    from edge_agent.pins import aliases_for, get_board
-
-    datasheets = _datasheets(args)
-    aliases = aliases_for(args.board, datasheets)
-    try:
-        board = get_board(args.board)
-    except UnknownBoardError:
-        board = None  # known only from datasheets: aliases are all there is
+    index = _index(args)
+    aliases = index.aliases_for(args.board)
+    board = index.board(args.board)  # None: known only from datasheets, names are all there is
     by_pin: dict[str, list[str]] = {}
     for alias, pin in aliases.items():
         by_pin.setdefault(pin.name, []).append(alias)
@@ -127,6 +132,20 @@ def _list(args: argparse.Namespace) -> int:
         num = "" if p.number is None else str(p.number)
         print(f"{p.name:<8} {num:>6}  {', '.join(p.headers):<28} {extra}")
     return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    index = _index(args)
+    boards = [b.id for b in (index.board(x) for x in args.board) if b is not None] if args.board else None
+    found = index.check(boards)
+    if args.json:
+        print_json([c.__dict__ for c in found])
+    elif not found:
+        print(f"no contradictions between the board files and the datasheets in {_datasheets(args)}")
+    for c in [] if args.json else found:
+        print(f"{c.board}: {c.source}: {c.name!r} = {c.value} ({c.datasheet_pin}), "
+              f"but the board file has {c.board_pin}; the board file wins")
+    return 1 if found else 0
 
 
 def _boards(args: argparse.Namespace) -> int:

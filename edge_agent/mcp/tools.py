@@ -296,19 +296,17 @@ class Tools:
 
     def pin_resolve(self, name: PinArg, board: BoardArg = None) -> dict[str, Any]:
         """Resolve a pin name or alias ('red_led', 'D13', 'LD2') to the board's native pin, headers and functions."""
-        from edge_agent.pins import resolve
-
         boards = self._boards_for(board)
         if not boards:
             raise ComponentUnavailable("pin resolution", "no board given and none configured; pass `board`")
-        pin = resolve(boards[0], name, datasheets=self._rt.rag)
+        pin = self._rt.pins.resolve(boards[0], name)
         return _jsonable(pin)
 
     def hardware_context(self, query: QueryArg, board: BoardArg = None) -> dict[str, Any]:
         """The block to put in a prompt: board pin aliases and the datasheet chunks relevant to `query`."""
         rag = self._rt.require_rag()
         boards = self._boards_for(board)
-        return {"boards": boards, "context": rag.context(query, boards)}
+        return {"boards": boards, "context": rag.context(query, boards, self._rt.pins)}
 
     # --- memory ----------------------------------------------------------------------------------
 

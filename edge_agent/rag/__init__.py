@@ -30,13 +30,14 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import DatasheetError, UnknownBoardError
+from edge_agent.pins import PinIndex, get_board, list_boards
+from edge_agent.pins.datasheet import AliasEntry, parse_aliases
 from edge_agent.rag import text as _text
-from edge_agent.rag.aliases import AliasEntry, parse_aliases
 from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
 from edge_agent.rag.postings import Postings, SnapshotBuilder
 
-__all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem"]
+__all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_index_for"]
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +46,7 @@ HEADING_WEIGHT = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
-_SCHEMA = 2
+_SCHEMA = 3
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 
@@ -102,7 +103,7 @@ class HardwareRag:
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
         self._alias_entries: list[AliasEntry] | None = None
-        self._alias_set: Any = None  # filled lazily by edge_agent.pins
+        self._pin_index: PinIndex | None = None
         self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
         self._postings = Postings({}, set(), {}, {}, Counter())
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
@@ -219,7 +220,7 @@ class HardwareRag:
         self._problems = problems + self._duplicate_boards(files)
         self._boost_cache = {}
         self._alias_entries = None
-        self._alias_set = None
+        self._pin_index = None
 
     def _load_postings(self) -> Postings:
         """Snapshot + delta + tombstones; rewrites the snapshot when the delta grows past a fifth."""
@@ -298,7 +299,8 @@ class HardwareRag:
         if old is not None:
             self._delete(f.rel)
         sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
-        entries, alias_problems = parse_aliases(text, f.rel, f.board) if text else ([], [])
+        entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
+        alias_problems = [Problem(p.source, p.kind, p.message) for p in parsed]
         problems.extend(alias_problems)
         all_problems = json.dumps([p.__dict__ for p in (*file_problems, *alias_problems)])
         stem_words = _text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " "))
@@ -363,8 +365,6 @@ class HardwareRag:
 
         Raises UnknownBoardError for a name that is neither a board file nor a datasheet tag.
         """
-        from edge_agent.pins import get_board, list_boards
-
         present = self._postings.boards()
         boosts: dict[str, float] = {}
         for b in boards:
@@ -418,37 +418,37 @@ class HardwareRag:
             cut = body.rfind(" ", 0, COMPACT_CHARS)
         return body[: max(cut, 1)].rstrip() + "\n…"
 
-    def context(self, query: str, boards: Sequence[str] = ()) -> str:
-        """The agent context block: `[Pin aliases for query]` then `[Hardware documentation]`."""
-        pins = self.pin_context(query, boards)
+    def context(self, query: str, boards: Sequence[str] = (), pins: PinIndex | None = None) -> str:
+        """The agent context block: `[Pin aliases for query]` then `[Hardware documentation]`.
+
+        `pins` is the pin index to name pins with (default: the one built from this index's datasheets).
+        """
+        pin_lines = self.pin_context(query, boards, pins)
         chunks = self.search(query, boards)
         docs = ""
         if chunks:
             docs = "[Hardware documentation]\n" + "".join(
                 f"--- {c.source} ({c.board or 'generic'}) ---\n"
                 + (f"# {c.heading}\n" if c.heading else "") + f"{c.text}\n\n" for c in chunks)
-        block = (f"[Pin aliases for query]\n{pins}\n\n" if pins else "") + docs
+        block = (f"[Pin aliases for query]\n{pin_lines}\n\n" if pin_lines else "") + docs
         return block + "\n" if block else ""
 
-    def pin_context(self, query: str, boards: Sequence[str]) -> str:
+    def pin_context(self, query: str, boards: Sequence[str], pins: PinIndex | None = None) -> str:
         """Lines `board: alias = pin NAME (...)` for aliases and labels whose every word appears in the query."""
-        from edge_agent.pins import UnknownBoardError as _UB
-        from edge_agent.pins import aliases_for, get_board, name_key
+        from edge_agent.pins import name_key
 
+        index = pins or self.pin_index()
         words = {w.lower() for w in _text.tokens(query)} | {name_key(w) for w in query.split()}
         words |= {w.lower().strip("?,.;:!'\"()") for w in query.split()}
         lines: list[str] = []
         for b in boards:
             try:
-                amap = aliases_for(b, self)
-            except _UB:
+                amap = index.aliases_for(b)
+                board = index.board(b)
+            except UnknownBoardError:
                 continue
-            try:
-                board = get_board(b)
-                labels = {**{k: board.pin(v) for k, v in board.leds.items()},
-                          **{k: board.pin(v) for k, v in board.buttons.items()}}
-            except _UB:
-                labels = {}
+            labels = {} if board is None else {**{k: board.pin(v) for k, v in board.leds.items()},
+                                               **{k: board.pin(v) for k, v in board.buttons.items()}}
             seen: set[tuple[str, str]] = set()
             for alias, pin in [*labels.items(), *amap.items()]:
                 parts = [p for p in alias.lower().replace("-", "_").split("_") if p]
@@ -473,11 +473,16 @@ class HardwareRag:
             self._alias_entries = [AliasEntry(**e) for r in rows for e in json.loads(r[0])]
         return list(self._alias_entries)
 
-    def aliases(self, board: str) -> dict[str, str]:
-        """A board's merged datasheet aliases: alias -> value as written (conflicts resolved, see edge_agent.pins)."""
-        from edge_agent.pins import aliases_for
+    def pin_index(self) -> PinIndex:
+        """The pin index of the board files and these datasheets' names (built once per load)."""
+        with self._lock:
+            if self._pin_index is None:
+                self._pin_index = PinIndex(self.alias_entries())
+            return self._pin_index
 
-        return {alias: pin.raw or pin.name for alias, pin in aliases_for(board, self).items()}
+    def aliases(self, board: str) -> dict[str, str]:
+        """A board's merged datasheet names: name -> value as written (conflicts resolved, see edge_agent.pins)."""
+        return {alias: pin.raw or pin.name for alias, pin in self.pin_index().aliases_for(board).items()}
 
     def read(self, source: str, heading: str | None = None) -> str:
         """The text of one indexed file, or of its section(s) whose heading path ends with `heading`."""
@@ -511,3 +516,17 @@ def _join_sections(rows: list[tuple[str, str]]) -> str:
         last = heading
         out.append(body)
     return "\n\n".join(out).strip() + "\n"
+
+
+def pin_index_for(root: Path | str) -> PinIndex:
+    """A pin index of the board files and the datasheet names under `root`, without building a search index."""
+    entries: list[AliasEntry] = []
+    files, _ = scan(Path(root))
+    for f in files:
+        if f.kind == "pdf":
+            pages, _ = read_pdf(f)
+            text = "\n".join(t for _, t in pages or [])
+        else:
+            text = read_text(f)[0] or ""
+        entries.extend(parse_aliases(text, f.rel, f.board)[0])
+    return PinIndex(entries)

@@ -12,6 +12,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from edge_agent.pins.datasheet import board_tag
+
 log = logging.getLogger(__name__)
 
 TEXT_SUFFIXES = (".md", ".txt")
@@ -42,17 +44,6 @@ class DocFile:
     kind: str  # "text" or "pdf"
     size: int
     mtime_ns: int
-
-
-def board_tag(rel: str) -> str | None:
-    """Board tag of a file: its lowercased stem; None for generic files (generic*, anything under _generic/)."""
-    parts = rel.split("/")
-    stem = parts[-1].rsplit(".", 1)[0].lower()
-    if "_generic" in (p.lower() for p in parts[:-1]):
-        return None
-    if stem == "generic" or stem.startswith(("generic_", "generic-")):
-        return None
-    return stem
 
 
 def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:

@@ -35,7 +35,7 @@ def test_board_data_is_internally_consistent(board_id: str) -> None:
     assert not set(headers) & set(board.power), "a position is either a GPIO or a power pin"
     for label, pin in [*board.leds.items(), *board.buttons.items()]:
         assert pin in names, label
-        assert pins.resolve(board_id, label, Path("/nonexistent")).name == pin
+        assert pins.resolve(board_id, label).name == pin
     for bus, roles in board.buses.items():
         for role, pin in roles.items():
             assert f"{bus.upper()}_{role.upper()}" in board.pin(pin).functions
@@ -95,7 +95,7 @@ def test_every_board_and_datasheet_loads_from_the_installed_wheel(tmp_path: Path
         "rag = HardwareRag.load(p.bundled_datasheets_dir());"
         "assert rag.search('BME280 chip id register')[0].source == 'bme280.md';"
         "assert not rag.problems, rag.problems;"
-        "print(len(pins.list_boards()), pins.resolve('nucleo-f401re', 'red_led').name)"
+        "print(len(pins.list_boards()), pins.resolve('nucleo-f401re', 'red_led', rag.pin_index()).name)"
     )
     out = subprocess.run([sys.executable, "-I", "-c", script, str(site)], check=True, capture_output=True,
                          text=True, timeout=120, cwd=tmp_path)

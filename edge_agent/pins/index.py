@@ -1,0 +1,400 @@
+"""The pin index: every name a board's pins answer to, from its board file and its datasheets.
+
+Built once from the board files and the alias entries of the datasheet directory (pin-alias
+sections and pin tables, see :mod:`edge_agent.pins.datasheet`) and then shared by everything that
+turns a name into a pin: ``pin_resolve``, the ``gpio_*`` tools and commands, the agent's context.
+Nothing here reads the configuration or the disk: whoever builds the index decides which datasheets
+count.
+
+Lookup of a name on a board (first hit wins):
+
+1. an integer (``13`` or ``"13"``): the board's integer convention (Arduino number on Nucleo-64 and
+   Uno boards, BCM number on a Pi, GPIO number on an ESP32, GP number on a Pico);
+2. the name exactly as written (case and separators included) when it names one pin: a native name,
+   board spelling (``BCM17``, ``IO2``, ``LED_BUILTIN``), header position (``J8-11``), LED or button
+   label, or a datasheet name;
+3. the name compared without case, spaces, ``_``, ``-``, ``:`` and leading zeros (``pa_5`` = ``PA5``).
+   When the spellings that compare equal name different pins (``LED1`` = P0.13 and ``led1`` = P0.14
+   on the nRF52840-DK) and none was written exactly, the lookup is an :class:`AmbiguousPinError`
+   listing each spelling, its pin and its source, never a pick;
+4. a physical position (``pin 11``, ``BOARD11``) on boards with a physical header;
+5. a bus role (``I2C1_SCL``, ``i2c1.scl``) or a function listed on exactly one pin (``TIM2_CH1``); a
+   function on several pins is ambiguous.
+
+A board file is the authority for its board. Datasheet names come from files tagged with the board
+id, then files tagged with one of its ``datasheet_tags``, then generic files; a more specific file
+wins a conflict (and a warning names both files). A datasheet name that gives a board-file name a
+different pin is not merged: it is kept as a :class:`Contradiction` for ``edge-agent pins check``.
+Boards known only from a datasheet (no board file) resolve to the pin as the datasheet writes it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+import threading
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+
+from edge_agent.errors import AmbiguousPinError, UnknownBoardError, UnknownPinError
+from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
+from edge_agent.pins.datasheet import AliasEntry
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Contradiction", "PinIndex"]
+
+_NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A datasheet name that the board file gives another pin (the board file wins)."""
+
+    board: str
+    name: str
+    value: str  # the datasheet's pin as written
+    datasheet_pin: str
+    board_pin: str
+    source: str  # file and line
+    message: str
+
+
+@dataclass(frozen=True)
+class _Name:
+    spelling: str
+    pin: Pin
+    source: str
+    rank: int
+    entry: AliasEntry | None = None
+
+
+@dataclass
+class _BoardNames:
+    board_id: str
+    board: Board | None
+    exact: dict[str, list[_Name]] = field(default_factory=dict)
+    keyed: dict[str, list[_Name]] = field(default_factory=dict)
+    by_number: dict[int, str] = field(default_factory=dict)
+    functions: dict[str, set[str]] = field(default_factory=dict)
+    bus_roles: dict[str, str] = field(default_factory=dict)
+    contradictions: list[Contradiction] = field(default_factory=list)
+
+    def add(self, n: _Name) -> None:
+        self.exact.setdefault(n.spelling, []).append(n)
+        self.keyed.setdefault(name_key(n.spelling), []).append(n)
+
+    def pin(self, name: str) -> Pin:
+        assert self.board is not None
+        return self.board.pin(name)
+
+
+def _entry_source(e: AliasEntry) -> str:
+    where = f"{e.source} line {e.line}"
+    heading = e.heading.split(" > ")[-1]
+    return f"{where}, table under {heading!r}" if e.kind == "table" and heading else where
+
+
+def _same_table_rows(a: _Name, b: _Name) -> bool:
+    """Two rows of one file's pin tables naming different pins alike: a real ambiguity, not a conflict."""
+    return (a.entry is not None and b.entry is not None and a.entry.kind == b.entry.kind == "table"
+            and a.entry.source == b.entry.source)
+
+
+def _distinct(names: Iterable[_Name]) -> dict[str, _Name]:
+    """First name per distinct pin."""
+    out: dict[str, _Name] = {}
+    for n in names:
+        out.setdefault(n.pin.name, n)
+    return out
+
+
+class PinIndex:
+    """Names -> pins for every board file and every board or part a datasheet describes."""
+
+    def __init__(self, entries: Sequence[AliasEntry] = (), boards: Iterable[Board] | None = None) -> None:
+        self.entries = tuple(entries)
+        self._boards = {b.id: b for b in boards} if boards is not None else {b: get_board(b) for b in list_boards()}
+        self._tags = {e.tag for e in self.entries if e.tag}
+        self._per_board: dict[str, _BoardNames] = {}
+        self._lock = threading.Lock()
+
+    # --- boards -------------------------------------------------------------------------------------
+
+    def known_boards(self) -> list[str]:
+        """Board files and datasheet tags, sorted."""
+        return sorted(set(self._boards) | self._tags)
+
+    def board(self, board: str) -> Board | None:
+        """The board file for `board` (an id or a tag only it answers to); None for datasheet-only boards."""
+        key = board.strip().lower()
+        if key in self._boards:
+            return self._boards[key]
+        owners = [b for b in self._boards.values() if key in b.datasheet_tags]
+        if len(owners) == 1:
+            return owners[0]
+        if owners:
+            raise UnknownBoardError(board, sorted(b.id for b in owners))  # a shared tag: pass one of its boards
+        if key in self._tags:
+            return None
+        raise UnknownBoardError(board, self.known_boards())
+
+    def _names(self, board: str) -> _BoardNames:
+        b = self.board(board)
+        key = b.id if b is not None else board.strip().lower()
+        with self._lock:
+            got = self._per_board.get(key)
+            if got is None:
+                got = self._per_board[key] = self._build(b) if b is not None else self._build_raw(key)
+            return got
+
+    # --- building -----------------------------------------------------------------------------------
+
+    def _build(self, board: Board) -> _BoardNames:
+        idx = _BoardNames(board.id, board)
+        src = f"board file {board.id}.toml"
+        for p in board.pins:
+            idx.add(_Name(p.name, p, src, _NATIVE))
+            for h in p.headers:
+                idx.add(_Name(h, p, src, _NATIVE))
+            if p.number is not None:
+                idx.by_number.setdefault(p.number, p.name)
+                if board.integers == "bcm":
+                    idx.add(_Name(f"BCM{p.number}", p, src, _NATIVE))
+                if p.name.startswith("GPIO") and board.integers == "gpio":
+                    idx.add(_Name(f"IO{p.number}", p, src, _NATIVE))
+            for f in p.functions:
+                idx.functions.setdefault(name_key(f), set()).add(p.name)
+        for label, pin in [*board.leds.items(), *board.buttons.items(), *board.names.items()]:
+            idx.add(_Name(label, board.pin(pin), src, _NATIVE))
+        idx.bus_roles = {name_key(f"{b}{r}"): p for b, rs in board.buses.items() for r, p in rs.items()}
+        tags = board.datasheet_tags
+
+        def rank(e: AliasEntry) -> int:
+            return _OWN if e.tag == board.id else (_TAGGED if e.tag in tags else _GENERIC)
+
+        relevant = sorted((e for e in self.entries if e.tag is None or e.tag == board.id or e.tag in tags),
+                          key=lambda e: (rank(e), e.source, e.line))
+        for e in relevant:
+            pin = self._value_pin(idx, e)
+            if pin is None:
+                if e.tag is not None and e.kind == "alias":  # generic files and table rows naming internal
+                    # channels (ADC4) may name what is not a pin of the board; only alias lines warn
+                    log.warning("datasheet %s line %d: %r = %r is not a pin of %s; ignored (use a native name "
+                                "such as %s, a header position or a number)", e.source, e.line, e.alias, e.value,
+                                board.id, board.pins[0].name)
+                continue
+            self._merge(idx, _Name(e.alias, replace(pin, raw=e.value), _entry_source(e), rank(e), e))
+        return idx
+
+    @staticmethod
+    def _value_pin(idx: _BoardNames, e: AliasEntry) -> Pin | None:
+        board = idx.board
+        assert board is not None
+        n = int_value(e.value)
+        try:
+            if n is not None and e.numbering == "physical":
+                if not board.physical_header:
+                    return None
+                return _native(idx, f"{board.physical_header}-{n}")
+            return _native(idx, e.value)
+        except AmbiguousPinError:
+            return None
+
+    @staticmethod
+    def _merge(idx: _BoardNames, n: _Name) -> None:
+        k = name_key(n.spelling)
+        same_key = idx.keyed.get(k, [])
+        native = [x for x in same_key if x.rank == _NATIVE]
+        if native:
+            if all(x.pin.name != n.pin.name for x in native):
+                x = native[0]
+                msg = (f"{n.source}: {n.spelling!r} = {n.pin.raw!r} ({n.pin.name}) contradicts the board file, "
+                       f"where {x.spelling!r} is {x.pin.name}; the board file wins")
+                log.warning("datasheet %s", msg)
+                idx.contradictions.append(Contradiction(idx.board_id, n.spelling, n.pin.raw or n.pin.name,
+                                                        n.pin.name, x.pin.name, n.source, msg))
+                return
+            idx.add(n)
+            return
+        better = [x for x in same_key if x.rank < n.rank and x.pin.name != n.pin.name]
+        twin = [x for x in idx.exact.get(n.spelling, []) if x.pin.name != n.pin.name and not _same_table_rows(x, n)]
+        clash = better or twin
+        if clash:
+            x = clash[0]
+            log.warning("conflicting pin alias %r on %s: %s says %s (%s), %s says %s (%s); using %s (board-specific "
+                        "files first, then by path)", n.spelling, idx.board_id, x.source, x.pin.raw, x.pin.name,
+                        n.source, n.pin.raw, n.pin.name, x.source)
+            return
+        # A spelling that differs only in case or separators from one naming another pin is kept: the
+        # exact spelling picks, anything in between is ambiguous (see lookup step 3).
+        idx.add(n)
+
+    def _build_raw(self, tag: str) -> _BoardNames:
+        """A board or part known only from datasheets: names resolve to the pin as the datasheet writes it."""
+        idx = _BoardNames(tag, None)
+        for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (e.source, e.line)):
+            value = e.value
+            n = int_value(value)
+            pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value
+            pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), (e.alias,), raw=value)
+            named = _Name(e.alias, pin, _entry_source(e), _OWN, e)
+            twin = [x for x in idx.exact.get(e.alias, [])
+                    if name_key(x.pin.name) != name_key(pin_name) and not _same_table_rows(x, named)]
+            if twin:
+                x = twin[0]
+                log.warning("conflicting pin alias %r on %s: %s says %s, %s says %s; using %s", e.alias, tag,
+                            x.source, x.pin.raw, named.source, value, x.source)
+                continue
+            idx.add(named)
+            if not idx.exact.get(pin_name):
+                idx.add(_Name(pin_name, replace(pin, functions=()), named.source, _OWN, e))
+        return idx
+
+    # --- lookup -------------------------------------------------------------------------------------
+
+    def resolve(self, board: str, name: str | int) -> Pin:
+        """Resolve a pin name, number, header position or datasheet name to the board's pin.
+
+        Raises:
+            UnknownBoardError: no board file and no datasheet names the board.
+            UnknownPinError: nothing matches; ``suggestions`` holds the three closest names, ``sources``
+                where each comes from.
+            AmbiguousPinError: the name fits several pins; ``candidates`` lists them and ``matches`` the
+                spellings (name, pin, source) that fit.
+        """
+        if isinstance(name, str) and not name.strip():
+            raise UnknownPinError(board, name, [])
+        idx = self._names(board)
+        if idx.board is None:
+            return self._lookup_names(idx, str(name))
+        pin = _native(idx, name)
+        if pin is not None:
+            return pin
+        if int_value(name) is not None:
+            raise UnknownPinError(idx.board_id, str(name), _number_hint(idx))
+        k = name_key(str(name))
+        if k in idx.bus_roles:
+            return idx.pin(idx.bus_roles[k])
+        hits = idx.functions.get(k)
+        if hits:
+            if len(hits) > 1:
+                raise AmbiguousPinError(idx.board_id, str(name), sorted(hits, key=_natural))
+            return idx.pin(next(iter(hits)))
+        raise self._unknown(idx, str(name))
+
+    def _lookup_names(self, idx: _BoardNames, name: str) -> Pin:
+        found = _by_name(idx, name)
+        if found is None:
+            raise self._unknown(idx, name)
+        return found
+
+    @staticmethod
+    def _unknown(idx: _BoardNames, name: str) -> UnknownPinError:
+        by_key: dict[str, _Name] = {}
+        for names in idx.exact.values():
+            for n in names:
+                by_key.setdefault(name_key(n.spelling), n)
+        k = name_key(name)
+
+        def closeness(key: str) -> tuple[float, int, str]:
+            contains = len(k) >= 2 and (k in key or key in k)
+            return (-(difflib.SequenceMatcher(None, k, key).ratio() + (0.3 if contains else 0.0)), len(key), key)
+
+        close = sorted(by_key, key=closeness)[:3]
+        picked = [by_key[c] for c in close]
+        return UnknownPinError(idx.board_id, name, [n.spelling for n in picked], [n.source for n in picked])
+
+    def aliases_for(self, board: str) -> dict[str, Pin]:
+        """Every datasheet name of a board (as written -> pin), sorted by name."""
+        idx = self._names(board)
+        out: dict[str, Pin] = {}
+        for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
+            for n in idx.exact[spelling]:
+                if n.rank != _NATIVE and n.entry is not None and n.entry.alias == spelling:
+                    out.setdefault(spelling, n.pin)
+        return out
+
+    def sources_for(self, board: str, pin: str) -> list[tuple[str, str]]:
+        """(datasheet name, source) of every datasheet name of `pin` on `board`."""
+        idx = self._names(board)
+        out = []
+        for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
+            for n in idx.exact[spelling]:
+                if n.rank != _NATIVE and n.entry is not None and n.pin.name == pin and n.entry.alias == spelling:
+                    out.append((spelling, n.entry.source))
+                    break
+        return out
+
+    def pins_on(self, board: str, name: str | int) -> PinReport:
+        """Inverse lookup: what is on this pin or header position (labels, bus roles, datasheet names)."""
+        b = self.board(board)
+        if b is None:
+            raise UnknownBoardError(board, sorted(self._boards))
+        k = name_key(str(name))
+        phys = PHYSICAL.match(k)
+        if phys and b.physical_header:
+            k = name_key(f"{b.physical_header}-{phys.group(1)}")
+        for position, what in b.power.items():
+            if name_key(position) == k:
+                return PinReport(b.id, str(name), None, power=what)
+        pin = self.resolve(b.id, name)
+        labels = tuple(lbl for lbl, p in [*b.leds.items(), *b.buttons.items(), *b.names.items()] if p == pin.name)
+        if b.integers == "bcm" and pin.number is not None:
+            labels += (f"BCM{pin.number}",)
+        return PinReport(b.id, str(name), pin, labels=labels, aliases=tuple(self.sources_for(b.id, pin.name)))
+
+    def check(self, boards: Iterable[str] | None = None) -> list[Contradiction]:
+        """Datasheet names that contradict a board file, for every board file (or the given ones)."""
+        out: list[Contradiction] = []
+        for b in sorted(boards) if boards is not None else sorted(self._boards):
+            out.extend(self._names(b).contradictions)
+        return out
+
+
+# --- lookup helpers ---------------------------------------------------------------------------------------
+
+
+def _by_name(idx: _BoardNames, name: str) -> Pin | None:
+    """Steps 2 and 3: the exact spelling, then the spellings equal without case and separators."""
+    exact = _distinct(idx.exact.get(name.strip(), []))
+    if len(exact) == 1:
+        return next(iter(exact.values())).pin
+    same = _distinct(idx.keyed.get(name_key(name), []))
+    if len(same) == 1:
+        return next(iter(same.values())).pin
+    if len(same) > 1:
+        spellings: dict[tuple[str, str], _Name] = {}
+        for n in idx.keyed[name_key(name)]:
+            spellings.setdefault((n.spelling, n.pin.name), n)
+        matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
+        raise AmbiguousPinError(idx.board_id, name, sorted(same, key=_natural), matches)
+    return None
+
+
+def _native(idx: _BoardNames, name: str | int) -> Pin | None:
+    """Steps 1, 2, 3 and 4 for a board with a board file."""
+    board = idx.board
+    assert board is not None
+    n = int_value(name)
+    if n is not None:
+        pin = idx.by_number.get(n)
+        return board.pin(pin) if pin else None
+    found = _by_name(idx, str(name))
+    if found is not None:
+        return found
+    if board.physical_header:
+        m = PHYSICAL.match(name_key(str(name)))
+        if m:
+            return _by_name(idx, f"{board.physical_header}-{m.group(1)}")
+    return None
+
+
+def _number_hint(idx: _BoardNames) -> list[str]:
+    nums = sorted(idx.by_number)
+    return [f"{nums[0]}..{nums[-1]}"] if nums else []
+
+
+def _natural(s: str) -> tuple[object, ...]:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))
