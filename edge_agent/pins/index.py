@@ -177,15 +177,15 @@ class PinIndex:
         relevant = sorted((e for e in self.entries if e.tag is None or e.tag == board.id or e.tag in tags),
                           key=lambda e: (rank(e), e.source, e.line))
         for e in relevant:
-            pin = self._value_pin(idx, e)
-            if pin is None:
+            found = self._value_pin(idx, e)
+            if found is None:
                 if e.tag is not None and e.kind == "alias":  # generic files and table rows naming internal
                     # channels (ADC4) may name what is not a pin of the board; only alias lines warn
                     log.warning("datasheet %s line %d: %r = %r is not a pin of %s; ignored (use a native name "
                                 "such as %s, a header position or a number)", e.source, e.line, e.alias, e.value,
                                 board.id, board.pins[0].name)
                 continue
-            self._merge(idx, _Name(e.alias, replace(pin, raw=e.value), _entry_source(e), rank(e), e))
+            self._merge(idx, _Name(e.alias, replace(found, raw=e.value), _entry_source(e), rank(e), e))
         return idx
 
     @staticmethod
