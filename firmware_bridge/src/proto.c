@@ -41,8 +41,8 @@ static void w_long(long v) {
 
 static const char HEX[] = "0123456789abcdef";
 
-/* A JSON string literal. Replies are pure ASCII: controls are \u-escaped and bytes >= 0x80
- * (which could be half a UTF-8 sequence after truncation) become '?'. */
+/* A JSON string literal. Replies are printable ASCII: controls (DEL included) are \u-escaped and
+ * bytes >= 0x80 (which could be half a UTF-8 sequence after truncation) become '?'. */
 static void w_json_str(const char *s, size_t n) {
     w_char('"');
     for (size_t i = 0; i < n; i++) {
@@ -52,7 +52,7 @@ static void w_json_str(const char *s, size_t n) {
             w_char((char)c);
         } else if (c >= 0x80) {
             w_char('?');
-        } else if (c < 0x20) {
+        } else if (c < 0x20 || c == 0x7F) {
             char esc[6] = {'\\', 'u', '0', '0', HEX[c >> 4], HEX[c & 15]};
             w_bytes(esc, 6);
         } else {
