@@ -243,7 +243,7 @@ def _usage_part(action: argparse.Action) -> str:
 
 
 def _option_text(action: argparse.Action, every: bool = False) -> str:
-    names = action.option_strings if every else [max(action.option_strings, key=len)]
+    names = sorted(action.option_strings, key=len) if every else [max(action.option_strings, key=len)]
     if action.nargs == 0:
         return ", ".join(names)
     metavar = _metavar(action)
