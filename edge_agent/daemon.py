@@ -178,6 +178,8 @@ class Daemon:
         self.http_url: str | None = None
         self._token_file: Path | None = None
         self._http: Any = None  # edge_agent.mcp.server.HttpServer
+        self._hub: Any = None  # edge_agent.hub.server.HubServer (the local socket)
+        self._reload_task: asyncio.Task[None] | None = None
         self._flags: _Flags | None = None
         self._bg_stop = threading.Event()
         self._last_status_write = 0.0
@@ -210,12 +212,13 @@ class Daemon:
         # first, so the two threads never wait on each other's module import locks.
         import pickle, queue, unicodedata  # noqa: E401, F401, I001
 
-        preload = asyncio.create_task(asyncio.to_thread(_preload_mcp)) if self._http_wanted() else None
+        preload = asyncio.create_task(asyncio.to_thread(_preload_mcp))  # the local socket serves MCP too
         self.runtime = await asyncio.to_thread(Runtime.build, self.settings, self.options.state_dir)
         if preload is not None:
             await preload
         exit_code = 0
         try:
+            await self._start_hub()
             await self._start_http()
             self.runtime.start_background(self._bg_stop)
             self._write_daemon_file()
@@ -242,9 +245,10 @@ class Daemon:
                 log.error("MCP HTTP server stopped unexpectedly: %s; exiting so systemd restarts the service",
                           self._http.error)
                 return 1
-            if flags.reload:
+            if flags.reload and (self._reload_task is None or self._reload_task.done()):
+                # The reload runs beside this loop, so the watchdog pings below keep coming while it works.
                 flags.reload = False
-                await self._reload()
+                self._reload_task = asyncio.create_task(self._reload(), name="reload")
             # From the loop itself: if the loop wedges, the pings stop and systemd restarts us.
             if self.settings.server.watchdog:
                 self.notifier.watchdog()
@@ -254,6 +258,8 @@ class Daemon:
                 self._last_summary = summary
                 self.notifier.status(summary)
         log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
+        if self._reload_task is not None and not self._reload_task.done():
+            await self._reload_task
         return 0
 
     # signals -------------------------------------------------------------------------------------
@@ -291,6 +297,25 @@ class Daemon:
         log.info("reloaded %s: %s", path or "embedded defaults", "; ".join(changes) or "no changes")
         self._write_status(force=True)
         self.notifier.send("READY=1", f"STATUS={self._summary()}")
+
+    # the local socket ----------------------------------------------------------------------------
+
+    async def _start_hub(self) -> None:
+        """Serve CLI commands, `edge-agent mcp` and the agent on <state>/hub.sock (needs the mcp extra)."""
+        try:
+            from edge_agent.hub.server import HubServer
+        except ImportError as exc:
+            self.runtime.mark("socket", False, f"the local socket needs the mcp extra ({exc.name}); CLI commands "
+                              "open the hardware themselves and meet the daemon's locks; install it with: "
+                              "pip install 'edge-agent[mcp]'")
+            return
+        hub = HubServer(self.runtime, self.options.state_dir)
+        try:
+            await hub.start()
+        except (OSError, EdgeAgentError) as exc:
+            raise DaemonError(f"cannot serve the local socket {hub.path}: {exc}") from exc
+        self._hub = hub
+        self.runtime.mark("socket", True, "", path=str(hub.path))
 
     # MCP over HTTP -------------------------------------------------------------------------------
 
@@ -347,7 +372,8 @@ class Daemon:
         return "; ".join(parts)
 
     def _write_daemon_file(self) -> None:
-        data = {"pid": os.getpid(), "url": self.http_url, "started_at": time.time()}
+        data = {"pid": os.getpid(), "url": self.http_url, "started_at": time.time(),
+                "socket": str(self._hub.path) if self._hub is not None else None}
         _atomic_write(self.options.state_dir / DAEMON_FILE, json.dumps(data))
 
     def _write_status(self, *, force: bool = False) -> None:
@@ -374,6 +400,8 @@ class Daemon:
         self.notifier.stopping()
         if self._http is not None:
             await self._http.stop()
+        if self._hub is not None:
+            await self._hub.stop()
         self._bg_stop.set()
         if self.runtime is not None:
             # close() waits for each adapter's in-flight transaction, commits and closes the store.

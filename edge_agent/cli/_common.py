@@ -41,6 +41,22 @@ def open_memory_store(state: Path, settings: Settings, *, workspace: str | None 
     return MemoryStore.open(state, settings, capture_sink=sink, workspace=workspace)
 
 
+def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeout: float | None = 120.0) -> Any:
+    """Run CLI operation ``name``: in the daemon serving this state dir if one runs, else in this process.
+
+    Both paths run the same code (edge_agent.hub.ops) and return the same JSON, so commands print the
+    same thing either way. The routed path imports only the standard-library client.
+    """
+    from edge_agent.hub.client import find_client
+
+    client = find_client(state_dir(getattr(args, "state", None)))
+    if client is not None:
+        return client.op(name, params, timeout=timeout)
+    from edge_agent.hub import ops
+
+    return ops.run(ops.DirectContext(settings_from(args), state_from(args)), name, params)
+
+
 def print_json(data: Any) -> None:
     json.dump(data, sys.stdout, indent=2, sort_keys=False, default=str)
     sys.stdout.write("\n")

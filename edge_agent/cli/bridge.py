@@ -3,14 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from edge_agent.cli._common import print_json, settings_from
-from edge_agent.errors import ConfigError
-
-if TYPE_CHECKING:
-    from edge_agent.bus.bridge.adapter import BridgeAdapter
+from edge_agent.cli._common import print_json, run_op
 
 
 def register(subparsers: Any) -> None:
@@ -42,22 +37,6 @@ def _url_option(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
-def _open(args: argparse.Namespace) -> BridgeAdapter:
-    from edge_agent.bus import open_adapter
-    from edge_agent.bus.bridge.adapter import BridgeAdapter
-
-    url = args.url
-    if not url:
-        settings = settings_from(args)
-        url = next((b.adapter_url() for b in settings.peripherals.boards if b.transport in ("serial", "bridge")),
-                   "bridge://auto")
-    if not url.startswith("bridge://"):
-        raise ConfigError(f"--url {url!r} is not a bridge:// URL; use `edge-agent bus info --url` for other adapters")
-    adapter = open_adapter(url, safety=settings_from(args).hardware.safety)
-    assert isinstance(adapter, BridgeAdapter)
-    return adapter
-
-
 def cmd_list(args: argparse.Namespace) -> int:
     """Print attached boards with a known USB ID."""
     from edge_agent.bus.bridge.discovery import find_ports
@@ -77,41 +56,34 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_ping(args: argparse.Namespace) -> int:
     """Ping the firmware ``--count`` times and print round-trip times."""
-    with _open(args) as adapter:
-        rtts = []
-        for _ in range(max(1, args.count)):
-            t0 = time.perf_counter()
-            adapter.ping()
-            rtts.append((time.perf_counter() - t0) * 1000)
-        info = {"url": adapter.url, "protocol": adapter.link.protocol, "board": adapter.board,
-                "firmware": adapter.link.hello.get("firmware"), "rtt_ms": [round(r, 3) for r in rtts]}
-        if args.json:
-            print_json(info)
-        else:
-            print(f"pong from {adapter.url}: protocol {info['protocol']}, board {info['board']}, firmware "
-                  f"{info['firmware']}; rtt min/avg/max {min(rtts):.2f}/{sum(rtts) / len(rtts):.2f}/{max(rtts):.2f} ms")
+    info = run_op(args, "bridge_ping", {"url": args.url, "count": args.count})
+    if args.json:
+        print_json(info)
+    else:
+        rtts = info["rtt_ms"]
+        print(f"pong from {info['url']}: protocol {info['protocol']}, board {info['board']}, firmware "
+              f"{info['firmware']}; rtt min/avg/max {min(rtts):.2f}/{sum(rtts) / len(rtts):.2f}/{max(rtts):.2f} ms")
     return 0
 
 
 def cmd_capabilities(args: argparse.Namespace) -> int:
     """Print the firmware's capabilities and the adapter's view of them."""
-    with _open(args) as adapter:
-        data = {"adapter": adapter.capabilities(), "firmware": adapter.firmware_capabilities(),
-                "hello": adapter.link.hello}
-        if args.json:
-            print_json(data)
-        else:
-            fw = data["firmware"]
-            print(f"{adapter.url}: protocol {adapter.link.protocol}, board {fw.get('board', adapter.board)}, "
-                  f"firmware {fw.get('firmware', '?')}")
-            print(f"  gpio (Arduino D numbers): {fw.get('gpio')}  led_pin: {fw.get('led_pin')}  "
-                  f"reserved: {fw.get('reserved', [])}")
-            if fw.get("analog"):
-                print(f"  analog: {', '.join(fw['analog'])}")
-            for bus in ("i2c", "spi"):
-                if fw.get(bus):
-                    print(f"  {bus}: " + ", ".join(f"{k}={v}" for k, v in fw[bus].items()))
-            print(f"  commands: {', '.join(fw.get('cmds', data['adapter']['commands']))}")
+    result = run_op(args, "bridge_capabilities", {"url": args.url})
+    data = {k: result[k] for k in ("adapter", "firmware", "hello")}
+    if args.json:
+        print_json(data)
+    else:
+        fw = data["firmware"]
+        print(f"{result['url']}: protocol {result['protocol']}, board {fw.get('board', result['board'])}, "
+              f"firmware {fw.get('firmware', '?')}")
+        print(f"  gpio (Arduino D numbers): {fw.get('gpio')}  led_pin: {fw.get('led_pin')}  "
+              f"reserved: {fw.get('reserved', [])}")
+        if fw.get("analog"):
+            print(f"  analog: {', '.join(fw['analog'])}")
+        for bus in ("i2c", "spi"):
+            if fw.get(bus):
+                print(f"  {bus}: " + ", ".join(f"{k}={v}" for k, v in fw[bus].items()))
+        print(f"  commands: {', '.join(fw.get('cmds', data['adapter']['commands']))}")
     return 0
 
 

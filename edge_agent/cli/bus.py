@@ -8,13 +8,9 @@ Every command takes ``--url`` (any adapter URL, ``sim://BOARD`` included) or ``-
 from __future__ import annotations
 
 import argparse
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from edge_agent.cli._common import int_auto, print_json, settings_from
-from edge_agent.errors import ConfigError
-
-if TYPE_CHECKING:
-    from edge_agent.bus.base import Adapter
+from edge_agent.cli._common import int_auto, print_json, run_op
 
 
 def _byte(text: str) -> int:
@@ -98,53 +94,29 @@ def register(subparsers: Any) -> None:
     sr.set_defaults(handler=cmd_sensor_read)
 
 
-def open_from_args(args: argparse.Namespace) -> Adapter:
-    """Open the adapter the command line names, with the configured safety policy."""
-    from edge_agent.bus import open_adapter
-
-    settings = settings_from(args)
-    url, name = args.url, None
-    board = getattr(args, "board", None)
-    if args.adapter or not url:
-        boards = settings.peripherals.boards
-        wanted = args.adapter
-        chosen = next((b for b in boards if b.adapter_name == wanted), None) if wanted else (
-            boards[0] if boards else None)
-        if chosen is None:
-            names = ", ".join(b.adapter_name for b in boards) or "(none configured)"
-            if not wanted:
-                raise ConfigError("no adapter: pass --url or configure [[peripherals.boards]]")
-            raise ConfigError(f"no [[peripherals.boards]] entry named {wanted!r}; configured: {names}; or pass --url")
-        url, name = chosen.adapter_url(), chosen.adapter_name
-        if board is None and not url.startswith("sim://"):
-            board = chosen.board
-    adapter = open_adapter(url, name=name, safety=settings.hardware.safety, board=board)
-    if adapter.board and getattr(args, "gpio_command", None):
-        from edge_agent.rag import pin_index_for
-
-        # pin names from the configured datasheets too, as the daemon resolves them
-        adapter.use_pins(pin_index_for(settings.datasheet_dir()))
-    return adapter
+def _target(args: argparse.Namespace) -> dict[str, Any]:
+    return {"url": args.url, "adapter": args.adapter, "board": getattr(args, "board", None)}
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
     """`bus scan`: responding addresses as a grid or JSON list."""
-    from edge_agent.bus import format_scan_grid
-
-    with open_from_args(args) as adapter:
-        found = adapter.i2c(args.bus).scan()
+    found = run_op(args, "bus_scan", {**_target(args), "bus": args.bus})
     if args.json:
         print_json(found)
     else:
-        print(format_scan_grid(found))
+        print(_scan_grid(found))
     return 0
+
+
+def _scan_grid(found: list[int]) -> str:
+    from edge_agent.bus.base import format_scan_grid
+
+    return format_scan_grid(found)
 
 
 def cmd_info(args: argparse.Namespace) -> int:
     """`bus info`: capabilities and health."""
-    with open_from_args(args) as adapter:
-        data = {"capabilities": adapter.capabilities(), "health": adapter.health()}
-    print_json(data)
+    print_json(run_op(args, "bus_info", _target(args)))
     return 0
 
 
@@ -165,76 +137,60 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
 def cmd_i2c_read(args: argparse.Namespace) -> int:
     """`i2c read`: bytes from a target or register."""
-    with open_from_args(args) as adapter:
-        port = adapter.i2c(args.bus)
-        if args.register is None:
-            data = port.read(args.address, args.length)
-        else:
-            data = port.read_register(args.address, args.register, args.length)
+    result = run_op(args, "i2c_read", {**_target(args), "address": args.address, "register": args.register,
+                                       "length": args.length, "bus": args.bus})
     if args.json:
-        print_json({"address": args.address, "register": args.register, "data": list(data), "hex": data.hex()})
+        print_json(result)
     else:
-        print(" ".join(f"0x{b:02X}" for b in data))
+        print(" ".join(f"0x{b:02X}" for b in result["data"]))
     return 0
 
 
 def cmd_i2c_write(args: argparse.Namespace) -> int:
     """`i2c write`: bytes to a target or register."""
-    with open_from_args(args) as adapter:
-        port = adapter.i2c(args.bus)
-        if args.register is None:
-            port.write(args.address, bytes(args.data))
-        else:
-            port.write_register(args.address, args.register, bytes(args.data))
+    result = run_op(args, "i2c_write", {**_target(args), "address": args.address, "register": args.register,
+                                        "data": list(args.data), "bus": args.bus})
     if args.json:
-        print_json({"address": args.address, "register": args.register, "written": len(args.data)})
+        print_json(result)
     return 0
 
 
 def cmd_spi_transfer(args: argparse.Namespace) -> int:
     """`spi transfer`: one full-duplex transfer."""
-    with open_from_args(args) as adapter:
-        dev = adapter.spi(args.bus, args.cs, mode=args.mode, speed_hz=args.speed_hz)
-        rx = dev.transfer(bytes(args.data))
-        bus = dev.bus
+    result = run_op(args, "spi_transfer", {**_target(args), "data": list(args.data), "bus": args.bus,
+                                           "cs": args.cs, "mode": args.mode, "speed_hz": args.speed_hz})
     if args.json:
-        print_json({"bus": bus, "cs": args.cs, "tx": list(args.data), "rx": list(rx)})
+        print_json(result)
     else:
-        print(" ".join(f"0x{b:02X}" for b in rx))
+        print(" ".join(f"0x{b:02X}" for b in result["rx"]))
     return 0
 
 
 def cmd_gpio_read(args: argparse.Namespace) -> int:
     """`gpio read`: a line's level as {pin, value}."""
-    with open_from_args(args) as adapter:
-        if args.pull:
-            adapter.gpio_mode(args.pin, "in", args.pull)
-        value = adapter.gpio_read(args.pin)
+    result = run_op(args, "gpio_read", {**_target(args), "pin": args.pin, "pull": args.pull})
     if args.json:
-        print_json({"pin": args.pin, "value": value})
+        print_json(result)
     else:
-        print(value)
+        print(result["value"])
     return 0
 
 
 def cmd_gpio_write(args: argparse.Namespace) -> int:
     """`gpio write`: drive a line."""
-    with open_from_args(args) as adapter:
-        adapter.gpio_write(args.pin, args.value)
+    result = run_op(args, "gpio_write", {**_target(args), "pin": args.pin, "value": args.value})
     if args.json:
-        print_json({"pin": args.pin, "value": args.value})
+        print_json(result)
     return 0
 
 
 def cmd_sensor_read(args: argparse.Namespace) -> int:
     """`sensor read bme280`: one compensated reading."""
-    from edge_agent.drivers.bme280 import BME280
-
-    with open_from_args(args) as adapter:
-        reading = BME280(adapter.i2c(args.bus), address=args.address).read()
+    reading = run_op(args, "sensor_read", {**_target(args), "part": args.part, "address": args.address,
+                                           "bus": args.bus})
     if args.json:
-        print_json(reading.as_dict())
+        print_json(reading)
     else:
-        print(f"temperature {reading.temperature_c:.2f} C, pressure {reading.pressure_hpa:.2f} hPa, "
-              f"humidity {reading.humidity_pct:.1f} %")
+        print(f"temperature {reading['temperature_c']:.2f} C, pressure {reading['pressure_hpa']:.2f} hPa, "
+              f"humidity {reading['humidity_pct']:.1f} %")
     return 0

@@ -5,12 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli._common import open_memory_store, positive_int, print_json, settings_from, state_from
+from edge_agent.cli._common import positive_int, print_json, run_op
 from edge_agent.errors import EdgeAgentError
 
 
@@ -127,14 +125,8 @@ def _cache_key_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prompt", required=True, help="user prompt")
 
 
-@contextmanager
-def _open_store(args: argparse.Namespace) -> Iterator[Any]:
-    # reflect/record_capture here must queue for Kumiho exactly as the daemon would (same transaction).
-    store = open_memory_store(state_from(args), settings_from(args), workspace=args.workspace)
-    try:
-        yield store
-    finally:
-        store.close()
+def _op(args: argparse.Namespace, name: str, **params: Any) -> Any:
+    return run_op(args, name, {"workspace": getattr(args, "workspace", None), **params})
 
 
 def _read_text(arg: str) -> str:
@@ -154,21 +146,14 @@ class _CliInputError(EdgeAgentError, ValueError):
 
 def _store(args: argparse.Namespace) -> int:
     content = sys.stdin.read() if args.content == "-" else args.content
-    with _open_store(args) as store:
-        entry = store.store(args.key, content, args.category, args.namespace, args.session, args.importance,
-                            timestamp=args.timestamp, title=args.title)
-        print_json(entry.to_dict())
+    print_json(_op(args, "memory_store", key=args.key, content=content, category=args.category,
+                   namespace=args.namespace, session=args.session, importance=args.importance,
+                   timestamp=args.timestamp, title=args.title))
     return 0
 
 
 def _get(args: argparse.Namespace) -> int:
-    from edge_agent.memory import EntryNotFoundError
-
-    with _open_store(args) as store:
-        entry = store.get(args.key, args.namespace)
-        if entry is None:
-            raise EntryNotFoundError(args.key, args.namespace or store.default_namespace)
-        print_json(entry.to_dict())
+    print_json(_op(args, "memory_get", key=args.key, namespace=args.namespace))
     return 0
 
 
@@ -178,39 +163,38 @@ def _preview(text: str, width: int = 72) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        entries = store.list(category=args.category, namespace=args.namespace, session_id=args.session,
-                             limit=args.limit, include_superseded=args.all)
+    entries = _op(args, "memory_list", category=args.category, namespace=args.namespace, session=args.session,
+                  limit=args.limit, all=args.all)
     if args.json:
-        print_json([e.to_dict() for e in entries])
+        print_json(entries)
         return 0
     for e in entries:
-        mark = " (superseded)" if e.superseded_by else (" (archived)" if e.archived else "")
-        print(f"{e.timestamp[:19]}  {e.category:<12} {e.namespace:<10} {e.key}: {_preview(e.content)}{mark}")
+        mark = " (superseded)" if e.get("superseded_by") else (" (archived)" if e.get("archived") else "")
+        print(f"{e['timestamp'][:19]}  {e['category']:<12} {e['namespace']:<10} {e['key']}: "
+              f"{_preview(e['content'])}{mark}")
     if not entries:
         print("(no entries)", file=sys.stderr)
     return 0
 
 
 def _recall(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        entries = store.recall(args.query, args.limit, namespaces=args.namespace, categories=args.category,
-                               min_score=args.min_score, workspaces=args.other_workspace)
-        own = store.workspace
+    result = _op(args, "memory_recall", query=args.query, limit=args.limit, namespace=args.namespace,
+                 category=args.category, min_score=args.min_score, other_workspace=args.other_workspace)
+    entries, own = result["entries"], result["workspace"]
     if args.json:
-        print_json([e.to_dict() for e in entries])
+        print_json(entries)
         return 0
     for e in entries:
-        ws = f"{e.workspace}:" if e.workspace != own else ""
-        print(f"{e.score or 0:.3f}  [{e.category}] {ws}{e.key}: {_preview(e.content)}")
+        ws = f"{e['workspace']}:" if e.get("workspace") != own else ""
+        print(f"{e.get('score') or 0:.3f}  [{e['category']}] {ws}{e['key']}: {_preview(e['content'])}")
     if not entries:
         print("(nothing relevant)", file=sys.stderr)
     return 0
 
 
 def _engage(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        result = store.engage(args.query, args.limit, categories=args.category, namespaces=args.namespace)
+    result = _op(args, "memory_engage", query=args.query, limit=args.limit, category=args.category,
+                 namespace=args.namespace)
     if args.json:
         print_json(result)
     else:
@@ -229,106 +213,70 @@ def _reflect(args: argparse.Namespace) -> int:
     if not isinstance(data, dict):
         raise _CliInputError("the reflect input must be a JSON object with session_id, response, captures")
     refs = data.get("source_krefs", data.get("source_refs")) or []
-    with _open_store(args) as store:
-        result = store.reflect(str(data.get("session_id") or ""), str(data.get("response") or ""),
-                               captures=data.get("captures") or [], source_refs=refs)
-    print_json(result)
+    print_json(_op(args, "memory_reflect", session_id=str(data.get("session_id") or ""),
+                   response=str(data.get("response") or ""), captures=data.get("captures") or [],
+                   source_refs=refs))
     return 0
 
 
 def _forget(args: argparse.Namespace) -> int:
-    from edge_agent.memory import EntryNotFoundError
-
-    with _open_store(args) as store:
-        n = store.forget(args.key, args.namespace)
-        if n == 0:
-            raise EntryNotFoundError(args.key, args.namespace or store.default_namespace)
-    print_json({"forgotten": n, "key": args.key})
+    print_json(_op(args, "memory_forget", key=args.key, namespace=args.namespace))
     return 0
 
 
 def _stats(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        print_json(store.stats())
+    print_json(_op(args, "memory_stats"))
     return 0
 
 
 def _health(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        report = store.health_check()
+    report = _op(args, "memory_health")
     print_json(report)
     return 0 if report["ok"] else 1
 
 
 def _hygiene(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        print_json(store.hygiene(force=args.force))
+    print_json(_op(args, "memory_hygiene", force=args.force))
     return 0
 
 
 def _snapshot(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        print_json({"snapshot": str(store.snapshot())})
+    print_json(_op(args, "memory_snapshot"))
     return 0
 
 
 def _provenance(args: argparse.Namespace) -> int:
-    from edge_agent.memory import EntryNotFoundError
-
-    with _open_store(args) as store:
-        if store.get_by_id(args.entry_id) is None:
-            raise EntryNotFoundError(args.entry_id, "(any; looked up by id)")
-        print_json(store.provenance(args.entry_id))
+    print_json(_op(args, "memory_provenance", entry_id=args.entry_id))
     return 0
 
 
 def _audit(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        print_json(store.audit_log(args.limit))
+    print_json(_op(args, "memory_audit", limit=args.limit))
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    with _open_store(args) as store:
-        n = store.export_jsonl(sys.stdout, namespace=args.namespace, session_id=args.session,
-                               category=args.category, since=args.since, until=args.until,
-                               include_superseded=not args.live_only)
+    result = _op(args, "memory_export", namespace=args.namespace, session=args.session, category=args.category,
+                 since=args.since, until=args.until, live_only=args.live_only)
+    sys.stdout.write(result["text"])
     sys.stdout.flush()
-    print(f"exported {n} entries", file=sys.stderr)
+    print(f"exported {result['count']} entries", file=sys.stderr)
     return 0
 
 
 def _import(args: argparse.Namespace) -> int:
     text = _read_text(args.file)
-    with _open_store(args) as store:
-        print_json(store.import_jsonl(text.split("\n")))
+    print_json(_op(args, "memory_import", text=text))
     return 0
 
 
-@contextmanager
-def _open_cache(args: argparse.Namespace) -> Iterator[Any]:
-    from edge_agent.memory.response_cache import ResponseCache
-    from edge_agent.memory.store import effective_workspace, memory_dir
-
-    settings = settings_from(args)
-    folder = memory_dir(state_from(args), effective_workspace(settings, args.workspace))
-    cache = ResponseCache.open(folder, settings)
-    try:
-        yield cache
-    finally:
-        cache.close()
-
-
 def _cache_stats(args: argparse.Namespace) -> int:
-    enabled = settings_from(args).memory.response_cache_enabled
-    with _open_cache(args) as cache:
-        print_json({"enabled": enabled, **cache.stats()})
+    print_json(_op(args, "cache_stats"))
     return 0
 
 
 def _cache_get(args: argparse.Namespace) -> int:
-    with _open_cache(args) as cache:
-        response = cache.get(args.model, args.system, args.prompt)
+    response = _op(args, "cache_get", model=args.model, system=args.system, prompt=args.prompt)["response"]
     if response is None:
         print("(miss)", file=sys.stderr)
         return 1
@@ -337,13 +285,11 @@ def _cache_get(args: argparse.Namespace) -> int:
 
 
 def _cache_put(args: argparse.Namespace) -> int:
-    with _open_cache(args) as cache:
-        key = cache.put(args.model, args.system, args.prompt, args.response, tokens=args.tokens)
-    print_json({"key": key})
+    print_json(_op(args, "cache_put", model=args.model, system=args.system, prompt=args.prompt,
+                   response=args.response, tokens=args.tokens))
     return 0
 
 
 def _cache_clear(args: argparse.Namespace) -> int:
-    with _open_cache(args) as cache:
-        print_json({"cleared": cache.clear()})
+    print_json(_op(args, "cache_clear"))
     return 0

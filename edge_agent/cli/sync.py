@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Any
 
-from edge_agent.cli._common import print_json, settings_from, state_from
+from edge_agent.cli._common import print_json, run_op
 from edge_agent.errors import SyncError
 
 
@@ -46,28 +46,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ts.set_defaults(handler=_test_server)
 
 
-def _open(args: argparse.Namespace, *, check_endpoint: bool) -> tuple[Any, Any]:
-    from edge_agent.memory import MemoryStore
-    from edge_agent.sync import SyncWorker
-
-    settings, state = settings_from(args), state_from(args)
-    store = MemoryStore.open(state, settings, workspace=getattr(args, "workspace", None))
-    try:
-        worker = SyncWorker(store, settings, state, getattr(args, "kumiho_endpoint", None),
-                            check_endpoint=check_endpoint)
-    except BaseException:
-        store.close()
-        raise
-    return store, worker
+def _args(args: argparse.Namespace) -> dict[str, Any]:
+    return {"workspace": getattr(args, "workspace", None), "kumiho_endpoint": getattr(args, "kumiho_endpoint", None)}
 
 
 def _status(args: argparse.Namespace) -> int:
-    store, worker = _open(args, check_endpoint=False)
-    try:
-        status = worker.status()
-    finally:
-        worker.close()
-        store.close()
+    status = run_op(args, "sync_status", _args(args))
     if args.json:
         print_json(status)
         return 0
@@ -105,35 +89,16 @@ def _status(args: argparse.Namespace) -> int:
 
 
 def _now(args: argparse.Namespace) -> int:
-    store, worker = _open(args, check_endpoint=True)
-    try:
-        if not worker.settings.kumiho.enabled:
-            print("note: [kumiho] enabled = false, so the runtime queues nothing new; draining what is queued",
-                  file=sys.stderr)
-        before = worker.pending()
-        ok = worker.sync_until_empty(deadline_s=args.timeout)
-        status = worker.status()
-    finally:
-        worker.close()
-        store.close()
-    synced = before - status["queued"] - status["in_flight"]
-    if ok:
-        print(f"synced: outbox empty ({max(synced, 0)} capture(s) this run, {status['dead_letters']} dead letter(s))")
-        return 0
-    err = status["last_error"] or {}
-    raise SyncError(
-        f"outbox not empty after {args.timeout:g}s: {status['queued']} queued, {status['in_flight']} in flight; "
-        f"last error {err.get('code', '-')}: {err.get('message', '-')}. Captures stay queued; retry later"
-    )
+    result = run_op(args, "sync_now", {**_args(args), "timeout": args.timeout}, timeout=args.timeout + 30)
+    if not result["enabled"]:
+        print("note: [kumiho] enabled = false, so the runtime queues nothing new; drained what was queued",
+              file=sys.stderr)
+    print(f"synced: outbox empty ({result['synced']} capture(s) this run, {result['dead_letters']} dead letter(s))")
+    return 0
 
 
 def _retry_dead(args: argparse.Namespace) -> int:
-    store, worker = _open(args, check_endpoint=False)
-    try:
-        n = worker.retry_dead(args.capture_ids or None)
-    finally:
-        worker.close()
-        store.close()
+    n = run_op(args, "sync_retry_dead", {**_args(args), "capture_ids": list(args.capture_ids)})["moved"]
     print(f"{n} dead letter(s) moved back to the outbox")
     return 0
 

@@ -3,16 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
-from collections.abc import Iterator
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from edge_agent.cli._common import open_memory_store, print_json, settings_from, state_from
-from edge_agent.errors import ConfigError, EdgeAgentError
-
-if TYPE_CHECKING:  # the pydantic models cost most of `--help`'s import time
-    from edge_agent.config import Settings, WatchConfig
+from edge_agent.cli._common import print_json, run_op
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,41 +28,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ro.set_defaults(handler=_run_once)
 
 
-def _rule_text(cfg: WatchConfig) -> str:
-    r = cfg.rule
-    if r.kind == "threshold":
-        bounds = " ".join(f"{k} {v:g}" for k, v in (("above", r.above), ("below", r.below)) if v is not None)
-        stat = "" if r.on == "score" else f" {r.stat}"
-        return f"threshold {r.on}{stat} {bounds} -> {r.capture_type}"
-    if r.kind == "change":
-        return f"change {r.on} {r.stat} by {r.delta:g} -> {r.capture_type}"
-    return f"summary every {r.every_s:g} s -> {r.capture_type}"
-
-
-def _model_check(cfg: WatchConfig, settings: Settings) -> str:
-    if not cfg.model.path:
-        return "none (rule only)"
-    from edge_agent.watch.runner import load_watch_model
-
-    try:
-        model = load_watch_model(cfg, settings.source.parent if settings.source else None)
-    except EdgeAgentError as exc:
-        return f"ERROR: {exc}"
-    assert model is not None
-    return f"ok ({model.backend}, input {list(model.input.shape)} {model.input.dtype})"
-
-
 def _list(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
-    rows: list[dict[str, Any]] = []
-    for cfg in settings.watch:
-        rows.append({
-            "name": cfg.name, "enabled": cfg.enabled, "sensor": cfg.sensor,
-            "adapter": cfg.adapter or "(first board)", "address": f"0x{cfg.address:02X}",
-            "interval_s": cfg.interval_s, "window": cfg.window, "rule": _rule_text(cfg),
-            "rate_limit": f"{cfg.rate_limit.max_captures} per {cfg.rate_limit.per_s:g} s",
-            "model": cfg.model.path or "", "model_check": _model_check(cfg, settings),
-        })
+    rows: list[dict[str, Any]] = run_op(args, "watch_list", {})
     if args.json:
         print_json(rows)
         return 0
@@ -85,82 +46,31 @@ def _list(args: argparse.Namespace) -> int:
     return 1 if any(r["model_check"].startswith("ERROR") for r in rows) else 0
 
 
-@contextlib.contextmanager
-def _adapter_for(settings: Settings, cfg: WatchConfig) -> Iterator[dict[str, Any]]:
-    """Open only the board the watch samples (a URL adapter is opened by the runner itself)."""
-    boards = settings.peripherals.boards
-    if "://" in cfg.adapter:
-        yield {}
-        return
-    entry = next((b for b in boards if b.adapter_name == cfg.adapter), None) if cfg.adapter else \
-        (boards[0] if boards else None)
-    if entry is None:
-        names = ", ".join(b.adapter_name for b in boards) or "(none)"
-        raise ConfigError(f"watch {cfg.name!r}: adapter {cfg.adapter!r} is not a configured board ({names}); "
-                          "set the watch's adapter to a board name or an adapter URL")
-    from edge_agent.bus import open_adapter
-
-    adapter = open_adapter(entry.adapter_url(), name=entry.adapter_name, board=entry.board,
-                           safety=settings.hardware.safety)
-    try:
-        yield {entry.adapter_name: adapter}
-    finally:
-        adapter.close()
-
-
-@contextlib.contextmanager
-def _store(args: argparse.Namespace, settings: Settings) -> Iterator[Any]:
-    if args.dry_run or settings.memory.backend == "none":
-        yield None
-        return
-    store = open_memory_store(state_from(args), settings)
-    try:
-        yield store
-    finally:
-        close = getattr(store, "close", None)
-        if callable(close):
-            close()
-
-
 def _run_once(args: argparse.Namespace) -> int:
-    settings = settings_from(args)
-    cfg = next((w for w in settings.watch if w.name == args.name), None)
-    if cfg is None:
-        known = ", ".join(w.name for w in settings.watch) or "(none)"
-        raise ConfigError(f"no watch named {args.name!r}; configured: {known}")
-    from edge_agent.watch import WatchRunner
-
-    with _adapter_for(settings, cfg) as adapters, _store(args, settings) as store:
-        runner = WatchRunner(settings, adapters, store, names=[cfg.name])
-        try:
-            if not args.json:
-                secs = (args.interval if args.interval is not None else cfg.interval_s) * cfg.window
-                print(f"sampling {cfg.window} readings for {cfg.name} (about {secs:.3g} s)...", file=sys.stderr)
-            outcome = runner.run_once(cfg.name, interval_s=args.interval)
-        finally:
-            runner.close()
-    capture = outcome["capture"]
-    status = outcome["status"]
+    if not args.json:
+        print(f"sampling one window of {args.name}...", file=sys.stderr)
+    result = run_op(args, "watch_run_once", {"name": args.name, "interval": args.interval,
+                                             "dry_run": args.dry_run}, timeout=None)
+    window = result.pop("window", "?")
+    capture, status = result["capture"], result["status"]
     if args.json:
-        stored = capture is not None and store is not None
-        print_json({"watch": cfg.name, "evaluated": outcome["evaluated"], "stored": stored,
-                    "capture": capture.to_dict() if capture is not None else None, "status": status})
+        print_json(result)
     else:
-        if outcome["evaluated"]:
+        if result["evaluated"]:
             score = status["last_score"]
-            print(f"{cfg.name}: window of {cfg.window} evaluated" + (f", model score {score:.4f}" if score is not None
-                                                                   else ""))
+            print(f"{args.name}: window of {window} evaluated" + (f", model score {score:.4f}" if score is not None
+                                                                 else ""))
             if capture is None:
                 why = "rate-limited" if status["rate_limited"] else "rule did not fire"
                 print(f"no capture ({why})")
             else:
-                print(f"{'stored' if store is not None else 'would store'} {capture.type} capture {capture.id}:")
-                print(capture.content)
+                print(f"{'stored' if result['stored'] else 'would store'} {capture['type']} capture {capture['id']}:")
+                print(capture["content"])
         dropped = sum(status["dropped"].values())
         if dropped:
             print(f"dropped readings: {status['dropped']}")
-    if not outcome["evaluated"]:
-        print(f"edge-agent: error: watch {cfg.name} did not fill a window: {status['last_error'] or 'no samples'}",
+    if not result["evaluated"]:
+        print(f"edge-agent: error: watch {args.name} did not fill a window: {status['last_error'] or 'no samples'}",
               file=sys.stderr)
         return 1
     return 0

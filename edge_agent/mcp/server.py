@@ -18,7 +18,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import re
 import socket
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -35,6 +34,8 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
+from edge_agent.mcp.messages import for_agent, unknown_arguments
+from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
 from edge_agent.mcp.token import token_matches
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 from edge_agent.runtime import Runtime
@@ -58,21 +59,14 @@ _HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "sp
              "hardware_capabilities", "sensor_read"}
 
 
-def _invalid_arguments(exc: ValidationError) -> str:
-    """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links."""
-    parts = []
-    for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        sent = repr(err.get("input"))
-        sent = sent if len(sent) <= 60 else sent[:57] + "..."
-        parts.append(f"{where}: {err['msg']} (got {sent})")
-    return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
-
-
 class _Tool(Tool):
     """The SDK's Tool with argument-validation errors rewritten as short sentences for the agent."""
 
     async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        known = list((self.parameters or {}).get("properties", {}))
+        unknown = sorted(set(arguments or {}) - set(known))
+        if unknown:
+            raise ToolError(unknown_arguments(self.name, unknown, known))
         try:
             return await super().run(arguments, context, convert_result)
         except ToolError as exc:
@@ -81,22 +75,6 @@ class _Tool(Tool):
                 raise ToolError(f"Error executing tool {self.name}: {_invalid_arguments(exc.__cause__)}") \
                     from exc.__cause__
             raise
-
-
-# Errors are written for the operator's shell; an agent cannot run `edge-agent ...`, so the hints that
-# name a CLI command are rewritten to the MCP tool that answers the same question.
-_CLI_HINTS = (
-    (re.compile(r"run `edge-agent bus scan --url [^`]*`"), "call the i2c_scan tool"),
-    (re.compile(r"run `edge-agent pins list --board ([^`]*)`"), r"call hardware_board_info with board \1"),
-    (re.compile(r"`edge-agent bus scan --url [^`]*`"), "the i2c_scan tool"),
-)
-
-
-def for_agent(message: str) -> str:
-    """An error message with its CLI hints replaced by the equivalent MCP tool calls."""
-    for pattern, replacement in _CLI_HINTS:
-        message = pattern.sub(replacement, message)
-    return message
 
 
 def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -1,0 +1,605 @@
+"""The operations behind the CLI commands, run where the hardware and the databases are owned.
+
+Each operation takes a :class:`Context` and the command's arguments as plain data and returns the JSON
+the command prints with ``--json`` (text output is rendered from the same result). The CLI runs an
+operation in its own process through :class:`DirectContext` when no daemon serves the state
+directory, and otherwise sends it to the daemon, which runs it through :class:`DaemonContext` on its
+own adapters (under each adapter's lock) and its own open store. The same code runs on both paths, so
+the results cannot drift apart.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from edge_agent.errors import ConfigError, EdgeAgentError, SyncError
+
+if TYPE_CHECKING:
+    from edge_agent.config import Settings
+    from edge_agent.runtime import Runtime
+
+SIM_STATE_DIR = "sim"
+
+
+class UnknownOperationError(EdgeAgentError, LookupError):
+    """The daemon was asked for an operation it does not have (an older or newer edge-agent)."""
+
+
+# --- contexts -------------------------------------------------------------------------------------------
+
+
+def sim_state_path(state_dir: Path, url: str) -> Path:
+    """Where a sim:// board keeps its GPIO levels and part registers between processes."""
+    import hashlib
+
+    digest = hashlib.sha1(url.encode()).hexdigest()[:10]
+    board = url.split("://", 1)[-1].split("?", 1)[0].strip("/").replace("/", "_") or "board"
+    return Path(state_dir) / SIM_STATE_DIR / f"{board}-{digest}.json"
+
+
+def attach_sim_state(adapter: Any, state_dir: Path) -> None:
+    """Give a simulated board its persisted state file (other adapters are left alone)."""
+    attach = getattr(adapter, "attach_state", None)
+    if callable(attach) and getattr(adapter, "scheme", "") == "sim":
+        attach(sim_state_path(state_dir, str(adapter.url)))
+
+
+class Context:
+    """What an operation may use: settings, the state directory, adapters, the store, the cache."""
+
+    settings: Settings
+    state_dir: Path
+    runtime: Runtime | None = None
+
+    def adapter(self, url: str | None, name: str | None, board: str | None, *,
+                pins: bool = False) -> contextlib.AbstractContextManager[Any]:
+        """The adapter to use; ``pins``: resolve pin names with the configured datasheets' aliases too."""
+        raise NotImplementedError
+
+    def store(self, workspace: str | None) -> contextlib.AbstractContextManager[Any]:
+        raise NotImplementedError
+
+    def _choose(self, url: str | None, name: str | None, board: str | None) -> tuple[str, str | None, str | None]:
+        """(url, adapter name, board) for the command's --url/--adapter/--board, as the CLI always chose."""
+        if url and not name:
+            return url, None, board
+        boards = self.settings.peripherals.boards
+        chosen = next((b for b in boards if b.adapter_name == name), None) if name else (boards[0] if boards else None)
+        if chosen is None:
+            names = ", ".join(b.adapter_name for b in boards) or "(none configured)"
+            if not name:
+                raise ConfigError("no adapter: pass --url or configure [[peripherals.boards]]")
+            raise ConfigError(f"no [[peripherals.boards]] entry named {name!r}; configured: {names}; or pass --url")
+        chosen_url = chosen.adapter_url()
+        if board is None and not chosen_url.startswith("sim://"):
+            board = chosen.board
+        return chosen_url, chosen.adapter_name, board
+
+    def _open(self, url: str, name: str | None, board: str | None, *, pins: bool = False) -> Any:
+        from edge_agent.bus import open_adapter
+
+        adapter = open_adapter(url, name=name, safety=self.settings.hardware.safety, board=board)
+        attach_sim_state(adapter, self.state_dir)
+        if pins and adapter.board:
+            from edge_agent.rag import pin_index_for
+
+            # pin names from the configured datasheets too, as the daemon resolves them
+            adapter.use_pins(pin_index_for(self.settings.datasheet_dir()))
+        return adapter
+
+    @contextlib.contextmanager
+    def cache(self, workspace: str | None) -> Iterator[Any]:
+        from edge_agent.memory.response_cache import ResponseCache
+        from edge_agent.memory.store import effective_workspace, memory_dir
+
+        folder = memory_dir(self.state_dir, effective_workspace(self.settings, workspace))
+        cache = ResponseCache.open(folder, self.settings)
+        try:
+            yield cache
+        finally:
+            cache.close()
+
+
+class DirectContext(Context):
+    """This process opens what the operation needs and closes it afterwards (no daemon is running)."""
+
+    def __init__(self, settings: Settings, state_dir: Path) -> None:
+        self.settings, self.state_dir = settings, Path(state_dir)
+
+    @contextlib.contextmanager
+    def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
+        url, name, board = self._choose(url, name, board)
+        with self._open(url, name, board, pins=pins) as adapter:
+            yield adapter
+
+    @contextlib.contextmanager
+    def store(self, workspace: str | None) -> Iterator[Any]:
+        from edge_agent.cli._common import open_memory_store
+
+        store = open_memory_store(self.state_dir, self.settings, workspace=workspace)
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+class DaemonContext(Context):
+    """Operations inside the daemon: its adapter slots (one transaction at a time each) and its store."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._transient_locks: dict[str, threading.Lock] = {}
+        self._guard = threading.Lock()
+
+    @property  # type: ignore[override]
+    def settings(self) -> Settings:
+        assert self.runtime is not None
+        return self.runtime.settings
+
+    @property  # type: ignore[override]
+    def state_dir(self) -> Path:
+        assert self.runtime is not None
+        return self.runtime.state_dir
+
+    @contextlib.contextmanager
+    def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
+        rt = self.runtime
+        assert rt is not None
+        if name or not url:
+            if name is None and not rt.adapters:
+                self._choose(url, name, board)  # raises the CLI's "no adapter" error
+            with rt.hardware(name) as slot:
+                yield slot.adapter
+            return
+        if any(s.url == url for s in rt.adapters.values()):
+            with rt.hardware(url) as slot:
+                yield slot.adapter
+            return
+        # A URL the daemon does not serve: opened here, for this operation only, one user at a time.
+        with self._guard:
+            lock = self._transient_locks.setdefault(url, threading.Lock())
+        with lock, self._open(url, None, board) as adapter:
+            if adapter.board:
+                adapter.use_pins(rt.pins)  # the daemon's one pin index
+            yield adapter
+
+    @contextlib.contextmanager
+    def store(self, workspace: str | None) -> Iterator[Any]:
+        rt = self.runtime
+        assert rt is not None
+        from edge_agent.memory.store import effective_workspace
+
+        if rt.memory is not None and effective_workspace(rt.settings, workspace) == rt.memory.workspace:
+            yield rt.memory
+            return
+        if rt.memory is None and workspace is None:
+            rt.require_memory()  # raises with the reason the store is unavailable
+        from edge_agent.cli._common import open_memory_store
+
+        store = open_memory_store(rt.state_dir, rt.settings, workspace=workspace)
+        try:
+            yield store
+        finally:
+            store.close()
+
+
+# --- hardware -------------------------------------------------------------------------------------------
+
+
+def _target(args: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
+    return args.get("url"), args.get("adapter"), args.get("board")
+
+
+def op_bus_scan(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(*_target(args)) as adapter:
+        return list(adapter.i2c(args.get("bus")).scan())
+
+
+def op_bus_info(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.adapter(*_target(args)) as adapter:
+        return _jsonable({"capabilities": adapter.capabilities(), "health": adapter.health()})
+
+
+def op_i2c_read(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(*_target(args)) as adapter:
+        port = adapter.i2c(args.get("bus"))
+        if args.get("register") is None:
+            data = port.read(args["address"], args["length"])
+        else:
+            data = port.read_register(args["address"], args["register"], args["length"])
+    return {"address": args["address"], "register": args.get("register"), "data": list(data), "hex": data.hex()}
+
+
+def op_i2c_write(ctx: Context, args: dict[str, Any]) -> Any:
+    data = bytes(args["data"])
+    with ctx.adapter(*_target(args)) as adapter:
+        port = adapter.i2c(args.get("bus"))
+        if args.get("register") is None:
+            port.write(args["address"], data)
+        else:
+            port.write_register(args["address"], args["register"], data)
+    return {"address": args["address"], "register": args.get("register"), "written": len(data)}
+
+
+def op_spi_transfer(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(*_target(args)) as adapter:
+        dev = adapter.spi(args.get("bus"), args["cs"], mode=args["mode"], speed_hz=args["speed_hz"])
+        rx = dev.transfer(bytes(args["data"]))
+        bus = dev.bus
+    return {"bus": bus, "cs": args["cs"], "tx": list(args["data"]), "rx": list(rx)}
+
+
+def op_gpio_read(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(*_target(args), pins=True) as adapter:
+        if args.get("pull"):
+            adapter.gpio_mode(args["pin"], "in", args["pull"])
+        value = adapter.gpio_read(args["pin"])
+    return {"pin": args["pin"], "value": value}
+
+
+def op_gpio_write(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(*_target(args), pins=True) as adapter:
+        adapter.gpio_write(args["pin"], args["value"])
+    return {"pin": args["pin"], "value": args["value"]}
+
+
+def op_sensor_read(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.drivers.bme280 import BME280
+
+    with ctx.adapter(*_target(args)) as adapter:
+        reading = BME280(adapter.i2c(args.get("bus")), address=args["address"]).read()
+    return reading.as_dict()
+
+
+def _bridge_url(ctx: Context, url: str | None) -> str:
+    if not url:
+        url = next((b.adapter_url() for b in ctx.settings.peripherals.boards if b.transport in ("serial", "bridge")),
+                   "bridge://auto")
+    if not url.startswith("bridge://"):
+        raise ConfigError(f"--url {url!r} is not a bridge:// URL; use `edge-agent bus info --url` for other adapters")
+    return url
+
+
+def op_bridge_ping(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.adapter(_bridge_url(ctx, args.get("url")), None, None) as adapter:
+        rtts = []
+        for _ in range(max(1, int(args.get("count") or 1))):
+            t0 = time.perf_counter()
+            adapter.ping()
+            rtts.append((time.perf_counter() - t0) * 1000)
+        return {"url": adapter.url, "protocol": adapter.link.protocol, "board": adapter.board,
+                "firmware": adapter.link.hello.get("firmware"), "rtt_ms": [round(r, 3) for r in rtts]}
+
+
+def op_bridge_capabilities(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.adapter(_bridge_url(ctx, args.get("url")), None, None) as adapter:
+        return _jsonable({"adapter": adapter.capabilities(), "firmware": adapter.firmware_capabilities(),
+                          "hello": adapter.link.hello, "url": str(adapter.url), "protocol": adapter.link.protocol,
+                          "board": adapter.board})
+
+
+# --- memory and cache -------------------------------------------------------------------------------------
+
+
+def _ws(args: dict[str, Any]) -> str | None:
+    return args.get("workspace")
+
+
+def op_memory_store(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.store(_ws(args)) as store:
+        entry = store.store(args["key"], args["content"], args["category"], args.get("namespace"),
+                            args.get("session"), args["importance"], timestamp=args.get("timestamp"),
+                            title=args.get("title") or "")
+        return entry.to_dict()
+
+
+def op_memory_get(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.memory import EntryNotFoundError
+
+    with ctx.store(_ws(args)) as store:
+        entry = store.get(args["key"], args.get("namespace"))
+        if entry is None:
+            raise EntryNotFoundError(args["key"], args.get("namespace") or store.default_namespace)
+        return entry.to_dict()
+
+
+def op_memory_list(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.store(_ws(args)) as store:
+        entries = store.list(category=args.get("category"), namespace=args.get("namespace"),
+                             session_id=args.get("session"), limit=args["limit"],
+                             include_superseded=bool(args.get("all")))
+        return [e.to_dict() for e in entries]
+
+
+def op_memory_recall(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.store(_ws(args)) as store:
+        entries = store.recall(args["query"], args["limit"], namespaces=args.get("namespace"),
+                               categories=args.get("category"), min_score=args.get("min_score"),
+                               workspaces=args.get("other_workspace"))
+        return {"entries": [e.to_dict() for e in entries], "workspace": store.workspace}
+
+
+def op_memory_engage(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.store(_ws(args)) as store:
+        return _jsonable(store.engage(args["query"], args["limit"], categories=args.get("category"),
+                                      namespaces=args.get("namespace")))
+
+
+def op_memory_reflect(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.store(_ws(args)) as store:
+        return _jsonable(store.reflect(args["session_id"], args["response"], captures=args.get("captures") or [],
+                                       source_refs=args.get("source_refs") or []))
+
+
+def op_memory_forget(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.memory import EntryNotFoundError
+
+    with ctx.store(_ws(args)) as store:
+        n = store.forget(args["key"], args.get("namespace"))
+        if n == 0:
+            raise EntryNotFoundError(args["key"], args.get("namespace") or store.default_namespace)
+    return {"forgotten": n, "key": args["key"]}
+
+
+def _store_call(method: str, *call_args: Any, **call_kwargs: Any) -> Callable[[Context, dict[str, Any]], Any]:
+    def op(ctx: Context, args: dict[str, Any]) -> Any:
+        from edge_agent.mcp.tools import _jsonable
+
+        with ctx.store(_ws(args)) as store:
+            return _jsonable(getattr(store, method)(*call_args, **call_kwargs))
+
+    return op
+
+
+def op_memory_hygiene(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.store(_ws(args)) as store:
+        return _jsonable(store.hygiene(force=bool(args.get("force"))))
+
+
+def op_memory_snapshot(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.store(_ws(args)) as store:
+        return {"snapshot": str(store.snapshot())}
+
+
+def op_memory_provenance(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+    from edge_agent.memory import EntryNotFoundError
+
+    with ctx.store(_ws(args)) as store:
+        if store.get_by_id(args["entry_id"]) is None:
+            raise EntryNotFoundError(args["entry_id"], "(any; looked up by id)")
+        return _jsonable(store.provenance(args["entry_id"]))
+
+
+def op_memory_audit(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.store(_ws(args)) as store:
+        return _jsonable(store.audit_log(args["limit"]))
+
+
+def op_memory_export(ctx: Context, args: dict[str, Any]) -> Any:
+    out = io.StringIO()
+    with ctx.store(_ws(args)) as store:
+        n = store.export_jsonl(out, namespace=args.get("namespace"), session_id=args.get("session"),
+                               category=args.get("category"), since=args.get("since"), until=args.get("until"),
+                               include_superseded=not args.get("live_only"))
+    return {"text": out.getvalue(), "count": n}
+
+
+def op_memory_import(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with ctx.store(_ws(args)) as store:
+        return _jsonable(store.import_jsonl(str(args["text"]).split("\n")))
+
+
+def op_cache_stats(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.cache(_ws(args)) as cache:
+        return {"enabled": ctx.settings.memory.response_cache_enabled, **cache.stats()}
+
+
+def op_cache_get(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.cache(_ws(args)) as cache:
+        return {"response": cache.get(args["model"], args["system"], args["prompt"])}
+
+
+def op_cache_put(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.cache(_ws(args)) as cache:
+        return {"key": cache.put(args["model"], args["system"], args["prompt"], args["response"],
+                                 tokens=args.get("tokens"))}
+
+
+def op_cache_clear(ctx: Context, args: dict[str, Any]) -> Any:
+    with ctx.cache(_ws(args)) as cache:
+        return {"cleared": cache.clear()}
+
+
+# --- sync -----------------------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _sync_worker(ctx: Context, args: dict[str, Any], *, check_endpoint: bool) -> Iterator[Any]:
+    from edge_agent.memory import MemoryStore
+    from edge_agent.sync import SyncWorker
+
+    rt = ctx.runtime
+    own_store = rt is None or rt.memory is None or (args.get("workspace") and args["workspace"] != rt.memory.workspace)
+    store = MemoryStore.open(ctx.state_dir, ctx.settings, workspace=args.get("workspace")) if own_store \
+        else rt.memory  # type: ignore[union-attr]
+    try:
+        worker = SyncWorker(store, ctx.settings, ctx.state_dir, args.get("kumiho_endpoint"),
+                            check_endpoint=check_endpoint)
+        try:
+            yield worker
+        finally:
+            worker.close()
+    finally:
+        if own_store:
+            store.close()
+
+
+def op_sync_status(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    with _sync_worker(ctx, args, check_endpoint=False) as worker:
+        return _jsonable(worker.status())
+
+
+def op_sync_now(ctx: Context, args: dict[str, Any]) -> Any:
+    with _sync_worker(ctx, args, check_endpoint=True) as worker:
+        enabled = bool(worker.settings.kumiho.enabled)
+        before = worker.pending()
+        ok = worker.sync_until_empty(deadline_s=args["timeout"])
+        status = worker.status()
+    synced = before - status["queued"] - status["in_flight"]
+    if not ok:
+        err = status["last_error"] or {}
+        raise SyncError(
+            f"outbox not empty after {args['timeout']:g}s: {status['queued']} queued, {status['in_flight']} in "
+            f"flight; last error {err.get('code', '-')}: {err.get('message', '-')}. Captures stay queued; retry later")
+    return {"enabled": enabled, "synced": max(synced, 0), "dead_letters": status["dead_letters"]}
+
+
+def op_sync_retry_dead(ctx: Context, args: dict[str, Any]) -> Any:
+    with _sync_worker(ctx, args, check_endpoint=False) as worker:
+        return {"moved": worker.retry_dead(args.get("capture_ids") or None)}
+
+
+# --- watches --------------------------------------------------------------------------------------------
+
+
+def _rule_text(cfg: Any) -> str:
+    r = cfg.rule
+    if r.kind == "threshold":
+        bounds = " ".join(f"{k} {v:g}" for k, v in (("above", r.above), ("below", r.below)) if v is not None)
+        stat = "" if r.on == "score" else f" {r.stat}"
+        return f"threshold {r.on}{stat} {bounds} -> {r.capture_type}"
+    if r.kind == "change":
+        return f"change {r.on} {r.stat} by {r.delta:g} -> {r.capture_type}"
+    return f"summary every {r.every_s:g} s -> {r.capture_type}"
+
+
+def _model_check(cfg: Any, settings: Settings) -> str:
+    if not cfg.model.path:
+        return "none (rule only)"
+    from edge_agent.watch.runner import load_watch_model
+
+    try:
+        model = load_watch_model(cfg, settings.source.parent if settings.source else None)
+    except EdgeAgentError as exc:
+        return f"ERROR: {exc}"
+    assert model is not None
+    return f"ok ({model.backend}, input {list(model.input.shape)} {model.input.dtype})"
+
+
+def op_watch_list(ctx: Context, args: dict[str, Any]) -> Any:
+    """The configured watches (the daemon's, the demo watch included, when a daemon runs)."""
+    settings = ctx.settings
+    return [{
+        "name": cfg.name, "enabled": cfg.enabled, "sensor": cfg.sensor,
+        "adapter": cfg.adapter or "(first board)", "address": f"0x{cfg.address:02X}",
+        "interval_s": cfg.interval_s, "window": cfg.window, "rule": _rule_text(cfg),
+        "rate_limit": f"{cfg.rate_limit.max_captures} per {cfg.rate_limit.per_s:g} s",
+        "model": cfg.model.path or "", "model_check": _model_check(cfg, settings),
+    } for cfg in settings.watch]
+
+
+@contextlib.contextmanager
+def _watch_adapters(ctx: Context, cfg: Any) -> Iterator[dict[str, Any]]:
+    """Only the board the watch samples (a URL adapter is opened by the runner itself)."""
+    if ctx.runtime is not None:
+        yield dict(ctx.runtime.adapters)  # slots: the runner holds each slot's lock around a sample
+        return
+    boards = ctx.settings.peripherals.boards
+    if "://" in cfg.adapter:
+        yield {}
+        return
+    entry = next((b for b in boards if b.adapter_name == cfg.adapter), None) if cfg.adapter else \
+        (boards[0] if boards else None)
+    if entry is None:
+        names = ", ".join(b.adapter_name for b in boards) or "(none)"
+        raise ConfigError(f"watch {cfg.name!r}: adapter {cfg.adapter!r} is not a configured board ({names}); "
+                          "set the watch's adapter to a board name or an adapter URL")
+    adapter = ctx._open(entry.adapter_url(), entry.adapter_name, entry.board)
+    try:
+        yield {entry.adapter_name: adapter}
+    finally:
+        adapter.close()
+
+
+def op_watch_run_once(ctx: Context, args: dict[str, Any]) -> Any:
+    """Sample one window of a watch, evaluate it, store the capture if its rule fires (unless dry_run)."""
+    settings = ctx.settings
+    cfg = next((w for w in settings.watch if w.name == args["name"]), None)
+    if cfg is None:
+        known = ", ".join(w.name for w in settings.watch) or "(none)"
+        raise ConfigError(f"no watch named {args['name']!r}; configured: {known}")
+    from edge_agent.watch import WatchRunner
+
+    keep = not args.get("dry_run") and settings.memory.backend != "none"
+    with _watch_adapters(ctx, cfg) as adapters, \
+            (ctx.store(None) if keep else contextlib.nullcontext()) as store:
+        runner = WatchRunner(settings, adapters, store, names=[cfg.name])
+        try:
+            outcome = runner.run_once(cfg.name, interval_s=args.get("interval"))
+        finally:
+            runner.close()
+    capture = outcome["capture"]
+    from edge_agent.mcp.tools import _jsonable
+
+    return {"watch": cfg.name, "evaluated": outcome["evaluated"], "stored": capture is not None and store is not None,
+            "capture": capture.to_dict() if capture is not None else None, "status": _jsonable(outcome["status"]),
+            "window": cfg.window}
+
+
+# --- status ---------------------------------------------------------------------------------------------
+
+
+def op_status(ctx: Context, args: dict[str, Any]) -> Any:
+    from edge_agent.mcp.tools import _jsonable
+
+    assert ctx.runtime is not None, "status is only asked of a running daemon"
+    return _jsonable(ctx.runtime.status())
+
+
+OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {
+    "bus_scan": op_bus_scan, "bus_info": op_bus_info, "i2c_read": op_i2c_read, "i2c_write": op_i2c_write,
+    "spi_transfer": op_spi_transfer, "gpio_read": op_gpio_read, "gpio_write": op_gpio_write,
+    "sensor_read": op_sensor_read, "bridge_ping": op_bridge_ping, "bridge_capabilities": op_bridge_capabilities,
+    "memory_store": op_memory_store, "memory_get": op_memory_get, "memory_list": op_memory_list,
+    "memory_recall": op_memory_recall, "memory_engage": op_memory_engage, "memory_reflect": op_memory_reflect,
+    "memory_forget": op_memory_forget, "memory_stats": _store_call("stats"),
+    "memory_health": _store_call("health_check"), "memory_hygiene": op_memory_hygiene,
+    "memory_snapshot": op_memory_snapshot, "memory_provenance": op_memory_provenance,
+    "memory_audit": op_memory_audit, "memory_export": op_memory_export, "memory_import": op_memory_import,
+    "cache_stats": op_cache_stats, "cache_get": op_cache_get, "cache_put": op_cache_put,
+    "cache_clear": op_cache_clear,
+    "sync_status": op_sync_status, "sync_now": op_sync_now, "sync_retry_dead": op_sync_retry_dead,
+    "watch_list": op_watch_list, "watch_run_once": op_watch_run_once, "status": op_status,
+}
+
+
+def run(ctx: Context, name: str, args: dict[str, Any]) -> Any:
+    """Run operation ``name``; errors from the edge_agent tree propagate with their sentences."""
+    op = OPS.get(name)
+    if op is None:
+        raise UnknownOperationError(f"this edge-agent daemon has no operation {name!r}; the CLI and the daemon "
+                                    "are probably different versions: restart the service after an upgrade")
+    return op(ctx, args)

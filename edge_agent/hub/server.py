@@ -1,0 +1,174 @@
+"""The daemon's local socket: ``<state>/hub.sock``, HTTP/1.1 served by uvicorn on an AF_UNIX socket.
+
+Routes:
+
+* ``POST /mcp``: MCP streamable HTTP in stateless mode with JSON responses, the same tools as the TCP
+  endpoint; ``edge-agent mcp`` relays a desktop client's messages here and the agent calls its tools
+  here;
+* ``POST /op/<name>``: the CLI operations of :mod:`edge_agent.hub.ops` (``{"args": {...}}`` in,
+  ``{"result": ...}`` or ``{"error": {"type", "message"}}`` out).
+
+There is no token: the socket file is mode 0660, so the service user and the members of its group can
+connect and nobody else can (the state directory's own mode applies on top). Each request runs in a
+worker thread; bus transactions still go one at a time per adapter through the runtime's slot locks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import errno
+import json
+import logging
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import uvicorn
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from edge_agent.errors import EdgeAgentError
+from edge_agent.hub import ops
+from edge_agent.hub.client import _ShortPath, connect_unix, socket_path
+from edge_agent.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+SOCKET_MODE = 0o660
+#: Largest /op request body (memory import sends a whole export file).
+MAX_OP_BODY = 64 * 1024 * 1024
+#: Concurrent operations in worker threads; further requests wait their turn.
+MAX_WORKERS = 16
+
+
+class SocketInUseError(EdgeAgentError):
+    """Another live process serves the state directory's socket."""
+
+
+def bind_socket(path: Path) -> socket.socket:
+    """Bind ``path`` 0660, replacing a stale socket (nobody accepts on it) but never a live one."""
+    if path.exists() or path.is_symlink():
+        try:
+            connect_unix(path, timeout=1.0).close()
+        except OSError as exc:
+            if exc.errno not in (errno.ECONNREFUSED, errno.ENOENT, errno.ENOTSOCK):
+                raise
+            log.info("replacing the stale socket %s (its daemon is gone)", path)
+        else:
+            from edge_agent.holders import describe_socket_holders
+
+            raise SocketInUseError(f"{path} is served by a live process ({describe_socket_holders(path)}); stop "
+                                   "it, or give this daemon its own --state directory")
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with contextlib.suppress(FileNotFoundError):
+        tmp.unlink()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        with _ShortPath(tmp) as name:
+            sock.bind(name)
+        # chmod before the rename, so the socket is never reachable with the umask's wider mode.
+        os.chmod(tmp, SOCKET_MODE)
+        os.replace(tmp, path)
+    except BaseException:
+        sock.close()
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise
+    sock.setblocking(False)
+    return sock
+
+
+class _Uvicorn(uvicorn.Server):
+    """uvicorn without its own signal handlers: the daemon's loop owns SIGTERM/SIGHUP."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+class HubServer:
+    """Serves the runtime on ``<state>/hub.sock`` from the daemon's asyncio loop."""
+
+    def __init__(self, runtime: Runtime, state_dir: Path) -> None:
+        self.runtime = runtime
+        self.path = socket_path(state_dir)
+        self.ctx = ops.DaemonContext(runtime)
+        self._server: _Uvicorn | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._limiter = anyio.CapacityLimiter(MAX_WORKERS)
+        self.error = ""
+
+    def app(self) -> Any:
+        from edge_agent.mcp.server import build_server
+
+        server = build_server(self.runtime)
+        server.custom_route("/op/{name}", methods=["POST"])(self._op)
+        # The HTTP host check protects browsers on TCP ports; on a socket the file mode is the guard.
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        return server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=True,
+                                          transport_security=TransportSecuritySettings(
+                                              enable_dns_rebinding_protection=False))
+
+    async def _op(self, request: Request) -> Response:
+        name = request.path_params["name"]
+        length = request.headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > MAX_OP_BODY:
+            return _error(413, "RequestTooLarge", f"the request is larger than {MAX_OP_BODY} bytes")
+        body = await request.body()
+        try:
+            args = json.loads(body or b"{}").get("args") or {}
+            if not isinstance(args, dict):
+                raise ValueError("args is not an object")
+        except (ValueError, AttributeError) as exc:
+            return _error(400, "BadRequest", f"the request body is not {{\"args\": {{...}}}} JSON ({exc})")
+        try:
+            result = await anyio.to_thread.run_sync(ops.run, self.ctx, name, args, limiter=self._limiter)
+        except ops.UnknownOperationError as exc:
+            return _error(404, type(exc).__name__, str(exc))
+        except EdgeAgentError as exc:
+            return _error(422, type(exc).__name__, str(exc))
+        except OSError as exc:  # a file or device the operation was pointed at
+            return _error(422, type(exc).__name__, str(exc))
+        except Exception as exc:
+            log.exception("operation %s failed unexpectedly", name)
+            return _error(500, type(exc).__name__, f"internal error: {type(exc).__name__}: {exc}; the daemon's log "
+                          "has the traceback")
+        return JSONResponse({"result": result})
+
+    async def start(self) -> None:
+        """Bind the socket and serve; returns once connections are accepted."""
+        sock = bind_socket(self.path)
+        config = uvicorn.Config(self.app(), log_config=None, access_log=False, lifespan="on",
+                                timeout_graceful_shutdown=5, ws="none")
+        self._server = _Uvicorn(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="hub-socket")
+        while not self._server.started:
+            if self._task.done():
+                self.error = "exited" if self._task.cancelled() or self._task.exception() is None \
+                    else str(self._task.exception())
+                raise OSError(f"the local socket server failed to start: {self.error}")
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        """Stop accepting, let operations in flight finish (bounded), remove the socket file."""
+        if self._server is not None and self._task is not None:
+            self._server.should_exit = True
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout=8)
+            except TimeoutError:
+                self._server.force_exit = True
+                with contextlib.suppress(BaseException):
+                    await asyncio.wait_for(self._task, timeout=2)
+            except BaseException as exc:
+                log.warning("local socket server stopped with %s", type(exc).__name__)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+
+def _error(status: int, kind: str, message: str) -> JSONResponse:
+    return JSONResponse({"error": {"type": kind, "message": message}}, status_code=status)

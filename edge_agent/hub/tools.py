@@ -1,0 +1,183 @@
+"""Tool callers: the MCP tools by name, through the daemon's socket or over an in-process Runtime.
+
+Both paths run the same :class:`edge_agent.mcp.tools.Tools` methods with the same argument checks and
+return the same JSON; a refusal or failure is raised as :class:`ToolCallError` with the sentence an
+MCP client would see.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from pathlib import Path
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from edge_agent.errors import EdgeAgentError
+from edge_agent.hub.client import HubClient, HubError, find_client
+
+if TYPE_CHECKING:
+    from edge_agent.config import Settings
+    from edge_agent.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+
+class ToolCallError(EdgeAgentError):
+    """A tool refused or failed; the message is written for the agent. ``tool`` names the tool."""
+
+    def __init__(self, tool: str, message: str) -> None:
+        self.tool = tool
+        super().__init__(message)
+
+
+class _Closing:
+    def __enter__(self) -> Any:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:  # pragma: no cover - overridden
+        pass
+
+
+def _unknown_tool(name: str, names: tuple[str, ...] | list[str]) -> ToolCallError:
+    return ToolCallError(name, f"unknown tool {name!r}; the tools are: {', '.join(names)}")
+
+
+class LocalToolCaller(_Closing):
+    """The tools over a Runtime in this process (no daemon serves the state directory)."""
+
+    def __init__(self, runtime: Runtime, *, owns_runtime: bool = False) -> None:
+        from edge_agent.mcp.tools import TOOL_NAMES, Tools
+
+        self.runtime = runtime
+        self._owns = owns_runtime
+        self._tools = Tools(runtime)
+        self._names = TOOL_NAMES
+        self._validated: dict[str, Any] = {}
+        self._params: dict[str, tuple[list[str], list[str]]] = {}
+
+    def _function(self, name: str) -> Any:
+        fn = self._validated.get(name)
+        if fn is None:
+            from pydantic import validate_call
+
+            fn = self._validated[name] = validate_call(getattr(self._tools, name))
+        return fn
+
+    def _signature(self, name: str) -> tuple[list[str], list[str]]:
+        """(parameter names, required parameter names) of tool ``name``."""
+        sig = self._params.get(name)
+        if sig is None:
+            import inspect
+
+            params = inspect.signature(getattr(self._tools, name)).parameters.values()
+            sig = self._params[name] = ([p.name for p in params],
+                                        [p.name for p in params if p.default is inspect.Parameter.empty])
+        return sig
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Validate ``arguments`` against the tool's signature and run it."""
+        from pydantic import ValidationError
+
+        from edge_agent.mcp.messages import for_agent, invalid_arguments, unknown_arguments
+
+        if name not in self._names:
+            raise _unknown_tool(name, self._names)
+        if not isinstance(arguments, dict):
+            raise ToolCallError(name, f"Error executing tool {name}: arguments must be a JSON object, "
+                                f"not {type(arguments).__name__}")
+        known, required = self._signature(name)
+        unknown = sorted(set(arguments) - set(known))
+        if unknown:
+            raise ToolCallError(name, unknown_arguments(name, unknown, known))
+        missing = [p for p in required if p not in arguments]
+        if missing:  # worded as the MCP server's schema validation words it
+            sent = repr(arguments)
+            sent = sent if len(sent) <= 60 else sent[:57] + "..."
+            raise ToolCallError(name, f"Error executing tool {name}: invalid arguments: "
+                                + "; ".join(f"{p}: Field required (got {sent})" for p in missing)
+                                + "; the tool's input schema lists the expected types")
+        try:
+            result = self._function(name)(**_pre_parse(arguments))
+        except ValidationError as exc:
+            raise ToolCallError(name, f"Error executing tool {name}: {invalid_arguments(exc)}") from exc
+        except EdgeAgentError as exc:
+            raise ToolCallError(name, f"Error executing tool {name}: {for_agent(str(exc))}") from exc
+        except Exception as exc:
+            log.exception("tool %s failed unexpectedly", name)
+            raise ToolCallError(name, f"{name} failed with an internal error ({type(exc).__name__}); the log has "
+                                "the details. Check runtime_status, then retry or try another approach") from exc
+        return _plain(result)
+
+    def close(self) -> None:
+        if self._owns:
+            self.runtime.close()
+
+
+class SocketToolCaller(_Closing):
+    """The tools of the daemon serving the state directory: MCP ``tools/call`` over its socket."""
+
+    def __init__(self, client: HubClient) -> None:
+        self.client = client
+        self._ids = itertools.count(1)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""
+        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments}}
+        reply = self.client.mcp(message)
+        if reply is None:
+            raise HubError(f"the edge-agent daemon gave no answer to tools/call {name}")
+        if "error" in reply:
+            err = reply["error"] or {}
+            raise ToolCallError(name, str(err.get("message") or err))
+        result = reply.get("result") or {}
+        text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
+        if result.get("isError"):
+            raise ToolCallError(name, text or f"{name} failed")
+        if "structuredContent" in result and result["structuredContent"] is not None:
+            return result["structuredContent"]
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+
+    def close(self) -> None:
+        pass
+
+
+def _plain(result: Any) -> Any:
+    """The JSON form of a tool result (pydantic models dumped as an MCP client receives them)."""
+    dump = getattr(result, "model_dump", None)
+    if callable(dump):
+        return dump(mode="json")
+    return result
+
+
+def _pre_parse(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Lists and objects an agent sent as JSON text (``"[1, 2]"``) are parsed, as the MCP server does."""
+    out = dict(arguments)
+    for key, value in arguments.items():
+        if isinstance(value, str) and value[:1] in ("[", "{"):
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(parsed, list | dict):
+                out[key] = parsed
+    return out
+
+
+def open_tool_caller(settings: Settings, state_dir: Path) -> LocalToolCaller | SocketToolCaller:
+    """A caller through the daemon when one serves ``state_dir``, else over a Runtime built here."""
+    client = find_client(Path(state_dir))
+    if client is not None:
+        return SocketToolCaller(client)
+    from edge_agent.runtime import Runtime
+
+    return LocalToolCaller(Runtime.build(settings, Path(state_dir)), owns_runtime=True)

@@ -1,0 +1,43 @@
+"""Error sentences for agents, shared by every way a tool is called (MCP transports and in-process).
+
+No `mcp` import here: the agent's in-process tool path and the daemon client use these too.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import ValidationError
+
+
+def invalid_arguments(exc: ValidationError) -> str:
+    """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links."""
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(p) for p in err["loc"]) or "arguments"
+        sent = repr(err.get("input"))
+        sent = sent if len(sent) <= 60 else sent[:57] + "..."
+        parts.append(f"{where}: {err['msg']} (got {sent})")
+    return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
+
+
+# Errors are written for the operator's shell; an agent cannot run `edge-agent ...`, so the hints that
+# name a CLI command are rewritten to the MCP tool that answers the same question.
+_CLI_HINTS = (
+    (re.compile(r"run `edge-agent bus scan --url [^`]*`"), "call the i2c_scan tool"),
+    (re.compile(r"run `edge-agent pins list --board ([^`]*)`"), r"call hardware_board_info with board \1"),
+    (re.compile(r"`edge-agent bus scan --url [^`]*`"), "the i2c_scan tool"),
+)
+
+
+def for_agent(message: str) -> str:
+    """An error message with its CLI hints replaced by the equivalent MCP tool calls."""
+    for pattern, replacement in _CLI_HINTS:
+        message = pattern.sub(replacement, message)
+    return message
+
+
+def unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:
+    """The refusal for arguments a tool does not take (a misspelt name must not be silently dropped)."""
+    return (f"Error executing tool {tool}: unknown argument(s) {', '.join(repr(u) for u in unknown)}; "
+            f"{tool} takes {', '.join(known) or 'no arguments'}")
