@@ -36,7 +36,7 @@ def _lock_holders(path: Path) -> set[int]:
     except OSError:
         return set()
     want = f"{os.major(st.st_dev):02x}:{os.minor(st.st_dev):02x}:{st.st_ino}"
-    pids = set()
+    pids: set[int] = set()
     for line in text.splitlines():
         fields = line.split()
         # "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" (a "->" marks a waiter: skip it)
@@ -46,7 +46,7 @@ def _lock_holders(path: Path) -> set[int]:
 
 
 def _fd_holders(targets: set[str]) -> set[int]:
-    pids = set()
+    pids: set[int] = set()
     me = os.getpid()
     try:
         entries = [e for e in os.listdir("/proc") if e.isdigit()][:_MAX_SCAN]

@@ -29,18 +29,6 @@ def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
     return path
 
 
-def open_memory_store(state: Path, settings: Settings, *, workspace: str | None = None) -> Any:
-    """The memory store as the daemon opens it: with [kumiho] enabled, captures also go to the sync outbox."""
-    from edge_agent.memory import MemoryStore
-
-    sink = None
-    if settings.kumiho.enabled:
-        from edge_agent.sync import OutboxSink
-
-        sink = OutboxSink(settings, state)
-    return MemoryStore.open(state, settings, capture_sink=sink, workspace=workspace)
-
-
 def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeout: float | None = 120.0) -> Any:
     """Run CLI operation ``name``: in the daemon serving this state dir if one runs, else in this process.
 

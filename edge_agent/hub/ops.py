@@ -31,6 +31,18 @@ class UnknownOperationError(EdgeAgentError, LookupError):
     """The daemon was asked for an operation it does not have (an older or newer edge-agent)."""
 
 
+def open_memory_store(state: Path, settings: Settings, *, workspace: str | None = None) -> Any:
+    """The memory store as the daemon opens it: with [kumiho] enabled, captures also go to the sync outbox."""
+    from edge_agent.memory import MemoryStore
+
+    sink = None
+    if settings.kumiho.enabled:
+        from edge_agent.sync import OutboxSink
+
+        sink = OutboxSink(settings, state)
+    return MemoryStore.open(state, settings, capture_sink=sink, workspace=workspace)
+
+
 # --- contexts -------------------------------------------------------------------------------------------
 
 
@@ -53,9 +65,15 @@ def attach_sim_state(adapter: Any, state_dir: Path) -> None:
 class Context:
     """What an operation may use: settings, the state directory, adapters, the store, the cache."""
 
-    settings: Settings
-    state_dir: Path
     runtime: Runtime | None = None
+
+    @property
+    def settings(self) -> Settings:
+        raise NotImplementedError
+
+    @property
+    def state_dir(self) -> Path:
+        raise NotImplementedError
 
     def adapter(self, url: str | None, name: str | None, board: str | None, *,
                 pins: bool = False) -> contextlib.AbstractContextManager[Any]:
@@ -110,7 +128,15 @@ class DirectContext(Context):
     """This process opens what the operation needs and closes it afterwards (no daemon is running)."""
 
     def __init__(self, settings: Settings, state_dir: Path) -> None:
-        self.settings, self.state_dir = settings, Path(state_dir)
+        self._settings, self._state_dir = settings, Path(state_dir)
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    @property
+    def state_dir(self) -> Path:
+        return self._state_dir
 
     @contextlib.contextmanager
     def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
@@ -120,8 +146,6 @@ class DirectContext(Context):
 
     @contextlib.contextmanager
     def store(self, workspace: str | None) -> Iterator[Any]:
-        from edge_agent.cli._common import open_memory_store
-
         store = open_memory_store(self.state_dir, self.settings, workspace=workspace)
         try:
             yield store
@@ -137,12 +161,12 @@ class DaemonContext(Context):
         self._transient_locks: dict[str, threading.Lock] = {}
         self._guard = threading.Lock()
 
-    @property  # type: ignore[override]
+    @property
     def settings(self) -> Settings:
         assert self.runtime is not None
         return self.runtime.settings
 
-    @property  # type: ignore[override]
+    @property
     def state_dir(self) -> Path:
         assert self.runtime is not None
         return self.runtime.state_dir
@@ -180,8 +204,6 @@ class DaemonContext(Context):
             return
         if rt.memory is None and workspace is None:
             rt.require_memory()  # raises with the reason the store is unavailable
-        from edge_agent.cli._common import open_memory_store
-
         store = open_memory_store(rt.state_dir, rt.settings, workspace=workspace)
         try:
             yield store
