@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from edge_agent.cli._common import int_auto, print_json, run_op
+from edge_agent.cli._common import int_auto, print_json, run_op, settings_from, state_from
 
 
 def _byte(text: str) -> int:
@@ -92,6 +92,15 @@ def register(subparsers: Any) -> None:
     sr.add_argument("--address", type=int_auto, default=0x76)
     sr.add_argument("--bus", type=int_auto)
     sr.set_defaults(handler=cmd_sensor_read)
+
+
+def open_from_args(args: argparse.Namespace) -> Any:
+    """The adapter the command line names, opened in this process exactly as a command without a daemon opens it."""
+    from edge_agent.hub.ops import DirectContext
+
+    ctx = DirectContext(settings_from(args), state_from(args))
+    url, name, board = ctx.choose(args.url, args.adapter, getattr(args, "board", None))
+    return ctx.open_adapter(url, name, board, pins=bool(getattr(args, "gpio_command", None)))
 
 
 def _target(args: argparse.Namespace) -> dict[str, Any]:

@@ -83,7 +83,7 @@ class Context:
     def store(self, workspace: str | None) -> contextlib.AbstractContextManager[Any]:
         raise NotImplementedError
 
-    def _choose(self, url: str | None, name: str | None, board: str | None) -> tuple[str, str | None, str | None]:
+    def choose(self, url: str | None, name: str | None, board: str | None) -> tuple[str, str | None, str | None]:
         """(url, adapter name, board) for the command's --url/--adapter/--board, as the CLI always chose."""
         if url and not name:
             return url, None, board
@@ -99,7 +99,7 @@ class Context:
             board = chosen.board
         return chosen_url, chosen.adapter_name, board
 
-    def _open(self, url: str, name: str | None, board: str | None, *, pins: bool = False) -> Any:
+    def open_adapter(self, url: str, name: str | None, board: str | None, *, pins: bool = False) -> Any:
         from edge_agent.bus import open_adapter
 
         adapter = open_adapter(url, name=name, safety=self.settings.hardware.safety, board=board)
@@ -140,8 +140,8 @@ class DirectContext(Context):
 
     @contextlib.contextmanager
     def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
-        url, name, board = self._choose(url, name, board)
-        with self._open(url, name, board, pins=pins) as adapter:
+        url, name, board = self.choose(url, name, board)
+        with self.open_adapter(url, name, board, pins=pins) as adapter:
             yield adapter
 
     @contextlib.contextmanager
@@ -177,7 +177,7 @@ class DaemonContext(Context):
         assert rt is not None
         if name or not url:
             if name is None and not rt.adapters:
-                self._choose(url, name, board)  # raises the CLI's "no adapter" error
+                self.choose(url, name, board)  # raises the CLI's "no adapter" error
             with rt.hardware(name) as slot:
                 yield slot.adapter
             return
@@ -188,7 +188,7 @@ class DaemonContext(Context):
         # A URL the daemon does not serve: opened here, for this operation only, one user at a time.
         with self._guard:
             lock = self._transient_locks.setdefault(url, threading.Lock())
-        with lock, self._open(url, None, board) as adapter:
+        with lock, self.open_adapter(url, None, board) as adapter:
             if adapter.board:
                 adapter.use_pins(rt.pins)  # the daemon's one pin index
             yield adapter
@@ -559,7 +559,7 @@ def _watch_adapters(ctx: Context, cfg: Any) -> Iterator[dict[str, Any]]:
         names = ", ".join(b.adapter_name for b in boards) or "(none)"
         raise ConfigError(f"watch {cfg.name!r}: adapter {cfg.adapter!r} is not a configured board ({names}); "
                           "set the watch's adapter to a board name or an adapter URL")
-    adapter = ctx._open(entry.adapter_url(), entry.adapter_name, entry.board)
+    adapter = ctx.open_adapter(entry.adapter_url(), entry.adapter_name, entry.board)
     try:
         yield {entry.adapter_name: adapter}
     finally:
