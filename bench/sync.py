@@ -34,7 +34,7 @@ from bench._sections import replace_section
 from edge_agent.config import Settings
 from edge_agent.memory import Capture, MemoryStore
 from edge_agent.sync import OutboxSink, SyncWorker
-from edge_agent.sync.outbox import ensure_schema
+from edge_agent.sync.repository import ensure_schema
 from edge_agent.sync.uploader import FINISH_IN_FLIGHT
 
 BENCHMARKS_MD = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"

@@ -26,7 +26,6 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from edge_agent.errors import SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
 from edge_agent.sync import secrets as secret_scan
+from edge_agent.sync.repository import bump_state, insert_outbox_rows, outbox_usage
 
 ROW_OVERHEAD_BYTES = 400  # indexes, row header and page slack beside the payload (bench/sync.py measures ~420)
 LOW_IMPORTANCE_HEADROOM = 0.9  # low-importance captures stop at 90 % of the bound
@@ -67,25 +67,6 @@ class SecretRejectedError(SyncError, ValueError):
             f"capture refused: it contains credentials ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}) "
             f"in {', '.join(fields)}; remove them, or set [kumiho] secret_policy = \"redact\" to store it redacted"
         )
-
-
-# --- schema ---------------------------------------------------------------------------------------
-
-
-def migration_files() -> list[tuple[str, str]]:
-    """(name, SQL) of the sync migrations, in order."""
-    folder = resources.files("edge_agent.sync") / "migrations"
-    return sorted((p.name, p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".sql"))
-
-
-def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the sync tables if absent (every statement is idempotent, so this is safe beside the runner)."""
-    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
-    if {"sync_outbox", "sync_dead", "sync_batches", "sync_krefs", "sync_state", "sync_usage",
-            "sync_outbox_queued"} <= have:
-        return
-    for _name, sql in migration_files():
-        conn.executescript(sql)
 
 
 # --- capture payload ------------------------------------------------------------------------------
@@ -174,35 +155,27 @@ class OutboxSink:
         """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""
         text, payload, size = self._outbox_row(capture)
         self.check_room(conn, payload["importance"], size)
-        conn.execute(
-            "INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            (payload["id"], payload["entry_id"], payload["importance"], text, size, time.time()),
-        )
-        with self._lock:
-            kinds = self._redactions.pop(payload["id"], None)
-        if kinds:
-            bump_state(conn, "secrets_redacted_captures", 1)
-            for kind, n in kinds.items():
-                bump_state(conn, f"secrets_redacted.{kind}", n)
+        insert_outbox_rows(conn, [(payload["id"], payload["entry_id"], payload["importance"], text, size, time.time())])
+        self._count_redactions(conn, [payload["id"]])
 
     def enqueue_many(self, conn: sqlite3.Connection, captures: Sequence[Any]) -> None:
         """:meth:`enqueue` for several captures, in order, inside the caller's transaction: the same rows and
         the same bound check per capture (usage read once and counted forward), inserted by one executemany."""
-        row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
-        rows, used = (row[0], row[1]) if row else (0, 0)
+        rows, used = outbox_usage(conn)
         values = []
         for capture in captures:
             text, payload, size = self._outbox_row(capture)
             self._refuse_if_full(rows, used, payload["importance"], size)
             rows, used = rows + 1, used + size
             values.append((payload["id"], payload["entry_id"], payload["importance"], text, size, time.time()))
-        conn.executemany(
-            "INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
-            "VALUES (?, ?, ?, ?, ?, ?)", values)
-        for v in values:
+        insert_outbox_rows(conn, values)
+        self._count_redactions(conn, [v[0] for v in values])
+
+    def _count_redactions(self, conn: sqlite3.Connection, capture_ids: list[str]) -> None:
+        """Count the redactions prepare made in these captures, now that they are queued."""
+        for capture_id in capture_ids:
             with self._lock:
-                kinds = self._redactions.pop(v[0], None)
+                kinds = self._redactions.pop(capture_id, None)
             if kinds:
                 bump_state(conn, "secrets_redacted_captures", 1)
                 for kind, n in kinds.items():
@@ -222,8 +195,7 @@ class OutboxSink:
 
     def check_room(self, conn: sqlite3.Connection, importance: float, size: int) -> None:
         """Raise OutboxFullError if a capture of this importance and size does not fit."""
-        row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
-        rows, used = (row[0], row[1]) if row else (0, 0)
+        rows, used = outbox_usage(conn)
         self._refuse_if_full(rows, used, importance, size)
 
     def _refuse_if_full(self, rows: int, used: int, importance: float, size: int) -> None:
@@ -264,28 +236,3 @@ def read_screening(state_dir: Path) -> dict[str, Any]:
         return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
         return {}
-
-
-def bump_state(conn: sqlite3.Connection, key: str, n: int = 1) -> None:
-    """Add `n` to an integer counter in sync_state (inside the caller's transaction)."""
-    conn.execute(
-        "INSERT INTO sync_state (key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)",
-        (key, str(n), n),
-    )
-
-
-def set_state(conn: sqlite3.Connection, key: str, value: Any) -> None:
-    """Store a JSON value in sync_state."""
-    conn.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
-
-
-def get_state(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
-    """Read a JSON value from sync_state."""
-    row = conn.execute("SELECT value FROM sync_state WHERE key = ?", (key,)).fetchone()
-    if row is None:
-        return default
-    try:
-        return json.loads(row[0])
-    except ValueError:
-        return row[0]

@@ -36,7 +36,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import hashlib
-import json
 import logging
 import os
 import queue
@@ -50,29 +49,40 @@ from collections.abc import Callable, Generator, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlparse
+from typing import Any, Protocol
 
-from edge_agent.config import KumihoConfig, Settings
-from edge_agent.errors import BackendUnavailable, ConfigError, SyncError
-from edge_agent.identity import ClockReading, corrected_wall_time, read_clock
+from edge_agent.config import Settings
+from edge_agent.errors import ConfigError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
-from edge_agent.sync.outbox import bump_state, ensure_schema, get_state, read_screening, set_state
+from edge_agent.identity import read_clock
+from edge_agent.sync.client import (
+    build_client,
+    finishing_stub,
+    is_rpc_error,
+    load_token,
+    resolve_endpoint,
+    rpc_code,
+    rpc_details,
+    token_fingerprint,
+)
+from edge_agent.sync.repository import OutboxRepository, OutboxRow, RevisionState
+from edge_agent.sync.revisions import (
+    EDGE_TYPE,
+    PUBLISHED,
+    REVISION_KREF,
+    SCHEMA,
+    item_kref,
+    revision_metadata,
+    space_for,
+)
+from edge_agent.sync.status import sync_status
 
 log = logging.getLogger(__name__)
 
-SCHEMA = "kumiho.agent_memory.v1"
-ITEM_KIND = "conversation"
-EDGE_TYPE = "DERIVED_FROM"
-PUBLISHED = "published"
 MAX_BATCH = 200  # server cap on BatchCreateRevisions rows
-SUMMARY_MAX = 2000
-TITLE_MAX = 120
-LOCAL_CE_ENDPOINT = "127.0.0.1:9190"
 # Captures finished concurrently after a batch: each runs its own steps strictly in order (edges and
 # custom tags, then `published`), while up to this many captures each have one call in flight.
 FINISH_IN_FLIGHT = 32
-LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 
 # gRPC status names by how the outbox treats them.
 OFFLINE_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"})
@@ -81,11 +91,11 @@ PERMANENT_CODES = frozenset({"INVALID_ARGUMENT", "PERMISSION_DENIED", "FAILED_PR
                              "OUT_OF_RANGE", "ALREADY_EXISTS", "DATA_LOSS"})
 AUTH_CODES = frozenset({"UNAUTHENTICATED"})
 UNSUPPORTED_CODES = frozenset({"UNIMPLEMENTED"})
-_REVISION_KREF = re.compile(r"^kref://[^?\s]+\.[^/?\s]+\?r=\d+$")
-_ENV_LOCK = threading.Lock()
-# A row is due when its retry time has come, or lies further ahead than any backoff could put it: the
-# wall clock stepped back (an RTC-less board whose clock NTP just corrected) and it must not wait years.
-_DUE = "(next_attempt_at <= ? OR next_attempt_at > ?)"
+
+# Names other modules and tests import from here.
+__all__ = ["FINISH_IN_FLIGHT", "SCHEMA", "SyncAuthError", "SyncPausedError", "SyncWorker", "build_client",
+           "finishing_stub", "resolve_endpoint", "sync_status"]
+_finishing_stub = finishing_stub
 
 
 class SyncAuthError(SyncError, PermissionError):
@@ -96,200 +106,15 @@ class SyncPausedError(SyncError):
     """Sync is paused (server lacks a required RPC); the message says why and what to do."""
 
 
-# --- connection settings --------------------------------------------------------------------------
+class MemoryLink(Protocol):
+    """What the worker needs of the memory store: its database file and a way to record krefs."""
 
+    @property
+    def db_path(self) -> Path: ...
 
-def resolve_endpoint(config: KumihoConfig, override: str | None = None) -> str:
-    """The gRPC target to use; ConfigError unless TLS is used for every non-loopback host."""
-    raw = (override or config.endpoint or (LOCAL_CE_ENDPOINT if config.mode == "local_ce" else "")).strip()
-    source = "--kumiho-endpoint" if override else "kumiho.endpoint"
-    if not raw:
-        raise ConfigError(
-            "kumiho.endpoint is empty: set it to the Kumiho gRPC endpoint, e.g. endpoint = "
-            "\"https://us-central.kumiho.cloud\", or mode = \"local_ce\" for a community server on this device"
-        )
-    parsed = urlparse(raw if "://" in raw else f"//{raw}")
-    scheme = parsed.scheme.lower() if "://" in raw else ""
-    try:
-        host, port = parsed.hostname, parsed.port
-    except ValueError:
-        host, port = None, None
-    if not host or scheme not in ("", "https", "grpcs", "http", "grpc"):
-        raise ConfigError(f"{source} {raw!r} is not HOST:PORT or https://HOST[:PORT]")
-    tls = scheme in ("https", "grpcs") or port == 443 or (port is None and scheme == "")
-    if port is None and scheme == "":
-        raw = f"https://{host}"  # a bare host means the TLS default port
-    loopback = host.lower() in LOOPBACK_HOSTS
-    if not loopback and not tls:
-        raise ConfigError(
-            f"{source} {raw!r}: TLS is required for a non-loopback Kumiho endpoint (tokens would cross the "
-            "network in clear text); use https://HOST or port 443"
-        )
-    if config.mode == "local_ce" and not loopback:
-        raise ConfigError(
-            f"{source} {raw!r}: mode 'local_ce' talks to a community server on this device only "
-            "(it has no authentication and must never be exposed); use a loopback address or mode = 'cloud'"
-        )
-    return raw
+    def record_krefs(self, krefs: Any, *, conn: sqlite3.Connection | None = None) -> int: ...
 
-
-def load_token(config: KumihoConfig, base: Path | None = None) -> str | None:
-    """The bearer token: ``KUMIHO_AUTH_TOKEN``, else ``[kumiho] token_file``; None when neither is set."""
-    env = os.environ.get("KUMIHO_AUTH_TOKEN", "").strip()
-    if env:
-        return env
-    if not config.token_file:
-        return None
-    path = Path(os.path.expanduser(config.token_file))
-    if not path.is_absolute() and base is not None:
-        path = base / path
-    try:
-        token = path.read_text(encoding="utf-8").strip()
-    except OSError as exc:
-        raise ConfigError(
-            f"kumiho.token_file {str(path)!r} cannot be read ({exc.strerror}); write the token there "
-            "(mode 0600) or set KUMIHO_AUTH_TOKEN"
-        ) from None
-    if not token:
-        raise ConfigError(f"kumiho.token_file {str(path)!r} is empty; write the bearer token into it")
-    return token
-
-
-def token_fingerprint(token: str | None) -> str:
-    """A short non-reversible tag for a token, to notice changes without keeping or logging the token."""
-    return hashlib.sha256((token or "").encode()).hexdigest()[:12] if token else "none"
-
-
-def build_client(endpoint: str, token: str | None, rpc_timeout_s: float) -> Any:
-    """A headless SDK client: no discovery, no auto-login, no prompt, SDK retries off, TLS required off-host."""
-    try:
-        import kumiho  # the `kumiho` extra; imported here so the base install needs no gRPC
-    except ImportError as exc:
-        raise BackendUnavailable(
-            f"upstream sync needs the kumiho SDK ({exc.name} is missing): pip install 'edge-agent[kumiho]'"
-        ) from None
-
-    with _ENV_LOCK:
-        # Read by the SDK's interceptors when the client is built, hence set first, under a lock.
-        os.environ["KUMIHO_GRPC_RETRY_MAX_ATTEMPTS"] = "1"
-        os.environ["KUMIHO_NO_INTERACTIVE_LOGIN"] = "1"
-        os.environ["KUMIHO_DISABLE_AUTO_DISCOVERY"] = "1"
-        os.environ["KUMIHO_REQUIRE_TLS"] = "1"
-        os.environ["KUMIHO_RPC_TIMEOUT_SECS"] = f"{rpc_timeout_s:g}"
-        # token="" (not None) keeps the SDK from loading ~/.kumiho credentials on its own.
-        return kumiho.connect(endpoint=endpoint, token=token or "", use_discovery=False, enable_auto_login=False)
-
-
-# --- helpers --------------------------------------------------------------------------------------
-
-
-def _code(exc: BaseException) -> str:
-    code = getattr(exc, "code", None)
-    try:
-        value = code() if callable(code) else None
-    except Exception:  # noqa: BLE001 - a broken error object must not crash the worker
-        value = None
-    return getattr(value, "name", None) or "UNKNOWN"
-
-
-def _details(exc: BaseException) -> str:
-    details = getattr(exc, "details", None)
-    try:
-        text = details() if callable(details) else str(exc)
-    except Exception:  # noqa: BLE001
-        text = str(exc)
-    return (text or "").replace("\n", " ")[:300]
-
-
-def _is_rpc_error(exc: BaseException) -> bool:
-    import grpc
-
-    return isinstance(exc, grpc.RpcError)
-
-
-def _finishing_stub(client: Any) -> Any:
-    """The SDK's generated stub on the SDK's channel, entered below its transient-retry interceptor.
-
-    That interceptor is the outermost layer of the channel the SDK builds; even with one attempt it
-    waits for each call's status before returning, which turns a gRPC future into a blocking call. The
-    layers beneath it (authorization header, correlation id) stay in place, so the finishing calls
-    carry the same metadata, cannot be retried behind the outbox's back, and can be in flight
-    together. Their deadline is then set per call (``rpc_timeout_s``). Should a future SDK wrap its
-    channel differently, the SDK's own stub is used: still correct, just one call at a time.
-    """
-    channel = getattr(client, "channel", None)
-    inner = getattr(channel, "_channel", None)
-    if inner is not None and type(getattr(channel, "_interceptor", None)).__name__ == "_TransientRetryInterceptor":
-        from kumiho.proto import kumiho_pb2_grpc
-
-        return kumiho_pb2_grpc.KumihoServiceStub(inner)
-    return client.stub
-
-
-_NON_WORD = re.compile(r"[^\w]+", re.UNICODE)
-
-
-def slug_segment(text: str, max_len: int = 64) -> str:
-    """A kref-safe path segment, slugified the way Kumiho's memory tools do (casefold, non-word runs -> '-')."""
-    base = _NON_WORD.sub("-", text.casefold().strip()).strip("-")
-    if len(base) > max_len:  # keep long names distinct: a wrong merge of two spaces is unrecoverable
-        base = f"{base[: max_len - 9].rstrip('-')}-{hashlib.sha1(base.encode()).hexdigest()[:8]}"
-    return base or "unnamed"
-
-
-def space_for(payload: dict[str, Any], config: KumihoConfig, device: str) -> str:
-    """The capture's space below the project: slugified space_hint, else [kumiho] space_path, else Devices/<id>."""
-    hint = payload.get("space_hint") or ""
-    if hint:
-        return "/".join(slug_segment(p) for p in hint.split("/") if p.strip())
-    if config.space_path:
-        return config.space_path.strip("/")
-    return f"Devices/{slug_segment(device)}"
-
-
-def revision_metadata(payload: dict[str, Any], space: str, now: ClockReading | None = None) -> dict[str, str]:
-    """Revision metadata in the shape Kumiho's memory tools write, plus device provenance."""
-    md: dict[str, str] = {}
-    for k, v in (payload.get("metadata") or {}).items():
-        md[str(k)] = v if isinstance(v, str) else json.dumps(v)
-    content = payload.get("content") or ""
-    md.update({
-        "schema": SCHEMA,
-        "memory_type": payload.get("type") or "summary",
-        "title": (payload.get("title") or content[:TITLE_MAX]) or "(untitled)",
-        "summary": content[:SUMMARY_MAX],
-        "space": space,
-        "capture_id": payload["id"],
-        "origin": "edge-agent",
-        "importance": f"{float(payload.get('importance', 0.5)):g}",
-    })
-    if len(content) > SUMMARY_MAX:
-        md["content_truncated"] = "true"
-    for key in ("entry_id", "session_id", "created_at"):
-        if payload.get(key):
-            md[key] = str(payload[key])
-    if payload.get("tags"):
-        md["tags"] = json.dumps(list(payload["tags"]))
-    md.pop("type", None)  # reserved by the server; memory_type carries it
-    if now is not None and md.get("clock_synced") == "false":
-        try:
-            captured = ClockReading(md.get("boot_id", ""), int(md.get("monotonic_ns", "0")), md.get("wall_time", ""),
-                                    False)
-            fixed = corrected_wall_time(captured, now)
-        except ValueError:
-            fixed = None
-        if fixed:
-            md["wall_time_corrected"] = fixed
-    return md
-
-
-@dataclass(frozen=True)
-class _RevState:
-    """What the finishing steps need to know of a revision: its kref, whether it is published, its tags."""
-
-    kref: str
-    published: bool
-    tags: frozenset[str]
+    def kref_of(self, entry_id: str) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -304,25 +129,8 @@ _Steps = Generator[_Call, Any, "_Outcome"]
 
 
 @dataclass
-class _Row:
-    seq: int
-    capture_id: str
-    entry_id: str | None
-    payload: dict[str, Any]
-    attempts: int
-    batch_id: str | None
-    batch_index: int | None
-    revision_kref: str | None
-    solo: bool = False
-    space: str = ""
-    revision: _RevState | None = None  # from the batch answer of this pass, when at hand
-    sources: tuple[list[str], int, bool] | BaseException | None = None  # resolved before finishing starts
-    not_before: float = 0.0
-
-
-@dataclass
 class _Outcome:
-    row: _Row
+    row: OutboxRow
     status: str  # "done", "retry", "defer", "dead", "auth", "offline", "unsupported"
     code: str = ""
     reason: str = ""
@@ -346,11 +154,12 @@ class _Backoff:
         self.failures = 0
 
 
+
 class SyncWorker:
     """Drains the outbox of one memory store to Kumiho; safe to run beside other workers on the same file."""
 
-    def __init__(self, store: Any, settings: Settings, state_dir: Path, endpoint_override: str | None = None, *,
-                 rng: random.Random | None = None, clock: Callable[[], float] = time.time,
+    def __init__(self, store: MemoryLink, settings: Settings, state_dir: Path, endpoint_override: str | None = None,
+                 *, rng: random.Random | None = None, clock: Callable[[], float] = time.time,
                  check_endpoint: bool = True) -> None:
         if check_endpoint:  # a misconfigured endpoint is a startup error, not a retry loop
             resolve_endpoint(settings.kumiho, endpoint_override)
@@ -363,11 +172,9 @@ class SyncWorker:
         self.db_path = Path(store.db_path)
         self._clock = clock
         self._rng = rng or random.Random()
-        self._conn = sqlite3.connect(str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30)
-        self._conn.execute("PRAGMA busy_timeout = 30000")
-        self._conn.execute("PRAGMA synchronous = FULL")
-        ensure_schema(self._conn)
-        self._db_lock = threading.RLock()
+        self.outbox = OutboxRepository(self.db_path, self.config,
+                                       lambda payload: space_for(payload, self.config, self.device_id),
+                                       clock=self._clock, rng=self._rng)
         self._client: Any = None
         self._client_token: str | None = None
         self._project_ok = False
@@ -375,9 +182,8 @@ class SyncWorker:
         self._backoff = _Backoff(self.config.backoff_initial_s, self.config.backoff_max_s, self._rng)
         self._offline_until = 0.0
         self._wake = threading.Event()
-        self._batch_answers: dict[int, _RevState] = {}
+        self._batch_answers: dict[int, RevisionState] = {}
         self._ahead_pool: ThreadPoolExecutor | None = None
-        self._entries_table: bool | None = None
         self._lock_path = Path(f"{self.db_path}.sync-lock")
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -388,8 +194,7 @@ class SyncWorker:
             self._ahead_pool.shutdown(wait=True)
             self._ahead_pool = None
         self._drop_client()
-        with contextlib.suppress(sqlite3.Error):
-            self._conn.close()
+        self.outbox.close()
 
     def __enter__(self) -> SyncWorker:
         return self
@@ -439,48 +244,12 @@ class SyncWorker:
         finally:
             os.close(fd)
 
-    # --- database helpers -------------------------------------------------------------------------
-
-    @contextlib.contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        with self._db_lock:
-            self._conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self._conn.execute("ROLLBACK")
-                raise
-
-    def _rows(self, where: str, params: tuple[Any, ...] = (), limit: int | None = None) -> list[_Row]:
-        sql = ("SELECT seq, capture_id, entry_id, payload, attempts, batch_id, batch_index, revision_kref, solo, "
-               f"next_attempt_at FROM sync_outbox WHERE {where}")
-        if limit:
-            sql += f" LIMIT {int(limit)}"
-        with self._db_lock:
-            rows = self._conn.execute(sql, params).fetchall()
-        out = []
-        for r in rows:
-            payload = json.loads(r[3])
-            row = _Row(r[0], r[1], r[2], payload, r[4], r[5], r[6], r[7], bool(r[8]),
-                       space=space_for(payload, self.config, self.device_id))
-            row.not_before = float(r[9])
-            out.append(row)
-        return out
-
-    def _due_params(self, now: float) -> tuple[float, float]:
-        return now, now + self.config.backoff_max_s + 1.0
-
-    def _note_error(self, conn: sqlite3.Connection, code: str, message: str) -> None:
-        set_state(conn, "last_error", {"at": self._clock(), "code": code, "message": message})
+    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """A write transaction on the outbox connection."""
+        return self.outbox.tx()
 
     def _record_global(self, code: str, message: str, *, pause: dict[str, Any] | None = None) -> None:
-        with self._tx() as conn:
-            self._note_error(conn, code, message)
-            if pause is not None:
-                set_state(conn, "paused", pause)
-            set_state(conn, "offline_until", self._offline_until)
+        self.outbox.record_global(code, message, offline_until=self._offline_until, pause=pause)
 
     # --- the pass ---------------------------------------------------------------------------------
 
@@ -547,11 +316,9 @@ class SyncWorker:
 
     def _clear_pause(self) -> None:
         # The server answered: whatever paused sync (token, missing RPC) is resolved.
-        with self._db_lock:
-            paused = get_state(self._conn, "paused")
+        paused = self.outbox.state("paused")
         if paused:
-            with self._tx() as conn:
-                set_state(conn, "paused", None)
+            self.outbox.set_states(paused=None)
             log.info("kumiho sync: resumed (%s pause cleared)", paused.get("reason"))
 
     # --- step 2: project and spaces ---------------------------------------------------------------
@@ -564,7 +331,7 @@ class SyncWorker:
             if client.get_project(project) is None:
                 client.create_project(project, "AI Cognitive Memory")
         except Exception as exc:
-            if not (_is_rpc_error(exc) and _code(exc) == "ALREADY_EXISTS"):
+            if not (is_rpc_error(exc) and rpc_code(exc) == "ALREADY_EXISTS"):
                 if type(exc).__name__ == "ProjectLimitError":
                     raise _GlobalFailure("RESOURCE_EXHAUSTED", f"project limit reached: {exc}") from None
                 raise _GlobalFailure.wrap(exc, "ensuring the project") from None
@@ -581,12 +348,12 @@ class SyncWorker:
                 try:
                     client.create_space(parent, seg)
                 except Exception as exc:
-                    if not _is_rpc_error(exc):
+                    if not is_rpc_error(exc):
                         raise
-                    code = _code(exc)
+                    code = rpc_code(exc)
                     if code != "ALREADY_EXISTS":
                         if code in PERMANENT_CODES:
-                            return f"{code}: creating space {path}: {_details(exc)}"
+                            return f"{code}: creating space {path}: {rpc_details(exc)}"
                         raise _GlobalFailure.wrap(exc, f"creating space {path}") from None
                 self._spaces.add(path[1:])
             parent = path
@@ -601,16 +368,13 @@ class SyncWorker:
 
     # --- step 3: batches --------------------------------------------------------------------------
 
-    def _next_batch(self, client: Any, now: float) -> list[_Row]:
+    def _next_batch(self, client: Any, now: float) -> list[OutboxRow]:
         """The rows to send: an unanswered batch replayed as persisted, else a new batch persisted first."""
-        with self._db_lock:
-            pending_batches = self._conn.execute(
-                "SELECT batch_id, prefix, rows FROM sync_batches WHERE dead = 0 ORDER BY created_at").fetchall()
-        for pending in pending_batches:
-            rows = self._rows("batch_id = ? ORDER BY batch_index", (pending[0],))
-            if len(rows) != pending[2] or [r.batch_index for r in rows] != list(range(pending[2])):
+        for batch_id, _prefix, count in self.outbox.pending_batches():
+            rows = self.outbox.batch_rows(batch_id)
+            if len(rows) != count or [r.batch_index for r in rows] != list(range(count)):
                 # Cannot happen through this module (batch rows move together); refuse to guess.
-                raise SyncError(f"sync batch {pending[0]} is incomplete in the outbox; run `edge-agent sync status`")
+                raise SyncError(f"sync batch {batch_id} is incomplete in the outbox; run `edge-agent sync status`")
             if any(now < r.not_before <= now + self.config.backoff_max_s for r in rows):
                 continue  # an answered failure scheduled its retry; other captures need not wait behind it
             self._ensure_project(client)
@@ -618,12 +382,11 @@ class SyncWorker:
                 reason = self._ensure_space(client, space)
                 if reason:
                     # The rows are bound to this batch; they wait (attempt counted) rather than re-batch.
-                    self._fail_rows(rows, "FAILED_PRECONDITION", reason, answered=True)
+                    self.outbox.fail_rows(rows, "FAILED_PRECONDITION", reason, answered=True)
                     return []
             return rows
         limit = min(self.config.batch_size, MAX_BATCH)
-        candidates = self._rows(
-            f"batch_id IS NULL AND revision_kref IS NULL AND {_DUE} ORDER BY seq", self._due_params(now), limit)
+        candidates = self.outbox.unbatched_due(now, limit)
         if not candidates:
             return []
         if candidates[0].solo:  # after a whole-batch rejection: one capture per call to isolate the bad one
@@ -631,8 +394,8 @@ class SyncWorker:
         else:
             candidates = candidates[:next((i for i, c in enumerate(candidates) if c.solo), len(candidates))]
         self._ensure_project(client)
-        keep: list[_Row] = []
-        dead: list[tuple[_Row, str, str]] = []
+        keep: list[OutboxRow] = []
+        dead: list[tuple[OutboxRow, str, str]] = []
         for row in candidates:
             reason = self._ensure_space(client, row.space)
             if reason:
@@ -640,7 +403,7 @@ class SyncWorker:
             else:
                 keep.append(row)
         if dead:
-            self._dead_letter([(r, c, m) for r, c, m in dead], keep_batch=False)
+            self.outbox.dead_letter(dead, keep_batch=False)
         if not keep:
             return []
         ids = [r.capture_id for r in keep]
@@ -648,119 +411,93 @@ class SyncWorker:
             prefix = f"{self.device_id}:{ids[0]}"
         else:
             prefix = f"{self.device_id}:b-{hashlib.sha256(chr(10).join(ids).encode()).hexdigest()[:32]}"
-        batch_id = prefix
-        with self._tx() as conn:
-            # Persisted before the call: after a crash the same rows go out again, same order, same prefix.
-            conn.execute("INSERT INTO sync_batches (batch_id, prefix, rows, created_at) VALUES (?, ?, ?, ?)",
-                         (batch_id, prefix, len(keep), self._clock()))
-            for i, row in enumerate(keep):
-                conn.execute("UPDATE sync_outbox SET batch_id = ?, batch_index = ? WHERE seq = ?",
-                             (batch_id, i, row.seq))
-                row.batch_id, row.batch_index = batch_id, i
+        self.outbox.persist_batch(prefix, prefix, keep)
         return keep
 
-    def _send_batch(self, client: Any, rows: list[_Row]) -> None:
+    def _send_batch(self, client: Any, rows: list[OutboxRow]) -> None:
         batch_id = rows[0].batch_id
-        with self._db_lock:
-            prefix = self._conn.execute("SELECT prefix FROM sync_batches WHERE batch_id = ?", (batch_id,)).fetchone()[0]
+        assert batch_id is not None
+        prefix = self.outbox.batch_prefix(batch_id)
         clock = read_clock()
         specs = [
-            {"item_kref": f"kref://{self.config.project}/{r.space}/cap-{r.capture_id}.{ITEM_KIND}",
+            {"item_kref": item_kref(self.config.project, r.space, r.capture_id),
              "metadata": revision_metadata(r.payload, r.space, clock)}
             for r in rows
         ]
         try:
             results, failures = client.batch_create_revisions(specs, idempotency_prefix=prefix)
         except Exception as exc:
-            if not _is_rpc_error(exc):
+            if not is_rpc_error(exc):
                 raise
-            code = _code(exc)
+            code = rpc_code(exc)
             if code in PERMANENT_CODES:
                 # The server rejected the whole call, so nothing committed: split it up, then dead-letter.
                 if len(rows) > 1:
-                    with self._tx() as conn:
-                        conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
-                        conn.executemany(
-                            "UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL, solo = 1 WHERE seq = ?",
-                            [(r.seq,) for r in rows])
-                        self._note_error(conn, code, f"batch of {len(rows)} rejected ({_details(exc)}); "
-                                         "retrying its captures one by one")
+                    self.outbox.split_batch(batch_id, rows, code, f"batch of {len(rows)} rejected "
+                                            f"({rpc_details(exc)}); retrying its captures one by one")
                 else:
-                    self._dead_letter([(rows[0], code, _details(exc))], keep_batch=False)
+                    self.outbox.dead_letter([(rows[0], code, rpc_details(exc))], keep_batch=False)
                 return
             if code in BUSY_CODES:
-                self._fail_rows(rows, code, _details(exc), answered=True)
+                self.outbox.fail_rows(rows, code, rpc_details(exc), answered=True)
             raise _GlobalFailure.wrap(exc, "BatchCreateRevisions") from None
         failed = dict(failures)
-        dead: list[tuple[_Row, str, str]] = []
-        with self._tx() as conn:
-            for i, row in enumerate(rows):
-                rev = results[i] if i < len(results) else None
-                if i in failed or rev is None:
-                    dead.append((row, "ROW_REJECTED", failed.get(i, "no result for this row")))
-                    self._forget_space(row.space)  # e.g. deleted upstream since cached: re-ensure next time
-                    continue
-                # Read the answer now: the SDK's Revision.tags re-fetches (a blocking call) once it is 5 s old.
-                row.revision_kref = str(rev.kref)
-                row.revision = _RevState(row.revision_kref, bool(rev.published), frozenset(rev.tags or ()))
-                conn.execute("UPDATE sync_outbox SET revision_kref = ?, batch_id = NULL, batch_index = NULL, "
-                             "attempts = 0, next_attempt_at = 0, last_error = NULL WHERE seq = ?",
-                             (row.revision_kref, row.seq))
-            conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
+        dead: list[tuple[OutboxRow, str, str]] = []
+        answered: list[OutboxRow] = []
+        for i, row in enumerate(rows):
+            rev = results[i] if i < len(results) else None
+            if i in failed or rev is None:
+                dead.append((row, "ROW_REJECTED", failed.get(i, "no result for this row")))
+                self._forget_space(row.space)  # e.g. deleted upstream since cached: re-ensure next time
+                continue
+            # Read the answer now: the SDK's Revision.tags re-fetches (a blocking call) once it is 5 s old.
+            row.revision_kref = str(rev.kref)
+            row.revision = RevisionState(row.revision_kref, bool(rev.published), frozenset(rev.tags or ()))
+            answered.append(row)
+        self.outbox.record_answers(batch_id, answered)
         if dead:
             # Rejected rows did not commit under their key: they may join a new batch after retry-dead.
-            self._dead_letter(dead, keep_batch=False)
+            self.outbox.dead_letter(dead, keep_batch=False)
         self._batch_answers = {r.seq: r.revision for r in rows if r.revision is not None}
 
     # --- steps 4-6: edges, tags, retire -----------------------------------------------------------
 
-    def _finishing_rows(self, now: float) -> list[_Row]:
+    def _finishing_rows(self, now: float) -> list[OutboxRow]:
         """Due rows whose revision exists upstream, with the batch answers at hand (taken, not shared)."""
-        rows = self._rows(f"revision_kref IS NOT NULL AND {_DUE} ORDER BY seq", self._due_params(now),
-                          max(self.config.batch_size, 1) * 2)
+        rows = self.outbox.finishing_due(now, max(self.config.batch_size, 1) * 2)
         answers, self._batch_answers = self._batch_answers, {}
         for r in rows:
             r.revision = answers.get(r.seq)
         return rows
 
-    def _finish(self, client: Any, rows: list[_Row]) -> int:
+    def _finish(self, client: Any, rows: list[OutboxRow]) -> int:
         if not rows:
             return 0
         outcomes = self._run_steps(client, rows)
         done = [o for o in outcomes if o.status == "done"]
         if done:
-            with self._tx() as conn:
-                t = self._clock()
-                for o in done:
-                    conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (o.row.seq,))
-                    if not (o.row.entry_id and self._record_kref_in_tx(conn, o.row.entry_id, o.row.revision_kref)):
-                        # No entries table here (another store): store.set_kref after the commit.
-                        conn.execute("INSERT OR REPLACE INTO sync_krefs (capture_id, entry_id, revision_kref, "
-                                     "synced_at) VALUES (?, ?, ?, ?)",
-                                     (o.row.capture_id, o.row.entry_id, o.row.revision_kref, t))
-                bump_state(conn, "synced_total", len(done))
-                skipped = sum(o.skipped_edges for o in done)
-                if skipped:
-                    bump_state(conn, "edges_skipped", skipped)
-                set_state(conn, "last_success", t)
-        deferred = [o for o in outcomes if o.status == "defer"]
+            # Retiring the rows and recording each entry's kref is one commit: the memory store writes the
+            # krefs inside this transaction.
+            self.outbox.retire([o.row for o in done], sum(o.skipped_edges for o in done), self._record_krefs)
+        deferred = [o.row for o in outcomes if o.status == "defer"]
         if deferred:
-            with self._tx() as conn:
-                conn.executemany("UPDATE sync_outbox SET next_attempt_at = ? WHERE seq = ?",
-                                 [(self._clock() + 0.2, o.row.seq) for o in deferred])
+            self.outbox.defer(deferred, 0.2)
         dead = [(o.row, o.code, o.reason) for o in outcomes if o.status == "dead"]
         if dead:
-            self._dead_letter(dead, keep_batch=False)
-        retry = [o for o in outcomes if o.status == "retry"]
-        for o in retry:
-            self._fail_rows([o.row], o.code, o.reason, answered=True)
+            self.outbox.dead_letter(dead, keep_batch=False)
+        for o in outcomes:
+            if o.status == "retry":
+                self.outbox.fail_rows([o.row], o.code, o.reason, answered=True)
         for status in ("auth", "unsupported", "offline"):
             hit = next((o for o in outcomes if o.status == status), None)
             if hit is not None:
                 raise _GlobalFailure(hit.code, hit.reason)
         return len(done)
 
-    def _run_steps(self, client: Any, rows: list[_Row]) -> list[_Outcome]:
+    def _record_krefs(self, conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> None:
+        self.store.record_krefs(pairs, conn=conn)
+
+    def _run_steps(self, client: Any, rows: list[OutboxRow]) -> list[_Outcome]:
         """Finish captures concurrently: each one's calls strictly in order, many captures' calls in flight.
 
         Each capture is a generator (:meth:`_finish_steps`) that yields one call at a time and only sees
@@ -771,15 +508,15 @@ class SyncWorker:
         missing RPC) no further captures are started; those not finished stay queued and resume from
         their recorded state next time (every step is safe to repeat).
         """
-        stub = _finishing_stub(client)
+        stub = finishing_stub(client)
         timeout = self.config.rpc_timeout_s
-        answers: queue.SimpleQueue[tuple[_Row, _Steps, Any]] = queue.SimpleQueue()
+        answers: queue.SimpleQueue[tuple[OutboxRow, _Steps, Any]] = queue.SimpleQueue()
         waiting = deque(rows)
         outcomes: list[_Outcome] = []
         in_flight = 0
         stopping = False
 
-        def advance(row: _Row, steps: _Steps, reply: Any = None, error: BaseException | None = None) -> None:
+        def advance(row: OutboxRow, steps: _Steps, reply: Any = None, error: BaseException | None = None) -> None:
             nonlocal in_flight, stopping
             try:
                 call = steps.throw(error) if error is not None else steps.send(reply)
@@ -815,13 +552,13 @@ class SyncWorker:
             else:
                 advance(row, steps, future.result())
 
-    def _classify(self, row: _Row, exc: BaseException) -> _Outcome:
+    def _classify(self, row: OutboxRow, exc: BaseException) -> _Outcome:
         """The outcome of a capture whose steps failed with `exc`."""
-        if not _is_rpc_error(exc):
+        if not is_rpc_error(exc):
             if isinstance(exc, ValueError):  # SDK-side validation of a kref or edge type
                 return _Outcome(row, "dead", "INVALID_ARGUMENT", str(exc)[:300])
             raise exc
-        code, details = _code(exc), _details(exc)
+        code, details = rpc_code(exc), rpc_details(exc)
         if code in AUTH_CODES:
             return _Outcome(row, "auth", code, details)
         if code in UNSUPPORTED_CODES:
@@ -832,14 +569,14 @@ class SyncWorker:
             return _Outcome(row, "dead", code, details)
         return _Outcome(row, "retry", code, details)
 
-    def _finish_steps(self, client: Any, row: _Row) -> _Steps:
+    def _finish_steps(self, client: Any, row: OutboxRow) -> _Steps:
         """One capture's steps 4-6 as a sequence of calls; returns its outcome (RPC errors propagate)."""
         from kumiho.proto import kumiho_pb2 as pb
 
         rev = row.revision
         if rev is None:  # resuming: the server's state says which steps already happened
             reply = yield _Call("GetRevision", pb.KrefRequest(kref=pb.Kref(uri=row.revision_kref)))
-            rev = _RevState(reply.kref.uri, reply.published, frozenset(reply.tags))
+            rev = RevisionState(reply.kref.uri, reply.published, frozenset(reply.tags))
         if rev.published:
             return _Outcome(row, "done")  # published is the last step: everything before it happened
         if isinstance(row.sources, BaseException):
@@ -863,7 +600,7 @@ class SyncWorker:
                     yield _Call("CreateEdge", pb.CreateEdgeRequest(
                         source_revision_kref=own, target_revision_kref=pb.Kref(uri=target), edge_type=EDGE_TYPE))
                 except Exception as exc:
-                    if _is_rpc_error(exc) and _code(exc) == "NOT_FOUND":
+                    if is_rpc_error(exc) and rpc_code(exc) == "NOT_FOUND":
                         log.warning("capture %s: source %s does not exist upstream; edge skipped",
                                     row.capture_id, target)
                         skipped += 1
@@ -876,7 +613,7 @@ class SyncWorker:
         yield _Call("TagRevision", pb.TagRevisionRequest(kref=own, tag=PUBLISHED))  # last: it freezes the revision
         return _Outcome(row, "done", skipped_edges=skipped)
 
-    def _resolve_all(self, client: Any, rows: list[_Row]) -> None:
+    def _resolve_all(self, client: Any, rows: list[OutboxRow]) -> None:
         """Resolve every row's sources before the finishing calls start.
 
         The lookups read the database, so doing them first keeps the loop that issues the finishing
@@ -891,7 +628,7 @@ class SyncWorker:
             except Exception as exc:  # noqa: BLE001 - raised again inside that capture's steps
                 row.sources = exc
 
-    def _resolve_sources(self, client: Any, row: _Row) -> tuple[list[str], int, bool]:
+    def _resolve_sources(self, client: Any, row: OutboxRow) -> tuple[list[str], int, bool]:
         """Revision krefs to link to; (targets, skipped, waiting-for-a-queued-source)."""
         targets: list[str] = []
         skipped = 0
@@ -905,13 +642,13 @@ class SyncWorker:
                 else:
                     log.warning("capture %s: source %s was never synced; edge skipped", row.capture_id, ref)
                     skipped += 1
-            elif _REVISION_KREF.match(ref):
+            elif REVISION_KREF.match(ref):
                 targets.append(ref)
             else:  # item kref, ?t=tag or ?time=: resolve to one revision first
                 try:
                     targets.append(str(client.get_revision(ref).kref))
                 except Exception as exc:
-                    if _is_rpc_error(exc) and _code(exc) == "NOT_FOUND":
+                    if is_rpc_error(exc) and rpc_code(exc) == "NOT_FOUND":
                         skipped += 1
                         continue
                     raise
@@ -919,144 +656,38 @@ class SyncWorker:
 
     def _kref_for_entry(self, entry_id: str) -> tuple[str | None, bool]:
         """(kref, still-queued) for a memory entry referenced as mem://<entry_id>."""
-        with self._db_lock:
-            c = self._conn
-            # The source's revision exists upstream as soon as its batch was answered, finished or not.
-            for sql in ("SELECT revision_kref FROM sync_krefs WHERE entry_id = ?",
-                        "SELECT revision_kref FROM sync_outbox WHERE entry_id = ? AND revision_kref IS NOT NULL",
-                        "SELECT revision_kref FROM sync_dead WHERE entry_id = ? AND revision_kref IS NOT NULL"):
-                hit = c.execute(sql, (entry_id,)).fetchone()
-                if hit:
-                    return hit[0], False
-            with contextlib.suppress(sqlite3.OperationalError):
-                hit = c.execute("SELECT kref FROM entries WHERE id = ?", (entry_id,)).fetchone()
-                if hit and hit[0]:
-                    return hit[0], False
-            queued = c.execute("SELECT 1 FROM sync_outbox WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
-            return None, queued is not None
-
-    def _record_kref_in_tx(self, conn: sqlite3.Connection, entry_id: str, kref: str | None) -> bool:
-        """Write the kref onto the memory entry in the transaction that retires the outbox row.
-
-        ``entries.kref`` is the column the memory store keeps for a synced entry's revision. Writing it
-        here makes "uploaded" and "entry knows its kref" one atomic, single-fsync commit per batch,
-        where a ``store.set_kref`` call per capture would be a separate commit (and fsync) each.
-        """
-        if self._entries_table is None:
-            # With [memory] audit_enabled the store's own set_kref runs instead (after the commit, through
-            # the sync_krefs ledger), so every kref change lands in the memory audit trail.
-            self._entries_table = not self.settings.memory.audit_enabled and bool(conn.execute(
-                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entries'").fetchone())
-        if not self._entries_table or not kref:
-            return False
-        conn.execute("UPDATE entries SET kref = ? WHERE id = ?", (kref, entry_id))
-        return True  # an entry deleted meanwhile simply has nothing to update
+        kref, queued = self.outbox.kref_for_entry(entry_id)
+        if kref:
+            return kref, False
+        kref = self.store.kref_of(entry_id)
+        if kref:
+            return kref, False
+        return None, queued
 
     def _apply_pending_krefs(self) -> int:
-        """Write synced krefs onto their memory entries (store.set_kref), then forget them."""
-        with self._db_lock:
-            pending = self._conn.execute("SELECT capture_id, entry_id, revision_kref FROM sync_krefs").fetchall()
+        """Write krefs left in the ledger by an earlier version onto their memory entries, then forget them."""
+        pending = self.outbox.ledger_krefs()
         applied = []
         for capture_id, entry_id, kref in pending:
             if entry_id:
                 try:
-                    self.store.set_kref(entry_id, kref)
+                    self.store.record_krefs([(entry_id, kref)])
                 except Exception as exc:  # noqa: BLE001 - the entry may be gone; keep the kref for mem:// lookups
                     log.warning("recording kref for entry %s failed: %s", entry_id, exc)
                     continue
-            applied.append((capture_id,))
+            applied.append(capture_id)
         if applied:
-            with self._tx() as conn:
-                conn.executemany("DELETE FROM sync_krefs WHERE capture_id = ?", applied)
+            self.outbox.drop_ledger_krefs(applied)
         return len(applied)
 
     # --- failure bookkeeping ----------------------------------------------------------------------
 
-    def _fail_rows(self, rows: list[_Row], code: str, reason: str, *, answered: bool) -> None:
-        """Count an answered failure on rows; rows at max_attempts become dead letters (whole batch together)."""
-        if not rows:
-            return
-        now = self._clock()
-        give_up = [r for r in rows if answered and r.attempts + 1 >= self.config.max_attempts]
-        with self._tx() as conn:
-            for r in rows:
-                r.attempts += 1 if answered else 0
-                delay = min(self.config.backoff_max_s, self.config.backoff_initial_s * 2 ** max(r.attempts - 1, 0))
-                conn.execute("UPDATE sync_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?",
-                             (r.attempts, now + delay / 2 + self._rng.uniform(0, delay / 2), f"{code}: {reason}",
-                              r.seq))
-            self._note_error(conn, code, reason)
-        if give_up:
-            self._dead_letter([(r, code, f"gave up after {r.attempts} attempts: {reason}") for r in give_up],
-                              keep_batch=True)
-
-    def _dead_letter(self, items: list[tuple[_Row, str, str]], *, keep_batch: bool) -> None:
-        """Move rows to sync_dead; keep_batch retains an unanswered batch so retry replays it unchanged."""
-        now = self._clock()
-        with self._tx() as conn:
-            seqs = {r.seq for r, _, _ in items}
-            batches = {r.batch_id for r, _, _ in items if r.batch_id and keep_batch and conn.execute(
-                "SELECT 1 FROM sync_batches WHERE batch_id = ?", (r.batch_id,)).fetchone()}
-            for batch_id in batches:  # an unanswered batch is dead-lettered whole, never split
-                siblings = conn.execute("SELECT seq, capture_id FROM sync_outbox WHERE batch_id = ?",
-                                        (batch_id,)).fetchall()
-                code, reason = items[0][1], items[0][2]
-                for seq, _cid in siblings:
-                    if seq not in seqs:
-                        items.append((_Row(seq, "", None, {}, 0, batch_id, None, None), code, reason))
-                        seqs.add(seq)
-                conn.execute("UPDATE sync_batches SET dead = 1 WHERE batch_id = ?", (batch_id,))
-            for row, code, reason in items:
-                src = conn.execute(
-                    "SELECT seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, attempts, batch_id, "
-                    "batch_index, revision_kref FROM sync_outbox WHERE seq = ?", (row.seq,)).fetchone()
-                if src is None:
-                    continue
-                dead_batch, dead_index = (src[8], src[9]) if keep_batch else (None, None)
-                conn.execute(
-                    "INSERT OR REPLACE INTO sync_dead (seq, capture_id, entry_id, importance, payload, bytes, "
-                    "enqueued_at, attempts, batch_id, batch_index, revision_kref, code, reason, dead_at) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (*src[:8], dead_batch, dead_index, src[10], code, reason[:500], now))
-                conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (row.seq,))
-                if not keep_batch and src[8]:
-                    # Known not committed under its key: release the batch, its other rows re-batch freely.
-                    conn.execute("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL WHERE batch_id = ?",
-                                 (src[8],))
-                    conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (src[8],))
-                log.warning("capture %s moved to dead letters: %s %s", src[1], code, reason[:200])
-            self._note_error(conn, items[0][1], f"{len(items)} capture(s) dead-lettered: {items[0][2][:200]}")
-
     def retry_dead(self, capture_ids: list[str] | None = None) -> int:
         """Move dead letters (all, or these captures and their batch siblings) back into the outbox."""
-        with self._tx() as conn:
-            if capture_ids:
-                marks = ",".join("?" * len(capture_ids))
-                batches = [b for (b,) in conn.execute(
-                    f"SELECT DISTINCT batch_id FROM sync_dead WHERE capture_id IN ({marks}) AND batch_id IS NOT NULL",
-                    capture_ids)]
-                where = f"capture_id IN ({marks})"
-                params: list[Any] = list(capture_ids)
-                if batches:
-                    where += f" OR batch_id IN ({','.join('?' * len(batches))})"
-                    params += batches
-            else:
-                where, params, batches = "1", [], None
-            rows = conn.execute(
-                "SELECT seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, batch_id, batch_index, "
-                f"revision_kref FROM sync_dead WHERE {where}", params).fetchall()
-            for r in rows:
-                conn.execute(
-                    "INSERT INTO sync_outbox (seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, "
-                    "batch_id, batch_index, revision_kref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(r))
-                conn.execute("DELETE FROM sync_dead WHERE seq = ?", (r[0],))
-            revived = {r[7] for r in rows if r[7]}
-            for b in revived:
-                conn.execute("UPDATE sync_batches SET dead = 0 WHERE batch_id = ?", (b,))
-            set_state(conn, "paused", None)
+        n = self.outbox.retry_dead(capture_ids)
         self._offline_until = 0.0
         self._backoff.reset()
-        return len(rows)
+        return n
 
     def _handle_global(self, failure: _GlobalFailure) -> None:
         code, message = failure.code, failure.message
@@ -1091,13 +722,12 @@ class SyncWorker:
 
     def pending(self) -> int:
         """Captures in the outbox (not counting dead letters)."""
-        with self._db_lock:
-            return int(self._conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
+        return self.outbox.pending()
 
     def _next_due(self) -> float:
-        with self._db_lock:
-            row = self._conn.execute("SELECT min(next_attempt_at) FROM sync_outbox").fetchone()
-        due = float(row[0]) if row and row[0] is not None else self._clock() + self.config.sync_interval_s
+        due = self.outbox.next_due()
+        if due is None:
+            due = self._clock() + self.config.sync_interval_s
         return max(due, self._offline_until)
 
     def sync_until_empty(self, deadline_s: float = 60.0, stop: threading.Event | None = None) -> bool:
@@ -1143,8 +773,7 @@ class SyncWorker:
                 stop.wait(min(0.25, max(end - time.monotonic(), 0)))
 
     def _paused(self) -> dict[str, Any] | None:
-        with self._db_lock:
-            paused = get_state(self._conn, "paused")
+        paused = self.outbox.state("paused")
         if not paused:
             return None
         if paused.get("reason") == "auth":
@@ -1153,18 +782,17 @@ class SyncWorker:
             except ConfigError:
                 return paused
             if token_fingerprint(token) != paused.get("token"):
-                with self._tx() as conn:
-                    set_state(conn, "paused", None)
+                self.outbox.set_states(paused=None)
                 log.info("kumiho sync: token changed; resuming")
                 return None
-        return paused
+        return dict(paused)
 
     # --- status -----------------------------------------------------------------------------------
 
     def status(self) -> dict[str, Any]:
         """Queue sizes, last success/error, pause and screening counters (never the token)."""
-        return sync_status(self._conn, self.settings, self.state_dir, device=self.device_id,
-                           endpoint_override=self.endpoint_override, db_lock=self._db_lock)
+        return sync_status(self.outbox.conn, self.settings, self.state_dir, device=self.device_id,
+                           endpoint_override=self.endpoint_override, db_lock=self.outbox.lock)
 
 
 class _GlobalFailure(Exception):
@@ -1176,76 +804,6 @@ class _GlobalFailure(Exception):
 
     @classmethod
     def wrap(cls, exc: BaseException, what: str) -> _GlobalFailure:
-        if not _is_rpc_error(exc):
+        if not is_rpc_error(exc):
             raise exc
-        return cls(_code(exc), f"{what}: {_details(exc)}")
-
-
-def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *, device: str | None = None,
-                endpoint_override: str | None = None, db_lock: threading.RLock | None = None) -> dict[str, Any]:
-    """The status dictionary behind ``edge-agent sync status`` (reads the database only)."""
-    cfg = settings.kumiho
-    now = time.time()
-    with db_lock or contextlib.nullcontext():
-        ensure_schema(conn)
-        q = conn.execute
-        queued = q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NULL AND revision_kref IS NULL").fetchone()[0]
-        # Disjoint: a row leaves its batch when its revision kref is recorded (each count uses an index).
-        in_flight = (q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL").fetchone()[0]
-                     + q("SELECT count(*) FROM sync_outbox WHERE revision_kref IS NOT NULL").fetchone()[0])
-        dead = q("SELECT count(*) FROM sync_dead").fetchone()[0]
-        oldest = q("SELECT min(enqueued_at) FROM sync_outbox").fetchone()[0]
-        usage = q("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone() or (0, 0)
-        dead_rows = q("SELECT capture_id, code, reason, dead_at, attempts FROM sync_dead ORDER BY seq LIMIT 20"
-                      ).fetchall()
-        counters = dict(q("SELECT key, value FROM sync_state WHERE key LIKE 'secrets_redacted%' OR key IN "
-                          "('synced_total', 'edges_skipped')").fetchall())
-        last_success = get_state(conn, "last_success")
-        last_error = get_state(conn, "last_error")
-        paused = get_state(conn, "paused")
-        offline_until = get_state(conn, "offline_until", 0) or 0
-    try:
-        endpoint: str | None = resolve_endpoint(cfg, endpoint_override)
-        endpoint_error = None
-    except ConfigError as exc:
-        endpoint, endpoint_error = None, str(exc)
-    screening = read_screening(state_dir)
-    max_bytes = int(cfg.outbox_max_mb * 2**20)
-    return {
-        "enabled": cfg.enabled,
-        "endpoint": endpoint,
-        "endpoint_error": endpoint_error,
-        "device_id": device or resolve_device_id(settings, state_dir),
-        "project": cfg.project,
-        "queued": int(queued),
-        "in_flight": int(in_flight),
-        "dead_letters": int(dead),
-        "synced_total": int(counters.get("synced_total", 0)),
-        "edges_skipped": int(counters.get("edges_skipped", 0)),
-        "oldest_unsynced_age_s": round(now - oldest, 3) if oldest else None,
-        "last_success": _iso(last_success),
-        "last_error": ({**last_error, "at": _iso(last_error.get("at"))} if isinstance(last_error, dict) else None),
-        "paused": {k: v for k, v in paused.items() if k != "token"} if isinstance(paused, dict) else None,
-        "next_attempt_in_s": round(offline_until - now, 1) if offline_until and offline_until > now else 0.0,
-        "outbox": {
-            "rows": int(usage[0]), "bytes": int(usage[1]), "max_rows": cfg.outbox_max_rows, "max_bytes": max_bytes,
-            "full_policy": cfg.outbox_full_policy, "used_fraction": round(max(usage[0] / cfg.outbox_max_rows,
-                                                                              usage[1] / max_bytes), 4),
-        },
-        "secrets": {
-            "policy": cfg.secret_policy,
-            "redacted_captures": int(counters.get("secrets_redacted_captures", 0)),
-            "redacted_by_kind": {k.split(".", 1)[1]: int(v) for k, v in counters.items()
-                                 if k.startswith("secrets_redacted.")},
-            "rejected_captures": int(screening.get("rejected_captures", 0)),
-            "rejected_by_kind": screening.get("rejected", {}),
-        },
-        "dead": [{"capture_id": r[0], "code": r[1], "reason": r[2], "dead_at": _iso(r[3]), "attempts": r[4]}
-                 for r in dead_rows],
-    }
-
-
-def _iso(ts: Any) -> str | None:
-    if not isinstance(ts, int | float) or not ts:
-        return None
-    return time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(ts))
+        return cls(rpc_code(exc), f"{what}: {rpc_details(exc)}")

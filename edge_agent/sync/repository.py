@@ -1,0 +1,473 @@
+"""The outbox repository: every query on the sync tables (outbox, batches, dead letters, krefs, state).
+
+The tables live in the memory store's database file, so a capture and its outbox row commit in one
+transaction (:func:`insert_outbox_rows` runs inside the memory store's transaction). The uploader
+works through :class:`OutboxRepository`, which holds its own connection to that file and never
+touches the memory tables: krefs of uploaded captures are recorded by a memory call passed in.
+
+Exactly-once bookkeeping, per row: a row without ``batch_id`` and ``revision_kref`` is queued; one
+with a ``batch_id`` was persisted into an upload batch before the call and is only re-sent in that
+batch, unchanged, until the server answers; one with a ``revision_kref`` has its revision upstream
+and is being finished (edges, tags). Dead letters sit in ``sync_dead`` until retried.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from edge_agent.config import KumihoConfig
+
+# A row is due when its retry time has come, or lies further ahead than any backoff could put it: the
+# wall clock stepped back (an RTC-less board whose clock NTP just corrected) and it must not wait years.
+_DUE = "(next_attempt_at <= ? OR next_attempt_at > ?)"
+_ROW_COLUMNS = ("seq, capture_id, entry_id, payload, attempts, batch_id, batch_index, revision_kref, solo, "
+                "next_attempt_at")
+_INSERT_OUTBOX = ("INSERT INTO sync_outbox (capture_id, entry_id, importance, payload, bytes, enqueued_at) "
+                  "VALUES (?, ?, ?, ?, ?, ?)")
+_TABLES = {"sync_outbox", "sync_dead", "sync_batches", "sync_krefs", "sync_state", "sync_usage",
+           "sync_outbox_queued"}
+
+
+@dataclass(frozen=True)
+class RevisionState:
+    """What the finishing steps need to know of a revision: its kref, whether it is published, its tags."""
+
+    kref: str
+    published: bool
+    tags: frozenset[str]
+
+
+@dataclass
+class OutboxRow:
+    """One outbox row as the uploader works with it."""
+
+    seq: int
+    capture_id: str
+    entry_id: str | None
+    payload: dict[str, Any]
+    attempts: int
+    batch_id: str | None
+    batch_index: int | None
+    revision_kref: str | None
+    solo: bool = False
+    space: str = ""
+    revision: RevisionState | None = None  # from the batch answer of this pass, when at hand
+    sources: tuple[list[str], int, bool] | BaseException | None = None  # resolved before finishing starts
+    not_before: float = 0.0
+
+
+@dataclass(frozen=True)
+class OutboxCounts:
+    """The queue as ``sync status`` reports it: each row counted once."""
+
+    queued: int  # waiting for its first (or next) upload batch
+    in_flight: int  # in a persisted batch not answered yet, or uploaded and being finished
+    dead_letters: int
+    oldest_enqueued_at: float | None
+    rows: int
+    bytes: int
+
+
+# --- schema ---------------------------------------------------------------------------------------
+
+
+def migration_files() -> list[tuple[str, str]]:
+    """(name, SQL) of the sync migrations, in order."""
+    folder = resources.files("edge_agent.sync") / "migrations"
+    return sorted((p.name, p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".sql"))
+
+
+def ensure_schema(conn: sqlite3.Connection) -> None:
+    """Create the sync tables if absent (every statement is idempotent, so this is safe beside the runner)."""
+    have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
+    if have >= _TABLES:
+        return
+    for _name, sql in migration_files():
+        conn.executescript(sql)
+
+
+# --- inside the memory store's transaction --------------------------------------------------------
+
+
+def outbox_usage(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(rows, bytes) the outbox holds, dead letters included (kept by triggers: one row read)."""
+    row = conn.execute("SELECT rows, bytes FROM sync_usage WHERE id = 1").fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
+
+
+def insert_outbox_rows(conn: sqlite3.Connection, values: Sequence[tuple[str, str | None, float, str, int, float]]
+                       ) -> None:
+    """Queue captures: (capture_id, entry_id, importance, payload JSON, bytes, enqueued_at) each."""
+    if len(values) == 1:
+        conn.execute(_INSERT_OUTBOX, values[0])
+    else:
+        conn.executemany(_INSERT_OUTBOX, values)
+
+
+def bump_state(conn: sqlite3.Connection, key: str, n: int = 1) -> None:
+    """Add `n` to an integer counter in sync_state (inside the caller's transaction)."""
+    conn.execute(
+        "INSERT INTO sync_state (key, value) VALUES (?, ?) "
+        "ON CONFLICT(key) DO UPDATE SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)",
+        (key, str(n), n),
+    )
+
+
+def set_state(conn: sqlite3.Connection, key: str, value: Any) -> None:
+    """Store a JSON value in sync_state."""
+    conn.execute("INSERT OR REPLACE INTO sync_state (key, value) VALUES (?, ?)", (key, json.dumps(value)))
+
+
+def get_state(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
+    """Read a JSON value from sync_state."""
+    row = conn.execute("SELECT value FROM sync_state WHERE key = ?", (key,)).fetchone()
+    if row is None:
+        return default
+    try:
+        return json.loads(row[0])
+    except ValueError:
+        return row[0]
+
+
+def read_counts(conn: sqlite3.Connection) -> OutboxCounts:
+    """Queue sizes for status (each count uses an index)."""
+    q = conn.execute
+    queued = q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NULL AND revision_kref IS NULL").fetchone()[0]
+    # Disjoint: a row leaves its batch when its revision kref is recorded.
+    in_flight = (q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL").fetchone()[0]
+                 + q("SELECT count(*) FROM sync_outbox WHERE revision_kref IS NOT NULL").fetchone()[0])
+    dead = q("SELECT count(*) FROM sync_dead").fetchone()[0]
+    oldest = q("SELECT min(enqueued_at) FROM sync_outbox").fetchone()[0]
+    rows, used = outbox_usage(conn)
+    return OutboxCounts(int(queued), int(in_flight), int(dead), oldest, rows, used)
+
+
+def read_dead(conn: sqlite3.Connection, limit: int = 20) -> list[tuple[str, str, str, float, int]]:
+    """The oldest dead letters: (capture_id, code, reason, dead_at, attempts)."""
+    return [tuple(r) for r in conn.execute(
+        "SELECT capture_id, code, reason, dead_at, attempts FROM sync_dead ORDER BY seq LIMIT ?", (limit,))]
+
+
+def read_counters(conn: sqlite3.Connection) -> dict[str, str]:
+    """Upload and screening counters kept in sync_state."""
+    return dict(conn.execute("SELECT key, value FROM sync_state WHERE key LIKE 'secrets_redacted%' OR key IN "
+                             "('synced_total', 'edges_skipped')").fetchall())
+
+
+def outbox_depth(db_path: Path) -> int:
+    """Rows in the outbox of a memory database (read-only; 0 when it has no outbox)."""
+    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1.0)
+    try:
+        return int(conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
+    except sqlite3.OperationalError:
+        return 0
+    finally:
+        conn.close()
+
+
+# --- the uploader's side --------------------------------------------------------------------------
+
+
+KrefRecorder = Callable[[sqlite3.Connection, list[tuple[str, str]]], Any]
+
+
+class OutboxRepository:
+    """The uploader's connection to the outbox of one memory database. Thread-safe."""
+
+    def __init__(self, db_path: Path, config: KumihoConfig, space_of: Callable[[dict[str, Any]], str], *,
+                 clock: Callable[[], float] = time.time, rng: random.Random | None = None) -> None:
+        self.db_path = Path(db_path)
+        self.config = config
+        self._space_of = space_of
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self.conn = sqlite3.connect(str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30)
+        self.conn.execute("PRAGMA busy_timeout = 30000")
+        self.conn.execute("PRAGMA synchronous = FULL")
+        ensure_schema(self.conn)
+        self.lock = threading.RLock()
+
+    def close(self) -> None:
+        with contextlib.suppress(sqlite3.Error):
+            self.conn.close()
+
+    @contextlib.contextmanager
+    def tx(self) -> Iterator[sqlite3.Connection]:
+        """A write transaction (BEGIN IMMEDIATE ... COMMIT)."""
+        with self.lock:
+            self.conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.conn
+                self.conn.execute("COMMIT")
+            except BaseException:
+                with contextlib.suppress(sqlite3.Error):
+                    self.conn.execute("ROLLBACK")
+                raise
+
+    def _due(self, now: float) -> tuple[float, float]:
+        return now, now + self.config.backoff_max_s + 1.0
+
+    def _rows(self, where: str, params: tuple[Any, ...] = (), limit: int | None = None) -> list[OutboxRow]:
+        sql = f"SELECT {_ROW_COLUMNS} FROM sync_outbox WHERE {where}"
+        if limit:
+            sql += f" LIMIT {int(limit)}"
+        with self.lock:
+            rows = self.conn.execute(sql, params).fetchall()
+        out = []
+        for r in rows:
+            payload = json.loads(r[3])
+            row = OutboxRow(r[0], r[1], r[2], payload, r[4], r[5], r[6], r[7], bool(r[8]),
+                            space=self._space_of(payload))
+            row.not_before = float(r[9])
+            out.append(row)
+        return out
+
+    # --- state ------------------------------------------------------------------------------------
+
+    def state(self, key: str, default: Any = None) -> Any:
+        with self.lock:
+            return get_state(self.conn, key, default)
+
+    def set_states(self, **values: Any) -> None:
+        with self.tx() as conn:
+            for key, value in values.items():
+                set_state(conn, key, value)
+
+    def note_error(self, conn: sqlite3.Connection, code: str, message: str) -> None:
+        set_state(conn, "last_error", {"at": self._clock(), "code": code, "message": message})
+
+    def record_global(self, code: str, message: str, *, offline_until: float,
+                      pause: dict[str, Any] | None = None) -> None:
+        """A failure of the whole connection: last error, optional pause, when the next attempt is."""
+        with self.tx() as conn:
+            self.note_error(conn, code, message)
+            if pause is not None:
+                set_state(conn, "paused", pause)
+            set_state(conn, "offline_until", offline_until)
+
+    # --- batches ----------------------------------------------------------------------------------
+
+    def pending_batches(self) -> list[tuple[str, str, int]]:
+        """Persisted batches not answered yet (batch_id, prefix, rows), oldest first."""
+        with self.lock:
+            return [tuple(r) for r in self.conn.execute(
+                "SELECT batch_id, prefix, rows FROM sync_batches WHERE dead = 0 ORDER BY created_at")]
+
+    def batch_rows(self, batch_id: str) -> list[OutboxRow]:
+        return self._rows("batch_id = ? ORDER BY batch_index", (batch_id,))
+
+    def batch_prefix(self, batch_id: str) -> str:
+        with self.lock:
+            return str(self.conn.execute("SELECT prefix FROM sync_batches WHERE batch_id = ?",
+                                         (batch_id,)).fetchone()[0])
+
+    def unbatched_due(self, now: float, limit: int) -> list[OutboxRow]:
+        """Queued rows due now, in upload order."""
+        return self._rows(f"batch_id IS NULL AND revision_kref IS NULL AND {_DUE} ORDER BY seq", self._due(now),
+                          limit)
+
+    def persist_batch(self, batch_id: str, prefix: str, rows: list[OutboxRow]) -> None:
+        """Bind rows to a batch before it is sent: after a crash the same rows go out again, same order and prefix."""
+        with self.tx() as conn:
+            conn.execute("INSERT INTO sync_batches (batch_id, prefix, rows, created_at) VALUES (?, ?, ?, ?)",
+                         (batch_id, prefix, len(rows), self._clock()))
+            for i, row in enumerate(rows):
+                conn.execute("UPDATE sync_outbox SET batch_id = ?, batch_index = ? WHERE seq = ?",
+                             (batch_id, i, row.seq))
+                row.batch_id, row.batch_index = batch_id, i
+
+    def split_batch(self, batch_id: str, rows: list[OutboxRow], code: str, message: str) -> None:
+        """The server refused a whole batch call (nothing committed): its rows go out one by one."""
+        with self.tx() as conn:
+            conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
+            conn.executemany("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL, solo = 1 WHERE seq = ?",
+                             [(r.seq,) for r in rows])
+            self.note_error(conn, code, message)
+
+    def release_batch(self, batch_id: str, rows: list[OutboxRow]) -> None:
+        """Drop an answered batch whose rows were not committed upstream: they are queued again, unbatched."""
+        with self.tx() as conn:
+            conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
+            conn.executemany("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL WHERE seq = ?",
+                             [(r.seq,) for r in rows])
+        for r in rows:
+            r.batch_id, r.batch_index = None, None
+
+    def record_answers(self, batch_id: str, answered: list[OutboxRow]) -> None:
+        """Store the revision krefs a batch call answered with and retire the batch."""
+        with self.tx() as conn:
+            for row in answered:
+                conn.execute("UPDATE sync_outbox SET revision_kref = ?, batch_id = NULL, batch_index = NULL, "
+                             "attempts = 0, next_attempt_at = 0, last_error = NULL WHERE seq = ?",
+                             (row.revision_kref, row.seq))
+            conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
+
+    def requeue_revisions(self, rows: list[OutboxRow], code: str, message: str) -> None:
+        """Rows whose revision the server no longer has (it restarted empty): forget the revision, queue again."""
+        with self.tx() as conn:
+            conn.executemany("UPDATE sync_outbox SET revision_kref = NULL, batch_id = NULL, batch_index = NULL, "
+                             "next_attempt_at = 0 WHERE seq = ?", [(r.seq,) for r in rows])
+            self.note_error(conn, code, message)
+        for r in rows:
+            r.revision_kref, r.revision = None, None
+
+    # --- finishing --------------------------------------------------------------------------------
+
+    def finishing_due(self, now: float, limit: int) -> list[OutboxRow]:
+        """Due rows whose revision exists upstream."""
+        return self._rows(f"revision_kref IS NOT NULL AND {_DUE} ORDER BY seq", self._due(now), limit)
+
+    def retire(self, done: list[OutboxRow], skipped_edges: int, record_krefs: KrefRecorder) -> None:
+        """Remove finished rows and record their krefs on the memory entries, in one transaction."""
+        with self.tx() as conn:
+            t = self._clock()
+            conn.executemany("DELETE FROM sync_outbox WHERE seq = ?", [(r.seq,) for r in done])
+            pairs = [(r.entry_id, r.revision_kref) for r in done if r.entry_id and r.revision_kref]
+            if pairs:
+                record_krefs(conn, pairs)
+            bump_state(conn, "synced_total", len(done))
+            if skipped_edges:
+                bump_state(conn, "edges_skipped", skipped_edges)
+            set_state(conn, "last_success", t)
+
+    def defer(self, rows: list[OutboxRow], delay_s: float) -> None:
+        with self.tx() as conn:
+            conn.executemany("UPDATE sync_outbox SET next_attempt_at = ? WHERE seq = ?",
+                             [(self._clock() + delay_s, r.seq) for r in rows])
+
+    def kref_for_entry(self, entry_id: str) -> tuple[str | None, bool]:
+        """(revision kref known to the outbox, still queued) for a memory entry cited as mem://<entry_id>."""
+        with self.lock:
+            c = self.conn
+            # The source's revision exists upstream as soon as its batch was answered, finished or not.
+            for sql in ("SELECT revision_kref FROM sync_krefs WHERE entry_id = ?",
+                        "SELECT revision_kref FROM sync_outbox WHERE entry_id = ? AND revision_kref IS NOT NULL",
+                        "SELECT revision_kref FROM sync_dead WHERE entry_id = ? AND revision_kref IS NOT NULL"):
+                hit = c.execute(sql, (entry_id,)).fetchone()
+                if hit:
+                    return hit[0], False
+            queued = c.execute("SELECT 1 FROM sync_outbox WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
+            return None, queued is not None
+
+    def ledger_krefs(self) -> list[tuple[str, str | None, str]]:
+        """Krefs waiting in the ledger to be written onto memory entries (capture_id, entry_id, kref)."""
+        with self.lock:
+            return [tuple(r) for r in self.conn.execute(
+                "SELECT capture_id, entry_id, revision_kref FROM sync_krefs")]
+
+    def drop_ledger_krefs(self, capture_ids: Iterable[str]) -> None:
+        with self.tx() as conn:
+            conn.executemany("DELETE FROM sync_krefs WHERE capture_id = ?", [(c,) for c in capture_ids])
+
+    # --- failures ---------------------------------------------------------------------------------
+
+    def fail_rows(self, rows: list[OutboxRow], code: str, reason: str, *, answered: bool) -> None:
+        """Count an answered failure on rows; rows at max_attempts become dead letters (whole batch together)."""
+        if not rows:
+            return
+        now = self._clock()
+        cfg = self.config
+        give_up = [r for r in rows if answered and r.attempts + 1 >= cfg.max_attempts]
+        with self.tx() as conn:
+            for r in rows:
+                r.attempts += 1 if answered else 0
+                delay = min(cfg.backoff_max_s, cfg.backoff_initial_s * 2 ** max(r.attempts - 1, 0))
+                conn.execute("UPDATE sync_outbox SET attempts = ?, next_attempt_at = ?, last_error = ? WHERE seq = ?",
+                             (r.attempts, now + delay / 2 + self._rng.uniform(0, delay / 2), f"{code}: {reason}",
+                              r.seq))
+            self.note_error(conn, code, reason)
+        if give_up:
+            self.dead_letter([(r, code, f"gave up after {r.attempts} attempts: {reason}") for r in give_up],
+                             keep_batch=True)
+
+    def dead_letter(self, items: list[tuple[OutboxRow, str, str]], *, keep_batch: bool) -> list[str]:
+        """Move rows to sync_dead; keep_batch retains an unanswered batch so retry replays it unchanged.
+        Returns the capture ids moved."""
+        now = self._clock()
+        moved: list[str] = []
+        with self.tx() as conn:
+            seqs = {r.seq for r, _, _ in items}
+            batches = {r.batch_id for r, _, _ in items if r.batch_id and keep_batch and conn.execute(
+                "SELECT 1 FROM sync_batches WHERE batch_id = ?", (r.batch_id,)).fetchone()}
+            for batch_id in batches:  # an unanswered batch is dead-lettered whole, never split
+                siblings = conn.execute("SELECT seq, capture_id FROM sync_outbox WHERE batch_id = ?",
+                                        (batch_id,)).fetchall()
+                code, reason = items[0][1], items[0][2]
+                for seq, _cid in siblings:
+                    if seq not in seqs:
+                        items.append((OutboxRow(seq, "", None, {}, 0, batch_id, None, None), code, reason))
+                        seqs.add(seq)
+                conn.execute("UPDATE sync_batches SET dead = 1 WHERE batch_id = ?", (batch_id,))
+            for row, code, reason in items:
+                src = conn.execute(
+                    "SELECT seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, attempts, batch_id, "
+                    "batch_index, revision_kref FROM sync_outbox WHERE seq = ?", (row.seq,)).fetchone()
+                if src is None:
+                    continue
+                dead_batch, dead_index = (src[8], src[9]) if keep_batch else (None, None)
+                conn.execute(
+                    "INSERT OR REPLACE INTO sync_dead (seq, capture_id, entry_id, importance, payload, bytes, "
+                    "enqueued_at, attempts, batch_id, batch_index, revision_kref, code, reason, dead_at) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (*src[:8], dead_batch, dead_index, src[10], code, reason[:500], now))
+                conn.execute("DELETE FROM sync_outbox WHERE seq = ?", (row.seq,))
+                if not keep_batch and src[8]:
+                    # Known not committed under its key: release the batch, its other rows re-batch freely.
+                    conn.execute("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL WHERE batch_id = ?",
+                                 (src[8],))
+                    conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (src[8],))
+                moved.append(src[1])
+            self.note_error(conn, items[0][1], f"{len(items)} capture(s) dead-lettered: {items[0][2][:200]}")
+        return moved
+
+    def retry_dead(self, capture_ids: list[str] | None = None) -> int:
+        """Move dead letters (all, or these captures and their batch siblings) back into the outbox."""
+        with self.tx() as conn:
+            if capture_ids:
+                marks = ",".join("?" * len(capture_ids))
+                batches = [b for (b,) in conn.execute(
+                    f"SELECT DISTINCT batch_id FROM sync_dead WHERE capture_id IN ({marks}) AND batch_id IS NOT NULL",
+                    capture_ids)]
+                where = f"capture_id IN ({marks})"
+                params: list[Any] = list(capture_ids)
+                if batches:
+                    where += f" OR batch_id IN ({','.join('?' * len(batches))})"
+                    params += batches
+            else:
+                where, params = "1", []
+            rows = conn.execute(
+                "SELECT seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, batch_id, batch_index, "
+                f"revision_kref FROM sync_dead WHERE {where}", params).fetchall()
+            for r in rows:
+                conn.execute(
+                    "INSERT INTO sync_outbox (seq, capture_id, entry_id, importance, payload, bytes, enqueued_at, "
+                    "batch_id, batch_index, revision_kref) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", tuple(r))
+                conn.execute("DELETE FROM sync_dead WHERE seq = ?", (r[0],))
+            revived = {r[7] for r in rows if r[7]}
+            for b in revived:
+                conn.execute("UPDATE sync_batches SET dead = 0 WHERE batch_id = ?", (b,))
+            set_state(conn, "paused", None)
+        return len(rows)
+
+    # --- queue ------------------------------------------------------------------------------------
+
+    def pending(self) -> int:
+        """Captures in the outbox (not counting dead letters)."""
+        with self.lock:
+            return int(self.conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
+
+    def next_due(self) -> float | None:
+        """The earliest retry time of any outbox row (None when the outbox is empty)."""
+        with self.lock:
+            row = self.conn.execute("SELECT min(next_attempt_at) FROM sync_outbox").fetchone()
+        return float(row[0]) if row and row[0] is not None else None
