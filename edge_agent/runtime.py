@@ -557,14 +557,7 @@ def _outbox_depth(rt: Runtime) -> dict[str, Any]:
     db = getattr(store, "db_path", None)
     if not db:
         return {}
-    import sqlite3
+    from edge_agent.sync.repository import outbox_depth
 
-    try:
-        con = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=1.0)
-        try:
-            row = con.execute("SELECT count(*) FROM sync_outbox").fetchone()
-        finally:
-            con.close()
-    except sqlite3.Error:
-        return {}
-    return {"outbox_depth": int(row[0])}
+    depth = outbox_depth(Path(db))
+    return {} if depth is None else {"outbox_depth": depth}

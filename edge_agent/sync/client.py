@@ -20,6 +20,14 @@ LOCAL_CE_ENDPOINT = "127.0.0.1:9190"
 LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
 _ENV_LOCK = threading.Lock()
 
+# gRPC status names by how the outbox treats them.
+OFFLINE_CODES = frozenset({"UNAVAILABLE", "DEADLINE_EXCEEDED", "CANCELLED"})
+BUSY_CODES = frozenset({"RESOURCE_EXHAUSTED", "INTERNAL", "UNKNOWN", "ABORTED"})
+PERMANENT_CODES = frozenset({"INVALID_ARGUMENT", "PERMISSION_DENIED", "FAILED_PRECONDITION", "NOT_FOUND",
+                             "OUT_OF_RANGE", "ALREADY_EXISTS", "DATA_LOSS"})
+AUTH_CODES = frozenset({"UNAUTHENTICATED"})
+UNSUPPORTED_CODES = frozenset({"UNIMPLEMENTED"})
+
 
 def resolve_endpoint(config: KumihoConfig, override: str | None = None) -> str:
     """The gRPC target to use; ConfigError unless TLS is used for every non-loopback host."""

@@ -164,15 +164,16 @@ def read_counters(conn: sqlite3.Connection) -> dict[str, str]:
                              "('synced_total', 'edges_skipped')").fetchall())
 
 
-def outbox_depth(db_path: Path) -> int:
-    """Rows in the outbox of a memory database (read-only; 0 when it has no outbox)."""
-    conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1.0)
+def outbox_depth(db_path: Path) -> int | None:
+    """Rows in the outbox of a memory database, read-only; None when it cannot be read or has no outbox."""
     try:
-        return int(conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
-    except sqlite3.OperationalError:
-        return 0
-    finally:
-        conn.close()
+        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1.0)
+        try:
+            return int(conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
+        finally:
+            conn.close()
+    except sqlite3.Error:
+        return None
 
 
 # --- the uploader's side --------------------------------------------------------------------------
