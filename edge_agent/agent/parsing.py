@@ -1,0 +1,175 @@
+"""What a model reply means: visible answer, hidden reasoning, and tool calls however they were written.
+
+Servers parse native ``tool_calls`` only when they know the model's template; small local models often
+write the call as text instead. The forms recognised here are the ones these models emit: a bare JSON
+object ``{"name": ..., "arguments": {...}}`` (``parameters`` in the Llama style), the same inside
+``<tool_call>...</tool_call>`` tags (Hermes/Qwen, possibly several), inside a Markdown ```json fence,
+after a ``<|python_tag|>`` token, or as a ``[TOOL_CALLS] [...]`` list (Mistral). Reasoning in
+``<think>...</think>`` is removed from what the user sees and never parsed for calls.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+_THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
+_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL | re.IGNORECASE)
+_FENCE = re.compile(r"```(?:json|tool_call|tool)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+_PREFIXES = ("<|python_tag|>", "[TOOL_CALLS]")
+# Text that may turn out to be a call: held back from a streamed answer until the reply is complete.
+CALL_STARTS = ("{", "[", "<tool_call", "```", *_PREFIXES)
+
+
+@dataclass
+class ParsedCall:
+    """One tool call from a reply; ``error`` says why it cannot run (malformed JSON, no name...)."""
+
+    name: str
+    arguments: Any
+    id: str = ""
+    error: str = ""
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(visible text, reasoning) with every ``<think>`` block removed from the visible text.
+
+    A lone ``</think>`` (templates that open the block in the prompt) hides everything before it.
+    """
+    if not text:
+        return "", ""
+    reasoning = [m.group(0) for m in _THINK.finditer(text)]
+    visible = _THINK.sub("", text)
+    close = visible.lower().rfind("</think>")
+    if close >= 0:
+        reasoning.append(visible[:close])
+        visible = visible[close + len("</think>"):]
+    cleaned = [re.sub(r"</?think>", "", r, flags=re.IGNORECASE).strip() for r in reasoning]
+    return visible.strip(), "\n".join(r for r in cleaned if r)
+
+
+def parse_arguments(raw: Any) -> tuple[Any, str]:
+    """Arguments as a value (a JSON string is decoded), and an error when they are not a JSON object."""
+    if raw is None or raw == "":
+        return {}, ""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError as exc:
+            return raw, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+    if not isinstance(raw, dict):
+        return raw, "the arguments must be a JSON object of argument names to values"
+    return raw, ""
+
+
+def _call_from(obj: Any) -> ParsedCall | None:
+    """A call from a decoded JSON object, or None when the object does not look like a call."""
+    if not isinstance(obj, dict):
+        return None
+    if isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
+        obj = obj["function"]
+    name = obj.get("name", obj.get("tool"))
+    if not isinstance(name, str) or not name.strip():
+        return None
+    raw = obj.get("arguments", obj.get("parameters", obj.get("args")))
+    args, error = parse_arguments(raw)
+    return ParsedCall(name.strip(), args, error=error)
+
+
+def _calls_from_json(text: str) -> list[ParsedCall] | None:
+    """Calls from a JSON object or list of objects; None when `text` is not JSON or holds no call."""
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return None
+    items = value if isinstance(value, list) else [value]
+    calls = [_call_from(item) for item in items]
+    if not calls or any(c is None for c in calls):
+        return None
+    return [c for c in calls if c is not None]
+
+
+def text_tool_calls(visible: str) -> list[ParsedCall]:
+    """Tool calls written as text in the (reasoning-free) reply; [] when it is a plain answer."""
+    text = visible.strip()
+    if not text:
+        return []
+    tagged = _TAGGED.findall(text)
+    if tagged:
+        out: list[ParsedCall] = []
+        for body in tagged:
+            calls = _calls_from_json(_unfence(body))
+            out.extend(calls or [ParsedCall("", body, error="the <tool_call> body is not a JSON object with "
+                                                     "\"name\" and \"arguments\"")])
+        return out
+    for prefix in _PREFIXES:
+        if text.startswith(prefix):
+            text = text[len(prefix):].strip()
+    calls = _calls_from_json(text)
+    if calls:
+        return calls
+    for body in _FENCE.findall(text):
+        calls = _calls_from_json(body.strip())
+        if calls:
+            return calls
+    if _looks_like_broken_call(text):
+        return [ParsedCall("", text, error="the reply looks like a tool call but is not valid JSON")]
+    return []
+
+
+def _unfence(body: str) -> str:
+    m = _FENCE.search(body)
+    return m.group(1).strip() if m else body
+
+
+def _looks_like_broken_call(text: str) -> bool:
+    """A reply that is nothing but an attempt at a JSON call that did not parse."""
+    body = text
+    m = re.fullmatch(r"```(?:json)?\s*(.*?)\s*(```)?", text, re.DOTALL)
+    if m:
+        body = m.group(1)
+    return body.startswith("{") and bool(re.search(r"\"(name|arguments|parameters)\"\s*:", body))
+
+
+class StreamFilter:
+    """Turns streamed content deltas into what the user may see as it arrives.
+
+    ``<think>`` blocks are dropped; a reply that may be a tool call written as text (one starting with
+    ``{``, a ``<tool_call>`` tag, a fence...) is held back, and :meth:`finish` releases the rest only
+    if the complete reply turned out to be an answer.
+    """
+
+    def __init__(self) -> None:
+        self.raw = ""
+        self.shown = ""  # the visible text released so far
+
+    def _visible(self) -> str:
+        low = self.raw.lower()
+        text = self.raw
+        start = low.rfind("<think>")
+        if start >= 0 and "</think>" not in low[start:]:
+            text = text[:start]  # inside an open block: only what came before it
+        return _THINK.sub("", text).lstrip()
+
+    def feed(self, delta: str) -> str:
+        """Append a delta; return the new text that is safe to show now."""
+        self.raw += delta
+        visible = self._visible()
+        if not visible or any(visible.startswith(s) or s.startswith(visible) for s in CALL_STARTS):
+            return ""
+        cut = visible.rfind("<")
+        if cut >= len(self.shown) and len(visible) - cut < 12:  # maybe the start of a tag: wait for more
+            visible = visible[:cut]
+        if not visible.startswith(self.shown) or len(visible) <= len(self.shown):
+            return ""
+        out, self.shown = visible[len(self.shown):], visible
+        return out
+
+    def finish(self, answer: str | None) -> str:
+        """What remains to show of the final `answer` (None when the reply was a tool call)."""
+        if answer is None or not answer.startswith(self.shown):
+            return ""
+        rest, self.shown = answer[len(self.shown):], answer
+        return rest

@@ -1,0 +1,87 @@
+"""The request text: a short stable system prompt, then one user message carrying the context.
+
+The system prompt depends only on the configuration, so a local server that caches the processed
+prompt prefix (llama.cpp, Ollama) reuses it on every turn. The user message is the memory context,
+the hardware context (pin aliases and datasheet chunks for the configured boards), the date and the
+message. The date is the only clock in the prompt and it is no finer than a day: the same question
+with the same context builds the same prompt, which is what lets the response cache answer it.
+In compact mode system plus user text is at most ``COMPACT_PROMPT_CHARS`` characters: the hardware
+context is cut first, then the memory context; the message itself is never cut.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from edge_agent.errors import ConfigError
+
+COMPACT_PROMPT_CHARS = 6000
+CHARS_PER_TOKEN = 4  # the estimate the memory store uses too
+
+_SYSTEM = (
+    "You are edge-agent, the assistant on a small computer wired to hardware boards. Answer briefly and "
+    "concretely. To act on or read the hardware, call the tools; never claim you changed or measured "
+    "something without a tool result saying so. Look pins up (pin_resolve, datasheet_search) when unsure. "
+    "If a tool returns an error, read it: fix the call or tell the user what is needed. The user message "
+    "may start with remembered notes and hardware documentation: use them when relevant."
+)
+
+
+def system_prompt(boards: Sequence[tuple[str, str]]) -> str:
+    """The stable system prompt; `boards` are (adapter name, board id) pairs from the configuration."""
+    if not boards:
+        return _SYSTEM + "\nNo boards are configured."
+    listed = ", ".join(f"{board} (adapter {name})" if name != board else board for name, board in boards)
+    return _SYSTEM + f"\nConfigured boards: {listed}. Omit `adapter` to use the first one."
+
+
+@dataclass
+class Prompt:
+    system: str
+    user: str
+    memory_chars: int
+    hardware_chars: int
+
+    @property
+    def chars(self) -> int:
+        return len(self.system) + len(self.user)
+
+
+def today() -> str:
+    return time.strftime("%Y-%m-%d")
+
+
+def build_prompt(system: str, memory: str, hardware: str, message: str, *, compact: bool,
+                 date: str | None = None, history_chars: int = 0) -> Prompt:
+    """The system and user text of a request (`history_chars`: prior messages counted in compact mode)."""
+    memory = memory.strip() + "\n\n" if memory.strip() else ""
+    hardware = hardware.strip() + "\n\n" if hardware.strip() else ""
+    stamp = f"[{date or today()}] "
+    if compact:
+        room = COMPACT_PROMPT_CHARS - len(system) - history_chars - len(stamp) - len(message)
+        if room < 0:
+            raise ConfigError(
+                f"the message is {len(message)} characters; with [agent] compact_context = true a request holds "
+                f"at most {COMPACT_PROMPT_CHARS} characters of text, so shorten the message to about "
+                f"{len(message) + room} characters or set compact_context = false")
+        hardware = _cut(hardware, max(0, room - len(memory)))
+        memory = _cut(memory, max(0, room - len(hardware)))
+    return Prompt(system, f"{memory}{hardware}{stamp}{message}", len(memory), len(hardware))
+
+
+def _cut(block: str, limit: int) -> str:
+    """`block` shortened to at most `limit` characters at a line end, marked as cut."""
+    if len(block) <= limit:
+        return block
+    mark = "\n[...cut to fit compact_context]\n\n"
+    if limit <= len(mark) + 20:
+        return ""
+    head = block[: limit - len(mark)]
+    cut = head.rfind("\n")
+    return (head[:cut] if cut > len(head) // 2 else head) + mark
+
+
+def estimate_tokens(chars: int) -> int:
+    return (chars + CHARS_PER_TOKEN - 1) // CHARS_PER_TOKEN

@@ -1,0 +1,208 @@
+"""Model providers: the OpenAI-compatible chat completions API through the official `openai` SDK.
+
+The default provider is tried first; a failure (connection refused, timeout, 5xx, 429, a reply that is
+not a chat completion) is retried ``provider_retries`` times with exponential backoff from
+``provider_backoff_ms``, then each fallback provider gets the same treatment. A refusal that retrying
+cannot fix (400, 401, 404: wrong model name, bad key) moves on to the next provider at once. When all
+fail, :class:`ProviderError` lists each URL tried and why.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from edge_agent.config import Settings, provider_url
+from edge_agent.errors import ProviderError
+
+log = logging.getLogger(__name__)
+
+API_KEY_ENV = "EDGE_AGENT_API_KEY"
+
+
+@dataclass
+class NativeCall:
+    """A tool call the server parsed: id, name and the arguments as the JSON text it sent."""
+
+    id: str
+    name: str
+    arguments: str
+
+
+@dataclass
+class Reply:
+    """One assistant reply as received (content still holds any <think> text)."""
+
+    content: str
+    reasoning: str = ""
+    tool_calls: list[NativeCall] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    provider: str = ""
+    url: str = ""
+
+
+@dataclass
+class Provider:
+    spec: str
+    url: str
+    client: Any = None
+
+
+class _Retryable(Exception):
+    pass
+
+
+class ProviderChain:
+    """The default provider, then the fallbacks, each with retries and backoff."""
+
+    def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep) -> None:
+        specs = [settings.default_provider, *settings.reliability.fallback_providers]
+        self.providers = [Provider(s, provider_url(s)) for s in dict.fromkeys(specs)]
+        self.model = settings.default_model
+        self.temperature = settings.default_temperature
+        self.timeout = settings.provider_timeout_secs
+        self.retries = settings.reliability.provider_retries
+        self.backoff_s = settings.reliability.provider_backoff_ms / 1000
+        self._api_key = os.environ.get(API_KEY_ENV) or settings.api_key
+        self._sleep = sleep
+
+    def _client(self, provider: Provider) -> Any:
+        if provider.client is None:
+            import openai
+
+            # The SDK insists on some key; with none configured the Authorization header is omitted on
+            # each request instead (local servers expect none).
+            provider.client = openai.OpenAI(base_url=provider.url, api_key=self._api_key or "no-key",
+                                            timeout=self.timeout, max_retries=0)
+        return provider.client
+
+    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+                 on_token: Callable[[str], None] | None = None,
+                 on_retry: Callable[[str], None] | None = None) -> Reply:
+        """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given."""
+        attempts: list[tuple[str, str]] = []
+        for provider in self.providers:
+            for attempt in range(self.retries + 1):
+                if attempt:
+                    self._sleep(self.backoff_s * 2 ** (attempt - 1))
+                try:
+                    reply = self._request(provider, messages, tools, on_token)
+                except _Retryable as exc:
+                    reason = str(exc)
+                    log.info("provider %s failed (attempt %d): %s", provider.url, attempt + 1, reason)
+                    if on_retry is not None:
+                        on_retry(reason)
+                    continue
+                except ProviderError as exc:  # not worth retrying on this provider
+                    reason = str(exc)
+                    break
+                reply.provider, reply.url = provider.spec, provider.url
+                return reply
+            attempts.append((provider.url, reason))
+        summary = "; ".join(f"{url}: {why}" for url, why in attempts)
+        raise ProviderError(f"no model provider answered ({summary})", attempts)
+
+    def _request(self, provider: Provider, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
+                 on_token: Callable[[str], None] | None) -> Reply:
+        import openai
+
+        kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        if tools:
+            kwargs["tools"] = tools
+        if not self._api_key:
+            kwargs["extra_headers"] = {"Authorization": openai.Omit()}
+        try:
+            client = self._client(provider)
+            if on_token is None:
+                return _from_completion(client.chat.completions.create(**kwargs))
+            stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **kwargs)
+            return _from_stream(stream, on_token)
+        except openai.APITimeoutError:
+            raise _Retryable(f"no answer within {self.timeout:g} s (provider_timeout_secs)") from None
+        except openai.APIConnectionError as exc:
+            raise _Retryable(f"cannot connect ({_cause(exc)})") from None
+        except (openai.InternalServerError, openai.RateLimitError) as exc:
+            raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
+        except openai.APIStatusError as exc:
+            hint = {401: "check api_key or EDGE_AGENT_API_KEY", 403: "check api_key or EDGE_AGENT_API_KEY",
+                    404: f"is the model {self.model!r} pulled/served there, and the URL right?"}.get(exc.status_code)
+            raise ProviderError(f"HTTP {exc.status_code}: {_detail(exc)}" + (f" ({hint})" if hint else "")) from None
+        except (ValueError, TypeError, AttributeError) as exc:  # a body that is not a chat completion
+            raise _Retryable(f"the reply is not a valid chat completion ({type(exc).__name__}: {exc})") from None
+
+
+def _cause(exc: BaseException) -> str:
+    inner = exc.__cause__ or exc.__context__
+    text = str(inner or exc) or type(inner or exc).__name__
+    return text.splitlines()[0][:200]
+
+
+def _detail(exc: Any) -> str:
+    body = getattr(exc, "body", None)
+    msg: Any = None
+    if isinstance(body, dict):
+        err = body.get("error")
+        msg = body.get("message") or (err.get("message") if isinstance(err, dict) else err)
+    return str(msg or getattr(exc, "message", "") or type(exc).__name__)[:200]
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    if usage is None:
+        return {}
+    out = {}
+    for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
+        value = getattr(usage, key, None)
+        if isinstance(value, int):
+            out[key] = value
+    return out
+
+
+def _reasoning(obj: Any) -> str:
+    """Reasoning a server returned beside the answer (``reasoning_content``, or ``reasoning``)."""
+    extra = getattr(obj, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = getattr(obj, key, None) or extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return ""
+
+
+def _from_completion(resp: Any) -> Reply:
+    if isinstance(resp, str) or not getattr(resp, "choices", None):
+        raise ValueError("the body has no choices")
+    msg = resp.choices[0].message
+    calls = [NativeCall(c.id or "", c.function.name or "", c.function.arguments or "")
+             for c in (msg.tool_calls or []) if getattr(c, "function", None) is not None]
+    return Reply(msg.content or "", _reasoning(msg), calls, _usage(resp.usage))
+
+
+def _from_stream(stream: Any, on_token: Callable[[str], None]) -> Reply:
+    content: list[str] = []
+    reasoning: list[str] = []
+    calls: dict[int, NativeCall] = {}
+    usage: dict[str, int] = {}
+    for chunk in stream:
+        if isinstance(chunk, str):
+            raise ValueError("a stream event is not a chat completion chunk")
+        if getattr(chunk, "usage", None):
+            usage = _usage(chunk.usage)
+        for choice in chunk.choices or []:
+            delta = choice.delta
+            if delta is None:
+                continue
+            if delta.content:
+                content.append(delta.content)
+                on_token(delta.content)
+            if piece := _reasoning(delta):
+                reasoning.append(piece)
+            for tc in delta.tool_calls or []:
+                call = calls.setdefault(tc.index, NativeCall("", "", ""))
+                call.id = tc.id or call.id
+                if tc.function is not None:
+                    call.name += tc.function.name or ""
+                    call.arguments += tc.function.arguments or ""
+    return Reply("".join(content), "".join(reasoning), [calls[i] for i in sorted(calls)], usage)

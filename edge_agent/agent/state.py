@@ -1,0 +1,98 @@
+"""The agent's own small state: chat history per session, and which memory entries record which message.
+
+One SQLite file, ``<state>/agent/agent.db``. History is what a ``--session`` continues from (user
+messages and final answers, oldest dropped beyond ``max_history_messages``). The exchange index
+lets a turn leave its own earlier exchanges of the very same message out of the memory context, so
+asking the same thing twice builds the same prompt (and the response cache can answer it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+from edge_agent.errors import ConfigError
+
+_SCHEMA = (
+    "CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, "
+    "role TEXT NOT NULL, content TEXT NOT NULL, at REAL NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS history_session ON history(session, seq)",
+    "CREATE TABLE IF NOT EXISTS exchanges (message TEXT NOT NULL, entry_id TEXT NOT NULL, at REAL NOT NULL, "
+    "PRIMARY KEY (message, entry_id))",
+)
+_SESSION = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
+MAX_EXCHANGES = 10_000
+
+
+def check_session(session: str) -> str:
+    """Session ids are short names: letters, digits and _ . : - (up to 64)."""
+    if not _SESSION.match(session):
+        raise ConfigError(f"session id {session!r} is invalid: use up to 64 letters, digits, '_', '.', ':' or '-'")
+    return session
+
+
+def message_key(message: str) -> str:
+    """The same message, however it is spaced or cased, has the same key."""
+    return hashlib.sha256(" ".join(message.lower().split()).encode()).hexdigest()[:32]
+
+
+class AgentState:
+    """History and exchange index in ``<state>/agent/agent.db``. Thread-safe."""
+
+    def __init__(self, state_dir: Path) -> None:
+        path = Path(state_dir) / "agent" / "agent.db"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.Lock()
+        self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=5.0)
+        self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
+        self._conn.execute("PRAGMA synchronous = NORMAL")
+        for stmt in _SCHEMA:
+            self._conn.execute(stmt)
+
+    def history(self, session: str, limit: int) -> list[dict[str, str]]:
+        """The last `limit` messages of a session, oldest first, as chat messages."""
+        if limit <= 0:
+            return []
+        with self._lock:
+            rows = self._conn.execute("SELECT role, content FROM history WHERE session = ? ORDER BY seq DESC LIMIT ?",
+                                      (check_session(session), limit)).fetchall()
+        return [{"role": r, "content": c} for r, c in reversed(rows)]
+
+    def append(self, session: str, user: str, assistant: str, keep: int) -> None:
+        """Add one exchange to a session and drop what is beyond the newest `keep` messages."""
+        now = time.time()
+        with self._lock:
+            self._conn.execute("BEGIN IMMEDIATE")
+            try:
+                self._conn.executemany("INSERT INTO history (session, role, content, at) VALUES (?, ?, ?, ?)",
+                                       [(check_session(session), "user", user, now),
+                                        (session, "assistant", assistant, now)])
+                self._conn.execute("DELETE FROM history WHERE session = ? AND seq NOT IN (SELECT seq FROM history "
+                                   "WHERE session = ? ORDER BY seq DESC LIMIT ?)", (session, session, max(keep, 0)))
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+
+    def exchanges_of(self, message: str) -> list[str]:
+        """Memory entry ids that record earlier exchanges of this message."""
+        with self._lock:
+            rows = self._conn.execute("SELECT entry_id FROM exchanges WHERE message = ?",
+                                      (message_key(message),)).fetchall()
+        return [r[0] for r in rows]
+
+    def note_exchange(self, message: str, entry_id: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR IGNORE INTO exchanges (message, entry_id, at) VALUES (?, ?, ?)",
+                               (message_key(message), entry_id, time.time()))
+            self._conn.execute("DELETE FROM exchanges WHERE rowid NOT IN "
+                               "(SELECT rowid FROM exchanges ORDER BY at DESC LIMIT ?)", (MAX_EXCHANGES,))
+
+    def close(self) -> None:
+        with self._lock:
+            self._conn.close()

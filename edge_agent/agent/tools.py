@@ -1,0 +1,118 @@
+"""The agent's tools: exactly the MCP server's tools, offered in the OpenAI ``tools`` shape.
+
+One definition serves both: each public method of :class:`edge_agent.mcp.tools.Tools` is a tool, its
+docstring the description and its typed signature the input schema. The argument model is built the
+way the MCP server builds it (a pydantic model named ``<tool>Arguments`` with one field per
+parameter), so the schema a model sees here is the schema an MCP client sees.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import json
+from collections.abc import Sequence
+from typing import Annotated, Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from edge_agent.errors import ToolCallError
+from edge_agent.mcp.tools import TOOL_NAMES, Tools
+
+# What a small model needs to work the board: look pins and datasheets up, read and drive GPIO, find
+# I2C devices, read the sensor. Raw I2C reads and writes, SPI and the memory tools stay for full mode: their
+# schemas are the largest, and the turn already engages and reflects memory itself.
+COMPACT_TOOLS: tuple[str, ...] = (
+    "gpio_write", "gpio_read", "pin_resolve", "datasheet_search", "hardware_board_info", "i2c_scan", "sensor_read",
+)
+COMPACT_SCHEMA_CHARS = 6000
+
+
+class _ArgsBase(BaseModel):
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+
+@functools.cache
+def argument_model(name: str) -> type[BaseModel]:
+    """The pydantic model of one tool's arguments (unknown name: ToolCallError)."""
+    if name not in TOOL_NAMES:
+        raise ToolCallError(f"there is no tool {name!r}; the tools are: {', '.join(TOOL_NAMES)}", tool=name)
+    fn = getattr(Tools, name)
+    fields: dict[str, Any] = {}
+    for param in list(inspect.signature(fn, eval_str=True).parameters.values())[1:]:  # drop self
+        annotation = param.annotation if param.annotation is not inspect.Parameter.empty else Any
+        field_name, extra = param.name, {}
+        if callable(getattr(BaseModel, field_name, None)):  # would shadow a BaseModel method
+            field_name, extra = f"field_{param.name}", {"alias": param.name}
+        typed = Annotated[annotation, Field(**extra)]
+        fields[field_name] = typed if param.default is inspect.Parameter.empty else (typed, param.default)
+    return create_model(f"{name}Arguments", __base__=_ArgsBase, **fields)
+
+
+def description(name: str) -> str:
+    argument_model(name)  # checks the name
+    return getattr(Tools, name).__doc__ or ""
+
+
+def input_schema(name: str) -> dict[str, Any]:
+    """The JSON schema of a tool's arguments, as the MCP server lists it."""
+    return argument_model(name).model_json_schema(by_alias=True)
+
+
+def openai_tool_specs(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """OpenAI chat-completions tool specs for `names` (default: every tool), in registration order."""
+    wanted = TOOL_NAMES if names is None else tuple(n for n in TOOL_NAMES if n in set(names))
+    return [{"type": "function", "function": {"name": n, "description": description(n), "parameters": input_schema(n)}}
+            for n in wanted]
+
+
+def specs_chars(specs: list[dict[str, Any]]) -> int:
+    """Characters of the tool specs as sent (compact JSON)."""
+    return len(json.dumps(specs, separators=(",", ":")))
+
+
+def valid_call(name: str) -> str:
+    """A one-line example of a well-formed call to `name`, built from its schema."""
+    schema = input_schema(name)
+    props: dict[str, Any] = schema.get("properties", {})
+    required = [p for p in schema.get("required", []) if p in props]
+    example = {p: _placeholder(props[p]) for p in required}
+    optional = [p for p in props if p not in required]
+    text = json.dumps({"name": name, "arguments": example})
+    return text + (f" (optional arguments: {', '.join(optional)})" if optional else "")
+
+
+def _placeholder(prop: dict[str, Any]) -> Any:
+    types = [prop.get("type")] + [alt.get("type") for alt in prop.get("anyOf", [])]
+    if "integer" in types:
+        return 0
+    if "number" in types:
+        return 0.0
+    if "array" in types:
+        return []
+    if "object" in types:
+        return {}
+    return "..."
+
+
+def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
+    """Validate a call's arguments: the keyword arguments for the tool, or ToolCallError saying what is wrong."""
+    model = argument_model(name)
+    if not isinstance(arguments, dict):
+        raise ToolCallError(f"{name}: arguments must be a JSON object; a valid call is {valid_call(name)}", tool=name)
+    known = {f.alias or key for key, f in model.model_fields.items()}
+    unknown = sorted(set(arguments) - known)
+    if unknown:
+        raise ToolCallError(f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(known)}. "
+                            f"A valid call is {valid_call(name)}", tool=name)
+    try:
+        parsed = model.model_validate(arguments)
+    except ValidationError as exc:
+        problems = []
+        for err in exc.errors(include_url=False):
+            where = ".".join(str(p) for p in err["loc"]) or "arguments"
+            sent = repr(err.get("input"))
+            problems.append(f"{where}: {err['msg']} (got {sent if len(sent) <= 60 else sent[:57] + '...'})")
+        raise ToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. A valid call is {valid_call(name)}",
+                            tool=name) from None
+    return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}
