@@ -110,11 +110,11 @@ class Agent:
         if self.memory is None:
             return "", []
         s = self.settings
+        # This message's own earlier exchanges stay out: asked again, it must build the same prompt.
         exclude = self.state.exchanges_of(message) if self.state is not None else []
-        kwargs: dict[str, Any] = {"exclude_ids": exclude} if exclude else {}
         try:
             found = self.memory.engage(message, limit=s.kumiho.memory_retrieval_limit,
-                                       min_score=s.memory.min_relevance_score, **kwargs)
+                                       min_score=s.memory.min_relevance_score, exclude_ids=exclude)
         except EdgeAgentError as exc:
             log.warning("memory context left out: %s", exc)
             return "", []

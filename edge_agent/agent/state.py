@@ -79,6 +79,11 @@ class AgentState:
                 self._conn.execute("ROLLBACK")
                 raise
 
+    def drop(self, session: str) -> None:
+        """Forget a session's history."""
+        with self._lock:
+            self._conn.execute("DELETE FROM history WHERE session = ?", (check_session(session),))
+
     def exchanges_of(self, message: str) -> list[str]:
         """Memory entry ids that record earlier exchanges of this message."""
         with self._lock:

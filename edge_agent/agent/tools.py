@@ -84,6 +84,8 @@ def valid_call(name: str) -> str:
 
 def _placeholder(prop: dict[str, Any]) -> Any:
     types = [prop.get("type")] + [alt.get("type") for alt in prop.get("anyOf", [])]
+    if "string" in types:
+        return "..."
     if "integer" in types:
         return 0
     if "number" in types:
@@ -99,12 +101,13 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
     """Validate a call's arguments: the keyword arguments for the tool, or ToolCallError saying what is wrong."""
     model = argument_model(name)
     if not isinstance(arguments, dict):
-        raise ToolCallError(f"{name}: arguments must be a JSON object; a valid call is {valid_call(name)}", tool=name)
+        raise ToolCallError(f"{name}: arguments must be a JSON object; a valid call looks like {valid_call(name)}",
+                            tool=name)
     known = {f.alias or key for key, f in model.model_fields.items()}
     unknown = sorted(set(arguments) - known)
     if unknown:
         raise ToolCallError(f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(known)}. "
-                            f"A valid call is {valid_call(name)}", tool=name)
+                            f"A valid call looks like {valid_call(name)}", tool=name)
     try:
         parsed = model.model_validate(arguments)
     except ValidationError as exc:
@@ -113,6 +116,6 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
             where = ".".join(str(p) for p in err["loc"]) or "arguments"
             sent = repr(err.get("input"))
             problems.append(f"{where}: {err['msg']} (got {sent if len(sent) <= 60 else sent[:57] + '...'})")
-        raise ToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. A valid call is {valid_call(name)}",
-                            tool=name) from None
+        raise ToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. "
+                            f"A valid call looks like {valid_call(name)}", tool=name) from None
     return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}

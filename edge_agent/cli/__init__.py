@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "memory",  # memory, cache
     "sync",  # sync, kumiho-test-server
     "watch",
+    "agent",  # agent (the on-device agent loop)
 )
 
 

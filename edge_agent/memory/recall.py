@@ -130,14 +130,19 @@ class Recall:
 
     def engage(self, query: str, limit: int = 5, categories: Sequence[str] | None = None,
                namespaces: Sequence[str] | None = None, min_score: float = 0, *,
-               budget_tokens: int | None = None, now: datetime | None = None) -> dict[str, Any]:
+               budget_tokens: int | None = None, now: datetime | None = None,
+               exclude_ids: Sequence[str] = ()) -> dict[str, Any]:
         """A prompt-ready context of the most relevant entries within the token budget.
 
         Returns ``{context, results, source_refs}`` (plus ``tokens``, ``budget_tokens``, ``omitted``).
         Entries are whole or absent, most relevant first; one too large for the space left is skipped.
+        Entries whose id is in ``exclude_ids`` are left out as if they did not exist.
         """
         floor = max(float(min_score or 0), self.core.settings.memory.min_relevance_score)
-        found = self.recall(query, limit, namespaces=namespaces, categories=categories, min_score=floor, now=now)
+        skip = set(exclude_ids)
+        found = self.recall(query, limit + len(skip), namespaces=namespaces, categories=categories, min_score=floor,
+                            now=now)
+        found = [e for e in found if e.id not in skip][:limit] if skip else found
         budget = budget_tokens if budget_tokens is not None else self.context_budget()
         header = "Relevant memory (most relevant first):"
         used = estimate_tokens(header) + 1

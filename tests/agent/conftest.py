@@ -1,0 +1,189 @@
+"""A scripted OpenAI-compatible chat-completions server on loopback: the only fake in the agent tests.
+
+Each request takes the next step of the script. A step is a reply (text, reasoning, tool calls),
+an HTTP error, a hang longer than the client's timeout, or a body that is not JSON; a callable step
+gets the request body and returns one of those. Replies go out as JSON or, when the request asks
+for ``stream``, as server-sent events with content and tool-call deltas the way servers stream them.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("openai", reason="the openai SDK (extra 'agent') is not installed")
+
+
+@dataclass
+class Step:
+    kind: str = "reply"  # reply | status | hang | garbage
+    content: str = ""
+    reasoning: str = ""
+    tool_calls: list[tuple[str, Any]] = field(default_factory=list)
+    status: int = 200
+    seconds: float = 0.0
+    usage: dict[str, int] | None = None
+
+
+def say(content: str, reasoning: str = "", usage: dict[str, int] | None = None) -> Step:
+    return Step(content=content, reasoning=reasoning, usage=usage)
+
+
+def call(*calls: tuple[str, Any], content: str = "") -> Step:
+    """Native tool calls: (name, arguments) where arguments is a dict or raw argument text."""
+    return Step(content=content, tool_calls=list(calls))
+
+
+def http_error(status: int) -> Step:
+    return Step(kind="status", status=status)
+
+
+def hang(seconds: float) -> Step:
+    return Step(kind="hang", seconds=seconds)
+
+
+def garbage() -> Step:
+    return Step(kind="garbage")
+
+
+class ScriptedModel:
+    """The server; `script` is consumed in order, `requests` holds every request received."""
+
+    def __init__(self) -> None:
+        self.script: list[Step | Callable[[dict[str, Any]], Step]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self.request_times: list[float] = []
+        model = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                model.requests.append(body)
+                model.headers.append({k.lower(): v for k, v in self.headers.items()})
+                model.request_times.append(time.time())
+                step: Any = model.script.pop(0) if model.script else Step(kind="status", status=599)
+                if callable(step):
+                    step = step(body)
+                model._answer(self, step, bool(body.get("stream")))
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def _send(self, h: BaseHTTPRequestHandler, status: int, body: bytes, ctype: str) -> None:
+        h.send_response(status)
+        h.send_header("content-type", ctype)
+        h.send_header("content-length", str(len(body)))
+        h.end_headers()
+        h.wfile.write(body)
+
+    def _answer(self, h: BaseHTTPRequestHandler, step: Step, stream: bool) -> None:
+        if step.kind == "status":
+            err = {"error": {"message": f"scripted failure {step.status}", "type": "server_error"}}
+            self._send(h, step.status, json.dumps(err).encode(), "application/json")
+            return
+        if step.kind == "hang":
+            time.sleep(step.seconds)
+            with_body = json.dumps({"error": {"message": "too late"}}).encode()
+            try:
+                self._send(h, 500, with_body, "application/json")
+            except OSError:
+                pass
+            return
+        if step.kind == "garbage":
+            self._send(h, 200, b"<html>not a completion", "application/json")
+            return
+        calls = [{"id": f"call_{i}", "type": "function",
+                  "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
+                 for i, (name, args) in enumerate(step.tool_calls)]
+        usage = step.usage or {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+        if not stream:
+            msg: dict[str, Any] = {"role": "assistant", "content": step.content or None}
+            if calls:
+                msg["tool_calls"] = calls
+            if step.reasoning:
+                msg["reasoning_content"] = step.reasoning
+            body = {"id": "cmpl-1", "object": "chat.completion", "created": 1, "model": "scripted",
+                    "choices": [{"index": 0, "message": msg, "finish_reason": "tool_calls" if calls else "stop"}],
+                    "usage": usage}
+            self._send(h, 200, json.dumps(body).encode(), "application/json")
+            return
+        events: list[dict[str, Any]] = []
+
+        def chunk(delta: dict[str, Any], finish: str | None = None) -> None:
+            events.append({"id": "cmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "scripted",
+                           "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+        chunk({"role": "assistant", "content": ""})
+        if step.reasoning:
+            chunk({"reasoning_content": step.reasoning})
+        text = step.content
+        for i in range(0, len(text), 5):
+            chunk({"content": text[i:i + 5]})
+        for i, c in enumerate(calls):
+            chunk({"tool_calls": [{"index": i, "id": c["id"], "type": "function",
+                                   "function": {"name": c["function"]["name"], "arguments": ""}}]})
+            args = c["function"]["arguments"]
+            half = len(args) // 2
+            for piece in (args[:half], args[half:]):
+                chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]})
+        chunk({}, "tool_calls" if calls else "stop")
+        events.append({"id": "cmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "scripted",
+                       "choices": [], "usage": usage})
+        data = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
+        self._send(h, 200, data.encode(), "text/event-stream")
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def model() -> Iterator[ScriptedModel]:
+    server = ScriptedModel()
+    yield server
+    server.close()
+
+
+def write_config(path: Path, model: ScriptedModel, extra: str = "", *, fallbacks: list[str] | None = None,
+                 retries: int = 0, compact: bool = False, cache: bool = True) -> Path:
+    fb = json.dumps(fallbacks or [])
+    path.write_text(
+        f'default_provider = "custom:{model.url}"\ndefault_model = "test-model"\nprovider_timeout_secs = 5\n'
+        f"{extra}\n[agent]\ncompact_context = {str(compact).lower()}\n"
+        f"[memory]\nresponse_cache_enabled = {str(cache).lower()}\n"
+        f"[reliability]\nprovider_retries = {retries}\nprovider_backoff_ms = 1\nfallback_providers = {fb}\n")
+    return path
+
+
+@pytest.fixture
+def config(tmp_path: Path, model: ScriptedModel) -> Path:
+    return write_config(tmp_path / "edge-agent.toml", model)
+
+
+@pytest.fixture
+def steps() -> Any:
+    """The script helpers: say, call, http_error, hang, garbage, write_config, ScriptedModel."""
+    import types
+
+    return types.SimpleNamespace(say=say, call=call, http_error=http_error, hang=hang, garbage=garbage,
+                                 write_config=write_config, ScriptedModel=ScriptedModel)

@@ -1,0 +1,69 @@
+"""Reply parsing: the tool-call text forms small local models write, reasoning, streamed display."""
+
+from __future__ import annotations
+
+import pytest
+
+from edge_agent.agent.parsing import StreamFilter, split_reasoning, text_tool_calls
+
+
+@pytest.mark.parametrize("text,name,args", [
+    ('{"name": "gpio_read", "arguments": {"pin": "PA5"}}', "gpio_read", {"pin": "PA5"}),
+    ('{"name": "gpio_read", "parameters": {"pin": "PA5"}}', "gpio_read", {"pin": "PA5"}),
+    ('{"name": "gpio_read", "arguments": "{\\"pin\\": \\"PA5\\"}"}', "gpio_read", {"pin": "PA5"}),
+    ('<tool_call>{"name": "i2c_scan", "arguments": {}}</tool_call>', "i2c_scan", {}),
+    ('<tool_call>\n\n   {"name": "i2c_scan", "arguments": {}}  \n\t</tool_call>', "i2c_scan", {}),
+    ('Let me check.\n```json\n{"name": "i2c_scan", "arguments": {}}\n```', "i2c_scan", {}),
+    ('<|python_tag|>{"name": "i2c_scan", "parameters": {}}', "i2c_scan", {}),
+    ('[TOOL_CALLS] [{"name": "i2c_scan", "arguments": {}}]', "i2c_scan", {}),
+    ('{"type": "function", "function": {"name": "i2c_scan", "arguments": {}}}', "i2c_scan", {}),
+])
+def test_text_call_forms(text: str, name: str, args: dict) -> None:
+    calls = text_tool_calls(split_reasoning(text)[0])
+    assert [(c.name, c.arguments, c.error) for c in calls] == [(name, args, "")]
+
+
+def test_several_tagged_calls() -> None:
+    text = ('<tool_call>{"name": "a", "arguments": {"x": 1}}</tool_call>\n'
+            '<tool_call>{"name": "b", "arguments": {}}</tool_call>')
+    assert [c.name for c in text_tool_calls(text)] == ["a", "b"]
+
+
+def test_reasoning_is_never_parsed_as_a_call() -> None:
+    visible, reasoning = split_reasoning('<think>maybe {"name": "gpio_write", "arguments": {}}</think>No.')
+    assert visible == "No." and "gpio_write" in reasoning and text_tool_calls(visible) == []
+
+
+def test_lone_closing_think_hides_what_came_before() -> None:
+    assert split_reasoning("planning the answer</think>\nPA5.") == ("PA5.", "planning the answer")
+
+
+@pytest.mark.parametrize("text", [
+    "PA5 is the LED.", '{"temperature_c": 21.5}', "Use `{}` braces", "```python\nprint(1)\n```",
+])
+def test_answers_are_not_calls(text: str) -> None:
+    assert text_tool_calls(text) == []
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "gpio_read", "arguments": {"pin": ',
+    '<tool_call>{"name": gpio_read}</tool_call>',
+    '```json\n{"name": "gpio_read", "arguments": {"pin": "PA5"}\n```',
+    '{"name": "gpio_read", "arguments": [1, 2]}',
+])
+def test_malformed_calls_carry_an_error(text: str) -> None:
+    calls = text_tool_calls(text)
+    assert len(calls) == 1 and calls[0].error
+
+
+def test_stream_filter_hides_think_and_releases_the_answer() -> None:
+    f = StreamFilter()
+    shown = "".join(f.feed(d) for d in ["<thi", "nk>secret</th", "ink>PA", "5 is <", "b>the</b> LED"])
+    assert "secret" not in shown and shown.startswith("PA5 is")
+    assert shown + f.finish("PA5 is <b>the</b> LED") == "PA5 is <b>the</b> LED"
+
+
+def test_stream_filter_holds_back_a_call() -> None:
+    f = StreamFilter()
+    assert "".join(f.feed(d) for d in ['{"na', 'me": "x", "arguments": {}}']) == ""
+    assert f.finish(None) == ""

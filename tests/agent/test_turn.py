@@ -1,0 +1,229 @@
+"""The agent turn end to end: the real openai SDK against the scripted server, the real runtime on the
+simulated board, real datasheet index, memory store and response cache."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.agent.cli import open_agent
+from edge_agent.agent.prompt import COMPACT_PROMPT_CHARS
+from edge_agent.agent.tools import COMPACT_TOOLS, specs_chars
+from edge_agent.bus.sim.world import GPIOWrite
+from edge_agent.mcp.tools import TOOL_NAMES
+
+
+def _args(config: Path, state: Path, **kw: Any) -> argparse.Namespace:
+    return argparse.Namespace(config=str(config), state=str(state), message=kw.get("message"), json=False,
+                              session=kw.get("session"), board=kw.get("board"))
+
+
+def _sim(agent: Any) -> Any:
+    return agent.caller._runtime.adapters["nucleo-f401re"].adapter
+
+
+def _tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
+    return [m for m in request["messages"] if m["role"] == "tool"]
+
+
+def test_blink_the_red_led_drives_the_simulated_pin(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.call(("gpio_write", {"pin": "red_led", "value": 1})),
+                    steps.call(("gpio_write", {"pin": "red_led", "value": 0})),
+                    steps.say("Blinked the red LED (PA5) once.")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("blink the red led")
+        writes = [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
+    assert [(w.pin, w.value) for w in writes] == [("PA5", 1), ("PA5", 0)]
+    assert result.response == "Blinked the red LED (PA5) once."
+    assert [(t.name, t.result["pin"], t.result["value"]) for t in result.tool_calls] == \
+        [("gpio_write", "PA5", 1), ("gpio_write", "PA5", 0)]
+    assert not result.cached and result.provider == f"custom:{model.url}" and result.rounds == 2
+    assert result.usage["completion_tokens"] == 30
+    first = model.requests[0]
+    assert [t["function"]["name"] for t in first["tools"]] == list(TOOL_NAMES)
+    assert first["messages"][0]["role"] == "system" and first["model"] == "test-model"
+    assert "red_led = pin PA5" in first["messages"][1]["content"]  # the pin alias is in the hardware context
+    # The results go back as tool messages carrying the call's id.
+    second = model.requests[1]
+    assistant = second["messages"][-2]
+    assert assistant["tool_calls"][0]["id"] == "call_0" and _tool_messages(second)[0]["tool_call_id"] == "call_0"
+    assert json.loads(_tool_messages(second)[0]["content"])["pin"] == "PA5"
+
+
+def test_a_refused_write_goes_back_to_the_model_and_the_loop_continues(
+        model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, "[hardware.safety]\nread_only = true")
+    model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1})), steps.say("The board is read-only.")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("turn the led on")
+        assert not [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
+    assert result.tool_calls[0].error and result.response == "The board is read-only."
+    sent = json.loads(_tool_messages(model.requests[1])[0]["content"])
+    assert "read_only" in sent["error"]  # the refusal names the key that would allow the write
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "gpio_write", "arguments": {"pin": "red_led", "value": 1}}',
+    '<think>the user wants the led on</think>\n<tool_call>\n  {"name": "gpio_write", "arguments": '
+    '{"pin": "red_led", "value": 1}}\n</tool_call>',
+    'Turning it on:\n```json\n{"name": "gpio_write", "parameters": {"pin": "red_led", "value": 1}}\n```',
+])
+def test_calls_written_as_text_run(model: Any, steps: Any, config: Path, state: Path, text: str) -> None:
+    model.script = [steps.say(text), steps.say("<think>done</think>The LED is on.")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("switch the red led on")
+        assert _sim(agent).led("LD2") == 1
+    assert result.response == "The LED is on."
+    assert [t.name for t in result.tool_calls] == ["gpio_write"]
+    assert _tool_messages(model.requests[1])[0]["tool_call_id"]
+
+
+@pytest.mark.parametrize("step_args,expect", [
+    (("gpio_wrte", {"pin": "PA5", "value": 1}), "there is no tool 'gpio_wrte'"),
+    (("gpio_write", {"pin": "PA5", "value": 7}), "gpio_write: invalid arguments: value"),
+    (("gpio_write", {"pin": "PA5", "level": 1}), "gpio_write has no argument level"),
+    (("gpio_write", '{"pin": "PA5", "value": '), "not valid JSON"),
+])
+def test_bad_calls_come_back_as_errors_showing_a_valid_call(model: Any, steps: Any, config: Path, state: Path,
+                                                          step_args: tuple[str, Any], expect: str) -> None:
+    model.script = [steps.call(step_args), steps.say("Sorry, I could not do that.")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("set the led")
+    error = json.loads(_tool_messages(model.requests[1])[0]["content"])["error"]
+    assert expect in error and "A valid call looks like" in error and '"name": ' in error
+    assert result.tool_calls[0].error == error and result.response == "Sorry, I could not do that."
+
+
+def test_malformed_text_call_is_an_error_not_the_answer(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.say('<tool_call>{"name": "gpio_read", "arguments": {"pin": </tool_call>'),
+                    steps.say("The button reads 1.")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("read the button")
+    assert result.response == "The button reads 1." and "A valid call looks like" in result.tool_calls[0].error
+
+
+def test_reasoning_only_reply_is_retried_once_with_a_nudge(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.say("<think>Let me think about pins.</think>", reasoning="more thoughts"),
+                    steps.say("PA5 drives the user LED.", reasoning="hidden")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("which pin is the led")
+    assert result.response == "PA5 drives the user LED."
+    assert model.requests[1]["messages"][-1]["role"] == "user" and "only reasoning" in \
+        model.requests[1]["messages"][-1]["content"]
+    assert len(model.requests) == 2
+
+
+def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.say("<think>a</think>"), steps.say("", reasoning="b")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("which pin is the led")
+    assert "no answer" in result.response and len(model.requests) == 2
+
+
+def test_tool_round_limit_stops_with_a_clear_message(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model)
+    config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
+                                                                            "max_tool_iterations = 2"))
+    model.script = [steps.call(("gpio_read", {"pin": "PA5"})) for _ in range(5)]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("keep reading")
+    assert result.limit_reached and result.rounds == 2 and len(result.tool_calls) == 2
+    assert "max_tool_iterations = 2" in result.response and len(model.requests) == 3
+
+
+def test_parallel_tools_run_every_call_of_a_reply(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model)
+    config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
+                                                                            "parallel_tools = true"))
+    model.script = [steps.call(("gpio_read", {"pin": "PA5"}), ("pin_resolve", {"name": "LD2"})), steps.say("ok")]
+    with open_agent(_args(config, state)) as agent:
+        result = agent.turn("read and resolve")
+    assert [t.name for t in result.tool_calls] == ["gpio_read", "pin_resolve"]
+    assert all(t.error is None for t in result.tool_calls)
+    assert [m["tool_call_id"] for m in _tool_messages(model.requests[1])] == ["call_0", "call_1"]
+
+
+def test_identical_question_twice_is_answered_from_the_cache(model: Any, steps: Any, config: Path,
+                                                            state: Path) -> None:
+    model.script = [steps.say("PA5 is the user LED on the Nucleo.", usage={"prompt_tokens": 900,
+                                                                          "completion_tokens": 12,
+                                                                          "total_tokens": 912})]
+    with open_agent(_args(config, state)) as agent:
+        first = agent.turn("which pin is the user led")
+    with open_agent(_args(config, state)) as agent:  # a new process: the warm tier answers
+        second = agent.turn("which pin is the user led")
+        stats = agent.memory.response_cache.stats()
+    assert len(model.requests) == 1
+    assert second.cached and second.provider == "cache" and second.response == first.response
+    assert stats["hits"] == 1 and stats["tokens_saved"] == 12
+
+
+def test_the_stored_exchange_does_not_change_the_next_identical_prompt(model: Any, steps: Any, tmp_path: Path,
+                                                                      state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, cache=False)
+    model.script = [steps.say("PA5."), steps.say("PA5.")]
+    with open_agent(_args(config, state)) as agent:
+        agent.turn("which pin is the user led")
+        agent.turn("which pin is the user led")
+        found = agent.memory.recall("which pin is the user led", 5)
+    assert model.requests[0]["messages"] == model.requests[1]["messages"]
+    assert any(e.category == "conversation" for e in found)  # the exchange itself is remembered
+
+
+def test_a_turn_with_tools_is_never_cached(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.call(("gpio_read", {"pin": "PA5"})), steps.say("It reads 0."),
+                    steps.call(("gpio_read", {"pin": "PA5"})), steps.say("It reads 0.")]
+    with open_agent(_args(config, state)) as agent:
+        agent.turn("read the led pin")
+        again = agent.turn("read the led pin")
+        stats = agent.memory.response_cache.stats()
+    assert not again.cached and len(model.requests) == 4 and stats["entries"] == 0
+
+
+def test_reflect_keeps_the_exchange_with_engage_source_refs(model: Any, steps: Any, config: Path,
+                                                          state: Path) -> None:
+    model.script = [steps.say("Use 3.3 V on the BME280.")]
+    with open_agent(_args(config, state)) as agent:
+        note = agent.memory.store("bme280 supply", "The bench BME280 breakout must run from 3.3 V, never 5 V.",
+                                  category="fact")
+        result = agent.turn("what supply does the bme280 breakout need")
+        exchange = [e for e in agent.memory.recall("bme280 supply breakout", 10) if e.category == "conversation"]
+        capture = agent.memory.capture_for(exchange[0].id)
+    assert note.source_ref in result.source_krefs
+    assert "3.3 V, never 5 V" in model.requests[0]["messages"][1]["content"]  # the memory context
+    assert capture is not None and note.source_ref in capture.source_refs
+    assert "Use 3.3 V on the BME280." in exchange[0].content
+
+
+def test_compact_mode_caps_prompt_and_tool_schemas(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, compact=True)
+    model.script = [steps.say("ok")]
+    message = "what does the datasheet say about the led pin, i2c bus, spi clock and uart " * 3
+    with open_agent(_args(config, state)) as agent:
+        for i in range(40):  # plenty of relevant memory
+            agent.memory.store(f"note {i}", f"led pin i2c bus spi clock uart detail number {i} " * 8, category="fact")
+        agent.turn(message)
+    sent = model.requests[0]
+    assert sum(len(m["content"]) for m in sent["messages"]) <= COMPACT_PROMPT_CHARS
+    assert len(json.dumps(sent["tools"], separators=(",", ":"))) <= 6000
+    assert [t["function"]["name"] for t in sent["tools"]] == [n for n in TOOL_NAMES if n in COMPACT_TOOLS]
+    assert specs_chars(sent["tools"]) <= 6000
+    assert sent["messages"][1]["content"].endswith(message)  # the message itself is never cut
+
+
+def test_session_history_is_bounded(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model)
+    config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
+                                                                            "max_history_messages = 2"))
+    model.script = [steps.say("one"), steps.say("two"), steps.say("three")]
+    with open_agent(_args(config, state)) as agent:
+        for q in ("first question", "second question", "third question"):
+            agent.turn(q, session="bench")
+    third = model.requests[2]["messages"]
+    assert [m["role"] for m in third] == ["system", "user", "assistant", "user"]
+    assert third[1]["content"] == "second question" and third[2]["content"] == "two"
+    assert model.requests[0]["messages"][1:-1] == []
