@@ -57,8 +57,10 @@ def parse_arguments(raw: Any) -> tuple[Any, str]:
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
-        except ValueError as exc:
+        except json.JSONDecodeError as exc:
             return raw, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+        except ValueError as exc:  # numbers too long to convert
+            return raw, f"the arguments are not valid JSON ({exc})"
     if not isinstance(raw, dict):
         return raw, "the arguments must be a JSON object of argument names to values"
     return raw, ""

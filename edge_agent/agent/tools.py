@@ -44,7 +44,7 @@ def argument_model(name: str) -> type[BaseModel]:
         field_name, extra = param.name, {}
         if callable(getattr(BaseModel, field_name, None)):  # would shadow a BaseModel method
             field_name, extra = f"field_{param.name}", {"alias": param.name}
-        typed = Annotated[annotation, Field(**extra)]
+        typed = Annotated[annotation, Field(**extra)]  # type: ignore[valid-type]
         fields[field_name] = typed if param.default is inspect.Parameter.empty else (typed, param.default)
     return create_model(f"{name}Arguments", __base__=_ArgsBase, **fields)
 

@@ -3,23 +3,26 @@ simulated board, real datasheet index, memory store and response cache."""
 
 from __future__ import annotations
 
-import argparse
+import contextlib
 import json
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from edge_agent.agent.cli import open_agent
+from edge_agent.agent.assemble import open_agent
 from edge_agent.agent.prompt import COMPACT_PROMPT_CHARS
 from edge_agent.agent.tools import COMPACT_TOOLS, specs_chars
 from edge_agent.bus.sim.world import GPIOWrite
+from edge_agent.config import load_settings
 from edge_agent.mcp.tools import TOOL_NAMES
 
 
-def _args(config: Path, state: Path, **kw: Any) -> argparse.Namespace:
-    return argparse.Namespace(config=str(config), state=str(state), message=kw.get("message"), json=False,
-                              session=kw.get("session"), board=kw.get("board"))
+@contextlib.contextmanager
+def _agent(config: Path, state: Path) -> Iterator[Any]:
+    with open_agent(load_settings(config), state) as agent:
+        yield agent
 
 
 def _sim(agent: Any) -> Any:
@@ -34,7 +37,7 @@ def test_blink_the_red_led_drives_the_simulated_pin(model: Any, steps: Any, conf
     model.script = [steps.call(("gpio_write", {"pin": "red_led", "value": 1})),
                     steps.call(("gpio_write", {"pin": "red_led", "value": 0})),
                     steps.say("Blinked the red LED (PA5) once.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("blink the red led")
         writes = [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
     assert [(w.pin, w.value) for w in writes] == [("PA5", 1), ("PA5", 0)]
@@ -58,7 +61,7 @@ def test_a_refused_write_goes_back_to_the_model_and_the_loop_continues(
         model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, "[hardware.safety]\nread_only = true")
     model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1})), steps.say("The board is read-only.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("turn the led on")
         assert not [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
     assert result.tool_calls[0].error and result.response == "The board is read-only."
@@ -74,7 +77,7 @@ def test_a_refused_write_goes_back_to_the_model_and_the_loop_continues(
 ])
 def test_calls_written_as_text_run(model: Any, steps: Any, config: Path, state: Path, text: str) -> None:
     model.script = [steps.say(text), steps.say("<think>done</think>The LED is on.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("switch the red led on")
         assert _sim(agent).led("LD2") == 1
     assert result.response == "The LED is on."
@@ -91,7 +94,7 @@ def test_calls_written_as_text_run(model: Any, steps: Any, config: Path, state: 
 def test_bad_calls_come_back_as_errors_showing_a_valid_call(model: Any, steps: Any, config: Path, state: Path,
                                                           step_args: tuple[str, Any], expect: str) -> None:
     model.script = [steps.call(step_args), steps.say("Sorry, I could not do that.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("set the led")
     error = json.loads(_tool_messages(model.requests[1])[0]["content"])["error"]
     assert expect in error and "A valid call looks like" in error and '"name": ' in error
@@ -101,7 +104,7 @@ def test_bad_calls_come_back_as_errors_showing_a_valid_call(model: Any, steps: A
 def test_malformed_text_call_is_an_error_not_the_answer(model: Any, steps: Any, config: Path, state: Path) -> None:
     model.script = [steps.say('<tool_call>{"name": "gpio_read", "arguments": {"pin": </tool_call>'),
                     steps.say("The button reads 1.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("read the button")
     assert result.response == "The button reads 1." and "A valid call looks like" in result.tool_calls[0].error
 
@@ -109,7 +112,7 @@ def test_malformed_text_call_is_an_error_not_the_answer(model: Any, steps: Any, 
 def test_reasoning_only_reply_is_retried_once_with_a_nudge(model: Any, steps: Any, config: Path, state: Path) -> None:
     model.script = [steps.say("<think>Let me think about pins.</think>", reasoning="more thoughts"),
                     steps.say("PA5 drives the user LED.", reasoning="hidden")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
     assert result.response == "PA5 drives the user LED."
     assert model.requests[1]["messages"][-1]["role"] == "user" and "only reasoning" in \
@@ -119,7 +122,7 @@ def test_reasoning_only_reply_is_retried_once_with_a_nudge(model: Any, steps: An
 
 def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, state: Path) -> None:
     model.script = [steps.say("<think>a</think>"), steps.say("", reasoning="b")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
     assert "no answer" in result.response and len(model.requests) == 2
 
@@ -129,7 +132,7 @@ def test_tool_round_limit_stops_with_a_clear_message(model: Any, steps: Any, tmp
     config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
                                                                             "max_tool_iterations = 2"))
     model.script = [steps.call(("gpio_read", {"pin": "PA5"})) for _ in range(5)]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("keep reading")
     assert result.limit_reached and result.rounds == 2 and len(result.tool_calls) == 2
     assert "max_tool_iterations = 2" in result.response and len(model.requests) == 3
@@ -140,7 +143,7 @@ def test_parallel_tools_run_every_call_of_a_reply(model: Any, steps: Any, tmp_pa
     config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
                                                                             "parallel_tools = true"))
     model.script = [steps.call(("gpio_read", {"pin": "PA5"}), ("pin_resolve", {"name": "LD2"})), steps.say("ok")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         result = agent.turn("read and resolve")
     assert [t.name for t in result.tool_calls] == ["gpio_read", "pin_resolve"]
     assert all(t.error is None for t in result.tool_calls)
@@ -152,9 +155,9 @@ def test_identical_question_twice_is_answered_from_the_cache(model: Any, steps: 
     model.script = [steps.say("PA5 is the user LED on the Nucleo.", usage={"prompt_tokens": 900,
                                                                           "completion_tokens": 12,
                                                                           "total_tokens": 912})]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         first = agent.turn("which pin is the user led")
-    with open_agent(_args(config, state)) as agent:  # a new process: the warm tier answers
+    with _agent(config, state) as agent:  # a new process: the warm tier answers
         second = agent.turn("which pin is the user led")
         stats = agent.memory.response_cache.stats()
     assert len(model.requests) == 1
@@ -166,7 +169,7 @@ def test_the_stored_exchange_does_not_change_the_next_identical_prompt(model: An
                                                                       state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, cache=False)
     model.script = [steps.say("PA5."), steps.say("PA5.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         agent.turn("which pin is the user led")
         agent.turn("which pin is the user led")
         found = agent.memory.recall("which pin is the user led", 5)
@@ -177,7 +180,7 @@ def test_the_stored_exchange_does_not_change_the_next_identical_prompt(model: An
 def test_a_turn_with_tools_is_never_cached(model: Any, steps: Any, config: Path, state: Path) -> None:
     model.script = [steps.call(("gpio_read", {"pin": "PA5"})), steps.say("It reads 0."),
                     steps.call(("gpio_read", {"pin": "PA5"})), steps.say("It reads 0.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         agent.turn("read the led pin")
         again = agent.turn("read the led pin")
         stats = agent.memory.response_cache.stats()
@@ -187,7 +190,7 @@ def test_a_turn_with_tools_is_never_cached(model: Any, steps: Any, config: Path,
 def test_reflect_keeps_the_exchange_with_engage_source_refs(model: Any, steps: Any, config: Path,
                                                           state: Path) -> None:
     model.script = [steps.say("Use 3.3 V on the BME280.")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         note = agent.memory.store("bme280 supply", "The bench BME280 breakout must run from 3.3 V, never 5 V.",
                                   category="fact")
         result = agent.turn("what supply does the bme280 breakout need")
@@ -203,7 +206,7 @@ def test_compact_mode_caps_prompt_and_tool_schemas(model: Any, steps: Any, tmp_p
     config = steps.write_config(tmp_path / "c.toml", model, compact=True)
     model.script = [steps.say("ok")]
     message = "what does the datasheet say about the led pin, i2c bus, spi clock and uart " * 3
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         for i in range(40):  # plenty of relevant memory
             agent.memory.store(f"note {i}", f"led pin i2c bus spi clock uart detail number {i} " * 8, category="fact")
         agent.turn(message)
@@ -220,7 +223,7 @@ def test_session_history_is_bounded(model: Any, steps: Any, tmp_path: Path, stat
     config.write_text(config.read_text().replace("compact_context = false", "compact_context = false\n"
                                                                             "max_history_messages = 2"))
     model.script = [steps.say("one"), steps.say("two"), steps.say("three")]
-    with open_agent(_args(config, state)) as agent:
+    with _agent(config, state) as agent:
         for q in ("first question", "second question", "third question"):
             agent.turn(q, session="bench")
     third = model.requests[2]["messages"]
