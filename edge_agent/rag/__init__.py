@@ -59,6 +59,7 @@ class Chunk:
     heading: str
     text: str
     score: float
+    page: int | None = None  # PDF page the text comes from
 
 
 @dataclass(frozen=True)
@@ -406,7 +407,8 @@ class HardwareRag:
             out = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]
-                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score))
+                page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
+                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score, page))
         return out
 
     @staticmethod
@@ -428,7 +430,7 @@ class HardwareRag:
         docs = ""
         if chunks:
             docs = "[Hardware documentation]\n" + "".join(
-                f"--- {c.source} ({c.board or 'generic'}) ---\n"
+                f"--- {c.source}{f' page {c.page}' if c.page else ''} ({c.board or 'generic'}) ---\n"
                 + (f"# {c.heading}\n" if c.heading else "") + f"{c.text}\n\n" for c in chunks)
         block = (f"[Pin aliases for query]\n{pin_lines}\n\n" if pin_lines else "") + docs
         return block + "\n" if block else ""
@@ -484,8 +486,26 @@ class HardwareRag:
         """A board's merged datasheet names: name -> value as written (conflicts resolved, see edge_agent.pins)."""
         return {alias: pin.raw or pin.name for alias, pin in self.pin_index().aliases_for(board).items()}
 
+    def _find_source(self, source: str) -> str:
+        """The indexed path `source` names: exact, else the one path (or file name) equal ignoring case."""
+        with self._lock:
+            rels = [r[0] for r in self._conn.execute("SELECT rel FROM files ORDER BY rel")]
+        if source in rels:
+            return source
+        want = source.strip().lstrip("./").lower()
+        hits = [r for r in rels if r.lower() == want] or [r for r in rels if r.rsplit("/", 1)[-1].lower() == want]
+        if len(hits) == 1:
+            return hits[0]
+        if hits:
+            raise DatasheetError(f"{source!r} matches several datasheets ({', '.join(hits)}); pass the full path")
+        return source
+
     def read(self, source: str, heading: str | None = None) -> str:
-        """The text of one indexed file, or of its section(s) whose heading path ends with `heading`."""
+        """The text of one indexed file, or of its section(s) whose heading path ends with `heading`.
+
+        `source` is matched exactly, else ignoring letter case (and by file name alone when one file fits).
+        """
+        source = self._find_source(source)
         with self._lock:
             rows = self._conn.execute("SELECT heading, text FROM chunks WHERE rel = ? ORDER BY idx",
                                       (source,)).fetchall()

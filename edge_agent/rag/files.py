@@ -1,5 +1,12 @@
 """Finding and reading datasheet files safely: sorted walk, cycle guard, size cap, text checks.
 
+Not indexed: dotfiles and dot-directories; files whose name starts with README, SOURCES, LICENSE or
+CHANGELOG (in any letter case: they describe the folder, not the hardware); anything a ``.ragignore``
+file in the datasheet directory matches (gitignore syntax, read with the ``pathspec`` library); and
+any file or directory whose real path lies outside the datasheet directory (a symlink pointing
+elsewhere is reported, never followed). Text that is not UTF-8 is decoded as Windows-1252 (which
+covers Latin-1) with a warning.
+
 Every problem becomes a :class:`Problem` (logged as a warning and kept on the index) instead of an
 exception, so one bad file never hides the others.
 """
@@ -12,6 +19,8 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+import pathspec
+
 from edge_agent.pins.datasheet import board_tag
 
 log = logging.getLogger(__name__)
@@ -21,8 +30,12 @@ PDF_SUFFIX = ".pdf"
 #: Files larger than this are read only up to the cap (a 50 MB log dumped into the folder must not
 #: stall start-up or fill memory). Datasheet notes are a few kB; 4 MiB leaves room for big exports.
 MAX_FILE_BYTES = 4 * 1024 * 1024
-#: Share of undecodable bytes above which a file is treated as binary rather than text.
-_MAX_BAD_UTF8_SHARE = 0.05
+#: Share of control bytes (other than tab, newline, carriage return, form feed) above which a file that is
+#: not UTF-8 is treated as binary rather than as Windows-1252 / Latin-1 text.
+_MAX_CONTROL_SHARE = 0.01
+#: Names of files that describe the folder (provenance, licence, history), not the hardware.
+SKIPPED_PREFIXES = ("readme", "sources", "license", "licence", "changelog")
+IGNORE_FILE = ".ragignore"
 
 
 @dataclass(frozen=True)
@@ -56,6 +69,8 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
     if not root.is_dir():
         return files, problems
     seen_dirs: set[tuple[int, int]] = set()
+    real_root = os.path.realpath(root)
+    ignore = _ignore_spec(root, problems)
 
     def walk(directory: Path, rel_prefix: str) -> None:
         try:
@@ -77,6 +92,11 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
             rel = f"{rel_prefix}{entry.name}"
             if entry.name.startswith("."):
                 continue
+            real = os.path.realpath(entry.path)
+            if os.path.commonpath([real_root, real]) != real_root:
+                problems.append(_problem(rel, "outside", "is a symlink to a path outside the datasheet directory; "
+                                         "not indexed (copy the file into the directory to index it)"))
+                continue
             try:
                 est = os.stat(entry.path)  # follows symlinks
             except OSError as exc:
@@ -84,9 +104,12 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
                 problems.append(_problem(rel, kind, f"cannot stat: {exc.strerror}"))
                 continue
             if stat.S_ISDIR(est.st_mode):
-                walk(Path(entry.path), rel + "/")
+                if ignore is None or not ignore.match_file(rel + "/"):
+                    walk(Path(entry.path), rel + "/")
                 continue
             if not stat.S_ISREG(est.st_mode):
+                continue
+            if entry.name.lower().startswith(SKIPPED_PREFIXES) or (ignore is not None and ignore.match_file(rel)):
                 continue
             suffix = os.path.splitext(entry.name)[1].lower()
             if suffix in TEXT_SUFFIXES:
@@ -99,6 +122,19 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
 
     walk(root, "")
     return files, problems
+
+
+def _ignore_spec(root: Path, problems: list[Problem]) -> pathspec.GitIgnoreSpec | None:
+    """The `.ragignore` patterns of the datasheet directory, or None without one."""
+    path = root / IGNORE_FILE
+    if not path.is_file():
+        return None
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        return pathspec.GitIgnoreSpec.from_lines(lines)
+    except (OSError, ValueError) as exc:  # pathspec raises ValueError subclasses for bad patterns
+        problems.append(_problem(IGNORE_FILE, "unreadable", f"cannot be used ({exc}); every file is indexed"))
+        return None
 
 
 def read_text(doc: DocFile, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None, list[Problem]]:
@@ -124,12 +160,16 @@ def read_text(doc: DocFile, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        text = raw.decode("utf-8", errors="replace")
-        bad = text.count("\ufffd")
-        if bad > _MAX_BAD_UTF8_SHARE * max(len(text), 1):
-            return None, [*problems, _problem(doc.rel, "binary", "is not UTF-8 text (mostly undecodable), skipped")]
-        problems.append(_problem(doc.rel, "utf8", f"is not valid UTF-8: {bad} undecodable byte(s) replaced with "
-                                 "U+FFFD; re-save the file as UTF-8"))
+        controls = sum(1 for b in raw if b < 0x20 and b not in (0x09, 0x0A, 0x0C, 0x0D))
+        if controls > _MAX_CONTROL_SHARE * len(raw):
+            return None, [*problems, _problem(doc.rel, "binary", "is neither UTF-8 nor Windows-1252 text "
+                                              "(control bytes), skipped")]
+        # Windows-1252 leaves five bytes undefined; those fall back to Latin-1 so nothing is lost.
+        text = "".join(ch.decode("cp1252", errors="strict") if ch[0] not in (0x81, 0x8D, 0x8F, 0x90, 0x9D)
+                       else ch.decode("latin-1") for ch in (raw[i:i + 1] for i in range(len(raw)))) \
+            if any(b in raw for b in (0x81, 0x8D, 0x8F, 0x90, 0x9D)) else raw.decode("cp1252")
+        problems.append(_problem(doc.rel, "utf8", "is not valid UTF-8; decoded as Windows-1252 (Latin-1); "
+                                 "re-save the file as UTF-8 to silence this"))
     if text.startswith("\ufeff"):
         text = text[1:]
     return text.replace("\r\n", "\n").replace("\r", "\n"), problems
