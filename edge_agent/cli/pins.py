@@ -37,7 +37,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     c.set_defaults(handler=_check)
 
     b = psub.add_parser("boards", help="list the boards with data files")
-    b.add_argument("--json", action="store_true")
+    b.add_argument("--json", action="store_true", help="print JSON")
     b.set_defaults(handler=_boards)
 
 

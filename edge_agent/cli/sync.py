@@ -26,12 +26,12 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     now = ssub.add_parser("now", help="sync until the outbox is empty; exit 1 if it could not")
     now.add_argument("--kumiho-endpoint", metavar="HOST:PORT", help="override [kumiho] endpoint")
     now.add_argument("--timeout", type=float, default=120.0, metavar="S", help="give up after S seconds (120)")
-    now.add_argument("--workspace", metavar="NAME")
+    now.add_argument("--workspace", metavar="NAME", help="workspace whose outbox to use (default: [workspace] name)")
     now.set_defaults(handler=_now)
 
     rd = ssub.add_parser("retry-dead", help="move dead letters back into the outbox (all, or the ids given)")
-    rd.add_argument("capture_ids", nargs="*", metavar="CAPTURE_ID")
-    rd.add_argument("--workspace", metavar="NAME")
+    rd.add_argument("capture_ids", nargs="*", metavar="CAPTURE_ID", help="dead letters to retry (default: all)")
+    rd.add_argument("--workspace", metavar="NAME", help="workspace whose outbox to use (default: [workspace] name)")
     rd.set_defaults(handler=_retry_dead)
 
     ts = sub.add_parser("kumiho-test-server", help="serve the loopback Kumiho test server (for trials and tests)")

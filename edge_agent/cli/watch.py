@@ -15,16 +15,16 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     wsub = p.add_subparsers(dest="watch_command", metavar="ACTION", required=True)
 
     ls = wsub.add_parser("list", help="list [[watch]] entries and check that their models load")
-    ls.add_argument("--json", action="store_true")
+    ls.add_argument("--json", action="store_true", help="print JSON")
     ls.set_defaults(handler=_list)
 
     ro = wsub.add_parser("run-once", help="sample one window of watch NAME, evaluate it, store a capture if "
                          "its rule fires")
-    ro.add_argument("name")
+    ro.add_argument("name", help="the [[watch]] name")
     ro.add_argument("--interval", type=float, metavar="S",
                     help="seconds between samples for this run (default: the watch's interval_s; 0 = back to back)")
     ro.add_argument("--dry-run", action="store_true", help="print the capture instead of storing it")
-    ro.add_argument("--json", action="store_true")
+    ro.add_argument("--json", action="store_true", help="print the result as JSON")
     ro.set_defaults(handler=_run_once)
 
 
