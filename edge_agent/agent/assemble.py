@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from edge_agent.agent.caller import open_tool_caller
+from edge_agent.agent.caller import LazyToolCaller
 from edge_agent.agent.loop import Agent
 from edge_agent.agent.provider import ProviderChain
 from edge_agent.agent.state import AgentState
@@ -28,7 +28,7 @@ def open_agent(settings: Settings, state_dir: Path) -> Iterator[Agent]:
     state_dir = Path(state_dir)
     rag = _open_rag(settings, state_dir)
     memory = _open_memory(settings, state_dir)
-    caller = open_tool_caller(settings, state_dir)
+    caller = LazyToolCaller(settings, state_dir)
     agent_state = AgentState(state_dir)
     agent = Agent(settings, rag=rag, memory=memory, caller=caller, chain=ProviderChain(settings), state=agent_state)
     try:

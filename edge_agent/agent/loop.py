@@ -26,7 +26,7 @@ from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain, Reply
 from edge_agent.agent.state import AgentState
-from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs, valid_call
+from edge_agent.agent.tools import COMPACT_TOOLS, check_arguments, openai_tool_specs, valid_call
 from edge_agent.config import Settings
 from edge_agent.errors import EdgeAgentError
 
@@ -253,6 +253,7 @@ class Agent:
                          f"A valid call looks like {CALL_FORMAT}")
         else:
             try:
+                check_arguments(call.name, call.arguments)  # says what a valid call looks like
                 rec.result = self.caller.call_tool(call.name, call.arguments)
             except EdgeAgentError as exc:
                 rec.error = str(exc)

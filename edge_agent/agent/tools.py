@@ -109,7 +109,7 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
         raise ToolCallError(f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(known)}. "
                             f"A valid call looks like {valid_call(name)}", tool=name)
     try:
-        parsed = model.model_validate(arguments)
+        parsed = model.model_validate(_pre_parse(arguments))
     except ValidationError as exc:
         problems = []
         for err in exc.errors(include_url=False):
@@ -119,3 +119,17 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
         raise ToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. "
                             f"A valid call looks like {valid_call(name)}", tool=name) from None
     return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}
+
+
+def _pre_parse(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Lists and objects sent as JSON text (``"[1, 2]"``) are accepted, as the tool callers accept them."""
+    out = dict(arguments)
+    for key, value in arguments.items():
+        if isinstance(value, str) and value[:1] in ("[", "{"):
+            try:
+                parsed = json.loads(value)
+            except (ValueError, RecursionError):
+                continue
+            if isinstance(parsed, list | dict):
+                out[key] = parsed
+    return out

@@ -26,7 +26,7 @@ def _agent(config: Path, state: Path) -> Iterator[Any]:
 
 
 def _sim(agent: Any) -> Any:
-    return agent.caller._runtime.adapters["nucleo-f401re"].adapter
+    return agent.caller.inner.runtime.adapters["nucleo-f401re"].adapter
 
 
 def _tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
