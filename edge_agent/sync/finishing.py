@@ -60,7 +60,7 @@ _Steps = Generator[_Call, Any, "Outcome"]
 @dataclass
 class Outcome:
     row: OutboxRow
-    status: str  # "done", "retry", "defer", "dead", "auth", "offline", "unsupported"
+    status: str  # "done", "retry", "defer", "dead", "gone", "auth", "offline", "unsupported"
     code: str = ""
     reason: str = ""
     skipped_edges: int = 0
@@ -142,6 +142,10 @@ class Finisher:
             return Outcome(row, "unsupported", code, details)
         if code in OFFLINE_CODES:
             return Outcome(row, "offline", code, details)
+        if code == "NOT_FOUND":
+            # Missing edge targets are skipped inside the steps, so this is the capture's own revision:
+            # the server lost it (restarted empty).
+            return Outcome(row, "gone", code, details)
         if code in PERMANENT_CODES:
             return Outcome(row, "dead", code, details)
         return Outcome(row, "retry", code, details)

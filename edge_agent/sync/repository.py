@@ -295,15 +295,6 @@ class OutboxRepository:
                              [(r.seq,) for r in rows])
             self.note_error(conn, code, message)
 
-    def release_batch(self, batch_id: str, rows: list[OutboxRow]) -> None:
-        """Drop an answered batch whose rows were not committed upstream: they are queued again, unbatched."""
-        with self.tx() as conn:
-            conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
-            conn.executemany("UPDATE sync_outbox SET batch_id = NULL, batch_index = NULL WHERE seq = ?",
-                             [(r.seq,) for r in rows])
-        for r in rows:
-            r.batch_id, r.batch_index = None, None
-
     def record_answers(self, batch_id: str, answered: list[OutboxRow]) -> None:
         """Store the revision krefs a batch call answered with and retire the batch."""
         with self.tx() as conn:
@@ -313,14 +304,26 @@ class OutboxRepository:
                              (row.revision_kref, row.seq))
             conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (batch_id,))
 
-    def requeue_revisions(self, rows: list[OutboxRow], code: str, message: str) -> None:
-        """Rows whose revision the server no longer has (it restarted empty): forget the revision, queue again."""
+    def requeue(self, rows: list[OutboxRow], code: str, reason: str) -> None:
+        """Rows the server lost or could not place (it restarted empty: no project, space or revision): drop
+        their batch and revision, queue them for a new batch at once. The attempt counts, so a server that
+        keeps answering this way ends in dead letters after ``max_attempts``."""
+        if not rows:
+            return
+        give_up = [r for r in rows if r.attempts + 1 >= self.config.max_attempts]
         with self.tx() as conn:
-            conn.executemany("UPDATE sync_outbox SET revision_kref = NULL, batch_id = NULL, batch_index = NULL, "
-                             "next_attempt_at = 0 WHERE seq = ?", [(r.seq,) for r in rows])
-            self.note_error(conn, code, message)
-        for r in rows:
-            r.revision_kref, r.revision = None, None
+            for r in rows:
+                if r.batch_id:
+                    conn.execute("DELETE FROM sync_batches WHERE batch_id = ?", (r.batch_id,))
+                r.attempts += 1
+                conn.execute("UPDATE sync_outbox SET revision_kref = NULL, batch_id = NULL, batch_index = NULL, "
+                             "attempts = ?, next_attempt_at = 0, last_error = ? WHERE seq = ?",
+                             (r.attempts, f"{code}: {reason}", r.seq))
+                r.revision_kref, r.revision, r.batch_id, r.batch_index = None, None, None, None
+            self.note_error(conn, code, reason)
+        if give_up:
+            self.dead_letter([(r, code, f"gave up after {r.attempts} attempts: {reason}") for r in give_up],
+                             keep_batch=False)
 
     # --- finishing --------------------------------------------------------------------------------
 

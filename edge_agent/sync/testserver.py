@@ -69,6 +69,7 @@ class Faults:
     forced: dict[str, list[Any]] = field(default_factory=dict)
     pre_commit_failure_rate: float = 0.0  # random UNAVAILABLE before a mutating call does anything
     post_commit_failure_rate: float = 0.0  # random "reply lost" after a mutating call committed
+    refuse_titles: frozenset[str] = frozenset()  # batch rows with one of these titles fail (a row-level refusal)
     rng: random.Random = field(default_factory=random.Random)
 
 
@@ -386,6 +387,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
                     space, name, kind, _ = self._parse_item_kref(row.revision.item_kref.uri)
                     if space not in self.spaces:
                         raise _Abort(grpc.StatusCode.FAILED_PRECONDITION, f"space {space} does not exist")
+                    if row.revision.metadata.get("title") in self.faults.refuse_titles:
+                        raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "row refused by the server's content policy")
                     if kind == "bundle":
                         raise _Abort(grpc.StatusCode.INVALID_ARGUMENT, "kind 'bundle' is reserved")
                 except _Abort as exc:

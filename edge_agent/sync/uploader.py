@@ -39,6 +39,7 @@ import hashlib
 import logging
 import os
 import random
+import re
 import sqlite3
 import threading
 import time
@@ -80,6 +81,9 @@ from edge_agent.sync.status import sync_status
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 200  # server cap on BatchCreateRevisions rows
+
+# A row or call refused because the project, a space or a revision is missing upstream.
+_MISSING = re.compile(r"does not exist|not found|no such", re.IGNORECASE)
 
 # Names other modules and tests import from here.
 __all__ = ["FINISH_IN_FLIGHT", "SCHEMA", "SyncAuthError", "SyncPausedError", "SyncWorker", "build_client",
@@ -308,9 +312,22 @@ class SyncWorker:
         self._project_ok = True
 
     def _ensure_space(self, client: Any, space: str) -> str | None:
-        """Create each segment of /<project>/<space>; returns a permanent-failure reason or None."""
+        """Create each segment of /<project>/<space>; returns a permanent-failure reason or None.
+
+        A parent the server says is missing while it was cached as existing means the server lost it (it
+        restarted empty): the project and the path are ensured again, once.
+        """
         if space in self._spaces:
             return None
+        reason, parent_gone = self._create_space_path(client, space)
+        if parent_gone:
+            self._forget_upstream(f"{reason}")
+            self._ensure_project(client)
+            reason, _ = self._create_space_path(client, space)
+        return reason
+
+    def _create_space_path(self, client: Any, space: str) -> tuple[str | None, bool]:
+        """(permanent-failure reason or None, whether a parent was missing) of creating the space's path."""
         parent = f"/{self.config.project}"
         for seg in space.split("/"):
             path = f"{parent}/{seg}"
@@ -323,18 +340,21 @@ class SyncWorker:
                     code = rpc_code(exc)
                     if code != "ALREADY_EXISTS":
                         if code in PERMANENT_CODES:
-                            return f"{code}: creating space {path}: {rpc_details(exc)}"
+                            return f"{code}: creating space {path}: {rpc_details(exc)}", code == "NOT_FOUND"
                         raise _GlobalFailure.wrap(exc, f"creating space {path}") from None
                 self._spaces.add(path[1:])
             parent = path
         self._spaces.add(space)
-        return None
+        return None, False
 
-    def _forget_space(self, space: str) -> None:
-        parts = space.split("/")
-        for i in range(len(parts)):
-            self._spaces.discard(f"{self.config.project}/{'/'.join(parts[: i + 1])}")
-        self._spaces.discard(space)
+    def _forget_upstream(self, why: str) -> None:
+        """The server no longer has what was cached as existing (it restarted empty, or the project was
+        deleted): the project and every space are ensured again before the next write."""
+        if self._project_ok or self._spaces:
+            log.warning("kumiho sync: the server lost what was created there (%s); re-creating the project "
+                        "%s and its spaces", why[:200], self.config.project)
+        self._project_ok = False
+        self._spaces.clear()
 
     # --- step 3: batches --------------------------------------------------------------------------
 
@@ -400,6 +420,11 @@ class SyncWorker:
             if not is_rpc_error(exc):
                 raise
             code = rpc_code(exc)
+            if code == "NOT_FOUND" or (code in PERMANENT_CODES and _MISSING.search(rpc_details(exc))):
+                # Nothing committed, and the server no longer has the project or a space: ensure them again.
+                self._forget_upstream(rpc_details(exc))
+                self.outbox.requeue(rows, code, rpc_details(exc))
+                return
             if code in PERMANENT_CODES:
                 # The server rejected the whole call, so nothing committed: split it up, then dead-letter.
                 if len(rows) > 1:
@@ -413,18 +438,26 @@ class SyncWorker:
             raise _GlobalFailure.wrap(exc, "BatchCreateRevisions") from None
         failed = dict(failures)
         dead: list[tuple[OutboxRow, str, str]] = []
+        lost: list[OutboxRow] = []
         answered: list[OutboxRow] = []
         for i, row in enumerate(rows):
             rev = results[i] if i < len(results) else None
             if i in failed or rev is None:
-                dead.append((row, "ROW_REJECTED", failed.get(i, "no result for this row")))
-                self._forget_space(row.space)  # e.g. deleted upstream since cached: re-ensure next time
+                reason = failed.get(i, "no result for this row")
+                if _MISSING.search(reason):
+                    lost.append(row)  # its space is gone upstream: ensure it again and resend
+                else:
+                    dead.append((row, "ROW_REJECTED", reason))
                 continue
             # Read the answer now: the SDK's Revision.tags re-fetches (a blocking call) once it is 5 s old.
             row.revision_kref = str(rev.kref)
             row.revision = RevisionState(row.revision_kref, bool(rev.published), frozenset(rev.tags or ()))
             answered.append(row)
         self.outbox.record_answers(batch_id, answered)
+        if lost:
+            reason = failed.get(rows.index(lost[0]), "")
+            self._forget_upstream(reason)
+            self.outbox.requeue(lost, "ROW_REJECTED", reason)
         if dead:
             # Rejected rows did not commit under their key: they may join a new batch after retry-dead.
             self.outbox.dead_letter(dead, keep_batch=False)
@@ -452,6 +485,11 @@ class SyncWorker:
             # Retiring the rows and recording each entry's kref is one commit: the memory store writes the
             # krefs inside this transaction.
             self.outbox.retire([o.row for o in done], sum(o.skipped_edges for o in done), self._record_krefs)
+        lost = [o for o in outcomes if o.status == "gone"]
+        if lost:
+            # The server no longer has these revisions (it restarted empty): create them again.
+            self._forget_upstream(lost[0].reason)
+            self.outbox.requeue([o.row for o in lost], lost[0].code, lost[0].reason)
         deferred = [o.row for o in outcomes if o.status == "defer"]
         if deferred:
             self.outbox.defer(deferred, 0.2)
