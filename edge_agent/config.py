@@ -396,6 +396,41 @@ class ServerConfig(_Section):
     record_hardware_writes: bool = Field(
         False, description="Store each gpio_write/i2c_write/spi_transfer made through MCP as a low-importance "
         "command_execution capture (an audit trail that syncs upstream with [kumiho] enabled).")
+    allow_public_bind: bool = Field(
+        False, description="Allow a `host` other than loopback (the device and its token become reachable from "
+        "the network); use with tls_cert/tls_key and allowed_hosts.")
+    allowed_hosts: list[str] = Field(
+        default_factory=list, description="Extra Host names clients use for this device, e.g. \"pi.lan\" or "
+        "\"192.168.1.20\" (loopback names, the bound address and the host name are always allowed).")
+    allowed_origins: list[str] = Field(
+        default_factory=list, description="Extra browser origins allowed to call the server, e.g. "
+        "\"https://tools.example.lan\" (this server's own origins are always allowed).")
+    tls_cert: str = Field("", description="PEM certificate file: serve HTTPS (with tls_key); relative to the "
+                          "config file.")
+    tls_key: str = Field("", description="PEM private key file for tls_cert; relative to the config file.")
+
+    @field_validator("allowed_hosts")
+    @classmethod
+    def _plain_hosts(cls, hosts: list[str]) -> list[str]:
+        for h in hosts:
+            if not h.strip() or "/" in h or " " in h.strip():
+                raise ValueError(f"{h!r} is not a host name or address; write names like \"pi.lan\" or "
+                                 "\"192.168.1.20\" (no scheme, no path)")
+        return hosts
+
+    @field_validator("allowed_origins")
+    @classmethod
+    def _origin_form(cls, origins: list[str]) -> list[str]:
+        for o in origins:
+            if not re.fullmatch(r"https?://[^/\s]+/?", o.strip()):
+                raise ValueError(f"{o!r} is not an origin; write scheme://host[:port], e.g. \"https://pi.lan:8765\"")
+        return origins
+
+    @model_validator(mode="after")
+    def _tls_pair(self) -> ServerConfig:
+        if bool(self.tls_cert) != bool(self.tls_key):
+            raise ValueError("tls_cert and tls_key go together: set both to serve HTTPS, or neither")
+        return self
 
 
 # --- [[watch]] ------------------------------------------------------------------------------------

@@ -339,10 +339,25 @@ class Daemon:
         port = self.settings.server.port if self.options.port is None else self.options.port
         tpath = token_path(self.settings, self.options.state_dir)
         token = ensure_token(tpath)
-        if host not in ("127.0.0.1", "localhost", "::1"):
-            log.warning("MCP HTTP bound to %s (not loopback): every request needs the bearer token in %s",
-                        host, tpath)
-        http = HttpServer(self.runtime, host=host, port=port, token=token)
+        from edge_agent.mcp.netguard import check_bind, is_loopback
+
+        server = self.settings.server
+        try:
+            check_bind(host, server.allow_public_bind)
+        except ConfigError as exc:
+            raise DaemonError(str(exc)) from None
+        tls = None
+        if server.tls_cert:
+            tls = (str(self._config_file(server.tls_cert)), str(self._config_file(server.tls_key)))
+            for f in tls:
+                if not os.access(f, os.R_OK):
+                    raise DaemonError(f"[server] TLS file {f} cannot be read by this user; fix the path or its "
+                                      "permissions, or remove tls_cert/tls_key to serve plain HTTP on loopback")
+        if not is_loopback(host):
+            log.warning("HTTP bound to %s (reachable from the network): every request needs the bearer token in "
+                        "%s%s", host, tpath, "" if tls else "; without [server] tls_cert/tls_key the token "
+                        "crosses the network in clear text")
+        http = HttpServer(self.runtime, host=host, port=port, token=token, tls=tls)
         try:
             await http.start()
         except OSError as exc:
@@ -355,6 +370,12 @@ class Daemon:
         self.http_url = http.url
         self._token_file = tpath
         self.runtime.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
+
+    def _config_file(self, value: str) -> Path:
+        """A path from the config: absolute, or relative to the config file's folder."""
+        p = Path(os.path.expanduser(value))
+        source = self.settings.source
+        return p if p.is_absolute() or source is None else source.parent / p
 
     # status --------------------------------------------------------------------------------------
 

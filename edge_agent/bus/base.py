@@ -35,6 +35,7 @@ from __future__ import annotations
 import abc
 import logging
 import threading
+import time
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -407,6 +408,10 @@ class Adapter(abc.ABC):
         self._pins: dict[str | int, tuple[str, Hashable]] = {}
         self._gpio_allowed: frozenset[str] | None = None
         self._pin_index: PinIndex | None = None  # None: the board files alone
+        # What this adapter last did to or saw on each GPIO line (canonical name -> mode/level/at), so a
+        # status view can show levels without touching the bus: on Linux, reading a line requests it as
+        # an input, which would release an output the agent is driving.
+        self._gpio_seen: dict[str, dict[str, Any]] = {}
 
     # context manager -------------------------------------------------------------------------
     def __enter__(self) -> Self:
@@ -497,8 +502,10 @@ class Adapter(abc.ABC):
     def gpio_read(self, pin: str | int) -> int:
         """Read the level (0 or 1) of a GPIO line."""
         self._check_open()
-        _, line = self.resolve_pin(pin)
-        return self._gpio_read(line)
+        name, line = self.resolve_pin(pin)
+        value = self._gpio_read(line)
+        self._note_gpio(name, level=value)
+        return value
 
     def gpio_write(self, pin: str | int, value: int) -> None:
         """Drive a GPIO line to ``value`` (0 or 1), making it an output if it is not one."""
@@ -508,6 +515,7 @@ class Adapter(abc.ABC):
         name, line = self.resolve_pin(pin)
         self._check_gpio_write(name, pin)
         self._gpio_write(line, int(value))
+        self._note_gpio(name, mode="out", level=int(value))
 
     def gpio_mode(self, pin: str | int, direction: Direction, pull: Pull = "none") -> None:
         """Set a GPIO line's direction ("in"/"out") and pull ("up"/"down"/"none")."""
@@ -521,6 +529,33 @@ class Adapter(abc.ABC):
         if direction == "out":  # an output drives the wire: same policy as a write
             self._check_gpio_write(name, pin)
         self._gpio_mode(line, direction, pull)
+        self._note_gpio(name, mode=direction, pull=pull)
+
+    def _note_gpio(self, name: str, **fields: Any) -> None:
+        entry = self._gpio_seen.setdefault(name, {})
+        entry.update(fields, at=time.time())
+
+    def gpio_states(self) -> dict[str, dict[str, Any]]:
+        """Known state of each GPIO line by canonical name: ``mode`` ("in"/"out"), ``level``, ``pull``.
+
+        Made from what this adapter drove or read (no bus traffic), overlaid with what the backend can
+        observe without side effects (:meth:`_gpio_observe`). Lines never touched are absent.
+        """
+        states = {name: dict(entry) for name, entry in list(self._gpio_seen.items())}
+        for name, seen in self._gpio_observe().items():
+            states.setdefault(name, {}).update(seen)
+        return states
+
+    def gpio_writable(self, pin: str | int) -> bool:
+        """Whether the safety policy lets this adapter drive ``pin`` (a check only: nothing is written)."""
+        from edge_agent.errors import ConfigError, EdgeAgentError
+
+        try:
+            name, _ = self.resolve_pin(pin)
+            self._check_gpio_write(name, pin)
+        except (ConfigError, EdgeAgentError):
+            return False
+        return True
 
     def _check_gpio_write(self, name: str, given: str | int) -> None:
         policy = self.safety
@@ -612,6 +647,10 @@ class Adapter(abc.ABC):
 
     def _gpio_read(self, line: Any) -> int:
         raise InvalidAddressError(f"{self.url}: this adapter has no GPIO lines", adapter=self.url)
+
+    def _gpio_observe(self) -> dict[str, dict[str, Any]]:
+        """Line states the backend can see without changing them (a simulator's model); none by default."""
+        return {}
 
     def _gpio_write(self, line: Any, value: int) -> None:
         raise InvalidAddressError(f"{self.url}: this adapter has no GPIO lines", adapter=self.url)

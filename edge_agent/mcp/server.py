@@ -6,6 +6,8 @@ Two transports over the same tools:
 * streamable HTTP (inside ``edge-agent run``), bound to 127.0.0.1 by default and guarded by a bearer
   token (the SDK's bearer middleware with our constant-time verifier). The listening socket is bound
   here before uvicorn starts, so a busy port is an ``OSError`` for the caller, not a process exit.
+  The same server answers the status page at ``/`` (edge_agent.dashboard), checks Host and Origin on
+  every request (:mod:`.netguard`) and bounds connections and sessions (:mod:`.limits`).
 
 A tool's exception text reaches the model verbatim, so errors from the edge_agent tree pass through
 as :class:`ToolError` with their sentence; anything unexpected is logged here with its traceback and
@@ -29,13 +31,16 @@ from mcp.server.auth.settings import AuthSettings
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types import ToolAnnotations
 from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
+from edge_agent.mcp.limits import evict_idle_sessions, protocol_class
 from edge_agent.mcp.messages import for_agent, unknown_arguments
 from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
+from edge_agent.mcp.netguard import HostOriginGuard, HostPolicy
 from edge_agent.mcp.token import token_matches
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 from edge_agent.runtime import Runtime
@@ -179,11 +184,18 @@ def _bind(host: str, port: int) -> socket.socket:
 
 
 class HttpServer:
-    """MCP over streamable HTTP on an asyncio loop; ``start`` returns once it accepts connections."""
+    """MCP over streamable HTTP (and the status page) on an asyncio loop; ``start`` returns once it accepts.
 
-    def __init__(self, runtime: Runtime, *, host: str, port: int, token: str, path: str = "/mcp") -> None:
+    ``tls`` is a (certificate, key) pair of PEM files: the server then speaks HTTPS only. Host names
+    and origins it answers to come from the runtime's ``[server]`` settings.
+    """
+
+    def __init__(self, runtime: Runtime, *, host: str, port: int, token: str, path: str = "/mcp",
+                 tls: tuple[str, str] | None = None, dashboard: bool = True) -> None:
         self.host, self.port, self.path = host, port, path
         self.runtime = runtime
+        self.tls = tls
+        self.dashboard = dashboard
         self.error: str = ""
         self._token = token
         self._task: asyncio.Task[None] | None = None
@@ -191,24 +203,43 @@ class HttpServer:
         self._stopping = False
 
     @property
-    def url(self) -> str:
-        """Where clients connect."""
+    def base_url(self) -> str:
+        """Scheme, host and port: where the status page is."""
         host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"http://{host}:{self.port}{self.path}"
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """Where MCP clients connect."""
+        return f"{self.base_url}{self.path}"
 
     def app(self) -> Any:
-        """The Starlette app: MCP endpoint behind the bearer-token middleware."""
-        server = build_server(self.runtime, self._token, issuer=f"http://127.0.0.1:{self.port}")
+        """The ASGI app: Host/Origin guard around the MCP endpoint (bearer token) and the status page."""
+        cfg = self.runtime.settings.server
+        policy = HostPolicy.build(self.host, allowed_hosts=cfg.allowed_hosts, allowed_origins=cfg.allowed_origins,
+                                  tls=self.tls is not None)
+        server = build_server(self.runtime, self._token, issuer=f"{self.base_url}")
+        if self.dashboard:
+            from edge_agent.dashboard.web import Dashboard
+
+            for route in Dashboard(self.runtime, self._token, secure_cookie=self.tls is not None).routes():
+                server.custom_route(route.path, methods=sorted(route.methods or ["GET"]))(route.endpoint)
+        security = TransportSecuritySettings(enable_dns_rebinding_protection=True, **policy.sdk_settings())
         # Bounded sessions: a small board cannot hold the SDK's default of 10,000 idle sessions for 30 min.
-        return server.streamable_http_app(streamable_http_path=self.path, host=self.host, json_response=True,
-                                          max_sessions=MAX_SESSIONS, session_idle_timeout=SESSION_IDLE_S)
+        app = server.streamable_http_app(streamable_http_path=self.path, host=self.host, json_response=True,
+                                         max_sessions=MAX_SESSIONS, session_idle_timeout=SESSION_IDLE_S,
+                                         transport_security=security)
+        evict_idle_sessions(server.session_manager)
+        return HostOriginGuard(app, policy)
 
     async def start(self) -> None:
         """Bind, start serving, and return when connections are accepted (OSError if the port is taken)."""
         sock = _bind(self.host, self.port)
         self.port = sock.getsockname()[1]
+        cert, key = self.tls if self.tls else (None, None)
         config = uvicorn.Config(self.app(), log_config=None, access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=5, ws="none")
+                                timeout_graceful_shutdown=5, ws="none", http=protocol_class(),
+                                ssl_certfile=cert, ssl_keyfile=key)
         self._server = _Uvicorn(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="mcp-http")
         while not self._server.started:

@@ -16,6 +16,7 @@ import json
 import logging
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
@@ -43,6 +44,9 @@ BUILTIN_PREFIX = "builtin:"
 #: Shortest first retry after a sensor error, however fast the watch samples: a part that NACKed
 #: is usually mid-reset or unplugged, and hammering it at 50 Hz only fills the log.
 MIN_BACKOFF_S = 0.5
+#: Recent accepted readings, scores and captures kept per watch for the status page (bounded memory).
+HISTORY_READINGS = 300
+HISTORY_EVENTS = 50
 
 
 def builtin_model_path(name: str) -> Path:
@@ -116,6 +120,9 @@ class Watch:
         self.last_capture_id = ""
         self.last_summary: WindowSummary | None = None
         self.overruns = 0
+        self.readings: deque[tuple[float, dict[str, float]]] = deque(maxlen=HISTORY_READINGS)
+        self.scores: deque[tuple[float, float]] = deque(maxlen=HISTORY_EVENTS)
+        self.recent_captures: deque[dict[str, Any]] = deque(maxlen=HISTORY_EVENTS)
 
     # scheduling ------------------------------------------------------------------------------------
 
@@ -155,12 +162,14 @@ class Watch:
         self.consecutive_errors = 0
         self.state = "sampling"
         self.samples += 1
-        if not self.window.add(values, self._wall()):
+        at = self._wall()
+        if not self.window.add(values, at):
             # The sensor answers but reports nonsense (NaN, beyond its range): say so in the state,
             # since the window cannot fill and no rule will ever fire.
             self.state = "dropping"
             log.debug("watch %s: reading dropped: %s", self.name, self.window.screen.last_reason)
             return None
+        self.readings.append((at, {c.name: float(values[c.name]) for c in self.spec.channels}))
         if not self.window.ready():
             return None
         return self.evaluate(now)
@@ -206,6 +215,8 @@ class Watch:
                 self.last_error = f"inference failed: {exc}"
                 log.warning("watch %s: %s", self.name, self.last_error)
         self.last_score = score
+        if score is not None:
+            self.scores.append((summary.ended_at, float(score)))
         trigger = self.rule.evaluate(summary, score, now)
         if trigger is None or not self.limiter.allow(now):
             if trigger is not None:
@@ -227,7 +238,20 @@ class Watch:
         self.captures += 1
         stored = stored if stored is not None else capture
         self.last_capture_id = getattr(stored, "id", "")
+        self.recent_captures.append({"at": summary.ended_at, "id": self.last_capture_id, "type": capture.type,
+                                     "title": capture.title})
         return stored
+
+    def history(self) -> dict[str, Any]:
+        """Recent readings (oldest first) per channel with units, model scores and captures, for plotting."""
+        rows = list(self.readings)
+        return {
+            "channels": [{"name": c.name, "unit": c.unit} for c in self.spec.channels],
+            "t": [at for at, _ in rows],
+            "values": {c.name: [v[c.name] for _, v in rows] for c in self.spec.channels},
+            "scores": [list(p) for p in self.scores],
+            "captures": list(self.recent_captures),
+        }
 
     def source(self) -> str:
         """Where the readings come from: ``watch://NAME`` naming adapter, bus and address."""

@@ -138,6 +138,10 @@ class SimAdapter(Adapter):
     def _gpio_read(self, line: Any) -> int:
         return self.world.level(line)
 
+    def _gpio_observe(self) -> dict[str, dict[str, Any]]:
+        return {name: {"mode": line.direction, "pull": line.pull, "level": self.world.level(name)}
+                for name, line in list(self.world.lines.items())}
+
     def _gpio_write(self, line: Any, value: int) -> None:
         self._check_drivable(line)
         self.world.gpio_write(line, value)

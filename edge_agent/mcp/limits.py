@@ -1,0 +1,159 @@
+"""Bounds on what HTTP clients can hold: connections, time to send a request, MCP sessions.
+
+uvicorn accepts connections without limit and waits forever for a request on each, so a few hundred
+idle sockets exhaust the process's file descriptors while the watchdog keeps pinging. Here:
+
+* at most ``max_connections`` connections are open; when one more arrives, the oldest connection
+  that is only waiting for a request is closed to make room, and if every one is busy serving a
+  request the newcomer is closed instead;
+* a connection must deliver a complete request (head and body) within ``request_deadline_s`` of
+  connecting or of sending its first byte after a response; otherwise it is closed;
+* the MCP session table, when full, drops the session idle for longest instead of refusing new
+  clients with 503 until abandoned sessions time out.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import math
+import time
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+log = logging.getLogger(__name__)
+
+MAX_CONNECTIONS = 128
+REQUEST_DEADLINE_S = 10.0
+_WARN_EVERY_S = 60.0
+
+
+class _State:
+    """Counters shared by the connections of one server (for logging at most once a minute)."""
+
+    def __init__(self) -> None:
+        self.last_warning = 0.0
+        self.refused = 0
+        self.evicted = 0
+        self.timed_out = 0
+
+    def warn(self, text: str) -> None:
+        now = time.monotonic()
+        if now - self.last_warning >= _WARN_EVERY_S:
+            self.last_warning = now
+            log.warning("%s (since start: %d refused, %d idle closed for room, %d request deadlines missed)",
+                        text, self.refused, self.evicted, self.timed_out)
+
+
+class LimitedH11Protocol(H11Protocol):
+    """uvicorn's h11 protocol with a connection cap and a deadline for each request to arrive."""
+
+    max_connections = MAX_CONNECTIONS
+    request_deadline_s = REQUEST_DEADLINE_S
+    shared = _State()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        self._opened = time.monotonic()
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        if len(self.connections) > self.max_connections and not self._make_room():
+            self.shared.refused += 1
+            self.shared.warn(f"HTTP connection limit ({self.max_connections}) reached; refusing new connections")
+            transport.abort()
+            return
+        self._arm()
+
+    def _waiting(self) -> bool:
+        """True while no request is being served on this connection (only waiting for one)."""
+        return self.cycle is None or self.cycle.response_complete
+
+    def _make_room(self) -> bool:
+        idle = [c for c in self.connections if c is not self and isinstance(c, LimitedH11Protocol) and c._waiting()]
+        if not idle:
+            return False
+        oldest = min(idle, key=lambda c: c._opened)
+        self.shared.evicted += 1
+        self.shared.warn(f"HTTP connection limit ({self.max_connections}) reached; closing idle connections")
+        oldest._drop()
+        return True
+
+    def _arm(self) -> None:
+        if self._deadline is None:
+            self._deadline = self.loop.call_later(self.request_deadline_s, self._missed_deadline)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _missed_deadline(self) -> None:
+        self._deadline = None
+        if self._waiting() or (self.cycle is not None and self.cycle.more_body):
+            self.shared.timed_out += 1
+            self.shared.warn(f"closed an HTTP connection that sent no complete request within "
+                             f"{self.request_deadline_s:g} s")
+            self._drop()
+
+    def _drop(self) -> None:
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._waiting():  # the first bytes of a new request: it has until the deadline to complete
+            self._arm()
+        super().data_received(data)
+        if self.cycle is not None and not self.cycle.more_body:  # head and body are in
+            self._disarm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def protocol_class(max_connections: int = MAX_CONNECTIONS,
+                   request_deadline_s: float = REQUEST_DEADLINE_S) -> type[LimitedH11Protocol]:
+    """A protocol class for one server (its own limits and counters)."""
+    return type("LimitedH11Protocol", (LimitedH11Protocol,),
+                {"max_connections": max_connections, "request_deadline_s": request_deadline_s, "shared": _State()})
+
+
+# --- MCP sessions -------------------------------------------------------------------------------------
+
+
+def evict_idle_sessions(manager: Any) -> None:
+    """Make a full session table drop the session idle for longest instead of answering 503.
+
+    A session with a request in flight (or an open GET stream) is never dropped; with every session
+    busy, the SDK's 503 stands. A dropped client that comes back gets 404 and starts a new session,
+    as after an idle timeout.
+    """
+    admit = manager._admit_session
+
+    def admit_evicting(requestor: Any) -> Any:
+        limit = manager.max_sessions
+        if limit is not None and len(manager._server_instances) >= limit:
+            _evict_oldest_idle(manager)
+        return admit(requestor)
+
+    manager._admit_session = admit_evicting
+
+
+def _evict_oldest_idle(manager: Any) -> None:
+    best_id, best_deadline = None, math.inf
+    for session_id, transport in list(manager._server_instances.items()):
+        scope = getattr(transport, "idle_scope", None)
+        if scope is None or getattr(transport, "_requests_in_flight", True):
+            continue
+        if scope.deadline < best_deadline:  # idle since longest = earliest idle deadline
+            best_id, best_deadline = session_id, scope.deadline
+    if best_id is None:
+        return
+    transport = manager._server_instances.pop(best_id)
+    manager._session_owners.pop(best_id, None)
+    transport.idle_scope.cancel()  # ends the session's server task, which terminates its transport
+    log.info("MCP session table full (%d): closed the session idle for longest", manager.max_sessions)
