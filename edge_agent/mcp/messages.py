@@ -6,18 +6,30 @@ No `mcp` import here: the agent's in-process tool path and the daemon client use
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from pydantic import ValidationError
 
 
 def invalid_arguments(exc: ValidationError) -> str:
-    """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links."""
-    parts = []
+    """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links.
+
+    An argument that may take several forms (a list of bytes or a hex string) fails once per form;
+    a form's own explanation (a value error) is kept over the others' "should be a ..." lines.
+    """
+    by_arg: dict[str, list[Any]] = {}
     for err in exc.errors(include_url=False):
-        where = ".".join(str(p) for p in err["loc"]) or "arguments"
-        sent = repr(err.get("input"))
-        sent = sent if len(sent) <= 60 else sent[:57] + "..."
-        parts.append(f"{where}: {err['msg']} (got {sent})")
+        # pydantic names union members and validator chains in the location; the agent needs the argument.
+        where = ".".join(str(p) for p in err["loc"] if isinstance(p, int) or str(p).isidentifier()) or "arguments"
+        by_arg.setdefault(where, []).append(err)
+    parts = []
+    for where, errs in by_arg.items():
+        explained = [e for e in errs if e["type"] == "value_error"] or errs
+        for err in explained:
+            sent = repr(err.get("input"))
+            sent = sent if len(sent) <= 60 else sent[:57] + "..."
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            parts.append(f"{where}: {msg} (got {sent})")
     return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
 
 

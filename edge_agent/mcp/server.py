@@ -54,6 +54,7 @@ INSTRUCTIONS = (
     "passing engage's source_krefs. runtime_status shows what is connected and healthy."
 )
 
+BEARER_REALM = "edge-agent"
 MAX_SESSIONS = 64
 SESSION_IDLE_S = 600.0
 
@@ -116,6 +117,7 @@ def build_tools(runtime: Runtime) -> list[Tool]:
             open_world_hint=name in _HARDWARE,
         )
         record = _Tool.from_function(fn, name=name, annotations=annotations)
+        record.parameters["additionalProperties"] = False  # _Tool.run refuses unknown arguments by name
         record.fn = _guard(name, fn)
         records.append(record)
     return records
@@ -230,7 +232,7 @@ class HttpServer:
                                          max_sessions=MAX_SESSIONS, session_idle_timeout=SESSION_IDLE_S,
                                          transport_security=security)
         evict_idle_sessions(server.session_manager)
-        return HostOriginGuard(app, policy)
+        return HostOriginGuard(_bearer_challenge(app, self.path), policy)
 
     async def start(self) -> None:
         """Bind, start serving, and return when connections are accepted (OSError if the port is taken)."""
@@ -269,6 +271,36 @@ class HttpServer:
                 await asyncio.wait_for(self._task, timeout=2)
         except BaseException as exc:  # a crash while stopping is logged, not re-raised
             log.warning("MCP HTTP server stopped with %s", type(exc).__name__)
+
+
+def _bearer_challenge(app: Any, path: str) -> Any:
+    """Answer 401 with a plain bearer challenge (RFC 6750): a realm, no OAuth metadata.
+
+    The token is a static secret from the state directory, not something an OAuth server issues, so
+    the challenge names no ``resource_metadata`` and no authorization server: a client such as MCP
+    Inspector then asks its user for the bearer token instead of starting an OAuth flow. A request
+    that sent no token gets no error code; a wrong token gets ``error="invalid_token"``. Only
+    responses of the MCP endpoint (``path``) are touched.
+    """
+
+    async def wrapped(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or not str(scope.get("path", "")).startswith(path):
+            await app(scope, receive, send)
+            return
+        sent_token = any(k.lower() == b"authorization" for k, _ in scope.get("headers", ()))
+
+        async def send_with_challenge(message: dict[str, Any]) -> None:
+            if message.get("type") == "http.response.start" and message.get("status") == 401:
+                challenge = f'Bearer realm="{BEARER_REALM}"'
+                if sent_token:
+                    challenge += ', error="invalid_token", error_description="the bearer token is not valid"'
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() != b"www-authenticate"]
+                message = {**message, "headers": [*headers, (b"www-authenticate", challenge.encode())]}
+            await send(message)
+
+        await app(scope, receive, send_with_challenge)
+
+    return wrapped
 
 
 def _task_error(task: asyncio.Task[None]) -> str:

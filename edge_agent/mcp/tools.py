@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
 from edge_agent.runtime import AdapterSlot, ComponentUnavailable, Runtime
@@ -42,12 +42,41 @@ AddrArg = Annotated[int | str, Field(
 BusArg = Annotated[int | str | None, Field(
     description="Bus number or name such as 'i2c1'; omit for the adapter's first bus.")]
 # Small models often write bytes the way datasheets and i2c-tools print them, so a hex string is
-# accepted too: "01 80 00", "018000", "0x01,0x80,0x00".
-HEX_BYTES = r"^\s*(0[xX])?[0-9A-Fa-f]{2}([\s,:;]*(0[xX])?[0-9A-Fa-f]{2})*\s*$"
+# accepted too, when it cannot be read another way: with 0x ("0x27", "0x018000", "0x01,0x80") or
+# with separators between byte pairs ("01 80 00", "01:80"). A bare run like "27" is refused: a JSON
+# integer 27 is decimal, so reading the string as hex 0x27 would send a different byte.
+_PAIR = r"[0-9A-Fa-f]{2}"
+_SEP = r"[\s,:;]+"
+HEX_BYTES = rf"^\s*(0[xX](?:{_PAIR})+|(?:0[xX])?{_PAIR}(?:{_SEP}(?:0[xX])?{_PAIR})+)\s*$"
+
+
+def _refuse_bare_digits(value: object) -> object:
+    """A string of hex digits alone is ambiguous; say both readings so the caller can pick one."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9A-Fa-f]+", text := value.strip()):
+        return value
+    forms = [f"'0x{text}'"]
+    if len(text) > 2 and len(text) % 2 == 0:
+        forms.append(repr(" ".join(text[i:i + 2] for i in range(0, len(text), 2))))
+    hex_reading = (f"as hex bytes [{', '.join(f'0x{b:02X}' for b in bytes.fromhex(text))}]"
+                   if len(text) % 2 == 0 else "")
+    if not text.isdigit():
+        raise ValueError(f"{value!r} needs 0x or separators between byte pairs to be read as hex"
+                         + (f" ({hex_reading})" if hex_reading else " (it has an odd number of digits)")
+                         + f"; write {' or '.join(forms)}, or give the bytes as a list of integers")
+    number = int(text)
+    as_number = f"as the number {number}" + (f" (byte 0x{number:02X})" if number < 256 else " (not one byte)")
+    raise ValueError(f"{value!r} is ambiguous: {hex_reading + ' or ' if hex_reading else ''}{as_number}; "
+                     f"write hex as {' or '.join(forms)}, or the number as the list [{number}]"
+                     if number < 256 else
+                     f"{value!r} is ambiguous: {hex_reading + ' or ' if hex_reading else ''}{as_number}; "
+                     f"write hex as {' or '.join(forms)}, or give the bytes as a list of integers")
+
+
 ByteList = Annotated[
     Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=1, max_length=4096)]
-    | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5)],
-    Field(description="Bytes as integers 0-255, or a hex string such as \"01 80 00\" or \"0x01,0x80\".")]
+    | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5), BeforeValidator(_refuse_bare_digits)],
+    Field(description="Bytes as integers 0-255, or a hex string with 0x or separators such as \"01 80 00\", "
+          "\"0x01,0x80\" or \"0x27\" (a bare \"27\" is refused: hex or decimal?).")]
 QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
 LimitArg = Annotated[int | None, Field(
     description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
@@ -98,8 +127,19 @@ def _bytes(value: list[int] | str) -> list[int]:
     if isinstance(value, list):
         return list(value)
     digits = "".join(part[2:] if part[:2] in ("0x", "0X") else part
-                     for part in re.split(r"[\s,:;]+", value.strip()) if part)
+                     for part in re.split(_SEP, value.strip()) if part)
     return list(bytes.fromhex(digits))
+
+
+def _address(address: int) -> dict[str, Any]:
+    """An I2C address as an integer (for programs) and a hex string (for people)."""
+    return {"addr": address, "addr_hex": f"0x{address:02X}"}
+
+
+def _location(address: int, register: int | None) -> dict[str, Any]:
+    """An I2C address and register (None: no register) as integers and hex strings."""
+    return {**_address(address), "register": register,
+            "register_hex": None if register is None else f"0x{register:02X}"}
 
 
 def _hex(data: bytes) -> str:
@@ -186,13 +226,11 @@ class Tools:
         """Read bytes from an I2C target, optionally starting at a register (write pointer, repeated start, read)."""
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
+            reg = None if register is None else _parse_int(register, "register", slot.url)
             i2c = slot.require().i2c(bus)
-            if register is None:
-                data = i2c.read(address, len)
-            else:
-                data = i2c.read_register(address, _parse_int(register, "register", slot.url), len)
-        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register,
-                "data": list(data), "hex": _hex(data)}
+            data = i2c.read(address, len) if reg is None else i2c.read_register(address, reg, len)
+        return {"adapter": slot.name, "bus": i2c.bus, **_location(address, reg), "data": list(data),
+                "hex": _hex(data)}
 
     def i2c_write(self, addr: AddrArg, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                   register: Annotated[int | str | None, Field(description="Register to write at; omit to "
@@ -202,14 +240,15 @@ class Tools:
         bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
+            reg = None if register is None else _parse_int(register, "register", slot.url)
             i2c = slot.require().i2c(bus)
-            if register is None:
+            if reg is None:
                 i2c.write(address, list(bytes))
             else:
-                i2c.write_register(address, _parse_int(register, "register", slot.url), list(bytes))
-        return {"adapter": slot.name, "bus": i2c.bus, "addr": address, "register": register, "written": len(bytes),
+                i2c.write_register(address, reg, list(bytes))
+        return {"adapter": slot.name, "bus": i2c.bus, **_location(address, reg), "written": len(bytes),
                 **self._record_write("i2c_write", slot, f"i2c_write 0x{address:02X} {len(bytes)}B on {slot.name}",
-                                     {"bus": i2c.bus, "addr": address, "register": register, "bytes": list(bytes)})}
+                                     {"bus": i2c.bus, "addr": address, "register": reg, "bytes": list(bytes)})}
 
     def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                      bus: BusArg = None, cs: Annotated[int, Field(ge=0, le=15)] = 0,
@@ -264,7 +303,8 @@ class Tools:
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
             reading = BME280(slot.require().i2c(bus), address=address).read()
-        return {"adapter": slot.name, "sensor": sensor, "addr": address, "at": time.time(), **_jsonable(reading)}
+        return {"adapter": slot.name, "sensor": sensor, **_address(address), "at": time.time(),
+                **_jsonable(reading)}
 
     # --- datasheets and pins ---------------------------------------------------------------------
 
@@ -358,7 +398,14 @@ class Tools:
                        space_path: SpacePath = None) -> dict[str, Any]:
         """After answering: record the response and captures (durably queued for Kumiho when sync is on)."""
         store = self._rt.require_memory()
-        caps = [dict(c.model_dump(exclude_none=True), space_hint=c.space_hint or (space_path or ""))
+        if space_path and space_path.strip() in self._rt.settings.memory.policy.read_only_namespaces:
+            # Refused before anything is kept, not filed in the default space instead.
+            from edge_agent.memory import ReadOnlyNamespaceError
+
+            raise ReadOnlyNamespaceError(space_path.strip(), "memory_reflect")
+        # The captures are kept in the space's namespace locally and filed under it upstream.
+        where = {"namespace": space_path.strip()} if space_path else {}
+        caps = [{**c.model_dump(exclude_none=True), **where, "space_hint": c.space_hint or (space_path or "")}
                 for c in (captures or [])]
         result = store.reflect(session_id, response, captures=caps, source_refs=list(source_krefs or []))
         return _jsonable(result)

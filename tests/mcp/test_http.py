@@ -149,6 +149,6 @@ async def test_byte_arguments_accept_hex_strings_as_datasheets_print_them(runtim
     async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as s:
         as_list = mcpkit.structured(await s.call_tool("spi_transfer", {"bytes": [1, 128, 0], "cs": 1}))
         assert as_list["rx"] == [1, 128, 0]  # MOSI jumpered to MISO on CS1 in the default scenario
-        for text in ("01 80 00", "018000", "0x01,0x80,0x00", "01:80:00"):
+        for text in ("01 80 00", "0x018000", "0x01,0x80,0x00", "01:80:00"):
             as_hex = mcpkit.structured(await s.call_tool("spi_transfer", {"bytes": text, "cs": 1}))
             assert as_hex == as_list, text
