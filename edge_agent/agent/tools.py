@@ -29,7 +29,7 @@ COMPACT_SCHEMA_CHARS = 6000
 
 
 class _ArgsBase(BaseModel):
-    model_config = ConfigDict(arbitrary_types_allowed=True)
+    model_config = ConfigDict(arbitrary_types_allowed=True, extra="forbid")  # as the MCP server: unknown = error
 
 
 @functools.cache
