@@ -28,7 +28,7 @@ from typing import Any
 
 from edge_agent.config import Settings, load_settings
 from edge_agent.errors import ConfigError, EdgeAgentError
-from edge_agent.paths import ensure_state_dir
+from edge_agent.paths import ensure_state_dir, open_private, write_private
 
 log = logging.getLogger(__name__)
 
@@ -444,9 +444,7 @@ def _preload_mcp() -> None:
 
 
 def _atomic_write(path: Path, text: str) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text)
-    os.replace(tmp, path)
+    write_private(path, text)
 
 
 def load_daemon_settings(path: Path | None) -> Settings:
@@ -490,7 +488,7 @@ def _lock_state_dir(state_dir: Path) -> Any:
     """Hold <state>/daemon.lock for the daemon's life: two daemons on one state would both sync and watch."""
     import fcntl
 
-    fh = open(state_dir / LOCK_FILE, "a+")  # noqa: SIM115 - held open until the daemon exits
+    fh = open_private(state_dir / LOCK_FILE, "a+")  # held open until the daemon exits
     try:
         fcntl.flock(fh, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

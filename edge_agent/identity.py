@@ -24,6 +24,7 @@ from pathlib import Path
 
 from edge_agent.config import Settings
 from edge_agent.errors import ConfigError
+from edge_agent.paths import open_private, private_dir
 
 MACHINE_ID_PATHS = (Path("/etc/machine-id"), Path("/var/lib/dbus/machine-id"))
 BOOT_ID_PATH = Path("/proc/sys/kernel/random/boot_id")
@@ -65,9 +66,9 @@ def _persisted_random_id(state_dir: Path) -> str:
     except OSError:
         pass
     new = f"dev-{secrets.token_hex(8)}"
-    state_dir.mkdir(parents=True, exist_ok=True)
+    private_dir(state_dir)
     tmp = path.with_suffix(".tmp")
-    with open(tmp, "w") as fh:  # write, fsync, rename: the id must never change once handed out
+    with open_private(tmp, "w") as fh:  # write, fsync, rename: the id must never change once handed out
         fh.write(new + "\n")
         fh.flush()
         os.fsync(fh.fileno())

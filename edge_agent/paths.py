@@ -14,6 +14,12 @@ from __future__ import annotations
 import os
 from importlib import resources
 from pathlib import Path
+from typing import IO, Any
+
+#: Modes of everything under the state directory: it holds memories, tokens and device ids, so only
+#: the service user reads it. Applied explicitly, so a loose umask (0022 outside systemd) cannot widen them.
+PRIVATE_DIR_MODE = 0o700
+PRIVATE_FILE_MODE = 0o600
 
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -48,7 +54,7 @@ def ensure_state_dir(path: Path) -> Path:
     from edge_agent.errors import ConfigError
 
     try:
-        path.mkdir(parents=True, exist_ok=True)
+        private_dir(path)
     except FileExistsError:
         raise ConfigError(f"state directory {path} exists but is not a directory; "
                           "pass --state DIR (or set EDGE_AGENT_STATE) to a directory") from None
@@ -59,6 +65,71 @@ def ensure_state_dir(path: Path) -> Path:
         raise ConfigError(f"the state directory {path} is not writable by this user; "
                           "pass --state DIR (or set EDGE_AGENT_STATE) to a writable directory")
     return path
+
+
+def private_dir(path: str | os.PathLike[str]) -> Path:
+    """Create a state directory (and missing parents); each one created here is 0700 whatever the umask.
+
+    An existing directory keeps its mode: it may be systemd's StateDirectory= or one the user chose.
+    """
+    path = Path(path)
+    created: list[Path] = []
+    probe = path
+    while not probe.exists() and not probe.is_symlink() and probe != probe.parent:
+        created.append(probe)
+        probe = probe.parent
+    path.mkdir(parents=True, exist_ok=True)
+    for directory in created:
+        try:
+            directory.chmod(PRIVATE_DIR_MODE)
+        except OSError:  # created concurrently by another user, or gone again
+            pass
+    return path
+
+
+def _private_opener(path: str, flags: int) -> int:
+    fd = os.open(path, flags | os.O_CLOEXEC, PRIVATE_FILE_MODE)
+    try:
+        st = os.fstat(fd)
+        # Exactly 0600: the umask may have cut the owner's bits, and an older file may be wider.
+        if st.st_mode & 0o777 != PRIVATE_FILE_MODE and st.st_uid == os.geteuid():
+            os.fchmod(fd, PRIVATE_FILE_MODE)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def open_private(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = None) -> IO[Any]:
+    """``open()`` for a file in the state directory: created (or tightened to) 0600."""
+    if "b" not in mode and encoding is None:
+        encoding = "utf-8"
+    return open(path, mode, encoding=encoding, opener=_private_opener)  # noqa: SIM115 - the caller closes it
+
+
+def private_file(path: str | os.PathLike[str]) -> Path:
+    """Make sure ``path`` exists as a 0600 file (empty if new), e.g. before SQLite opens it.
+
+    SQLite gives the database's -wal, -shm and journal files the database file's own mode.
+    """
+    os.close(_private_opener(os.fspath(path), os.O_WRONLY | os.O_CREAT | os.O_APPEND))
+    return Path(path)
+
+
+def write_private(path: str | os.PathLike[str], data: str | bytes, *, fsync: bool = False) -> None:
+    """Replace ``path`` atomically (temporary file, then rename) with a 0600 file holding ``data``."""
+    path = Path(path)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open_private(tmp, "wb" if isinstance(data, bytes) else "w") as fh:
+            fh.write(data)
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 def _bundled(packaged: str, repo_dir: str) -> Path:

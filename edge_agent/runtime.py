@@ -33,6 +33,7 @@ from edge_agent.errors import (
     MemoryStoreError,
     SyncError,
 )
+from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, default_index
 
 log = logging.getLogger(__name__)
@@ -116,7 +117,7 @@ class Runtime:
     def build(cls, settings: Settings, state_dir: Path) -> Runtime:
         """Build every component; failures are recorded, never raised (the rest keeps serving)."""
         rt = cls(settings, state_dir)
-        rt.state_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(rt.state_dir)
         rt._build_rag()
         rt._build_adapters(settings.peripherals.boards if settings.peripherals.enabled else [])
         rt._build_memory()

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from edge_agent.config import Settings
 from edge_agent.errors import ConfigError
+from edge_agent.paths import private_dir
 
 TOKEN_FILE = "mcp-token"
 
@@ -36,7 +37,7 @@ def ensure_token(path: Path) -> str:
             path.chmod(0o600)  # someone loosened it; the token is a credential
         return token
     token = secrets.token_urlsafe(32)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    private_dir(path.parent)
     if path.exists():  # present but empty (an interrupted first start): replace it whole
         tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -21,6 +21,7 @@ from typing import TypeVar
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory.captures import utc_now
 from edge_agent.memory.errors import MemoryBusyError, MemoryFullError
+from edge_agent.paths import private_file
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -73,6 +74,7 @@ def connect(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
         conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True, isolation_level=None, check_same_thread=False,
                                timeout=BUSY_TIMEOUT_MS / 1000)
     else:
+        private_file(path)  # 0600 before SQLite creates it; the WAL and shm files copy its mode
         conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False,
                                timeout=BUSY_TIMEOUT_MS / 1000)
     conn.row_factory = sqlite3.Row

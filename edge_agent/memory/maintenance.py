@@ -13,6 +13,7 @@ from typing import Any
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.captures import format_time
 from edge_agent.memory.core import StoreCore, not_in
+from edge_agent.paths import open_private, private_dir
 
 SNAPSHOTS_KEPT = 5
 
@@ -92,10 +93,10 @@ class Maintenance:
         """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""
         now = now or datetime.now(UTC)
         folder = self.core.db_path.parent / "snapshots"
-        folder.mkdir(exist_ok=True)
+        private_dir(folder)
         target = folder / f"memory-{now.astimezone(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.jsonl"
         tmp = target.with_suffix(".tmp")
-        with tmp.open("w", encoding="utf-8") as fp:
+        with open_private(tmp, "w") as fp:
             self._export_jsonl(fp, include_superseded=True)
             fp.flush()
             os.fsync(fp.fileno())

@@ -22,6 +22,7 @@ from edge_agent.config import Settings
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.model import check_content, estimate_tokens
+from edge_agent.paths import private_dir, private_file
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS response_cache (
@@ -69,7 +70,7 @@ class ResponseCache:
         self._pending: dict[str, tuple[int, float]] = {}
         self._counts: dict[str, int] = {}
         self._lock = threading.RLock()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        private_dir(self.path.parent)
         try:
             self._conn = self._connect()
         except sqlite3.DatabaseError as exc:
@@ -80,6 +81,7 @@ class ResponseCache:
             self._conn = self._connect()
 
     def _connect(self) -> sqlite3.Connection:
+        private_file(self.path)
         conn = sqlite3.connect(str(self.path), isolation_level=None, check_same_thread=False,
                                timeout=dbmod.BUSY_TIMEOUT_MS / 1000)
         conn.execute(f"PRAGMA busy_timeout = {dbmod.BUSY_TIMEOUT_MS}")

@@ -33,6 +33,7 @@ from edge_agent.memory.recall import COMPACT_BUDGET_DIVISOR, Recall, render_entr
 from edge_agent.memory.response_cache import ResponseCache
 from edge_agent.memory.search import TermStats
 from edge_agent.memory.transfer import EXPORT_FIELDS, Transfer
+from edge_agent.paths import private_dir, write_private
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,7 @@ class MemoryStore:
         settings = settings or Settings()
         name = effective_workspace(settings, workspace)
         folder = memory_dir(Path(state_dir), name)
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)
         db_path = folder / "memory.db"
         marker = Path(f"{db_path}{dbmod.CLEAN_MARKER_SUFFIX}")
         existed = db_path.exists() and db_path.stat().st_size > 0
@@ -122,7 +123,7 @@ class MemoryStore:
                 core.closed = True
             if not core.degraded:
                 with contextlib.suppress(OSError):
-                    Path(f"{core.db_path}{dbmod.CLEAN_MARKER_SUFFIX}").write_text(utc_now() + "\n")
+                    write_private(f"{core.db_path}{dbmod.CLEAN_MARKER_SUFFIX}", utc_now() + "\n")
 
     def __enter__(self) -> MemoryStore:
         return self

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import DatasheetError, UnknownBoardError
+from edge_agent.paths import private_dir, private_file
 from edge_agent.pins import PinIndex, get_board, list_boards
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
 from edge_agent.rag import text as _text
@@ -132,7 +133,7 @@ class HardwareRag:
         root = Path(path) if path else None
         db_path: Path | None = None
         if index_dir is not None:
-            Path(index_dir).mkdir(parents=True, exist_ok=True)
+            private_dir(index_dir)
             key = str(root.resolve()) if root else "-"
             db_path = Path(index_dir) / f"rag-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sqlite"
         conn = cls._open(db_path, max_file_bytes)
@@ -149,6 +150,8 @@ class HardwareRag:
     def _open(db_path: Path | None, max_file_bytes: int) -> sqlite3.Connection:
         target = str(db_path) if db_path else ":memory:"
         try:
+            if db_path is not None:
+                private_file(db_path)
             conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
             conn.executescript(_DDL)
             row = conn.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
@@ -157,6 +160,7 @@ class HardwareRag:
                 raise DatasheetError(f"SQLite cannot build the datasheet index: {exc}") from exc
             log.warning("datasheet index %s is unreadable (%s); rebuilding it", db_path, exc)
             db_path.unlink(missing_ok=True)
+            private_file(db_path)
             conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
             conn.executescript(_DDL)
             row = None

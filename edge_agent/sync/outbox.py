@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sqlite3
 import threading
 import time
@@ -33,6 +32,7 @@ from edge_agent.config import Settings
 from edge_agent.errors import SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
+from edge_agent.paths import private_dir, write_private
 from edge_agent.sync import secrets as secret_scan
 from edge_agent.sync.repository import bump_state, insert_outbox_rows, outbox_usage
 
@@ -217,10 +217,8 @@ class OutboxSink:
             data["rejected_captures"] = data.get("rejected_captures", 0) + 1
             for kind, n in kinds.items():
                 data.setdefault("rejected", {})[kind] = data.get("rejected", {}).get(kind, 0) + n
-            self.state_dir.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(data, sort_keys=True))
-            os.replace(tmp, path)
+            private_dir(self.state_dir)
+            write_private(path, json.dumps(data, sort_keys=True))
 
 
 def _patched(capture: Any, changes: dict[str, Any]) -> Any:

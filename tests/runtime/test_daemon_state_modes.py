@@ -1,0 +1,46 @@
+"""A daemon started with a loose umask (0022, as outside systemd) still keeps its state private."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+
+@pytest.fixture
+def loose_umask() -> Iterator[None]:
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+def _assert_private(root: Path) -> None:
+    wrong = {}
+    seen = 0
+    for dirpath, dirnames, filenames in os.walk(root):
+        for name in [".", *dirnames, *filenames]:
+            path = Path(dirpath) / name
+            if name == "." and path.resolve() != root.resolve():
+                continue
+            seen += 1
+            mode = stat.S_IMODE(path.lstat().st_mode)
+            if mode != (0o700 if path.is_dir() else 0o600):
+                wrong[str(path.relative_to(root))] = oct(mode)
+    assert seen > 1
+    assert not wrong, f"not 0700 (directories) / 0600 (files): {wrong}"
+
+
+def test_a_daemon_run_leaves_only_private_state(tmp_path: Path, loose_umask: None, daemon_factory: Any) -> None:
+    state = tmp_path / "new-state"
+    d = daemon_factory(state_dir=state)  # inherits the 0022 umask
+    d.wait_ready()
+    assert d.token()
+    _assert_private(state)  # while running: token, status, lock, databases
+    d.stop()
+    _assert_private(state)
