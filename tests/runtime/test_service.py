@@ -93,3 +93,77 @@ def test_sysusers_and_tmpfiles_snippets_apply_to_an_empty_root(tmp_path: Path) -
                    capture_output=True, timeout=60)
     assert (root / "etc/edge-agent").is_dir()
     assert (root / "var/lib/edge-agent").stat().st_mode & 0o777 == 0o700
+
+
+#: What the bus backends do to a device node: open it, ioctl (I2C_SLAVE/I2C_RDWR, SPI_IOC_MESSAGE,
+#: the GPIO v2 line requests, termios), read/write, poll for edges, flock a serial port.
+HARDWARE_SYSCALLS = ("openat", "ioctl", "read", "write", "poll", "ppoll", "flock", "close", "fcntl")
+
+
+def _expand_filter(names: list[str]) -> set[str]:
+    """Expand the @groups of a SystemCallFilter= value (recursively) with systemd-analyze syscall-filter."""
+    calls: set[str] = set()
+    todo, seen = list(names), set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if not name.startswith("@"):
+            calls.add(name)
+            continue
+        out = subprocess.run(["systemd-analyze", "syscall-filter", name], capture_output=True, text=True,
+                             timeout=60, check=True).stdout
+        body = [line.strip() for line in out.splitlines()[1:]]  # the first line is the group's own name
+        todo += [w for w in body if w and not w.startswith("#")]
+    return calls
+
+
+def test_the_unit_reaches_i2c_spi_gpio_and_serial_device_nodes(tmp_path: Path) -> None:
+    assert main(["service", "install", "--prefix", str(tmp_path)]) == 0
+    unit = _unit(tmp_path / FILES[0])
+    assert unit["DevicePolicy"] == ["closed"]
+    allowed = {v.split()[0]: v.split()[1] for v in unit["DeviceAllow"]}
+    # Pi UARTs: ttyAMA (PL011) and ttyS (mini UART), beside USB CDC/serial bridges.
+    for node in ("char-i2c", "char-spi", "char-gpiochip", "/dev/gpiomem", "char-ttyACM", "char-ttyUSB",
+                 "char-ttyAMA", "char-ttyS", "char-usb_device"):
+        assert allowed.get(node) == "rw", node
+    for blocked in ("PrivateDevices", "PrivateUsers", "ProcSubset", "IPAddressDeny", "PrivateNetwork"):
+        # Hides the nodes, unmaps the device groups, hides /proc/device-tree and /proc/cpuinfo (board
+        # detection), or cuts off the upstream server.
+        assert blocked not in unit, blocked
+    assert set(unit["SupplementaryGroups"][0].split()) >= {"gpio", "i2c", "spi", "dialout", "plugdev"}
+    assert unit["CapabilityBoundingSet"] == [""]  # device access comes from groups, not capabilities
+    if shutil.which("systemd-analyze"):
+        allowed_calls = _expand_filter([n for v in unit["SystemCallFilter"] if not v.startswith("~")
+                                        for n in v.split()])
+        denied_calls = _expand_filter([n for v in unit["SystemCallFilter"] if v.startswith("~")
+                                       for n in v[1:].split()])
+        for call in HARDWARE_SYSCALLS:
+            assert call in allowed_calls and call not in denied_calls, call
+
+
+def test_the_unit_starts_without_waiting_for_the_network(tmp_path: Path) -> None:
+    # The runtime works offline; the sync worker waits for the network by itself.
+    assert main(["service", "install", "--prefix", str(tmp_path)]) == 0
+    text = (tmp_path / FILES[0]).read_text()
+    unit_section = text.split("[Service]")[0]
+    assert "network-online.target" not in "\n".join(
+        line for line in unit_section.splitlines() if not line.lstrip().startswith("#"))
+
+
+def _security_supports_offline() -> bool:
+    if not shutil.which("systemd-analyze"):
+        return False
+    proc = subprocess.run(["systemd-analyze", "security", "--help"], capture_output=True, text=True, timeout=60)
+    return "--offline" in proc.stdout
+
+
+@pytest.mark.skipif(not _security_supports_offline(), reason="systemd-analyze security --offline is not available")
+def test_systemd_analyze_security_rates_the_unit_3_or_better(tmp_path: Path) -> None:
+    assert main(["service", "install", "--prefix", str(tmp_path)]) == 0
+    proc = subprocess.run(["systemd-analyze", "security", "--offline=yes", str(tmp_path / FILES[0])],
+                          capture_output=True, text=True, timeout=120)
+    line = next(line for line in proc.stdout.splitlines() if "Overall exposure level" in line)
+    exposure = float(line.split(":")[1].split()[0])
+    assert exposure <= 3.0, proc.stdout
