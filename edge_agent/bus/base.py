@@ -37,10 +37,12 @@ import logging
 import threading
 import time
 from collections.abc import Hashable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Self
 
 from edge_agent.errors import (
     AdapterUnavailableError,
+    BusBusyError,
     BusError,
     I2CNackError,
     InvalidAddressError,
@@ -57,6 +59,9 @@ log = logging.getLogger(__name__)
 Direction = Literal["in", "out"]
 Pull = Literal["up", "down", "none"]
 ProbeMethod = Literal["read", "quick"]
+#: What a scan learns about one address: it acknowledged, it did not, or a kernel driver owns it
+#: (i2cdetect's "UU": not probed, since the driver may be mid-transaction with it).
+ProbeState = Literal["ack", "nack", "busy"]
 
 #: 7-bit addresses a scan or a transaction may use; 0x00-0x02 and 0x78-0x7F are reserved by the
 #: I2C specification (general call, CBUS, HS-mode controller codes, 10-bit prefix).
@@ -179,21 +184,38 @@ class I2CBus(abc.ABC):
         EEPROMs (0x50-0x5F) and the 0x30-0x37 range are probed with a one-byte read because a quick
         write can corrupt some write-protect latches (AT24RF08) there; everything else gets an SMBus
         quick write, since a read can have side effects (clearing status or FIFO registers).
+        Addresses a kernel driver owns are not probed and not listed (see :meth:`scan_report`).
         """
+        return self.scan_report(first, last).found
+
+    def scan_report(self, first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS) -> ScanReport:
+        """Like :meth:`scan`, also naming the addresses a kernel driver owns (``UU``, never probed)."""
         self._check_open()
         check_address(first, self._where)
         check_address(last, self._where)
-        found = []
+        report = ScanReport([], [])
         for address in range(first, last + 1):
-            if self._probe(address, scan_method(address)):
-                found.append(address)
-        return found
+            state = self._probe_state(address, scan_method(address))
+            if state == "ack":
+                report.found.append(address)
+            elif state == "busy":
+                report.busy.append(address)
+        return report
 
     def probe(self, address: int) -> bool:
-        """True when ``address`` acknowledges (same probe as ``scan``)."""
+        """True when ``address`` acknowledges (same probe as ``scan``).
+
+        Raises:
+            BusBusyError: a kernel driver owns the address; it is not probed.
+        """
         self._check_open()
         check_address(address, self._where)
-        return self._probe(address, scan_method(address))
+        state = self._probe_state(address, scan_method(address))
+        if state == "busy":
+            raise BusBusyError(f"{self._where}: address 0x{address:02X} on bus {self.bus} is in use by a kernel "
+                               "driver (i2cdetect shows it as UU); it was not probed", adapter=self._where,
+                               address=address)
+        return state == "ack"
 
     def read(self, address: int, n: int) -> bytes:
         """Read ``n`` bytes from target ``address`` (START, address+R, n bytes, STOP)."""
@@ -282,6 +304,10 @@ class I2CBus(abc.ABC):
     @abc.abstractmethod
     def _write_read(self, address: int, data: bytes, n: int) -> bytes: ...
 
+    def _probe_state(self, address: int, method: ProbeMethod) -> ProbeState:
+        """Probe one address; backends that can tell a driver-owned address override this."""
+        return "ack" if self._probe(address, method) else "nack"
+
     def _probe(self, address: int, method: ProbeMethod) -> bool:
         """Default probe on top of read/write; backends with an SMBus quick command override it."""
         try:
@@ -295,6 +321,14 @@ class I2CBus(abc.ABC):
 
     def _release(self) -> None:  # noqa: B027 - optional hook
         """Free backend resources of this bus."""
+
+
+@dataclass(frozen=True)
+class ScanReport:
+    """One bus scan: addresses that acknowledged, and those a kernel driver owns (not probed)."""
+
+    found: list[int]
+    busy: list[int]
 
 
 def scan_method(address: int) -> ProbeMethod:
@@ -331,9 +365,12 @@ class I2CDevice:
         self.bus.write_register(self.address, register, data, register_width=register_width)
 
 
-def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS) -> str:
-    """Render scan results as the familiar i2cdetect 16-column grid ("--" = no answer, blank = not probed)."""
+def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS,
+                     busy: list[int] | set[int] | tuple[int, ...] = ()) -> str:
+    """Render scan results as the familiar i2cdetect 16-column grid ("--" = no answer, "UU" = owned by a
+    kernel driver and not probed, blank = outside the range)."""
     present = set(found)
+    owned = set(busy)
     lines = ["     " + " ".join(f"{c:2x}" for c in range(16))]
     for row in range(0, 0x80, 16):
         cells = []
@@ -341,6 +378,8 @@ def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, l
             a = row + col
             if a < first or a > last:
                 cells.append("  ")
+            elif a in owned:
+                cells.append("UU")
             elif a in present:
                 cells.append(f"{a:02x}")
             else:

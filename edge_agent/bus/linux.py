@@ -2,7 +2,9 @@
 
 I2C goes through smbus2 on ``/dev/i2c-N`` using ``I2C_RDWR`` (plain I2C messages, so ``write_read``
 is one transaction with a repeated START and reads are not limited to the 32-byte SMBus block size);
-scans use the SMBus quick and read-byte commands the way i2cdetect does. SPI goes through spidev on
+scans use the SMBus quick and read-byte commands the way i2cdetect does: each address is claimed with
+I2C_SLAVE (never I2C_SLAVE_FORCE), and one a kernel driver owns (an RTC, a HAT EEPROM) answers EBUSY,
+is reported as busy ("UU") and is not probed. SPI goes through spidev on
 ``/dev/spidevB.C``. GPIO goes through gpiozero's lgpio pin factory on ``/dev/gpiochipN`` (the Pi 5's
 header is on the RP1 chip, which lgpio finds; there is no ``/dev/gpiomem`` there), or through the
 factory named by ``GPIOZERO_PIN_FACTORY`` when that is set (``mock`` in tests).
@@ -21,13 +23,22 @@ import os
 import threading
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import gpiozero
 import smbus2
 import spidev
 
-from edge_agent.bus.base import SMBUS_BLOCK_MAX, Adapter, Direction, I2CBus, ProbeMethod, Pull, SPIDevice
+from edge_agent.bus.base import (
+    SMBUS_BLOCK_MAX,
+    Adapter,
+    Direction,
+    I2CBus,
+    ProbeMethod,
+    ProbeState,
+    Pull,
+    SPIDevice,
+)
 from edge_agent.bus.safety import SafetyPolicy
 from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import (
@@ -149,21 +160,36 @@ class LinuxI2C(I2CBus):
                 raise map_oserror(exc, self._where, "quick write", address) from None
 
     def _probe(self, address: int, method: ProbeMethod) -> bool:
+        return self._probe_state(address, method) == "ack"
+
+    def _probe_state(self, address: int, method: ProbeMethod) -> ProbeState:
         with self._lock:
             dev = self._dev()
             try:
-                if method == "read":
-                    dev.read_byte(address, force=True)
-                else:
-                    dev.write_quick(address, force=True)
+                # I2C_SLAVE (not _FORCE): i2c-dev refuses an address a kernel driver has bound with
+                # EBUSY, and that address must not be touched (the driver may be mid-transaction).
+                # smbus2 issues that ioctl (and remembers the address) in its _set_address.
+                cast(Any, dev)._set_address(address, force=False)
             except OSError as exc:
-                err = map_oserror(exc, self._where, "probe", address)
-                if isinstance(err, I2CNackError):
-                    return False
+                if exc.errno == errno.EBUSY:
+                    return "busy"
+                err = map_oserror(exc, self._where, "claim address", address)
                 if isinstance(err, AdapterUnavailableError):
                     self._drop()
                 raise err from None
-        return True
+            try:
+                if method == "read":
+                    dev.read_byte(address, force=False)
+                else:
+                    dev.write_quick(address, force=False)
+            except OSError as exc:
+                err = map_oserror(exc, self._where, "probe", address)
+                if isinstance(err, I2CNackError):
+                    return "nack"
+                if isinstance(err, AdapterUnavailableError):
+                    self._drop()
+                raise err from None
+        return "ack"
 
     def smbus_block_read(self, address: int, register: int, n: int) -> bytes:
         """SMBus "read I2C block data" (at most 32 bytes), for adapters without plain I2C support."""

@@ -12,7 +12,7 @@ import logging
 from collections.abc import Hashable
 from typing import Any
 
-from edge_agent.bus.base import Adapter, Direction, I2CBus, ProbeMethod, Pull, SPIDevice
+from edge_agent.bus.base import Adapter, Direction, I2CBus, ProbeMethod, ProbeState, Pull, SPIDevice
 from edge_agent.bus.safety import SafetyPolicy
 from edge_agent.bus.transactions import GPIOMode, GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer, Transaction
 from edge_agent.bus.url import AdapterURL
@@ -149,12 +149,17 @@ class TraceI2C(I2CBus):
         return result
 
     def _probe(self, address: int, method: ProbeMethod) -> bool:
-        found = self.inner.probe(address)
+        return self._probe_state(address, method) == "ack"
+
+    def _probe_state(self, address: int, method: ProbeMethod) -> ProbeState:
+        state = self.inner._probe_state(address, method)
+        if state == "busy":
+            return state  # not probed: nothing went over the wire
         record = I2CRead(self.bus, address, 1) if method == "read" else I2CWrite(self.bus, address, b"")
-        if not found:
+        if state == "nack":
             record.error = "I2CNackError"
         self._trace.record(record)
-        return found
+        return state
 
 
 class TraceSPI(SPIDevice):

@@ -109,18 +109,18 @@ def _target(args: argparse.Namespace) -> dict[str, Any]:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     """`bus scan`: responding addresses as a grid or JSON list."""
-    found = run_op(args, "bus_scan", {**_target(args), "bus": args.bus})
     if args.json:
-        print_json(found)
+        print_json(run_op(args, "bus_scan", {**_target(args), "bus": args.bus}))
     else:
-        print(_scan_grid(found))
+        report = run_op(args, "bus_scan", {**_target(args), "bus": args.bus, "report": True})
+        print(_scan_grid(report["found"], report["busy"]))
     return 0
 
 
-def _scan_grid(found: list[int]) -> str:
+def _scan_grid(found: list[int], busy: list[int]) -> str:
     from edge_agent.bus.base import format_scan_grid
 
-    return format_scan_grid(found)
+    return format_scan_grid(found, busy=busy)
 
 
 def cmd_info(args: argparse.Namespace) -> int:

@@ -219,8 +219,12 @@ def _target(args: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
 
 
 def op_bus_scan(ctx: Context, args: dict[str, Any]) -> Any:
+    """The responding addresses; with ``report`` also the driver-owned ones: {"found", "busy"}."""
     with ctx.adapter(*_target(args)) as adapter:
-        return list(adapter.i2c(args.get("bus")).scan())
+        report = adapter.i2c(args.get("bus")).scan_report()
+    if args.get("report"):
+        return {"found": report.found, "busy": report.busy}
+    return list(report.found)
 
 
 def op_bus_info(ctx: Context, args: dict[str, Any]) -> Any:

@@ -211,12 +211,14 @@ class Tools:
                                      {"pin": name, "value": value})}
 
     def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
-        """List the 7-bit I2C addresses that acknowledge on a bus."""
+        """List the 7-bit I2C addresses that acknowledge on a bus; addresses a kernel driver owns are listed
+        apart as busy (i2cdetect's UU) and are not probed."""
         with self._rt.hardware(adapter, board) as slot:
             i2c = slot.require().i2c(bus)
-            found = i2c.scan()
-        return {"adapter": slot.name, "bus": i2c.bus, "addresses": found,
-                "addresses_hex": [f"0x{a:02X}" for a in found]}
+            report = i2c.scan_report()
+        return {"adapter": slot.name, "bus": i2c.bus, "addresses": report.found,
+                "addresses_hex": [f"0x{a:02X}" for a in report.found], "busy": report.busy,
+                "busy_hex": [f"0x{a:02X}" for a in report.busy]}
 
     def i2c_read(self, addr: AddrArg,
                  register: Annotated[int | str | None, Field(description="Register to start at; omit for a "

@@ -61,6 +61,10 @@ class KernelI2C:
         self.ioctls: list[tuple[str, Any]] = []
         self.fail_next: list[int] = []  # errno values to raise from the next ioctls
         self.unplugged = False
+        #: Addresses a kernel driver has bound (an RTC, a HAT EEPROM): i2c-dev answers I2C_SLAVE on
+        #: them with EBUSY; I2C_SLAVE_FORCE takes them anyway.
+        self.driver_owned: set[int] = set()
+        self.claims: list[tuple[str, int]] = []  # I2C_SLAVE / I2C_SLAVE_FORCE ioctls, in order
 
     def os_open(self, path: str, flags: int, *args: Any) -> int:
         m = re.fullmatch(r"/dev/i2c-(\d+)", str(path))
@@ -94,6 +98,10 @@ class KernelI2C:
             if request == smbus_mod.I2C_FUNCS:
                 arg.value = I2C_FUNC_I2C | I2C_FUNC_SMBUS_QUICK | I2C_FUNC_SMBUS_BYTE | I2C_FUNC_SMBUS_I2C_BLOCK
             elif request in (smbus_mod.I2C_SLAVE, smbus_mod.I2C_SLAVE_FORCE):
+                forced = request == smbus_mod.I2C_SLAVE_FORCE
+                self.claims.append(("I2C_SLAVE_FORCE" if forced else "I2C_SLAVE", int(arg)))
+                if not forced and int(arg) in self.driver_owned:
+                    raise OSError(errno.EBUSY, os.strerror(errno.EBUSY))
                 state["addr"] = int(arg)
             elif request == smbus_mod.I2C_RDWR:
                 self._rdwr(bus, arg)

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from edge_agent.bus import open_adapter
-from edge_agent.bus.base import Adapter
+from edge_agent.bus.base import Adapter, format_scan_grid
 from edge_agent.bus.safety import SafetyPolicy
 from edge_agent.bus.sim.world import I2CWriteRead
 from edge_agent.drivers.bme280 import BME280
@@ -62,6 +62,39 @@ def test_scan_probes_like_i2cdetect(linux: Adapter, linux_env: SimpleNamespace) 
     assert probes[0x33] == (1, 1)
     assert probes[0x76] == (0, 0)  # I2C_SMBUS_WRITE, I2C_SMBUS_QUICK
     assert min(probes) == 0x08 and max(probes) == 0x77  # reserved 0x00-0x07 and 0x78-0x7F skipped
+
+
+def test_scan_claims_addresses_with_i2c_slave_never_force(linux: Adapter, linux_env: SimpleNamespace) -> None:
+    linux_env.kernel.claims.clear()
+    assert linux.i2c().scan() == [0x50, 0x76]
+    claims = [kind for kind, _ in linux_env.kernel.claims]
+    assert claims and set(claims) == {"I2C_SLAVE"}
+
+
+def test_an_address_a_kernel_driver_owns_is_reported_busy_and_never_probed(linux: Adapter,
+                                                                          linux_env: SimpleNamespace) -> None:
+    # A HAT EEPROM bound to the at24 driver: i2cdetect prints UU and leaves it alone.
+    linux_env.kernel.driver_owned.add(0x50)
+    linux_env.kernel.ioctls.clear()
+    linux_env.kernel.claims.clear()
+    bus = linux.i2c()
+    report = bus.scan_report()
+    assert report.found == [0x76] and report.busy == [0x50]
+    assert bus.scan() == [0x76]
+    probed = {addr for kind, (_, _, addr) in linux_env.kernel.ioctls if kind == "I2C_SMBUS"}
+    assert 0x50 not in probed and 0x76 in probed
+    assert ("I2C_SLAVE", 0x50) in linux_env.kernel.claims
+    assert ("I2C_SLAVE_FORCE", 0x50) not in linux_env.kernel.claims
+    with pytest.raises(BusBusyError, match="kernel driver"):
+        bus.probe(0x50)
+    assert "UU" in format_scan_grid(report.found, busy=report.busy).splitlines()[6]  # row 50
+
+
+def test_bus_errors_while_claiming_an_address_are_not_mistaken_for_a_driver(linux: Adapter,
+                                                                           linux_env: SimpleNamespace) -> None:
+    linux_env.kernel.unplugged = True
+    with pytest.raises(AdapterUnavailableError):
+        linux.i2c().scan()
 
 
 @pytest.mark.parametrize(

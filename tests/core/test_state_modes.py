@@ -88,7 +88,8 @@ def test_a_file_an_older_version_left_world_readable_is_tightened(tmp_path: Path
 def test_cli_memory_and_sync_sessions_leave_only_private_state(tmp_path: Path, loose_umask: None,
                                                              capsys: pytest.CaptureFixture[str]) -> None:
     state = tmp_path / "fresh" / "state"  # created by the runtime itself
-    assert main(["--state", str(state), "memory", "store", "--key", "probe", "--content", "the BME280 sits at 0x76"]) == 0
+    assert main(["--state", str(state), "memory", "store", "--key", "probe",
+                 "--content", "the BME280 sits at 0x76"]) == 0
     assert main(["--state", str(state), "memory", "snapshot"]) == 0
     assert main(["--state", str(state), "memory", "list"]) == 0
     assert main(["--state", str(state), "sync", "status"]) == 0

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.bus.base import Adapter, Direction, I2CBus, Pull, SPIDevice, check_address
+from edge_agent.bus.base import Adapter, Direction, I2CBus, Pull, ScanReport, SPIDevice, check_address
 from edge_agent.bus.bridge.link import Link
 from edge_agent.bus.bridge.protocol import (
     DEFAULT_BAUD,
@@ -61,6 +61,10 @@ class BridgeI2CBus(I2CBus):
             if self._probe(address, "quick"):
                 found.append(address)
         return sorted(found)
+
+    def scan_report(self, first: int = 0x08, last: int = 0x77) -> ScanReport:
+        """The firmware owns its bus alone: nothing is ever busy."""
+        return ScanReport(self.scan(first, last), [])
 
     def _read(self, address: int, n: int) -> bytes:
         result = self._link.request("i2c_read", {"addr": address, "len": n}, address=address)
