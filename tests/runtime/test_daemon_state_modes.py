@@ -29,8 +29,14 @@ def _assert_private(root: Path) -> None:
             if name == "." and path.resolve() != root.resolve():
                 continue
             seen += 1
-            mode = stat.S_IMODE(path.lstat().st_mode)
-            if mode != (0o700 if path.is_dir() else 0o600):
+            st = path.lstat()
+            mode = stat.S_IMODE(st.st_mode)
+            if stat.S_ISSOCK(st.st_mode):
+                # The local socket is an access point, not data: its owner may open it to the service's
+                # group, never to others (and the 0700 directory still shuts the group out).
+                if mode & 0o007:
+                    wrong[str(path.relative_to(root))] = oct(mode)
+            elif mode != (0o700 if path.is_dir() else 0o600):
                 wrong[str(path.relative_to(root))] = oct(mode)
     assert seen > 1
     assert not wrong, f"not 0700 (directories) / 0600 (files): {wrong}"
