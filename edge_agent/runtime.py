@@ -174,6 +174,9 @@ class Runtime:
             slot.adapter = open_adapter(url, name=name, board=entry.board,
                                         safety=self.settings.hardware.safety)
             slot.adapter.use_pins(self.pins)
+            attach = getattr(slot.adapter, "attach_state", None)
+            if callable(attach):  # a simulated board continues where the last process left it
+                attach(self.state_dir)
         except Exception as exc:
             slot.error = _describe_exc(exc)
             log.warning("adapter %s (%s) unavailable: %s", name, url, slot.error)

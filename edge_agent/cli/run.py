@@ -61,6 +61,14 @@ def _mcp(args: argparse.Namespace) -> int:
     import signal
 
     from edge_agent.cli._common import state_from
+    from edge_agent.hub.client import find_client
+    from edge_agent.paths import state_dir
+
+    client = find_client(state_dir(getattr(args, "state", None)))
+    if client is not None:  # the daemon owns the hardware: relay the client's messages to it
+        from edge_agent.hub.relay import relay_stdio
+
+        return relay_stdio(client)
     from edge_agent.config import load_settings
     from edge_agent.daemon import configure_daemon_logging
     from edge_agent.runtime import Runtime

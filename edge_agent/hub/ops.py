@@ -24,7 +24,6 @@ if TYPE_CHECKING:
     from edge_agent.config import Settings
     from edge_agent.runtime import Runtime
 
-SIM_STATE_DIR = "sim"
 
 
 class UnknownOperationError(EdgeAgentError, LookupError):
@@ -46,20 +45,11 @@ def open_memory_store(state: Path, settings: Settings, *, workspace: str | None 
 # --- contexts -------------------------------------------------------------------------------------------
 
 
-def sim_state_path(state_dir: Path, url: str) -> Path:
-    """Where a sim:// board keeps its GPIO levels and part registers between processes."""
-    import hashlib
-
-    digest = hashlib.sha1(url.encode()).hexdigest()[:10]
-    board = url.split("://", 1)[-1].split("?", 1)[0].strip("/").replace("/", "_") or "board"
-    return Path(state_dir) / SIM_STATE_DIR / f"{board}-{digest}.json"
-
-
 def attach_sim_state(adapter: Any, state_dir: Path) -> None:
-    """Give a simulated board its persisted state file (other adapters are left alone)."""
+    """Give a simulated board its state file in the state directory (other adapters are left alone)."""
     attach = getattr(adapter, "attach_state", None)
     if callable(attach) and getattr(adapter, "scheme", "") == "sim":
-        attach(sim_state_path(state_dir, str(adapter.url)))
+        attach(state_dir)
 
 
 class Context:

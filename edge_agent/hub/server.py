@@ -63,21 +63,21 @@ def bind_socket(path: Path) -> socket.socket:
 
             raise SocketInUseError(f"{path} is served by a live process ({describe_socket_holders(path)}); stop "
                                    "it, or give this daemon its own --state directory")
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
+        path.unlink()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    # The umask makes the file 0660 from the start (never reachable with a wider mode); this runs at
+    # start-up, before the daemon's worker threads create files.
+    old_umask = os.umask(0o117)
     try:
-        with _ShortPath(tmp) as name:
+        with _ShortPath(path) as name:
             sock.bind(name)
-        # chmod before the rename, so the socket is never reachable with the umask's wider mode.
-        os.chmod(tmp, SOCKET_MODE)
-        os.replace(tmp, path)
+        os.chmod(path, SOCKET_MODE)
     except BaseException:
         sock.close()
-        with contextlib.suppress(OSError):
-            tmp.unlink()
         raise
+    finally:
+        os.umask(old_umask)
     sock.setblocking(False)
     return sock
 

@@ -41,6 +41,7 @@ from edge_agent.mcp.limits import evict_idle_sessions, protocol_class
 from edge_agent.mcp.messages import for_agent, unknown_arguments
 from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
 from edge_agent.mcp.netguard import HostOriginGuard, HostPolicy
+from edge_agent.mcp.stdio import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, claim_stdio, too_long_error
 from edge_agent.mcp.token import token_matches
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 from edge_agent.runtime import Runtime
@@ -140,10 +141,57 @@ def tool_schemas(runtime: Runtime) -> list[dict[str, Any]]:
 # --- stdio ------------------------------------------------------------------------------------------
 
 
+class _StdinLines:
+    """stdin for the SDK's stdio transport: lines bounded at MAX_LINE_BYTES; an over-long one is answered here."""
+
+    def __init__(self, reader: LineReader, writer: LineWriter) -> None:
+        self._reader, self._writer = reader, writer
+
+    def __aiter__(self) -> _StdinLines:
+        return self
+
+    async def __anext__(self) -> str:
+        while True:
+            # A blocked read cannot be interrupted; the caller exits the process on a signal instead.
+            item = await anyio.to_thread.run_sync(self._reader.read, abandon_on_cancel=True)
+            if item is None:
+                raise StopAsyncIteration
+            if isinstance(item, TooLong):
+                log.warning("refused a %d-byte stdio message (limit %d bytes)", item.size, MAX_LINE_BYTES)
+                await anyio.to_thread.run_sync(self._writer.write, too_long_error(item))
+                continue
+            return item.decode("utf-8", errors="replace")
+
+
+class _StdoutLines:
+    """stdout for the SDK's stdio transport, sharing one writer with the over-long-line answers."""
+
+    def __init__(self, writer: LineWriter) -> None:
+        self._writer = writer
+
+    async def write(self, text: str) -> None:
+        await anyio.to_thread.run_sync(self._writer.write, text.encode())
+
+    async def flush(self) -> None:
+        pass
+
+
 def run_stdio(runtime: Runtime) -> None:
     """Serve MCP on stdin/stdout until the client closes the pipe."""
+    from mcp.server.stdio import stdio_server
+
     server = build_server(runtime)
-    anyio.run(server.run_stdio_async)
+    wire_in, wire_out = claim_stdio()
+    writer = LineWriter(wire_out)
+    stdin: Any = _StdinLines(LineReader(wire_in), writer)
+    stdout: Any = _StdoutLines(writer)
+
+    async def serve() -> None:
+        lowlevel = server._lowlevel_server  # what MCPServer.run_stdio_async runs, with our bounded streams
+        async with stdio_server(stdin=stdin, stdout=stdout) as (read_stream, write_stream):
+            await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+
+    anyio.run(serve)
 
 
 # --- streamable HTTP ----------------------------------------------------------------------------------

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import stat
 import subprocess
@@ -138,3 +139,147 @@ def test_a_live_socket_is_never_taken_over(tmp_path: Path) -> None:
         listener.close()
     replaced = bind_socket(path)  # now stale: replaced
     replaced.close()
+
+
+def test_without_a_daemon_the_simulated_board_keeps_its_state_between_commands(
+        state: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edge_agent.cli import main
+
+    base = ["--config", str(config), "--state", str(state)]
+    assert main([*base, "gpio", "read", "PA5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 0
+    assert main([*base, "gpio", "write", "red_led", "1"]) == 0
+    assert main([*base, "i2c", "write", "0x76", "0x27", "--register", "0xF4"]) == 0
+    capsys.readouterr()
+    assert main([*base, "gpio", "read", "PA5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 1
+    assert main([*base, "i2c", "read", "0x76", "--register", "0xF4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["data"] == [0x27]
+    # another state directory is another board
+    other = state.parent / "other-state"
+    assert main(["--config", str(config), "--state", str(other), "gpio", "read", "PA5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 0
+
+
+def test_a_damaged_board_state_file_is_reported_and_the_board_starts_from_its_scenario(
+        state: Path, config: Path, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    from edge_agent.cli import main
+
+    base = ["--config", str(config), "--state", str(state)]
+    assert main([*base, "gpio", "write", "red_led", "1"]) == 0
+    saved = next((state / "sim").glob("nucleo-f401re-*.json"))
+    saved.write_text('{"lines": ')  # cut short, as by a power cut during a write of an older version
+    assert main([*base, "gpio", "read", "PA5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["value"] == 0
+    assert "ignoring the saved board state" in caplog.text
+
+
+def _bridge_config(tmp_path: Path, fw_path: str) -> Path:
+    config = tmp_path / "bridge.toml"
+    config.write_text(
+        '[[peripherals.boards]]\nboard = "nucleo-f401re"\nname = "bench"\ntransport = "serial"\n'
+        f'url = "bridge://{fw_path}?timeout_scale=20"\n\n'
+        '[hardware.safety.adapters.bench]\nwritable_gpio = ["LD2"]\n')
+    return config
+
+
+def test_many_cli_processes_and_a_stdio_mcp_client_share_one_daemon_on_the_bridge_firmware(
+        host_firmware: Any, daemon_factory: Any, edge_agent_cmd: list[str], state: Path, tmp_path: Path) -> None:
+    pytest.importorskip("mcp", reason="the MCP SDK is not installed")
+    import anyio
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    config = _bridge_config(tmp_path, host_firmware.path)
+    d = daemon_factory(config)
+    d.wait_ready()
+    base = [*edge_agent_cmd, "--config", str(config), "--state", str(state)]
+    n = 6
+    procs = []
+    for i in range(n):
+        procs.append(subprocess.Popen([*base, "gpio", "write", "red_led", str(i % 2), "--json"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        procs.append(subprocess.Popen([*base, "gpio", "read", "D13", "--json"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+        procs.append(subprocess.Popen([*base, "memory", "store", "--key", f"cli-{i}", "--content", f"note {i}"],
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
+    mcp_results: dict[str, Any] = {}
+
+    async def mcp_client() -> None:
+        params = StdioServerParameters(command=base[0], args=[*base[1:], "mcp"], env=dict(os.environ))
+        async with stdio_client(params) as (r, w), ClientSession(r, w, read_timeout_seconds=60) as s:
+            await s.initialize()
+            await s.list_tools()
+            for i in range(n):
+                res = await s.call_tool("gpio_write", {"pin": "red_led", "value": i % 2})
+                assert not res.is_error, res.content
+                res = await s.call_tool("memory_store", {"content": f"from mcp {i}", "title": f"mcp-{i}"})
+                assert not res.is_error, res.content
+            res = await s.call_tool("gpio_read", {"pin": "PA5"})
+            mcp_results["read"] = res.structured_content
+
+    anyio.run(mcp_client)
+    for p in procs:
+        out, err = p.communicate(timeout=WAIT_S)
+        assert p.returncode == 0, err
+    assert mcp_results["read"]["pin"] == "PA5" and mcp_results["read"]["value"] in (0, 1)
+    # No lost writes: every process's entry is in the daemon's store.
+    listed = cli(edge_agent_cmd, state, config, "memory", "list", "--limit", "100", "--json")
+    keys = {e["key"] for e in json.loads(listed.stdout)}
+    assert {f"cli-{i}" for i in range(n)} | {f"mcp-{i}" for i in range(n)} <= keys
+    # The link saw no protocol trouble, and the last write is what the board reports.
+    assert cli(edge_agent_cmd, state, config, "gpio", "write", "red_led", "1").returncode == 0
+    read = cli(edge_agent_cmd, state, config, "gpio", "read", "D13", "--json")
+    assert json.loads(read.stdout)["value"] == 1
+    d.send(signal.SIGTERM)
+    assert d.wait_exit() == 0
+
+
+def test_a_port_held_by_another_process_names_it(host_firmware: Any, edge_agent_cmd: list[str], state: Path,
+                                                 tmp_path: Path) -> None:
+    from edge_agent.bus import open_adapter
+
+    config = _bridge_config(tmp_path, host_firmware.path)
+    with open_adapter(f"bridge://{host_firmware.path}"):
+        busy = cli(edge_agent_cmd, state, config, "gpio", "read", "D13")
+    assert busy.returncode == 1
+    assert "in use by another process" in busy.stderr and f"pid {os.getpid()}:" in busy.stderr
+
+
+def _connections(path: Path) -> int:
+    """Accepted connections on the socket at ``path`` (connected entries of /proc/net/unix)."""
+    count = 0
+    for line in Path("/proc/net/unix").read_text().splitlines()[1:]:
+        fields = line.split()
+        if len(fields) >= 8 and fields[7] == str(path) and fields[5] == "03":
+            count += 1
+    return count
+
+
+def test_a_client_gets_a_clear_error_when_the_daemon_dies_mid_operation(
+        daemon_factory: Any, edge_agent_cmd: list[str], state: Path, tmp_path: Path) -> None:
+    import time
+
+    config = tmp_path / "watch.toml"
+    config.write_text(SIM_BOARD + '\n[[watch]]\nname = "slow"\ninterval_s = 0.25\nwindow = 400\n'
+                      'rule = { kind = "summary", every_s = 600 }\n')
+    d = daemon_factory(config)
+    d.wait_ready()
+    sock = state / "hub.sock"
+    client = subprocess.Popen([*edge_agent_cmd, "--config", str(config), "--state", str(state), "watch", "run-once",
+                               "slow", "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + WAIT_S
+    while _connections(sock) == 0:  # the request is with the daemon, which samples for 100 s
+        assert client.poll() is None and time.monotonic() < deadline
+        time.sleep(0.05)
+    d.proc.send_signal(signal.SIGKILL)
+    d.proc.wait(timeout=WAIT_S)
+    out, err = client.communicate(timeout=WAIT_S)
+    assert client.returncode == 1 and out == ""
+    assert err.startswith("edge-agent: error: the edge-agent daemon") and "stopped while handling" in err
+    assert "Traceback" not in err
+    # Nothing half-written: the store opens clean without the daemon and holds no capture of the window.
+    health = cli(edge_agent_cmd, state, config, "memory", "health")
+    assert health.returncode == 0 and json.loads(health.stdout)["integrity"] == "ok"
+    stats = json.loads(cli(edge_agent_cmd, state, config, "memory", "stats").stdout)
+    assert stats["captures"] == 0

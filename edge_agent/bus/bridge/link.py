@@ -46,6 +46,7 @@ from edge_agent.errors import (
     BusTimeoutError,
     ProtocolError,
 )
+from edge_agent.holders import describe_holders
 
 log = logging.getLogger(__name__)
 
@@ -62,6 +63,10 @@ BACKOFF_MAX_S = 2.0
 #: A reader that has not come round its loop for this long is stalled. One pass takes at most the
 #: port's 50 ms read timeout, or the reconnect backoff plus an open() while the board is away.
 DEFAULT_STALL_S = 10.0
+
+
+_BUSY_HINT = ("Stop that process; if it is `edge-agent run` for another state directory, pass that "
+              "--state so the command goes through it, or give the boards separate ports")
 
 
 @dataclass
@@ -204,8 +209,8 @@ class Link:
             text = str(exc)
             if getattr(exc, "errno", None) == errno.EBUSY:
                 raise AdapterUnavailableError(
-                    f"{self.adapter}: {self.device} is in use by another process (opened exclusively); "
-                    "stop it or use that process's adapter", adapter=self.adapter) from exc
+                    f"{self.adapter}: {self.device} is in use by another process (opened exclusively): "
+                    f"{describe_holders(self.device)}. {_BUSY_HINT}", adapter=self.adapter) from exc
             # pyserial wraps the open(2) failure in SerialException but keeps its errno.
             if isinstance(exc, PermissionError) or getattr(exc, "errno", None) in (errno.EACCES, errno.EPERM):
                 raise BusPermissionError(
@@ -213,8 +218,8 @@ class Link:
                     "group (or install the udev rules from systemd/)", adapter=self.adapter) from exc
             if "exclusively lock" in text or "Resource temporarily unavailable" in text:
                 raise AdapterUnavailableError(
-                    f"{self.adapter}: {self.device} is in use by another process (it holds the port lock); "
-                    "stop it or use that process's adapter", adapter=self.adapter) from exc
+                    f"{self.adapter}: {self.device} is in use by another process (it holds the port lock): "
+                    f"{describe_holders(self.device)}. {_BUSY_HINT}", adapter=self.adapter) from exc
             raise AdapterUnavailableError(
                 f"{self.adapter}: cannot open {self.device}: {text}; run `edge-agent bridge list` to see attached "
                 "boards", adapter=self.adapter) from exc

@@ -7,7 +7,12 @@ Every transaction is recorded in ``adapter.log``.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import logging
+import os
 from collections.abc import Hashable
+from pathlib import Path
 from typing import Any
 
 from edge_agent.bus.base import Adapter, Direction, I2CBus, ProbeMethod, Pull, ReadOnlyPinError, SPIDevice
@@ -26,6 +31,8 @@ from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import InvalidAdapterURL
 
 __all__ = ["SCENARIO_DIR", "SimAdapter", "SimWorld", "Scenario", "load_scenario", "open_url", "scenario_path"]
+
+log = logging.getLogger(__name__)
 
 OPTIONS = ("scenario",)
 
@@ -82,6 +89,44 @@ class SimAdapter(Adapter):
 
         self.board_info = get_board(board)
         self.world = SimWorld(scenario, board=self.board_info)
+        self._state_path: Path | None = None
+
+    # state kept between processes -----------------------------------------------------------------
+    def attach_state(self, state_dir: Path) -> None:
+        """Continue from the board state saved under ``state_dir`` (if any) and save it there on close.
+
+        The file is ``<state>/sim/<board>-<digest of the URL>.json``. A separate `gpio write` and
+        `gpio read` then see one board, as on real hardware. A file that cannot be read is reported
+        and the board starts from its scenario.
+        """
+        digest = hashlib.sha1(str(self.url).encode()).hexdigest()[:10]
+        self._state_path = Path(state_dir) / "sim" / f"{self.board}-{digest}.json"
+        try:
+            data = json.loads(self._state_path.read_text())
+        except FileNotFoundError:
+            return
+        except (OSError, ValueError) as exc:
+            log.warning("%s: ignoring the saved board state %s (%s); starting from the scenario",
+                        self.url, self._state_path, exc)
+            return
+        if isinstance(data, dict):
+            self.world.restore(data)
+
+    def save_state(self) -> None:
+        """Write the board state to the attached file (atomically; a no-op without one)."""
+        if self._state_path is None:
+            return
+        path = self._state_path
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(self.world.snapshot()))
+            os.replace(tmp, path)
+        except OSError as exc:
+            log.warning("%s: could not save the board state to %s: %s", self.url, path, exc)
+
+    def _release(self) -> None:
+        self.save_state()
 
     # test and agent helpers -----------------------------------------------------------------------
     @property

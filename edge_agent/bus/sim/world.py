@@ -449,6 +449,44 @@ class SimWorld:
         line.direction, line.pull = direction, pull
         self._record(GPIOMode(name, direction, pull))
 
+    # persistence ---------------------------------------------------------------------------------
+    @_locked
+    def snapshot(self) -> dict[str, Any]:
+        """What a later process needs to continue this board: line states and the parts' registers."""
+        lines = {n: [ln.direction, ln.pull, ln.out] for n, ln in self.lines.items() if not ln.input_only}
+        parts = {}
+        for bus, devices in self.i2c.items():
+            for address, dev in devices.items():
+                regs = getattr(dev, "regs", None)
+                if isinstance(regs, bytearray):
+                    parts[f"{bus}:{address}"] = {"kind": type(dev).__name__, "regs": regs.hex(),
+                                                 "pointer": int(getattr(dev, "pointer", 0))}
+        return {"lines": lines, "i2c": parts}
+
+    @_locked
+    def restore(self, data: dict[str, Any]) -> None:
+        """Apply a :meth:`snapshot`; entries that do not fit this board and scenario are skipped."""
+        for name, state in (data.get("lines") or {}).items():
+            line = self.lines.get(name)
+            if line is None or line.input_only or not isinstance(state, list) or len(state) != 3:
+                continue
+            direction, pull, out = state
+            if direction in ("in", "out") and pull in ("up", "down", "none") and out in (0, 1):
+                line.direction, line.pull, line.out = direction, pull, out
+        for key, part in (data.get("i2c") or {}).items():
+            bus, _, address = str(key).partition(":")
+            dev = self.i2c.get(int(bus), {}).get(int(address)) if bus.isdigit() and address.isdigit() else None
+            regs = getattr(dev, "regs", None)
+            if dev is None or not isinstance(regs, bytearray) or part.get("kind") != type(dev).__name__:
+                continue
+            try:
+                saved = bytes.fromhex(part.get("regs", ""))
+            except ValueError:
+                continue
+            if len(saved) == len(regs):
+                regs[:] = saved
+                dev.pointer = int(part.get("pointer", 0)) % len(regs)  # type: ignore[attr-defined]
+
     def _button_line(self, label: str) -> tuple[Line, ButtonEntry]:
         for line in self.lines.values():
             if line.input_only and (line.label == label or line.name == label):
