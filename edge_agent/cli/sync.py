@@ -75,6 +75,10 @@ def _status(args: argparse.Namespace) -> int:
     out(f"  last error      {err_text}\n")
     if status["paused"]:
         out(f"  PAUSED          {status['paused'].get('message') or status['paused'].get('reason')}\n")
+    if status.get("link_down"):
+        down = status["link_down"]
+        out(f"  link down       since {down['since']} ({down['code']}, {down['failed_attempts']} failed attempt(s)); "
+            "captures keep queueing\n")
     if status["next_attempt_in_s"]:
         out(f"  backing off     next attempt in {status['next_attempt_in_s']} s\n")
     ob = status["outbox"]

@@ -7,6 +7,7 @@ is built, so the base install imports the sync package without them.
 from __future__ import annotations
 
 import hashlib
+import logging
 import os
 import threading
 from pathlib import Path
@@ -90,6 +91,22 @@ def token_fingerprint(token: str | None) -> str:
     return hashlib.sha256((token or "").encode()).hexdigest()[:12] if token else "none"
 
 
+class _RetriesAreTheOutboxs(logging.Filter):
+    """Drops the SDK's record of each call that failed with a transient code.
+
+    The SDK logs every such call at ERROR ("gRPC call failed after 1 attempts with UNAVAILABLE"). The
+    outbox owns every retry and reports an outage itself (one warning when the link goes down, one line
+    when it returns), so an offline device would otherwise log an error per retry for days.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        msg = record.msg if isinstance(record.msg, str) else ""
+        return not msg.startswith(("gRPC call failed after", "Transient gRPC error"))
+
+
+_SDK_LOG_FILTER = _RetriesAreTheOutboxs()
+
+
 def build_client(endpoint: str, token: str | None, rpc_timeout_s: float) -> Any:
     """A headless SDK client: no discovery, no auto-login, no prompt, SDK retries off, TLS required off-host."""
     try:
@@ -99,6 +116,9 @@ def build_client(endpoint: str, token: str | None, rpc_timeout_s: float) -> Any:
             f"upstream sync needs the kumiho SDK ({exc.name} is missing): pip install 'edge-agent[kumiho]'"
         ) from None
 
+    sdk_log = logging.getLogger("kumiho.client")
+    if _SDK_LOG_FILTER not in sdk_log.filters:
+        sdk_log.addFilter(_SDK_LOG_FILTER)
     with _ENV_LOCK:
         # Read by the SDK's interceptors when the client is built, hence set first, under a lock.
         os.environ["KUMIHO_GRPC_RETRY_MAX_ATTEMPTS"] = "1"

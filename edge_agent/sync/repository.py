@@ -140,16 +140,23 @@ def get_state(conn: sqlite3.Connection, key: str, default: Any = None) -> Any:
 
 
 def read_counts(conn: sqlite3.Connection) -> OutboxCounts:
-    """Queue sizes for status (each count uses an index)."""
+    """Queue sizes for status, each row counted once.
+
+    In flight: sent in a batch whose answer is awaited, or uploaded and being finished (edges, tags).
+    Queued: everything else not dead-lettered. While the link is down nothing is in flight, so every
+    outbox row counts as queued then (a batch whose send failed waits to be sent again).
+    """
     q = conn.execute
-    queued = q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NULL AND revision_kref IS NULL").fetchone()[0]
-    # Disjoint: a row leaves its batch when its revision kref is recorded.
-    in_flight = (q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL").fetchone()[0]
-                 + q("SELECT count(*) FROM sync_outbox WHERE revision_kref IS NOT NULL").fetchone()[0])
+    total = q("SELECT count(*) FROM sync_outbox").fetchone()[0]
+    if get_state(conn, "link_down"):
+        in_flight = 0
+    else:  # disjoint: a row leaves its batch when its revision kref is recorded (each count uses an index)
+        in_flight = (q("SELECT count(*) FROM sync_outbox WHERE batch_id IS NOT NULL").fetchone()[0]
+                     + q("SELECT count(*) FROM sync_outbox WHERE revision_kref IS NOT NULL").fetchone()[0])
     dead = q("SELECT count(*) FROM sync_dead").fetchone()[0]
     oldest = q("SELECT min(enqueued_at) FROM sync_outbox").fetchone()[0]
     rows, used = outbox_usage(conn)
-    return OutboxCounts(int(queued), int(in_flight), int(dead), oldest, rows, used)
+    return OutboxCounts(int(total) - int(in_flight), int(in_flight), int(dead), oldest, rows, used)
 
 
 def read_dead(conn: sqlite3.Connection, limit: int = 20) -> list[tuple[str, str, str, float, int]]:
@@ -248,13 +255,20 @@ class OutboxRepository:
         set_state(conn, "last_error", {"at": self._clock(), "code": code, "message": message})
 
     def record_global(self, code: str, message: str, *, offline_until: float,
-                      pause: dict[str, Any] | None = None) -> None:
-        """A failure of the whole connection: last error, optional pause, when the next attempt is."""
+                      pause: dict[str, Any] | None = None, link_down: dict[str, Any] | None = None) -> None:
+        """A failure of the whole connection: last error, optional pause or link-down state, when the next
+        attempt is."""
         with self.tx() as conn:
             self.note_error(conn, code, message)
             if pause is not None:
                 set_state(conn, "paused", pause)
+            if link_down is not None:
+                set_state(conn, "link_down", link_down)
             set_state(conn, "offline_until", offline_until)
+
+    def counts(self) -> OutboxCounts:
+        with self.lock:
+            return read_counts(self.conn)
 
     # --- batches ----------------------------------------------------------------------------------
 

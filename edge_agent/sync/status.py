@@ -31,6 +31,7 @@ def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *
         last_error = get_state(conn, "last_error")
         paused = get_state(conn, "paused")
         offline_until = get_state(conn, "offline_until", 0) or 0
+        link_down = get_state(conn, "link_down")
     try:
         endpoint: str | None = resolve_endpoint(cfg, endpoint_override)
         endpoint_error = None
@@ -53,6 +54,8 @@ def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *
         "last_success": _iso(last_success),
         "last_error": ({**last_error, "at": _iso(last_error.get("at"))} if isinstance(last_error, dict) else None),
         "paused": {k: v for k, v in paused.items() if k != "token"} if isinstance(paused, dict) else None,
+        "link_down": ({"since": _iso(link_down.get("since")), "failed_attempts": int(link_down.get("failures", 0)),
+                       "code": link_down.get("code")} if isinstance(link_down, dict) else None),
         "next_attempt_in_s": round(offline_until - now, 1) if offline_until and offline_until > now else 0.0,
         "outbox": {
             "rows": counts.rows, "bytes": counts.bytes, "max_rows": cfg.outbox_max_rows, "max_bytes": max_bytes,

@@ -154,6 +154,7 @@ class SyncWorker:
         self._spaces: set[str] = set()
         self._backoff = _Backoff(self.config.backoff_initial_s, self.config.backoff_max_s, self._rng)
         self._offline_until = 0.0
+        self._link_down: dict[str, Any] | None = None  # since, failed attempts, code: while the link is down
         self._wake = threading.Event()
         self._batch_answers: dict[int, RevisionState] = {}
         self._ahead_pool: ThreadPoolExecutor | None = None
@@ -273,6 +274,7 @@ class SyncWorker:
         if done or sent:
             self._backoff.reset()
             self._clear_pause()
+            self._link_up()
         self._apply_pending_krefs()
         return done
 
@@ -555,12 +557,47 @@ class SyncWorker:
             )
         delay = self._backoff.next_delay()
         self._offline_until = self._clock() + delay
-        if code in OFFLINE_CODES:
-            # A failed channel sits in gRPC's own reconnect backoff; start fresh on the next attempt.
-            self._drop_client()
-            self._project_ok = False
-        self._record_global(code, f"{message}; next attempt in {delay:.1f}s")
-        log.info("kumiho sync: %s (%s); next attempt in %.1fs", code, message, delay)
+        if code not in OFFLINE_CODES:
+            self._record_global(code, f"{message}; next attempt in {delay:.1f}s")
+            log.info("kumiho sync: %s (%s); next attempt in %.1fs", code, message, delay)
+            return
+        # A failed channel sits in gRPC's own reconnect backoff; start fresh on the next attempt.
+        self._drop_client()
+        self._project_ok = False
+        down = self._link_down
+        first = down is None
+        if down is None:
+            down = self._link_down = {"since": self._clock(), "failures": 0, "code": code}
+        down["failures"] += 1
+        self.outbox.record_global(code, f"{message}; next attempt in {delay:.1f}s",
+                                  offline_until=self._offline_until, link_down=down)
+        if first:  # one warning per outage; the retries behind it are quiet (see `sync status`)
+            counts = self.outbox.counts()
+            log.warning("kumiho sync: link to %s is down (%s: %s); %d capture(s) queued, %d dead letter(s); "
+                        "retrying quietly with backoff up to %gs", self._endpoint(), code, message[:200],
+                        counts.queued, counts.dead_letters, self.config.backoff_max_s)
+        else:
+            log.debug("kumiho sync: still offline (%s, attempt %d); next attempt in %.1fs", code,
+                      down["failures"], delay)
+
+    def _link_up(self) -> None:
+        """The server answered: end an outage (one line, with what it cost and what is left)."""
+        down = self._link_down or self.outbox.state("link_down")
+        if not down:
+            return
+        self._link_down = None
+        self.outbox.set_states(link_down=None)
+        counts = self.outbox.counts()
+        log.info("kumiho sync: link to %s is back after %.0fs offline (%d failed attempt(s)); %d capture(s) "
+                 "queued, %d in flight, %d dead letter(s)", self._endpoint(),
+                 max(self._clock() - float(down.get("since", self._clock())), 0.0), int(down.get("failures", 0)),
+                 counts.queued, counts.in_flight, counts.dead_letters)
+
+    def _endpoint(self) -> str:
+        try:
+            return resolve_endpoint(self.config, self.endpoint_override)
+        except ConfigError:
+            return "(invalid endpoint)"
 
     # --- loops ------------------------------------------------------------------------------------
 

@@ -320,3 +320,68 @@ def test_a_batch_waiting_to_retry_does_not_hold_up_captures_queued_after_it(serv
     assert set(_count(server)) == {later.id}
     status = dev.worker.status()
     assert status["in_flight"] == 1 and status["dead_letters"] == 0 and stuck.id not in _count(server)
+
+
+# --- outage reporting -----------------------------------------------------------------------------
+
+
+def _records(caplog, level):
+    return [r for r in caplog.records if r.levelno >= level and r.name.startswith(("edge_agent", "kumiho"))]
+
+
+def test_an_outage_logs_one_warning_and_one_line_when_the_link_returns(server, device, caplog):
+    device.capture("before the outage")
+    assert device.worker.sync_until_empty(10)
+    caplog.clear()
+    server.go_offline()
+    for i in range(3):
+        device.capture(f"during the outage {i}")
+    with caplog.at_level(logging.INFO):
+        for _ in range(6):
+            device.worker._offline_until = 0.0  # skip the backoff wait: each pass is one more failed retry
+            device.worker.sync_once()
+        assert [r for r in _records(caplog, logging.ERROR)] == []
+        warnings = _records(caplog, logging.WARNING)
+        assert len(warnings) == 1, [r.getMessage() for r in warnings]
+        assert "down" in warnings[0].getMessage() and "3 capture(s) queued" in warnings[0].getMessage()
+        caplog.clear()
+        server.go_online()
+        device.worker._offline_until = 0.0
+        assert device.worker.sync_until_empty(20)
+    back = [r.getMessage() for r in _records(caplog, logging.INFO) if "back" in r.getMessage()]
+    assert len(back) == 1 and "6 failed attempt(s)" in back[0], back
+    assert _records(caplog, logging.WARNING) == []
+
+
+def test_status_counts_nothing_in_flight_while_the_link_is_down(server, device):
+    device.capture("warms the project and space cache")
+    assert device.worker.sync_until_empty(10)
+    server.go_offline()
+    for i in range(5):
+        device.capture(f"offline {i}")
+    for _ in range(3):
+        device.worker._offline_until = 0.0
+        device.worker.sync_once()
+    status = device.worker.status()
+    assert (status["queued"], status["in_flight"], status["dead_letters"]) == (5, 0, 0)
+    assert status["link_down"] is not None and status["link_down"]["failed_attempts"] == 3
+    server.go_online()
+    device.worker._offline_until = 0.0
+    assert device.worker.sync_until_empty(20)
+    status = device.worker.status()
+    assert (status["queued"], status["in_flight"], status["dead_letters"]) == (0, 0, 0)
+    assert status["link_down"] is None
+
+
+def test_status_separates_queued_in_flight_and_dead_letters(server, make_device):
+    dev = make_device(server)
+    server.faults.refuse_titles = frozenset({"refused"})
+    dev.capture("refused")
+    assert dev.worker.sync_until_empty(10)  # dead-lettered: the outbox is empty, the dead letter stays
+    dev.capture("uploaded, not finished", tags=("t",))
+    server.servicer.force("TagRevision", grpc.StatusCode.INTERNAL)
+    dev.worker.sync_once()
+    dev.capture("not sent yet")
+    status = dev.worker.status()
+    assert (status["queued"], status["in_flight"], status["dead_letters"]) == (1, 1, 1)
+    assert status["outbox"]["rows"] == 3  # the bound counts dead letters too

@@ -78,7 +78,7 @@ def test_revisions_lost_in_the_restart_are_created_again(server, device):
     server.servicer.force("TagRevision", grpc.StatusCode.UNAVAILABLE)
     device.worker.sync_once()
     status = device.worker.status()
-    assert status["in_flight"] == 3 and status["dead_letters"] == 0
+    assert status["queued"] + status["in_flight"] == 3 and status["dead_letters"] == 0
 
     fresh = _restart_empty(server)
     try:
