@@ -2,9 +2,11 @@
 
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
-* quality: top-1 / top-3 hit rates on bench/_rag_questions.py over ../shared/corpus/datasheets;
-  a hit is a result from the right file whose text holds the answer, counted twice: anywhere in the
-  returned text, and within the first 2,048 characters (one 512-token context slot);
+* quality: hit@1 / hit@3 on two question sets, the tuning set (bench/_rag_questions.py, which ranking
+  changes are tried against) and the held-out set (bench/_rag_heldout.py, written before the ranking
+  changes and only measured), over ../shared/corpus/datasheets and the bundled datasheets; a hit is a
+  result from the right file whose text holds the answer; "within 2,048" counts a hit when the answer
+  lies in the first 2,048 characters of the results joined in rank order (one 512-token context slot);
 * scale: 1,000 generated Markdown files (~10 MB): cold build, query p50/p99, peak RSS (each system
   in its own subprocess), warm reload and reload after one file changed.
 """
@@ -21,6 +23,10 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bench._rag_questions import Question
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
@@ -158,44 +164,65 @@ def _spawn(system: str, corpus: Path, index_dir: Path) -> dict[str, float]:
 # --- quality -----------------------------------------------------------------------------------------
 
 
-def quality() -> dict[str, float]:
-    sys.path.insert(0, str(REPO))
+def _roots() -> dict[str, Path]:
+    return {"shared": SHARED, "bundled": REPO / "datasheets"}
+
+
+def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, bool]:
+    """(hit@1, hit@3, within 2,048 characters of the joined results) for one question."""
+    sources = q.source.split("|")
+    fact = q.fact.lower()
+    ranks = [i for i, (src, text) in enumerate(results) if src in sources and fact in text.lower()]
+    within, pos = False, 0
+    for src, text in results:
+        at = text.lower().find(fact) if src in sources else -1
+        if at >= 0 and pos + at + len(fact) <= 2048:
+            within = True
+            break
+        pos += len(text)
+        if pos >= 2048:
+            break
+    return bool(ranks) and ranks[0] == 0, bool(ranks) and ranks[0] < 3, within
+
+
+def quality() -> dict[str, dict[str, float]]:
+    """Hit rates of edge_agent and the reference on the tuning and held-out sets (limit 5)."""
+    from bench._rag_heldout import HELD_OUT
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
 
-    ours = HardwareRag.load(SHARED)
-    ref = RevkaRag.load(SHARED)
-    res: dict[str, float] = {}
-    for budget, tag in ((None, "any"), (2048, "2k")):
-        counts = {"ours1": 0, "ours3": 0, "ref1": 0, "ref3": 0}
-        for q in QUESTIONS:
-            for name, got in (("ours", [(c.source, c.text) for c in ours.search(q.text, q.boards)]),
-                              ("ref", [(c.source, c.content) for c in ref.retrieve(q.text, q.boards, 5)])):
-                ranks = [i for i, (src, text) in enumerate(got)
-                         if src in q.source.split("|") and q.fact.lower() in text[:budget].lower()]
-                counts[f"{name}1"] += bool(ranks and ranks[0] == 0)
-                counts[f"{name}3"] += bool(ranks and ranks[0] < 3)
-        for k, v in counts.items():
-            res[f"{k}_{tag}"] = 100.0 * v / len(QUESTIONS)
-    res["n"] = len(QUESTIONS)
-    return res
+    ours = {name: HardwareRag.load(root) for name, root in _roots().items()}
+    ref = {name: RevkaRag.load(root) for name, root in _roots().items()}
+    out: dict[str, dict[str, float]] = {}
+    for set_name, questions in (("tuning", QUESTIONS), ("held-out", HELD_OUT)):
+        totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
+        for q in questions:
+            got = {"ours": [(c.source, c.text) for c in ours[q.corpus].search(q.text, q.boards)],
+                   "ref": [(c.source, c.content) for c in ref[q.corpus].retrieve(q.text, q.boards, 5)]}
+            for who, results in got.items():
+                for k, hit in zip(("hit1", "hit3", "within"), _score(results, q), strict=True):
+                    totals[f"{who}_{k}"] += hit
+        out[set_name] = {k: v / len(questions) for k, v in totals.items()} | {"n": len(questions)}
+    return out
 
 
-def main() -> None:
+def render() -> str:
     lines = []
     if SHARED.is_dir():
         q = quality()
         lines += [
-            f"Answer quality, {int(q['n'])} questions over ../shared/corpus/datasheets (limit 5):",
+            "Answer quality (limit 5; tuning set = the questions ranking changes were tried on, held-out set ="
+            " written before those changes and only measured):",
             "",
-            "| Hit counted | edge_agent top-1 | edge_agent top-3 | reference top-1 | reference top-3 | top-3 gain |",
-            "| --- | --- | --- | --- | --- | --- |",
+            "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
+            " within 2,048 chars |",
+            "| --- | --- | --- | --- | --- | --- | --- | --- |",
         ]
-        for tag, label in (("2k", "answer in the first 2,048 chars of a result"),
-                           ("any", "answer anywhere in a result")):
-            o1, o3, r1, r3 = (q[f"{k}_{tag}"] for k in ("ours1", "ours3", "ref1", "ref3"))
-            lines.append(f"| {label} | {o1:.1f} % | {o3:.1f} % | {r1:.1f} % | {r3:.1f} % | {o3 - r3:+.1f} points |")
+        for set_name, r in q.items():
+            lines.append(f"| {set_name} | {int(r['n'])} | {r['ours_hit1']:.3f} | {r['ours_hit3']:.3f} | "
+                         f"{r['ours_within']:.3f} | {r['ref_hit1']:.3f} | {r['ref_hit3']:.3f} | "
+                         f"{r['ref_within']:.3f} |")
         lines.append("")
     tmp = Path(tempfile.mkdtemp(prefix="rag-bench-"))
     try:
@@ -231,7 +258,15 @@ def main() -> None:
         f"({ours['reload_one_changed_cpu_ms']:.0f} ms), {int(ours['reindexed_files'])} file re-indexed | "
         f"{ref['build_s'] * 1000:.0f} ms | {ref['build_s'] * 1000 / ours['reload_one_changed_ms']:.1f}x faster |",
     ]
-    print("\n".join(lines))
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
+    sys.path.insert(0, str(REPO))
+    from bench._sections import publish
+
+    publish("rag", render, argv)
 
 
 if __name__ == "__main__":

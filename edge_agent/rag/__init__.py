@@ -33,6 +33,7 @@ from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir, private_file
 from edge_agent.pins import PinIndex, get_board, list_boards
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
+from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
@@ -43,6 +44,8 @@ __all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_in
 log = logging.getLogger(__name__)
 
 BOARD_BOOST = 1.5
+#: Boost of a board or part the question itself names (stronger evidence than a configured board).
+DETECTED_BOOST = 2.0
 HEADING_WEIGHT = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
@@ -109,6 +112,9 @@ class HardwareRag:
         self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
         self._postings = Postings({}, set(), {}, {}, Counter())
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
+        self._nicknames: dict[str, set[str]] | None = None
+        self._tag_term_cache: frozenset[str] | None = None
+        self._file_term_cache: dict[str, frozenset[str]] = {}
         self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
         self._next_id = 1
         self._builder: SnapshotBuilder | None = None
@@ -224,6 +230,8 @@ class HardwareRag:
         self.stats = stats
         self._problems = problems + self._duplicate_boards(files)
         self._boost_cache = {}
+        self._nicknames = None
+        self._tag_term_cache = None
         self._alias_entries = None
         self._pin_index = None
 
@@ -365,7 +373,7 @@ class HardwareRag:
 
     # --- retrieval -------------------------------------------------------------------------------
 
-    def _board_boosts(self, boards: Sequence[str]) -> dict[str, float]:
+    def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST) -> dict[str, float]:
         """Boost per board tag: the named boards, then the datasheet tags they answer to (shared files).
 
         Raises UnknownBoardError for a name that is neither a board file nor a datasheet tag.
@@ -379,11 +387,11 @@ class HardwareRag:
             except UnknownBoardError:
                 if key not in present:
                     raise UnknownBoardError(b, sorted(set(list_boards()) | present)) from None
-                boosts[key] = BOARD_BOOST
+                boosts[key] = base
                 continue
-            boosts[board.id] = BOARD_BOOST
+            boosts[board.id] = base
             for tag in board.datasheet_tags:
-                boosts.setdefault(tag, BOARD_BOOST)  # shared files (rpi-gpio) count as the board's own
+                boosts.setdefault(tag, base)  # shared files (rpi-gpio) count as the board's own
         return boosts
 
     def search(self, query: str, boards: Sequence[str] = (), limit: int | None = None) -> list[Chunk]:
@@ -396,15 +404,25 @@ class HardwareRag:
             limit = DEFAULT_LIMIT
         if self.compact:
             limit = min(limit, COMPACT_LIMIT)
-        key = tuple(boards)
-        boosts = self._boost_cache.get(key)
-        if boosts is None:  # board files do not change while the process runs; the index is checked on sync
-            boosts = self._boost_cache[key] = self._board_boosts(boards)
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []
+        named = tuple(boards)
+        detected = tuple(b for b in self.detect_boards(query) if b not in named)
+        key = (*named, "|", *detected)
+        boosts = self._boost_cache.get(key)
+        if boosts is None:  # board files do not change while the process runs; the index is checked on sync
+            # boards the question itself names weigh more than the configured ones
+            boosts = {**self._board_boosts(named), **self._board_boosts(detected, DETECTED_BOOST)}
+            self._boost_cache[key] = boosts
         with self._lock:
-            top = self._postings.top(terms, boosts, limit)
+            postings = self._postings
+            wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
+            candidates = postings.top(terms, boosts, wanted)
+            top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
+                                scoped=boosts, other_boards=_board_file_tags(),
+                                exact=_query.exact_terms(terms, self._tag_terms()),
+                                has_term=postings.has, file_terms=self._file_terms)
             ids = [cid for _, _, _, cid in top]
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
@@ -414,6 +432,24 @@ class HardwareRag:
                 page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
                 out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score, page))
         return out
+
+    def detect_boards(self, query: str) -> list[str]:
+        """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
+        if self._nicknames is None:
+            self._nicknames = _query.nicknames(self._postings.boards())
+        return _query.detect(query, self._nicknames)
+
+    def _tag_terms(self) -> frozenset[str]:
+        """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""
+        if self._tag_term_cache is None:
+            self._tag_term_cache = frozenset(t for tag in self._postings.boards() for t in _text.tokens(tag))
+        return self._tag_term_cache
+
+    def _file_terms(self, rel: str) -> frozenset[str]:
+        got = self._file_term_cache.get(rel)
+        if got is None:
+            got = self._file_term_cache[rel] = frozenset(_text.tokens(rel.rsplit(".", 1)[0].replace("/", " ")))
+        return got
 
     @staticmethod
     def _shorten(body: str) -> str:
@@ -525,6 +561,17 @@ class HardwareRag:
             headings = sorted({r[0].split(" > ")[-1] for r in rows if r[0]})
             raise DatasheetError(f"{source} has no section {heading!r}; sections: {', '.join(headings)}")
         return _join_sections(picked)
+
+
+_BOARD_FILE_TAGS: frozenset[str] | None = None
+
+
+def _board_file_tags() -> frozenset[str]:
+    """Tags of the boards with a board file (their ids and the datasheet tags they answer to)."""
+    global _BOARD_FILE_TAGS
+    if _BOARD_FILE_TAGS is None:
+        _BOARD_FILE_TAGS = frozenset(t for b in list_boards() for t in (b, *get_board(b).datasheet_tags))
+    return _BOARD_FILE_TAGS
 
 
 def _match_word(part: str, words: set[str]) -> bool:

@@ -167,6 +167,12 @@ class Postings:
         picked.sort()
         return [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
 
+    def has(self, term: str, cid: int) -> bool:
+        """Whether chunk `cid` holds `term`."""
+        if self.df.get(term, 0) <= 0:
+            return False
+        return cid in self._term_weights(term)[0]
+
     def _idf(self, term: str, n: int) -> float:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))

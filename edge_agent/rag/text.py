@@ -7,16 +7,24 @@ Both sides go through :func:`tokens`, so spellings that mean the same thing meet
 * hex numbers: ``0x76``/``0X76``/``76h`` -> ``0x76`` (leading zeros dropped: ``0x0D`` -> ``0xd``);
 * numbers and units: ``400kHz`` = ``400 kHz`` (number and unit become separate tokens), ``3v3`` = ``3.3 V``;
 * compounds keep the whole and add their parts: ``ctrl_meas`` -> ``ctrl_meas``, ``ctrl``, ``meas``;
-* light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), a few abbreviations (``btn`` = ``button``),
-  English stop words dropped.
+* light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), English stop words dropped;
+* the hardware vocabulary of ``vocabulary.toml``: synonyms (``thermometer`` = ``temperature``,
+  ``btn`` = ``button``) and phrases that stand for one term (``tactile switch`` = ``button``,
+  ``bit clock`` = ``bclk``).
 """
 
 from __future__ import annotations
 
 import re
+import tomllib
 from itertools import chain
+from pathlib import Path
+from typing import Any
 
-TOKENIZER_VERSION = 5
+#: Synonyms, phrases and informal board names, kept as data beside this module.
+VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
+
+TOKENIZER_VERSION = 6
 
 _VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
@@ -54,6 +62,25 @@ _SYNONYMS = {
     "leds": "led",
     "pins": "pin",
 }
+
+
+for _canonical, _spellings in VOCABULARY.get("synonyms", {}).items():
+    for _spelling in _spellings:
+        _SYNONYMS[_spelling] = _canonical
+
+
+def _phrase_key(text: str) -> str:
+    return re.sub(r"[\s_\-]+", " ", text.strip().lower())
+
+
+_PHRASES = {_phrase_key(k): v for k, v in VOCABULARY.get("phrases", {}).items()}
+_PHRASE = re.compile(r"\b(?:" + "|".join(r"[\s_\-]+".join(map(re.escape, p.split())) for p in
+                                        sorted(_PHRASES, key=len, reverse=True)) + r")\b") if _PHRASES else None
+_PHRASE_HINTS = tuple(sorted({p.split()[0] for p in _PHRASES}))
+
+
+def _phrase(m: re.Match[str]) -> str:
+    return f" {_PHRASES[_phrase_key(m.group(0))]} "
 
 
 def _stem(word: str) -> str:
@@ -148,6 +175,8 @@ def _expand(raw: str) -> tuple[str, ...]:
 def tokens(text: str) -> list[str]:
     """Normalised tokens of `text` in order (duplicates kept)."""
     t = text.lower()
+    if _PHRASE is not None and any(h in t for h in _PHRASE_HINTS):
+        t = _PHRASE.sub(_phrase, t)
     if any(h in t for h in _MULTI_HINTS):
         t = _MULTI.sub(_multi, t)
     return list(chain.from_iterable(map(_memo.__getitem__, _TOKEN.findall(t))))

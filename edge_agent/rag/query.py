@@ -1,0 +1,125 @@
+"""Query-side ranking: boards named informally in a question, and the reranking of BM25 candidates.
+
+Board detection. A question that names a board or part ("the f401", "pi 4", "my bme280", "nano")
+without a ``boards`` scope is searched as if that board were given. The names come from the datasheet
+tags present in the index (file stems): the tag itself with or without separators, each part of it
+holding a digit (``f401re``, ``mega2560``) and that part without its letter suffix (``f401``), the
+second word of two-word tags whose first word is a maker or family (``uno``, ``nano``, ``pico``), and
+the ``[boards]`` table of ``vocabulary.toml``. A name that fits several tags scopes none of them.
+
+Reranking. BM25 (with the scope's board boost) proposes a few times more candidates than asked for;
+then, in this order of strength:
+
+1. with a scope, a chunk of another *board* (a board with a board file, or a tag a board file answers
+   to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
+   score alone;
+2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
+   ``64``) that do not come from the file name get a bonus, so the row stating the fact beats the
+   file's overview;
+3. results are diversified: each further chunk from a file already picked counts a little less, so a
+   question needing two facts (two boards, a pin and its conflict) gets both into the first results.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Collection, Iterable
+
+from edge_agent.rag.text import VOCABULARY
+
+#: Candidates fetched per result asked for, before reranking.
+CANDIDATES_PER_RESULT = 4
+MIN_CANDIDATES = 12
+#: Score multiplier per exact question token (pin, register, number) the chunk holds outside its file name,
+#: scaled by the share of such tokens it holds.
+EXACT_BONUS = 0.6
+#: Score multiplier for each chunk already picked from the same file.
+SAME_FILE = 0.8
+
+_MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "sparkfun", "seeed", "st"})
+#: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
+_COMMON = frozenset({"gpio", "hat", "board", "shield", "header", "pin", "pins", "kit", "dev", "module", "breakout"})
+_WORD = re.compile(r"[a-z0-9+]+")
+
+
+def _norm_text(text: str) -> str:
+    return " ".join(_WORD.findall(text.lower().replace("_", " ")))
+
+
+def nicknames(tags: Iterable[str]) -> dict[str, set[str]]:
+    """Informal name -> datasheet tags it may mean, for the tags present in an index."""
+    names: dict[str, set[str]] = {}
+
+    def add(name: str, tag: str) -> None:
+        key = _norm_text(name)
+        if key:
+            names.setdefault(key, set()).add(tag)
+
+    for tag in tags:
+        parts = [p for p in re.split(r"[-_ ]+", tag) if p]
+        add(" ".join(parts), tag)
+        add("".join(parts), tag)
+        for p in parts:
+            if any(c.isdigit() for c in p) and any(c.isalpha() for c in p) and len(p) >= 4:
+                add(p, tag)
+                trimmed = re.sub(r"(?<=\d)[a-z]+$", "", p)
+                if trimmed != p and any(c.isalpha() for c in trimmed):
+                    add(trimmed, tag)
+        if len(parts) == 2 and parts[0] in _MAKERS and len(parts[1]) >= 3 and parts[1] not in _COMMON:
+            add(parts[1], tag)
+    present = set(tags)
+    for name, tag in VOCABULARY.get("boards", {}).items():
+        if tag in present:
+            add(name, tag)
+    return names
+
+
+def detect(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[str]:
+    """Tags a question names (longest names first; a name fitting several tags is skipped)."""
+    words = _norm_text(query).split()
+    found: list[str] = []
+    used = [False] * len(words)
+    for n in range(min(max_words, len(words)), 0, -1):
+        for i in range(len(words) - n + 1):
+            if any(used[i:i + n]):
+                continue
+            tags = names.get(" ".join(words[i:i + n]))
+            if tags and len(tags) == 1:
+                tag = next(iter(tags))
+                if tag not in found:
+                    found.append(tag)
+                for j in range(i, i + n):
+                    used[j] = True
+    return found
+
+
+def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
+    """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
+    return [t for t in terms if any(c.isdigit() for c in t) and t not in tag_terms]
+
+
+def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
+           scoped: Collection[str], other_boards: Collection[str], exact: list[str],
+           has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
+           ) -> list[tuple[float, str, int, int]]:
+    """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module."""
+    scored: list[tuple[float, str, int, int, bool]] = []
+    any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
+    for score, rel, idx, cid in candidates:
+        board = boards[cid]
+        demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
+        wanted = [t for t in exact if t not in file_terms(rel)]
+        if wanted:
+            held = sum(1 for t in wanted if has_term(t, cid))
+            score *= 1.0 + EXACT_BONUS * held / len(wanted)
+        scored.append((score, rel, idx, cid, demoted))
+    picked: list[tuple[float, str, int, int]] = []
+    per_file: dict[str, int] = {}
+    left = scored
+    while left and len(picked) < limit:
+        best = min(left, key=lambda c: (c[4], -c[0] * SAME_FILE ** per_file.get(c[1], 0), c[1], c[2]))
+        left = [c for c in left if c is not best]
+        effective = best[0] * SAME_FILE ** per_file.get(best[1], 0)
+        per_file[best[1]] = per_file.get(best[1], 0) + 1
+        picked.append((round(effective, 9), best[1], best[2], best[3]))
+    return picked
