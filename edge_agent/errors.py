@@ -13,6 +13,20 @@ class EdgeAgentError(Exception):
     """Root of every error edge_agent raises on purpose."""
 
 
+ECHO_CHARS = 40
+
+
+def echo(text: str, limit: int = ECHO_CHARS) -> str:
+    """``text`` quoted for a message, cut to its first ``limit`` characters (and its length) when longer.
+
+    A name that came from outside can be megabytes long; an error repeats only enough of it to
+    recognise it.
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
 # --- configuration -------------------------------------------------------------------------------
 
 
@@ -49,7 +63,7 @@ class UnknownPinError(PinError):
             len(self.sources):]
         hint = f"; did you mean {', '.join(shown)}?" if suggestions else ""
         super().__init__(
-            f"{board} has no pin or alias {name!r}{hint} "
+            f"{board} has no pin or alias {echo(name)}{hint} "
             f"(run `edge-agent pins list --board {board}` to see every name)"
         )
 
@@ -68,7 +82,7 @@ class AmbiguousPinError(PinError):
                 f"pins: {listed}; write one of them exactly as shown, or use the pin name")
         else:
             super().__init__(
-                f"{name!r} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
+                f"{echo(name)} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
             )
 
 

@@ -47,6 +47,7 @@ from edge_agent.errors import (
     I2CNackError,
     InvalidAddressError,
     PinError,
+    echo,
 )
 
 if TYPE_CHECKING:
@@ -72,6 +73,10 @@ I2C_LAST_ADDRESS = 0x77
 I2C_SCAN_FIRST = 0x08
 #: SMBus block transfers carry at most 32 data bytes (SMBus 3.x, I2C_SMBUS_BLOCK_MAX).
 SMBUS_BLOCK_MAX = 32
+#: A pin name longer than this is refused before any lookup (the longest real alias is far shorter).
+MAX_PIN_CHARS = 100
+#: Spellings remembered per adapter ('PA5', 'pa5', 'D13' ...); the oldest is forgotten beyond this.
+PIN_CACHE_SIZE = 256
 SPI_MODES = (0, 1, 2, 3)
 
 
@@ -521,11 +526,15 @@ class Adapter(abc.ABC):
 
     def resolve_pin(self, pin: str | int) -> tuple[str, Hashable]:
         """Map a pin name, alias or number to (canonical name, backend line id), via the pin resolver."""
+        if isinstance(pin, bool) or not isinstance(pin, str | int):
+            raise InvalidAddressError(f"{self.url}: pin {echo(repr(pin))} must be a name or a number",
+                                      adapter=self.url)
+        if isinstance(pin, str) and len(pin) > MAX_PIN_CHARS:
+            raise InvalidAddressError(f"{self.url}: pin name {echo(pin)} is longer than {MAX_PIN_CHARS} "
+                                      "characters; use the board's pin name or an alias", adapter=self.url)
         hit = self._pins.get(pin)
         if hit is not None:
             return hit
-        if isinstance(pin, bool) or not isinstance(pin, str | int):
-            raise InvalidAddressError(f"{self.url}: pin {pin!r} must be a name or a number", adapter=self.url)
         record = None
         if self.board:
             from edge_agent.pins import resolve
@@ -535,7 +544,10 @@ class Adapter(abc.ABC):
         else:
             name = str(pin)
         line = self._gpio_line(record, pin)
-        self._pins[pin] = (name, line)
+        with self._lock:
+            while len(self._pins) >= PIN_CACHE_SIZE:  # forget the oldest spelling
+                self._pins.pop(next(iter(self._pins)))
+            self._pins[pin] = (name, line)
         return name, line
 
     def gpio_read(self, pin: str | int) -> int:

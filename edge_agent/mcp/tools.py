@@ -22,6 +22,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
+from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
 from edge_agent.runtime import AdapterSlot, ComponentUnavailable, Runtime
 
@@ -35,7 +36,7 @@ AdapterArg = Annotated[str | None, Field(
 BoardArg = Annotated[str | None, Field(
     description="Board id such as 'nucleo-f401re' or 'rpi-4b'; selects the configured adapter of that board.",
     max_length=100)]
-PinArg = Annotated[str | int, Field(
+PinArg = Annotated[Annotated[str, Field(max_length=MAX_PIN_CHARS)] | int, Field(
     description="Pin name, number or alias: 'PA5', 'D13', 'red_led', 'GPIO17', 17.")]
 AddrArg = Annotated[int | str, Field(
     description="7-bit I2C target address, 0x03-0x77; an integer or a string like '0x76'.")]
