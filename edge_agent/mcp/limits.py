@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import math
+import resource
 import time
 from typing import Any
 
@@ -60,7 +61,8 @@ class LimitedH11Protocol(H11Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
-        if len(self.connections) > self.max_connections and not self._make_room():
+        live = sum(1 for c in self.connections if not c.transport.is_closing())
+        if live > self.max_connections and not self._make_room():
             self.shared.refused += 1
             self.shared.warn(f"HTTP connection limit ({self.max_connections}) reached; refusing new connections")
             transport.abort()
@@ -72,7 +74,8 @@ class LimitedH11Protocol(H11Protocol):
         return self.cycle is None or self.cycle.response_complete
 
     def _make_room(self) -> bool:
-        idle = [c for c in self.connections if c is not self and isinstance(c, LimitedH11Protocol) and c._waiting()]
+        idle = [c for c in self.connections if c is not self and isinstance(c, LimitedH11Protocol)
+                and c._waiting() and not c.transport.is_closing()]
         if not idle:
             return False
         oldest = min(idle, key=lambda c: c._opened)
@@ -107,7 +110,7 @@ class LimitedH11Protocol(H11Protocol):
         if self._waiting():  # the first bytes of a new request: it has until the deadline to complete
             self._arm()
         super().data_received(data)
-        if self.cycle is not None and not self.cycle.more_body:  # head and body are in
+        if not self._waiting() and not self.cycle.more_body:  # a request is in, head and body
             self._disarm()
 
     def connection_lost(self, exc: Exception | None) -> None:
@@ -115,11 +118,23 @@ class LimitedH11Protocol(H11Protocol):
         super().connection_lost(exc)
 
 
-def protocol_class(max_connections: int = MAX_CONNECTIONS,
-                   request_deadline_s: float = REQUEST_DEADLINE_S) -> type[LimitedH11Protocol]:
-    """A protocol class for one server (its own limits and counters)."""
+def connection_cap(wanted: int | None = None) -> int:
+    """MAX_CONNECTIONS, lowered when the open-file limit is too small for it (each needs a descriptor,
+    and databases, devices and the loop's own sockets need about 64 more)."""
+    cap = MAX_CONNECTIONS if wanted is None else wanted
+    soft, _ = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft != resource.RLIM_INFINITY:
+        cap = min(cap, max(8, (soft - 64) // 2))
+    return cap
+
+
+def protocol_class(max_connections: int | None = None,
+                   request_deadline_s: float | None = None) -> type[LimitedH11Protocol]:
+    """A protocol class for one server (its own limits and counters); None means the module default."""
     return type("LimitedH11Protocol", (LimitedH11Protocol,),
-                {"max_connections": max_connections, "request_deadline_s": request_deadline_s, "shared": _State()})
+                {"max_connections": connection_cap(max_connections),
+                 "request_deadline_s": REQUEST_DEADLINE_S if request_deadline_s is None else request_deadline_s,
+                 "shared": _State()})
 
 
 # --- MCP sessions -------------------------------------------------------------------------------------
