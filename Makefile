@@ -7,7 +7,7 @@ STATE ?= .state
 EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
 
-.PHONY: run test lint docs bench firmware wheel clean install
+.PHONY: run test lint docs bench firmware wheel clean install arm-check
 
 install: $(STAMP)
 
@@ -44,6 +44,10 @@ bench: $(STAMP)
 
 firmware:
 	$(MAKE) -C firmware_bridge
+
+# Every extra must install from wheels on 64-bit and 32-bit Pi OS (asks the package index; ~30 s).
+arm-check: $(STAMP)
+	$(PY) tools/check_arm_install.py
 
 wheel: $(STAMP)
 	$(PY) -m pip wheel --no-deps -w dist .

@@ -1,7 +1,8 @@
 """One small interface over the TFLite interpreters: LiteRT first, then tflite-runtime.
 
-``ai_edge_litert`` is the maintained successor (64-bit Linux, CPython up to 3.14); ``tflite_runtime``
-still covers 32-bit Pi OS on Python <= 3.11. Both come from the ``ml`` extra and are imported only
+``ai_edge_litert`` is the maintained successor (64-bit Linux, CPython up to 3.14) and what the ``ml``
+extra installs; an existing ``tflite_runtime`` (e.g. built for 32-bit ARM, where neither has a wheel
+for Python 3.11) is used when LiteRT is absent. Both are imported only
 inside :func:`interpreter_class`, so the base install (and every rule-only watch) never needs them
 or numpy. A model is checked at load against the shapes and dtypes its watch describes, so a wrong
 file fails when the daemon starts, not on the first window.
@@ -87,8 +88,8 @@ def interpreter_class() -> tuple[str, Any]:
         return name, mod.Interpreter
     raise BackendUnavailable(
         "model watches need a TFLite interpreter and none is installed (" + ", ".join(missing) + " missing); "
-        "install it with: pip install 'edge-agent[ml]' (ai-edge-litert on 64-bit, tflite-runtime on armv7l "
-        "with Python <= 3.11), or remove the watch's model to run it rule-only"
+        "install it with: pip install 'edge-agent[ml]' (x86_64 and aarch64; 32-bit ARM has no interpreter wheel, "
+        "see docs/install-arm.md), or remove the watch's model to run it rule-only"
     )
 
 
