@@ -115,11 +115,22 @@ def _pid_alive(pid: int) -> bool:
 
 
 def collect_status(args: argparse.Namespace) -> dict[str, Any]:
-    """The daemon's own status file when it is running, else a status computed from the files."""
+    """The running daemon's live status (its socket, else its status file), else one computed from the files."""
     from edge_agent.cli._common import state_from
-    from edge_agent.daemon import STATUS_FILE
+    from edge_agent.hub.client import HubError, find_client
 
     state = state_from(args, create=False)
+    try:
+        client = find_client(state)
+        if client is not None:
+            data = client.op("status", {}, timeout=30)
+            data["running"] = True
+            data["status_age_s"] = 0.0
+            return dict(data)
+    except HubError:
+        pass  # the daemon is stopping or busy: fall back to the file it writes
+    from edge_agent.daemon import STATUS_FILE
+
     path = state / STATUS_FILE
     try:
         data = json.loads(path.read_text())
@@ -207,6 +218,9 @@ def render_status(data: dict[str, Any]) -> str:
                      f"{mem.get('with_kref', 0)} synced; {_size(_db_size(mem))} in {mem.get('db_path', '?')}")
     else:
         lines.append(f"memory: {comp.get('detail') or 'off'}")
+    if mem.get("recovered_from"):
+        lines.append(f"  the database was found damaged and set aside as {mem['recovered_from']}; a fresh one was "
+                     "started (the old file is kept for `sqlite3 FILE .recover`)")
     sync = data.get("sync") or {}
     depth = sync.get("outbox_depth", sync.get("pending", 0))
     if sync.get("enabled"):

@@ -589,10 +589,18 @@ def op_watch_run_once(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_status(ctx: Context, args: dict[str, Any]) -> Any:
+    import os
+
     from edge_agent.mcp.tools import _jsonable
 
-    assert ctx.runtime is not None, "status is only asked of a running daemon"
-    return _jsonable(ctx.runtime.status())
+    rt = ctx.runtime
+    assert rt is not None, "status is only asked of a running daemon"
+    data = _jsonable(rt.status())
+    http = rt.components.get("mcp_http")
+    sock = rt.components.get("socket")
+    data["daemon"] = {"pid": os.getpid(), "url": http.extra.get("url") if http is not None and http.ok else None,
+                      "socket": sock.extra.get("path") if sock is not None else None, "written_at": time.time()}
+    return data
 
 
 OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {

@@ -45,6 +45,14 @@ class NotifySocket:
             if key in fields and (value is None or fields[key] == value):
                 return fields
 
+    def expect_any(self, timeout: float = WAIT_S) -> dict[str, str]:
+        """The next message, whatever it carries."""
+        self.sock.settimeout(timeout)
+        data = self.sock.recv(4096).decode()
+        fields = dict(line.split("=", 1) for line in data.splitlines() if "=" in line)
+        self.messages.append(fields)
+        return fields
+
     def close(self) -> None:
         self.sock.close()
 

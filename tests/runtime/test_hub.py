@@ -283,3 +283,50 @@ def test_a_client_gets_a_clear_error_when_the_daemon_dies_mid_operation(
     assert health.returncode == 0 and json.loads(health.stdout)["integrity"] == "ok"
     stats = json.loads(cli(edge_agent_cmd, state, config, "memory", "stats").stdout)
     assert stats["captures"] == 0
+
+
+def test_watchdog_pings_keep_coming_while_a_sighup_reload_rebuilds_the_index(daemon_factory: Any,
+                                                                             tmp_path: Path) -> None:
+    sheets = tmp_path / "sheets"
+    sheets.mkdir()
+    for i in range(400):  # enough text that re-indexing takes many watchdog periods
+        body = "\n".join(f"Register 0x{j:02X} of part {i} controls channel {j} with gain {i * j % 97} dB; "
+                         f"pin PA{j % 16} routes signal {i}-{j}." for j in range(60))
+        (sheets / f"part{i:03d}.md").write_text(f"# Part {i}\n\n## Registers\n\n{body}\n")
+    config = tmp_path / "edge-agent.toml"
+    config.write_text(SIM_BOARD)
+    d = daemon_factory(config, watchdog_usec=300_000)
+    d.wait_ready()
+    config.write_text(f'[peripherals]\ndatasheet_dir = "{sheets.as_posix()}"\n\n' + SIM_BOARD)
+    d.send(signal.SIGHUP)
+    d.notify.expect("RELOADING", "1")
+    during: list[dict[str, str]] = []
+    while True:
+        msg = d.notify.expect_any()
+        if msg.get("READY") == "1":
+            break
+        during.append(msg)
+    assert any(m.get("WATCHDOG") == "1" for m in during), "no watchdog ping while the reload ran"
+    assert d.stop() == 0
+    assert "datasheet index rebuilt" in d.log()
+
+
+def test_status_and_watch_list_come_from_the_running_daemon(daemon_factory: Any, edge_agent_cmd: list[str],
+                                                            state: Path) -> None:
+    # A damaged memory database: the daemon sets it aside at start, and `status` says so.
+    db = state / "workspaces" / "default" / "memory" / "memory.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"this is not an sqlite file at all\n" * 200)
+    d = daemon_factory(None)  # embedded defaults: the demo watch runs
+    d.wait_ready()
+    base = [*edge_agent_cmd, "--state", str(state)]
+    status = json.loads(subprocess.run([*base, "status", "--json"], capture_output=True, text=True,
+                                       timeout=WAIT_S).stdout)
+    assert status["running"] is True and status["daemon"]["pid"] == d.proc.pid
+    assert Path(status["memory"]["recovered_from"]).name.startswith("memory.db.corrupt-")
+    text = subprocess.run([*base, "status"], capture_output=True, text=True, timeout=WAIT_S).stdout
+    assert "found damaged" in text
+    watches = json.loads(subprocess.run([*base, "watch", "list", "--json"], capture_output=True, text=True,
+                                        timeout=WAIT_S).stdout)
+    assert [w["name"] for w in watches] == ["demo-bme280"]
+    assert d.stop() == 0
