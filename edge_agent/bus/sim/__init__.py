@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import os
 from collections.abc import Hashable
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,7 @@ from edge_agent.bus.sim.world import (
 )
 from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import InvalidAdapterURL
+from edge_agent.paths import private_dir, write_private
 
 __all__ = ["SCENARIO_DIR", "SimAdapter", "SimWorld", "Scenario", "load_scenario", "open_url", "scenario_path"]
 
@@ -118,10 +118,8 @@ class SimAdapter(Adapter):
             return
         path = self._state_path
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(self.world.snapshot()))
-            os.replace(tmp, path)
+            private_dir(path.parent)
+            write_private(path, json.dumps(self.world.snapshot()))
         except OSError as exc:
             log.warning("%s: could not save the board state to %s: %s", self.url, path, exc)
 
