@@ -179,8 +179,8 @@ class ProviderError(EdgeAgentError):
         self.attempts = list(attempts or [])
 
 
-class ToolCallError(EdgeAgentError, ValueError):
-    """A tool call named no known tool or carried invalid arguments; the message shows a valid call."""
+class InvalidToolCallError(EdgeAgentError, ValueError):
+    """A model's tool call named no known tool or carried invalid arguments; the message shows a valid call."""
 
     def __init__(self, message: str, *, tool: str = "") -> None:
         super().__init__(message)

@@ -191,7 +191,7 @@ class Agent:
         while True:
             shown = StreamFilter() if on_token is not None else None
             reply = self.chain.complete(messages, self.tools, on_token=_filtered(shown, on_token),
-                                        on_retry=lambda _why: None)
+                                        on_retry=_restart(shown, on_token))
             _add_usage(result.usage, reply.usage)
             result.provider = reply.provider
             visible, _reasoning = split_reasoning(reply.content)
@@ -327,6 +327,18 @@ def _filtered(shown: StreamFilter | None, on_token: Callable[[str], None] | None
             on_token(text)
 
     return feed
+
+
+def _restart(shown: StreamFilter | None, on_token: Callable[[str], None] | None) -> Callable[[str], None]:
+    """Before a retried request: end any half-shown streamed text and start the display afresh."""
+
+    def restart(_reason: str) -> None:
+        if shown is not None and on_token is not None:
+            if shown.shown:
+                on_token(" [connection lost, retrying]\n")
+            shown.raw = shown.shown = ""
+
+    return restart
 
 
 def _native_calls(reply: Reply) -> list[ParsedCall]:

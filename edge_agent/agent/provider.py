@@ -124,7 +124,7 @@ class ProviderChain:
         except openai.APITimeoutError:
             raise _Retryable(f"no answer within {self.timeout:g} s (provider_timeout_secs)") from None
         except openai.APIConnectionError as exc:
-            raise _Retryable(f"cannot connect ({_cause(exc)})") from None
+            raise _Retryable(f"connection failed: {_cause(exc)}") from None
         except (openai.InternalServerError, openai.RateLimitError) as exc:
             raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
         except openai.APIStatusError as exc:

@@ -16,7 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from edge_agent.errors import ToolCallError
+from edge_agent.errors import InvalidToolCallError
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 
 # What a small model needs to work the board: look pins and datasheets up, read and drive GPIO, find
@@ -34,9 +34,10 @@ class _ArgsBase(BaseModel):
 
 @functools.cache
 def argument_model(name: str) -> type[BaseModel]:
-    """The pydantic model of one tool's arguments (unknown name: ToolCallError)."""
+    """The pydantic model of one tool's arguments (unknown name: InvalidToolCallError)."""
     if name not in TOOL_NAMES:
-        raise ToolCallError(f"there is no tool {name!r}; the tools are: {', '.join(TOOL_NAMES)}", tool=name)
+        raise InvalidToolCallError(f"there is no tool {name!r}; the tools are: {', '.join(TOOL_NAMES)}",
+                                   tool=name)
     fn = getattr(Tools, name)
     fields: dict[str, Any] = {}
     for param in list(inspect.signature(fn, eval_str=True).parameters.values())[1:]:  # drop self
@@ -98,16 +99,17 @@ def _placeholder(prop: dict[str, Any]) -> Any:
 
 
 def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
-    """Validate a call's arguments: the keyword arguments for the tool, or ToolCallError saying what is wrong."""
+    """Validate a call's arguments: the keyword arguments for the tool, or InvalidToolCallError saying what is wrong."""
     model = argument_model(name)
     if not isinstance(arguments, dict):
-        raise ToolCallError(f"{name}: arguments must be a JSON object; a valid call looks like {valid_call(name)}",
-                            tool=name)
+        raise InvalidToolCallError(
+            f"{name}: arguments must be a JSON object; a valid call looks like {valid_call(name)}", tool=name)
     known = {f.alias or key for key, f in model.model_fields.items()}
     unknown = sorted(set(arguments) - known)
     if unknown:
-        raise ToolCallError(f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(known)}. "
-                            f"A valid call looks like {valid_call(name)}", tool=name)
+        raise InvalidToolCallError(
+            f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(sorted(known))}. "
+            f"A valid call looks like {valid_call(name)}", tool=name)
     try:
         parsed = model.model_validate(_pre_parse(arguments))
     except ValidationError as exc:
@@ -116,8 +118,8 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
             where = ".".join(str(p) for p in err["loc"]) or "arguments"
             sent = repr(err.get("input"))
             problems.append(f"{where}: {err['msg']} (got {sent if len(sent) <= 60 else sent[:57] + '...'})")
-        raise ToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. "
-                            f"A valid call looks like {valid_call(name)}", tool=name) from None
+        raise InvalidToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. "
+                                   f"A valid call looks like {valid_call(name)}", tool=name) from None
     return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}
 
 

@@ -54,6 +54,10 @@ def garbage() -> Step:
     return Step(kind="garbage")
 
 
+def cut() -> Step:
+    return Step(kind="cut")
+
+
 class ScriptedModel:
     """The server; `script` is consumed in order, `requests` holds every request received."""
 
@@ -108,6 +112,17 @@ class ScriptedModel:
                 self._send(h, 500, with_body, "application/json")
             except OSError:
                 pass
+            return
+        if step.kind == "cut":  # a stream that stops half way: the connection closes mid-reply
+            part = b'data: {"id": "c", "object": "chat.completion.chunk", "created": 1, "model": "m", ' \
+                   b'"choices": [{"index": 0, "delta": {"content": "Half an ans"}, "finish_reason": null}]}\n\n'
+            h.send_response(200)
+            h.send_header("content-type", "text/event-stream")
+            h.send_header("content-length", str(len(part) + 500))
+            h.end_headers()
+            h.wfile.write(part)
+            h.wfile.flush()
+            h.close_connection = True
             return
         if step.kind == "garbage":
             self._send(h, 200, b"<html>not a completion", "application/json")
@@ -185,5 +200,5 @@ def steps() -> Any:
     """The script helpers: say, call, http_error, hang, garbage, write_config, ScriptedModel."""
     import types
 
-    return types.SimpleNamespace(say=say, call=call, http_error=http_error, hang=hang, garbage=garbage,
+    return types.SimpleNamespace(say=say, call=call, http_error=http_error, hang=hang, garbage=garbage, cut=cut,
                                  write_config=write_config, ScriptedModel=ScriptedModel)

@@ -100,7 +100,7 @@ def test_every_provider_down_exit_3_one_line_and_the_offline_answer(model: Any, 
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err
     assert model.url in lines[0] and dead in lines[0]
-    assert "0.5 s" in lines[0] and "cannot connect" in lines[0]
+    assert "0.5 s" in lines[0] and "connection failed" in lines[0]
     assert "red_led = pin PA5" in out  # the offline answer: resolved pins and the best datasheet chunk
     assert "Best datasheet match:" in out
     assert len(model.requests) == 2  # the primary was retried once
@@ -113,7 +113,7 @@ def test_offline_answer_in_json(steps: Any, tmp_path: Path, state: Path, capsys:
     code, out, _ = _run(capsys, config, state, "-m", "red led pin", "--json")
     data = json.loads(out)
     assert code == 3 and data["offline"] is True and data["provider"] is None and "PA5" in data["response"]
-    assert data["providers_tried"][0]["error"].startswith("cannot connect")
+    assert data["providers_tried"][0]["error"].startswith("connection failed")
 
 
 def test_wrong_model_name_is_not_retried(model: Any, steps: Any, tmp_path: Path, state: Path, capsys: Any) -> None:
@@ -150,3 +150,45 @@ def test_chat_hides_a_streamed_text_call(model: Any, steps: Any, config: Path, s
     monkeypatch.setattr("builtins.input", lambda _p="": next(lines, None) or stop())
     code, out, _ = _run(capsys, config, state)
     assert code == 0 and '"arguments"' not in out and "Done: PA5 is high." in out
+
+
+def test_a_stream_cut_half_way_is_retried_and_the_display_restarts(model: Any, steps: Any, tmp_path: Path,
+                                                                   state: Path, capsys: Any,
+                                                                   monkeypatch: Any) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, retries=1)
+    lines = iter(["tell me about the led"])
+
+    def read(_prompt: str = "") -> str:
+        line = next(lines, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    monkeypatch.setattr("builtins.input", read)
+    model.script = [steps.cut(), steps.say("The whole answer.")]
+    code, out, err = _run(capsys, config, state)
+    assert code == 0 and len(model.requests) == 2 and "Traceback" not in err
+    assert "Half an ans [connection lost, retrying]\nThe whole answer." in out
+
+
+def test_cache_stats_show_the_hit_and_the_tokens_saved(model: Any, steps: Any, config: Path, state: Path,
+                                                       capsys: Any) -> None:
+    model.script = [steps.say("PA5.", usage={"prompt_tokens": 500, "completion_tokens": 7, "total_tokens": 507})]
+    assert _run(capsys, config, state, "-m", "which pin drives the user led")[0] == 0
+    code, out, _ = _run(capsys, config, state, "-m", "which pin drives the user led", "--json")
+    assert code == 0 and json.loads(out)["cached"] is True and len(model.requests) == 1
+    assert main(["--state", str(state), "--config", str(config), "cache", "stats"]) == 0
+    stats = json.loads(capsys.readouterr().out)
+    assert stats["hits"] == 1 and stats["tokens_saved"] == 7 and stats["entries"] == 1
+
+
+def test_board_scopes_the_hardware_context(model: Any, steps: Any, config: Path, state: Path, capsys: Any) -> None:
+    model.script = [steps.say("D13.")]
+    assert _run(capsys, config, state, "-m", "where is the red led", "--board", "arduino-uno")[0] == 0
+    user = model.requests[0]["messages"][1]["content"]
+    assert "arduino-uno: red_led = pin" in user and "nucleo-f401re: red_led" not in user
+
+
+def test_unknown_board_is_an_error_naming_the_known_ones(config: Path, state: Path, capsys: Any) -> None:
+    code, _, err = _run(capsys, config, state, "-m", "where is the red led", "--board", "nucleo-f999")
+    assert code == 1 and "nucleo-f999" in err and "nucleo-f401re" in err
