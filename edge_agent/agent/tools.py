@@ -20,10 +20,11 @@ from edge_agent.errors import InvalidToolCallError
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 
 # What a small model needs to work the board: look pins and datasheets up, read and drive GPIO, find
-# I2C devices, read the sensor. Raw I2C reads and writes, SPI and the memory tools stay for full mode: their
-# schemas are the largest, and the turn already engages and reflects memory itself.
+# I2C devices, read the sensor. Board facts, raw I2C reads and writes, SPI and the memory tools stay
+# for full mode: together the schemas must fit COMPACT_SCHEMA_CHARS, and the turn already engages and
+# reflects memory itself.
 COMPACT_TOOLS: tuple[str, ...] = (
-    "gpio_write", "gpio_read", "pin_resolve", "datasheet_search", "hardware_board_info", "i2c_scan", "sensor_read",
+    "gpio_write", "gpio_read", "pin_resolve", "datasheet_search", "i2c_scan", "sensor_read",
 )
 COMPACT_SCHEMA_CHARS = 6000
 
