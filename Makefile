@@ -4,7 +4,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STATE ?= .state
-EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent
+EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent,secrets
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
 
 .PHONY: run test lint docs bench firmware wheel clean install arm-check

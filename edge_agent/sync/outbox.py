@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -40,6 +41,7 @@ ROW_OVERHEAD_BYTES = 400  # indexes, row header and page slack beside the payloa
 LOW_IMPORTANCE_HEADROOM = 0.9  # low-importance captures stop at 90 % of the bound
 PROVENANCE_KEYS = ("device_id", "boot_id", "monotonic_ns", "wall_time", "clock_synced")
 SCREENING_FILE = "sync-screening.json"
+REDACTION_KEY_FILE = "sync-redaction.key"  # keys the tags that keep differently redacted captures distinct
 MAX_PENDING_REDACTIONS = 10_000
 
 
@@ -104,6 +106,7 @@ class OutboxSink:
         # capture id -> redaction counts, from prepare until enqueue counts them in the transaction. A
         # capture the store deduplicates never reaches enqueue, so the map is bounded, oldest dropped.
         self._redactions: OrderedDict[str, dict[str, int]] = OrderedDict()
+        self._key: bytes | None = None
         self._lock = threading.Lock()
 
     # --- CaptureSink ------------------------------------------------------------------------------
@@ -128,22 +131,23 @@ class OutboxSink:
             if self.config.secret_policy == "reject":
                 self._count_rejection(kinds)
                 raise SecretRejectedError(kinds, sorted({f.field for f in every}))
+            key = self._redaction_key()
             if "title" in findings:
-                title = secret_scan.redact(title, findings["title"])
+                title = secret_scan.redact(title, findings["title"], key)
             if "content" in findings:
-                content = secret_scan.redact(content, findings["content"])
+                content = secret_scan.redact(content, findings["content"], key)
             if tag_findings:
-                tags = tuple(secret_scan.redact(str(t), secret_scan.scan(str(t))) for t in tags)
+                tags = tuple(secret_scan.redact(str(t), secret_scan.scan(str(t)), key) for t in tags)
             for k, fs in meta_findings.items():
-                metadata[k] = secret_scan.redact(str(metadata[k]), fs)
+                metadata[k] = secret_scan.redact(str(metadata[k]), fs, key)
             with self._lock:
                 self._redactions[str(capture.id)] = kinds
                 while len(self._redactions) > MAX_PENDING_REDACTIONS:
                     self._redactions.popitem(last=False)
         clock = read_clock()
         stamp = {"device_id": self.device_id, **clock.as_metadata()}
-        for key, value in stamp.items():
-            metadata.setdefault(key, value)
+        for name, value in stamp.items():
+            metadata.setdefault(name, value)
         changes: dict[str, Any] = {"metadata": metadata}
         if every:
             changes.update(title=title, content=content, tags=tags)
@@ -207,7 +211,28 @@ class OutboxSink:
             raise OutboxFullError(rows=rows, bytes_used=used, max_rows=max_rows, max_bytes=max_bytes,
                                   importance=importance, policy=self.config.outbox_full_policy)
 
-    # --- screening counters -----------------------------------------------------------------------
+    # --- screening -------------------------------------------------------------------------------
+
+    def _redaction_key(self) -> bytes:
+        """This device's key for redaction tags (32 random bytes in the state directory, made once, 0600).
+
+        Redacted captures that differ only in their secret must not become identical text, or the memory
+        store would keep one of them; a keyed hash tells them apart without letting anyone holding the
+        text test guesses of the secret.
+        """
+        with self._lock:
+            if self._key is None:
+                path = self.state_dir / REDACTION_KEY_FILE
+                if not path.exists():
+                    private_dir(self.state_dir)
+                    write_private(path, os.urandom(32), fsync=True)
+                key = path.read_bytes()  # another process may have written it first: use what is there
+                if len(key) < 16:
+                    raise SyncError(f"{path} is damaged ({len(key)} bytes); delete it and a new key is made "
+                                    "(captures redacted before keep their tags)")
+                self._key = key
+            return self._key
+
 
     def _count_rejection(self, kinds: Mapping[str, int]) -> None:
         # A rejected capture never reaches a transaction, so its count lives in a small state file.

@@ -1,17 +1,36 @@
 """Credential screening for captures before they are queued for upload.
 
-Captures often quote command lines, config snippets and logs; the ones that carry an API key, a
-bearer token, a password or a private key must not leave the device. :func:`scan` finds them by
-their published formats (fixed prefixes and lengths) and by ``key = value`` assignments whose key
-names a secret; :func:`redact` replaces each with ``[REDACTED:<kind>]``. Patterns are data, kept in
-one table, so a new credential format is one line.
+Captures often quote command lines, config snippets, logs and what a person said; the ones that carry
+an API key, a bearer token, a password or a private key must not leave the device. :func:`scan` finds
+them three ways:
+
+* by their published formats: the detectors of the ``detect-secrets`` library (the ``secrets``
+  extra; AWS, GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, npm, PyPI, Azure, JWTs, private keys,
+  URL credentials, ...) beside a short table of formats kept here, so the base install still screens
+  the common ones;
+* by ``key = value`` assignments whose key names a secret (``password=``, ``api_key:``,
+  ``Password=...;`` in connection strings);
+* in prose: a random-looking word (long, mixed characters, high Shannon entropy) a few words after
+  "password", "secret", "token", "key", "passphrase" or "credential" ("the aws secret access key is
+  wJalr..."), since a sentence has no assignment for the formats above to anchor on.
+
+:func:`redact` replaces each finding with ``[REDACTED:<kind>]``, or with ``[REDACTED:<kind>:<tag>]``
+when given a key: the tag is a keyed hash of the secret, so two captures that differ only in their
+secret stay two captures (the memory store deduplicates identical content) while the secret itself
+cannot be recovered or confirmed from the tag without the device's key.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import math
 import re
+import threading
 from collections import Counter
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 # (kind, pattern). Group "secret", when present, is the part that is replaced; otherwise the whole match.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -36,13 +55,23 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-# Every pattern above contains one of these (case-insensitively); text without any is clean, which
-# lets the common case (no credential at all) cost one regex search instead of thirteen.
+# Every pattern above contains one of these (case-insensitively), and most credential formats are one
+# long run of mixed letters and digits; text with neither is clean, which lets the common case (no
+# credential at all) cost two regex searches instead of running every detector.
 _TRIGGER = re.compile(
     r"(?i)A[KSGIRNP][IPDONV]A|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|AIza|k_(?:live|test)_|eyJ|bearer|://"
-    r"|pass|pwd|secret|key|token|-----BEGIN"
+    r"|pass|pwd|secret|key|token|credential|-----BEGIN"
 )
+_LONG_TOKEN = re.compile(r"(?=[A-Za-z0-9+/=_.:-]{16,})[A-Za-z_.-]*[0-9]")
 
+# Prose: a secret word, then the next few words are looked at for a random-looking one.
+_SECRET_WORD = re.compile(r"(?i)\b(?:pass(?:words?|phrases?|wd|codes?)|pwd|secrets?|tokens?|keys?|credentials?)\b")
+_WORD = re.compile(r"[^\s\"'`(),;<>\[\]{}]+")
+_PROSE_WINDOW = 6  # words after the secret word
+_PROSE_MIN_ENTROPY = 3.0  # bits per character of a short secret (10 distinct characters are 3.3)
+_TRIM = ".,:;!?=*"
+# Identifiers that are random-looking but not secrets: ids and references the device itself writes.
+_NOT_SECRET = re.compile(r"(?i)(?:kref|mem|https?)://|.*[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 @dataclass(frozen=True)
 class Finding:
@@ -56,7 +85,7 @@ class Finding:
 
 def scan(text: str, field: str = "content") -> list[Finding]:
     """Every credential-looking span in `text`, earliest first, overlaps removed."""
-    if not _TRIGGER.search(text):
+    if not _TRIGGER.search(text) and not _LONG_TOKEN.search(text):
         return []
     found: list[Finding] = []
     for kind, pattern in PATTERNS:
@@ -65,6 +94,21 @@ def scan(text: str, field: str = "content") -> list[Finding]:
             if _placeholder(text[start:end]):
                 continue
             found.append(Finding(kind, field, start, end))
+    for m in _SECRET_WORD.finditer(text):
+        for n, w in enumerate(_WORD.finditer(text, m.end())):
+            if n >= _PROSE_WINDOW:
+                break
+            start, end = w.start() + len(w.group()) - len(w.group().lstrip(_TRIM)), w.end()
+            end -= len(text[start:end]) - len(text[start:end].rstrip(_TRIM))
+            value = text[start:end]
+            if looks_random(value) and not _placeholder(value):
+                found.append(Finding("prose_secret", field, start, end))
+    for kind, detect in _library_detectors():
+        for value in set(detect(text)):
+            if len(value) < 8 or _placeholder(value):
+                continue
+            for start in _occurrences(text, value):
+                found.append(Finding(kind, field, start, start + len(value)))
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     merged: list[Finding] = []
     for f in found:
@@ -74,20 +118,94 @@ def scan(text: str, field: str = "content") -> list[Finding]:
     return merged
 
 
+def looks_random(value: str) -> bool:
+    """A word that reads as a generated secret rather than a word, a number, a part name or an id.
+
+    Short (8-19 characters): upper and lower case letters with a digit or symbol, and at least 3 bits of
+    entropy per character ("Xk9mP2vLq7"; not "STM32F401RE", "nucleo-f401re", "firmware_v2.3.1").
+    Long (20+): two character classes and at least 3.5 bits (hex and base64 keys).
+    """
+    if len(value) < 8 or _NOT_SECRET.match(value):
+        return False
+    upper = any(c.isupper() for c in value)
+    lower = any(c.islower() for c in value)
+    digit = any(c.isdigit() for c in value)
+    other = any(not c.isalnum() for c in value)
+    entropy = shannon_entropy(value)
+    if len(value) >= 20:
+        return upper + lower + digit + other >= 2 and entropy >= 3.5
+    return upper and lower and (digit or other) and entropy >= _PROSE_MIN_ENTROPY
+
+
+def shannon_entropy(value: str) -> float:
+    """Bits per character of `value`'s own character distribution."""
+    n = len(value)
+    return -sum(c / n * math.log2(c / n) for c in Counter(value).values()) if n else 0.0
+
+
+def _occurrences(text: str, value: str) -> Iterator[int]:
+    at = text.find(value)
+    while at >= 0:
+        yield at
+        at = text.find(value, at + len(value))
+
+
+# detect-secrets detectors that do not apply to a capture's text: entropy of quoted strings and keyword
+# assignments in source files (done above for prose), and public IP addresses (not credentials).
+_SKIPPED_DETECTORS = frozenset({"Base64 High Entropy String", "Hex High Entropy String", "Secret Keyword",
+                                "Public IP (ipv4)"})
+_detectors: list[tuple[str, Callable[[str], Iterator[str]]]] | None = None
+_detectors_lock = threading.Lock()
+
+
+def _library_detectors() -> list[tuple[str, Callable[[str], Iterator[str]]]]:
+    """(kind, detector) for each format detector of the detect-secrets library; empty when it is not
+    installed (the formats above still apply). Loaded on first use: the library takes ~0.5 s to import."""
+    global _detectors
+    if _detectors is None:
+        with _detectors_lock:
+            if _detectors is None:
+                try:
+                    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+                except ImportError:
+                    _detectors = []
+                else:
+                    plugins: dict[str, Any] = get_mapping_from_secret_type_to_class()
+                    _detectors = [(_kind(name), plugins[name]().analyze_string) for name in sorted(plugins)
+                                  if name not in _SKIPPED_DETECTORS]
+    return _detectors
+
+
+def _kind(secret_type: str) -> str:
+    """detect-secrets' secret type as a finding kind: 'AWS Access Key' -> 'aws_access_key'."""
+    return re.sub(r"[^a-z0-9]+", "_", secret_type.lower()).strip("_")
+
+
+def library_available() -> bool:
+    """Whether the detect-secrets detectors are in use (the ``secrets`` extra is installed)."""
+    return bool(_library_detectors())
+
+
 def _placeholder(value: str) -> bool:
     # `password=<your password>`, `token: ${TOKEN}`, `api_key=****`: documentation, not secrets.
     v = value.strip("\"'")
     return bool(
-        re.fullmatch(r"[*xX.\-_]+|<[^>]*>?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\[REDACTED:[a-z_]+\]?|(?i:redacted)", v)
+        re.fullmatch(r"[*xX.\-_]+|<[^>]*>?|\$\{?[A-Za-z_][A-Za-z0-9_]*\}?|\[?REDACTED(?::[a-z0-9_]+){0,2}\]?"
+                     r"|(?i:redacted)", v)
     )
 
 
-def redact(text: str, findings: list[Finding]) -> str:
-    """`text` with each finding replaced by ``[REDACTED:<kind>]``."""
+def redact(text: str, findings: list[Finding], key: bytes | None = None) -> str:
+    """`text` with each finding replaced by ``[REDACTED:<kind>]`` (with `key`: ``[REDACTED:<kind>:<tag>]``,
+    the tag a keyed hash of the secret, the same for the same secret and key)."""
     out, pos = [], 0
     for f in sorted(findings, key=lambda f: f.start):
         out.append(text[pos:f.start])
-        out.append(f"[REDACTED:{f.kind}]")
+        if key is None:
+            out.append(f"[REDACTED:{f.kind}]")
+        else:
+            tag = hmac.new(key, text[f.start:f.end].encode("utf-8"), hashlib.sha256).hexdigest()[:8]
+            out.append(f"[REDACTED:{f.kind}:{tag}]")
         pos = f.end
     out.append(text[pos:])
     return "".join(out)
