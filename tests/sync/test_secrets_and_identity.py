@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from edge_agent import identity
-from edge_agent.config import Settings
+from edge_agent.config import Settings, parse_settings
 from edge_agent.errors import ConfigError
 from edge_agent.sync.secrets import redact, scan, summarize
 
@@ -53,9 +53,9 @@ def test_a_configured_device_id_is_used_verbatim(tmp_path: Path):
 
 
 def test_an_unusable_configured_device_id_is_a_config_error(tmp_path: Path):
-    s = Settings.model_validate({"device": {"id": "lab pi/3"}})
+    # Refused when the configuration is loaded (it names the device upstream), before any sync starts.
     with pytest.raises(ConfigError, match="device.id"):
-        identity.device_id(s, tmp_path)
+        parse_settings({"device": {"id": "lab pi/3"}})
 
 
 def test_the_derived_device_id_is_stable_and_does_not_expose_machine_id(tmp_path: Path, monkeypatch):
