@@ -20,6 +20,7 @@ from edge_agent.errors import EdgeAgentError
 # Subcommand modules, in help order. A module that does not exist yet is skipped.
 COMMAND_MODULES = (
     "run",  # run, mcp, status, service
+    "dashboard",  # the running daemon's status page
     "config",
     "rag",
     "pins",

@@ -128,8 +128,9 @@ class Collector:
                     labels += [label for label, target in {**board.leds, **board.buttons}.items()
                                if target == pin.name]
                     writable = roles.get(pin.name) != "button" and _writable(slot.adapter, pin.name)
+                    names = [a for a in aliases.get(pin.name, []) if a not in labels]
                     table.append({"name": pin.name, "connector": connector, "position": position,
-                                  "labels": labels, "aliases": aliases.get(pin.name, []),
+                                  "labels": labels, "aliases": names,
                                   "role": roles.get(pin.name, ""), "writable": writable})
             except EdgeAgentError as exc:
                 log.warning("status page: pins of board %s unavailable: %s", slot.board, exc)

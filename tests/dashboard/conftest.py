@@ -41,6 +41,7 @@ class Daemon:
         script = Path(sys.executable).with_name("edge-agent")
         cmd = [str(script)] if script.exists() else [
             sys.executable, "-c", "import sys; from edge_agent.cli import main; sys.exit(main())"]
+        self.cli = cmd
         self.log_path = state.parent / "daemon.log"
         self._log = open(self.log_path, "w")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen([*cmd, "--state", str(state), "run", "--port", "0", *extra],

@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import os
 import shutil
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -136,6 +137,14 @@ def test_the_page_is_live_local_only_and_within_the_size_cap(browser: Any, daemo
         pa5 = page.locator('[data-pin="PA5"]')
         assert "HIGH" in pa5.inner_text() and pa5.get_attribute("data-mode") == "out"
         assert pa5.evaluate("e => getComputedStyle(e).backgroundColor") != low_bg  # colour as well as text
+
+        # The CLI routes through the running daemon: its write shows up the same way.
+        cli = subprocess.run([*daemon.cli, "--state", str(daemon.state), "gpio", "write", "red_led", "0"],
+                             capture_output=True, text=True, timeout=120)
+        assert cli.returncode == 0, cli.stderr
+        expect(page.locator('[data-pin="PA5"]')).to_have_attribute("data-level", "0", timeout=UPDATE_WAIT_MS)
+        assert page.evaluate("window.__sameDocument") is True
+        assert "LOW" in page.locator('[data-pin="PA5"]').inner_text()
 
         # The watch plot grows as the demo watch samples.
         chart = page.locator('svg.chart[data-channel="pressure_hpa"]')
