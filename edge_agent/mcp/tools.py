@@ -24,6 +24,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
+from edge_agent.memory.captures import KnowledgeType
 from edge_agent.runtime import AdapterSlot, ComponentUnavailable, Runtime
 
 log = logging.getLogger(__name__)
@@ -95,9 +96,7 @@ class CaptureIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    type: Literal["decision", "preference", "fact", "correction", "architecture", "implementation",
-                  "synthesis", "reflection", "summary", "skill"] = Field(
-        description="Kumiho memory type of this capture.")
+    type: KnowledgeType = Field(description="Kumiho memory type of this capture.")
     title: str = Field(description="Short title.", min_length=1, max_length=300)
     content: str = Field(description="What to remember, self-contained.", min_length=1, max_length=65536)
     tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=32)

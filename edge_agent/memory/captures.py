@@ -12,22 +12,14 @@ import sqlite3
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, get_args, runtime_checkable
 
-# The memory types Kumiho's memory_reflect tool accepts. Other lowercase labels are event
-# types (sensor anomalies, command executions) accepted by record_capture only.
-KNOWLEDGE_TYPES: tuple[str, ...] = (
-    "decision",
-    "preference",
-    "fact",
-    "correction",
-    "architecture",
-    "implementation",
-    "synthesis",
-    "reflection",
-    "summary",
-    "skill",
-)
+# The memory types Kumiho's memory_reflect tool accepts, defined once: the MCP tools' input schema uses
+# the Literal, the store the tuple. Other lowercase labels are event types (sensor anomalies, command
+# executions) accepted by record_capture only.
+KnowledgeType = Literal["decision", "preference", "fact", "correction", "architecture", "implementation",
+                        "synthesis", "reflection", "summary", "skill"]
+KNOWLEDGE_TYPES: tuple[str, ...] = get_args(KnowledgeType)
 
 
 def utc_now() -> str:
@@ -104,7 +96,7 @@ class Capture:
 
 @runtime_checkable
 class CaptureSink(Protocol):
-    """Where captures go besides the local store (the sync outbox, when sync is on)."""
+    """Where captures go besides the local store (the sync outbox)."""
 
     def prepare(self, capture: Capture) -> Capture:
         """Outside the transaction: screen secrets (return a redacted capture, or raise)."""
