@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import shutil
 import statistics
 import subprocess
@@ -139,7 +138,9 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
     times.sort()
     result["p50_ms"] = statistics.median(times) * 1000
     result["p99_ms"] = times[int(len(times) * 0.99) - 1] * 1000
-    result["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # This child's own peak (VmHWM) from /proc, as every memory figure in bench/ is taken.
+    result["rss_mb"] = next(int(x.split()[1]) / 1024 for x in Path("/proc/self/status").read_text().splitlines()
+                            if x.startswith("VmHWM:"))
     if system == "ours":
         t, c = time.perf_counter(), time.process_time()
         HardwareRag.load(root, index_dir=Path(index_dir)).close()
