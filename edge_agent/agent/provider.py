@@ -120,7 +120,12 @@ class ProviderChain:
             if on_token is None:
                 return _from_completion(client.chat.completions.create(**kwargs))
             stream = client.chat.completions.create(stream=True, stream_options={"include_usage": True}, **kwargs)
-            return _from_stream(stream, on_token)
+            reply = _from_stream(stream, on_token)
+            if reply is None:  # the server ignored `stream` (no events): ask again without it
+                reply = _from_completion(client.chat.completions.create(**kwargs))
+                if reply.content:
+                    on_token(reply.content)
+            return reply
         except openai.APITimeoutError:
             raise _Retryable(f"no answer within {self.timeout:g} s (provider_timeout_secs)") from None
         except openai.APIConnectionError as exc:
@@ -180,12 +185,15 @@ def _from_completion(resp: Any) -> Reply:
     return Reply(msg.content or "", _reasoning(msg), calls, _usage(resp.usage))
 
 
-def _from_stream(stream: Any, on_token: Callable[[str], None]) -> Reply:
+def _from_stream(stream: Any, on_token: Callable[[str], None]) -> Reply | None:
+    """The reply assembled from stream events (None when the stream held no event at all)."""
+    events = 0
     content: list[str] = []
     reasoning: list[str] = []
     calls: dict[int, NativeCall] = {}
     usage: dict[str, int] = {}
     for chunk in stream:
+        events += 1
         if isinstance(chunk, str):
             raise ValueError("a stream event is not a chat completion chunk")
         if getattr(chunk, "usage", None):
@@ -205,4 +213,6 @@ def _from_stream(stream: Any, on_token: Callable[[str], None]) -> Reply:
                 if tc.function is not None:
                     call.name += tc.function.name or ""
                     call.arguments += tc.function.arguments or ""
+    if not events:
+        return None
     return Reply("".join(content), "".join(reasoning), [calls[i] for i in sorted(calls)], usage)

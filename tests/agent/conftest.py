@@ -24,7 +24,8 @@ pytest.importorskip("openai", reason="the openai SDK (extra 'agent') is not inst
 
 @dataclass
 class Step:
-    kind: str = "reply"  # reply | status | hang | garbage
+    kind: str = "reply"  # reply | status | hang | garbage | cut
+    no_stream: bool = False  # answer a streamed request with a plain JSON completion
     content: str = ""
     reasoning: str = ""
     tool_calls: list[tuple[str, Any]] = field(default_factory=list)
@@ -131,7 +132,7 @@ class ScriptedModel:
                   "function": {"name": name, "arguments": args if isinstance(args, str) else json.dumps(args)}}
                  for i, (name, args) in enumerate(step.tool_calls)]
         usage = step.usage or {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
-        if not stream:
+        if not stream or step.no_stream:
             msg: dict[str, Any] = {"role": "assistant", "content": step.content or None}
             if calls:
                 msg["tool_calls"] = calls

@@ -192,3 +192,22 @@ def test_board_scopes_the_hardware_context(model: Any, steps: Any, config: Path,
 def test_unknown_board_is_an_error_naming_the_known_ones(config: Path, state: Path, capsys: Any) -> None:
     code, _, err = _run(capsys, config, state, "-m", "where is the red led", "--board", "nucleo-f999")
     assert code == 1 and "nucleo-f999" in err and "nucleo-f401re" in err
+
+
+def test_a_server_that_ignores_stream_is_asked_again_without_it(model: Any, steps: Any, config: Path, state: Path,
+                                                                capsys: Any, monkeypatch: Any) -> None:
+    lines = iter(["hello there"])
+
+    def read(_prompt: str = "") -> str:
+        line = next(lines, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    monkeypatch.setattr("builtins.input", read)
+    ignored = steps.say("ignored")
+    ignored.no_stream = True
+    model.script = [ignored, steps.say("Hello from the plain reply.")]
+    code, out, _ = _run(capsys, config, state)
+    assert code == 0 and "Hello from the plain reply." in out
+    assert [bool(r.get("stream")) for r in model.requests] == [True, False]
