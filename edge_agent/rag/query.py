@@ -28,8 +28,8 @@ from collections.abc import Callable, Collection, Iterable
 from edge_agent.rag.text import VOCABULARY
 
 #: Candidates fetched per result asked for, before reranking.
-CANDIDATES_PER_RESULT = 4
-MIN_CANDIDATES = 12
+CANDIDATES_PER_RESULT = 2
+MIN_CANDIDATES = 10
 #: Score multiplier per exact question token (pin, register, number) the chunk holds outside its file name,
 #: scaled by the share of such tokens it holds.
 EXACT_BONUS = 0.6
