@@ -291,9 +291,12 @@ class Daemon:
             self.notifier.send("READY=1", f"STATUS=reload failed (see log); {self._summary()}")
             return
         self.settings = new
-        if (old.server.host, old.server.port, old.server.token_file) != (
-                new.server.host, new.server.port, new.server.token_file):
-            changes.append("[server] host/port/token_file changes take effect on restart")
+        # The listening socket, its TLS context and the names it answers to are set when HTTP starts.
+        keys = ("host", "port", "token_file", "allow_public_bind", "allowed_hosts", "allowed_origins", "tls_cert",
+                "tls_key")
+        changed = [k for k in keys if getattr(old.server, k) != getattr(new.server, k)]
+        if changed:
+            changes.append(f"[server] {', '.join(changed)} take effect on restart")
         log.info("reloaded %s: %s", path or "embedded defaults", "; ".join(changes) or "no changes")
         self._write_status(force=True)
         self.notifier.send("READY=1", f"STATUS={self._summary()}")

@@ -154,9 +154,8 @@ class Collector:
             for number in buses:
                 entry: dict[str, Any] = {"bus": number, "found": [], "busy": [], "error": ""}
                 try:
-                    bus = adapter.i2c(number)
-                    entry["found"] = list(bus.scan())
-                    entry["busy"] = _busy(bus)
+                    report = adapter.i2c(number).scan_report()
+                    entry["found"], entry["busy"] = list(report.found), list(report.busy)
                 except EdgeAgentError as exc:
                     entry["error"] = str(exc)
                 entry["grid"] = scan_grid(entry["found"], entry["busy"])
@@ -235,17 +234,6 @@ def _writable(adapter: Any, pin: str) -> bool:
         return bool(adapter.gpio_writable(pin))
     except Exception:  # a backend that cannot tell: show it as not writable
         return False
-
-
-def _busy(bus: Any) -> list[int]:
-    """Addresses a kernel driver owns on this bus, for buses that report them (shown as UU)."""
-    owned = getattr(bus, "busy_addresses", None)
-    if not callable(owned):
-        return []
-    try:
-        return sorted(int(a) for a in owned())
-    except Exception:
-        return []
 
 
 def _connector_of(headers: tuple[str, ...]) -> tuple[str, int | None]:

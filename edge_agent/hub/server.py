@@ -142,9 +142,12 @@ class HubServer:
 
     async def start(self) -> None:
         """Bind the socket and serve; returns once connections are accepted."""
+        from edge_agent.mcp.limits import protocol_class
+
         sock = bind_socket(self.path)
+        # The same connection cap and request deadline as the TCP port: local clients hold descriptors too.
         config = uvicorn.Config(self.app(), log_config=None, access_log=False, lifespan="on",
-                                timeout_graceful_shutdown=5, ws="none")
+                                timeout_graceful_shutdown=5, ws="none", http=protocol_class())
         self._server = _Uvicorn(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]), name="hub-socket")
         while not self._server.started:

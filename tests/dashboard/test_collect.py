@@ -6,6 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from edge_agent.bus import open_adapter
 from edge_agent.config import Settings, load_settings
 from edge_agent.dashboard.chart import line_chart
@@ -60,6 +62,19 @@ def test_the_i2c_grid_reads_like_i2cdetect(runtime: Runtime) -> None:
     assert grid[0][0] == "" and grid[0][8] == "--"  # 0x00-0x07 are not probed
     kernel = scan_grid([0x76], busy=[0x68])
     assert kernel[6][8] == "UU" and kernel[7][6] == "76"
+
+
+def test_an_address_a_kernel_driver_owns_shows_as_uu(runtime: Runtime, monkeypatch: pytest.MonkeyPatch) -> None:
+    """As on Linux, where i2c-dev answers EBUSY for an address bound to a driver (an RTC at 0x68)."""
+    bus = runtime.slot().adapter.i2c()
+    probe = type(bus)._probe_state
+
+    def probe_state(self: Any, address: int, method: Any) -> Any:
+        return "busy" if address == 0x68 else probe(self, address, method)
+
+    monkeypatch.setattr(type(bus), "_probe_state", probe_state)
+    scan = Collector(runtime).snapshot()["boards"][0]["i2c"][0]
+    assert scan["busy"] == [0x68] and scan["grid"][6][8] == "UU" and scan["grid"][7][6] == "76"
 
 
 def test_levels_come_from_what_the_adapter_did_not_from_reading_lines() -> None:

@@ -114,6 +114,24 @@ async def test_a_full_session_table_drops_the_session_idle_longest_instead_of_re
             assert mcpkit.structured(await s.call_tool("pin_resolve", {"name": "LD2", "board": "nucleo-f401re"}))
 
 
+async def test_the_local_socket_keeps_the_same_request_deadline(
+        runtime: Runtime, state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.hub.server import HubServer
+
+    monkeypatch.setattr(limits, "REQUEST_DEADLINE_S", 0.5)
+    hub = HubServer(runtime, state)
+    await hub.start()
+    try:
+        silent = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        silent.connect(str(hub.path))
+        try:
+            assert await anyio.to_thread.run_sync(_closed_by_peer, silent)
+        finally:
+            silent.close()
+    finally:
+        await hub.stop()
+
+
 def test_the_service_unit_bounds_file_descriptors_with_room_for_the_connection_cap() -> None:
     unit = (REPO / "systemd" / "edge-agent.service").read_text()
     match = re.search(r"^LimitNOFILE=(\d+)$", unit, re.M)
