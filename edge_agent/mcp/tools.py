@@ -211,8 +211,7 @@ class Tools:
                                      {"pin": name, "value": value})}
 
     def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
-        """List the 7-bit I2C addresses that acknowledge on a bus; addresses a kernel driver owns are listed
-        apart as busy (i2cdetect's UU) and are not probed."""
+        """List the 7-bit I2C addresses that acknowledge on a bus (driver-owned ones as busy, unprobed)."""
         with self._rt.hardware(adapter, board) as slot:
             i2c = slot.require().i2c(bus)
             report = i2c.scan_report()
