@@ -208,8 +208,8 @@ class Agent:
             if result.rounds >= self.max_rounds:
                 result.limit_reached = True
                 result.response = (f"Stopped: the model still wanted to call tools after {result.rounds} rounds "
-                                   f"(max_tool_iterations = {self.max_rounds}). The tool results so far are "
-                                   "listed; ask again more specifically or raise [agent] max_tool_iterations.")
+                                   f"(max_tool_iterations = {self.max_rounds}). Ask again more specifically, "
+                                   "or raise [agent] max_tool_iterations.")
                 if on_token is not None:
                     on_token(result.response)
                 return result
@@ -268,11 +268,11 @@ class Agent:
     # --- after the answer ------------------------------------------------------------------------
 
     def _finish(self, message: str, result: TurnResult, session: str | None) -> None:
-        self._reflect(message, result)
+        self._reflect(message, result, session or "agent")
         if self.state is not None and session and self.settings.agent.max_history_messages > 0:
             self.state.append(session, message, result.response, self.settings.agent.max_history_messages)
 
-    def _reflect(self, message: str, result: TurnResult) -> None:
+    def _reflect(self, message: str, result: TurnResult, session: str) -> None:
         """Keep the exchange as conversation memory (with the auto_save filters), provenance = engage's refs."""
         if self.memory is None or not self.settings.memory.auto_save:
             return
@@ -285,7 +285,7 @@ class Agent:
         capture = {"type": "summary", "title": " ".join(message.split())[:120], "content": content,
                    "category": "conversation", "importance": 0.3, "tags": ["agent-exchange"]}
         try:
-            stored = self.memory.reflect("agent", result.response, captures=[capture],
+            stored = self.memory.reflect(session, result.response, captures=[capture],
                                          source_refs=result.source_krefs)
         except EdgeAgentError as exc:
             log.warning("the exchange was not stored in memory: %s", exc)

@@ -4,6 +4,7 @@ simulated board, real datasheet index, memory store and response cache."""
 from __future__ import annotations
 
 import contextlib
+import re
 import json
 from collections.abc import Iterator
 from pathlib import Path
@@ -49,7 +50,12 @@ def test_blink_the_red_led_drives_the_simulated_pin(model: Any, steps: Any, conf
     first = model.requests[0]
     assert [t["function"]["name"] for t in first["tools"]] == list(TOOL_NAMES)
     assert first["messages"][0]["role"] == "system" and first["model"] == "test-model"
-    assert "red_led = pin PA5" in first["messages"][1]["content"]  # the pin alias is in the hardware context
+    user = first["messages"][1]["content"]
+    assert "red_led = pin PA5" in user  # the pin alias is in the hardware context
+    assert re.search(r"\[\d{4}-\d{2}-\d{2}\] blink the red led$", user)  # the date, no time of day
+    assert not re.search(r"\[\d{4}-\d{2}-\d{2}[ T]\d", user)
+    # The system prompt comes first and is the same text on every request of every turn.
+    assert {r["messages"][0]["content"] for r in model.requests} == {first["messages"][0]["content"]}
     # The results go back as tool messages carrying the call's id.
     second = model.requests[1]
     assistant = second["messages"][-2]
