@@ -240,6 +240,7 @@ def run() -> dict[str, Any]:
             result["reference"] = reference_context(datasheets, big_state, full)
             result["prompt"] = prompt_sizes(full, compact, big_state)
             result["startup"] = startup(full, big_state, model)
+            result["load"] = os.getloadavg()[0]
             return result
         finally:
             model.close()
@@ -252,7 +253,9 @@ def markdown(r: dict[str, Any]) -> str:
         "",
         f"Setup: {MEMORY_ENTRIES:,} memory entries, 1,000 generated datasheet files plus the bundled ones, board "
         "nucleo-f401re on sim://, an OpenAI-compatible model on loopback that answers at once (its time is "
-        f"subtracted), default settings (response cache off), {TURNS} different questions per row.",
+        f"subtracted), default settings (response cache off), {TURNS} different questions per row; "
+        f"{os.cpu_count()} CPUs, load average {r.get('load', float('nan')):.1f} at the end of the run (other "
+        "work shared the machine).",
         "",
         "| Per-turn overhead (no model time) | turn p50 | turn p99 | of which context build p50 | context build "
         "vs reference |",
