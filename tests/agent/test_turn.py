@@ -4,8 +4,8 @@ simulated board, real datasheet index, memory store and response cache."""
 from __future__ import annotations
 
 import contextlib
-import re
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
