@@ -80,6 +80,9 @@ def test_a_datasheet_alias_gives_the_same_pin_through_every_path(
         got["mcp gpio_read"] = tools.gpio_read("probe_led")["pin"]
         got["runtime index"] = runtime.pins.resolve("nucleo-f401re", "probe_led").name
         assert "probe_led = pin PA6" in tools.hardware_context("where is the probe led")["context"]
+        # the agent's prompt block and offline answers read the same index object
+        assert runtime.pins is runtime.rag.pin_index()
+        assert "probe_led = pin PA6" in runtime.rag.pin_context("probe led on?", ["nucleo-f401re"])
     finally:
         runtime.close()
     assert got == dict.fromkeys(got, "PA6")
