@@ -282,7 +282,7 @@ def _tables(lines: list[str], skip: list[tuple[int, int]]) -> list[tuple[int, st
             in_fence = not in_fence
             i += 1
             continue
-        m = None if in_fence else _MD_HEADING.match(stripped)
+        m = _MD_HEADING.match(stripped) if not in_fence and stripped.startswith("#") else None
         if m:
             level = len(m.group(1))
             while path and path[-1][0] >= level:
