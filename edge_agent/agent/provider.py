@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.config import Settings, provider_url
-from edge_agent.errors import ProviderError
+from edge_agent.errors import BackendUnavailable, ProviderError
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +72,7 @@ class ProviderChain:
 
     def _client(self, provider: Provider) -> Any:
         if provider.client is None:
-            import openai
+            openai = _sdk()
 
             # The SDK insists on some key; with none configured the Authorization header is omitted on
             # each request instead (local servers expect none).
@@ -108,7 +108,7 @@ class ProviderChain:
 
     def _request(self, provider: Provider, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
                  on_token: Callable[[str], None] | None) -> Reply:
-        import openai
+        openai = _sdk()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if tools:
@@ -138,6 +138,16 @@ class ProviderChain:
             raise ProviderError(f"HTTP {exc.status_code}: {_detail(exc)}" + (f" ({hint})" if hint else "")) from None
         except (ValueError, TypeError, AttributeError) as exc:  # a body that is not a chat completion
             raise _Retryable(f"the reply is not a valid chat completion ({type(exc).__name__}: {exc})") from None
+
+
+def _sdk() -> Any:
+    """The openai SDK, or BackendUnavailable naming the extra that installs it."""
+    try:
+        import openai
+    except ImportError:
+        raise BackendUnavailable("the agent talks to models through the openai SDK, which is not installed; "
+                                 "install the agent extra: pip install 'edge-agent[agent]'") from None
+    return openai
 
 
 def _cause(exc: BaseException) -> str:

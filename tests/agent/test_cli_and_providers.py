@@ -211,3 +211,9 @@ def test_a_server_that_ignores_stream_is_asked_again_without_it(model: Any, step
     code, out, _ = _run(capsys, config, state)
     assert code == 0 and "Hello from the plain reply." in out
     assert [bool(r.get("stream")) for r in model.requests] == [True, False]
+
+
+def test_missing_sdk_names_the_extra(config: Path, state: Path, capsys: Any, monkeypatch: Any) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "openai", None)  # as if the agent extra were not installed
+    code, _, err = _run(capsys, config, state, "-m", "hello there")
+    assert code == 1 and "edge-agent[agent]" in err and "Traceback" not in err
