@@ -24,6 +24,31 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 
 from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
+from edge_agent.mcp.results import (
+    BoardInfo,
+    Capabilities,
+    DatasheetChunk,
+    DatasheetFiles,
+    DatasheetHits,
+    DatasheetText,
+    EngageResult,
+    ExportResult,
+    ForgetResult,
+    GpioResult,
+    HardwareContext,
+    I2CReadResult,
+    I2CScanResult,
+    I2CWriteResult,
+    MemoryEntry,
+    PinRecord,
+    RecallResult,
+    ReflectResult,
+    RuntimeStatus,
+    SensorReading,
+    SpiResult,
+    SyncStatus,
+    WriteRecord,
+)
 from edge_agent.memory.captures import KnowledgeType
 from edge_agent.runtime import AdapterSlot, ComponentUnavailable, Runtime
 
@@ -35,10 +60,10 @@ AdapterArg = Annotated[str | None, Field(
     description="Configured adapter name (see runtime_status); omit to use `board` or the first board.",
     max_length=200)]
 BoardArg = Annotated[str | None, Field(
-    description="Board id such as 'nucleo-f401re' or 'rpi-4b'; selects the configured adapter of that board.",
+    description="Board id such as 'nucleo-f401re' or 'rpi-4b' (picks its configured adapter).",
     max_length=100)]
 PinArg = Annotated[Annotated[str, Field(max_length=MAX_PIN_CHARS)] | int, Field(
-    description="Pin name, number or alias: 'PA5', 'D13', 'red_led', 'GPIO17', 17.")]
+    description="Pin name, number or alias: 'PA5', 'D13', 'red_led', 17.")]
 AddrArg = Annotated[int | str, Field(
     description="7-bit I2C target address, 0x03-0x77; an integer or a string like '0x76'.")]
 BusArg = Annotated[int | str | None, Field(
@@ -77,8 +102,7 @@ def _refuse_bare_digits(value: object) -> object:
 ByteList = Annotated[
     Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=1, max_length=4096)]
     | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5), BeforeValidator(_refuse_bare_digits)],
-    Field(description="Bytes as integers 0-255, or a hex string with 0x or separators such as \"01 80 00\", "
-          "\"0x01,0x80\" or \"0x27\" (a bare \"27\" is refused: hex or decimal?).")]
+    Field(description="Bytes as integers 0-255, or hex with 0x or separators: \"0x27\", \"01 80 00\".")]
 QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
 LimitArg = Annotated[int | None, Field(
     description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
@@ -173,11 +197,11 @@ class Tools:
 
     # --- hardware --------------------------------------------------------------------------------
 
-    def _record_write(self, tool: str, slot: AdapterSlot, title: str, args: dict[str, Any]) -> dict[str, Any]:
+    def _record_write(self, tool: str, slot: AdapterSlot, title: str, args: dict[str, Any]) -> WriteRecord | None:
         """With [server] record_hardware_writes, keep the write as a command_execution capture."""
         store = self._rt.memory
         if not self._rt.settings.server.record_hardware_writes or store is None:
-            return {}
+            return None
         from edge_agent.memory import Capture
 
         cap = Capture(
@@ -190,53 +214,53 @@ class Tools:
             stored = store.record_capture(cap)
         except EdgeAgentError as exc:  # the write happened; say the record did not, do not fail the call
             log.warning("%s: the write succeeded but its capture was not stored: %s", tool, exc)
-            return {"capture": {"stored": False, "error": str(exc)}}
-        return {"capture": {"stored": True, "capture_id": stored.id, "entry_id": stored.entry_id}}
+            return WriteRecord(stored=False, error=str(exc))
+        return WriteRecord(stored=True, capture_id=stored.id, entry_id=stored.entry_id)
 
-    def gpio_read(self, pin: PinArg, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+    def gpio_read(self, pin: PinArg, adapter: AdapterArg = None, board: BoardArg = None) -> GpioResult:
         """Read the level (0 or 1) of a GPIO pin; pins accept names, numbers and aliases like 'red_led'."""
         with self._rt.hardware(adapter, board) as slot:
             name, _ = slot.require().resolve_pin(pin)
             value = slot.require().gpio_read(pin)
-        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value}
+        return GpioResult(adapter=slot.name, board=slot.board, pin=name, requested=pin, value=value)
 
     def gpio_write(self, pin: PinArg, value: Annotated[int, Field(ge=0, le=1, description="0 (low) or 1 (high).")],
-                   adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+                   adapter: AdapterArg = None, board: BoardArg = None) -> GpioResult:
         """Drive a GPIO pin low (0) or high (1); the [hardware.safety] policy may refuse and says how to allow it."""
         with self._rt.hardware(adapter, board) as slot:
             name, _ = slot.require().resolve_pin(pin)
             slot.require().gpio_write(pin, value)
-        return {"adapter": slot.name, "board": slot.board, "pin": name, "requested": pin, "value": value,
-                **self._record_write("gpio_write", slot, f"gpio_write {name}={value} on {slot.name}",
-                                     {"pin": name, "value": value})}
+        return GpioResult(adapter=slot.name, board=slot.board, pin=name, requested=pin, value=value,
+                          capture=self._record_write("gpio_write", slot, f"gpio_write {name}={value} on {slot.name}",
+                                                     {"pin": name, "value": value}))
 
-    def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+    def i2c_scan(self, adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> I2CScanResult:
         """List the 7-bit I2C addresses that acknowledge on a bus (driver-owned ones as busy, unprobed)."""
         with self._rt.hardware(adapter, board) as slot:
             i2c = slot.require().i2c(bus)
             report = i2c.scan_report()
-        return {"adapter": slot.name, "bus": i2c.bus, "addresses": report.found,
-                "addresses_hex": [f"0x{a:02X}" for a in report.found], "busy": report.busy,
-                "busy_hex": [f"0x{a:02X}" for a in report.busy]}
+        return I2CScanResult(adapter=slot.name, bus=i2c.bus, addresses=report.found,
+                             addresses_hex=[f"0x{a:02X}" for a in report.found], busy=report.busy,
+                             busy_hex=[f"0x{a:02X}" for a in report.busy])
 
     def i2c_read(self, addr: AddrArg,
                  register: Annotated[int | str | None, Field(description="Register to start at; omit for a "
                                                             "plain read.")] = None,
                  len: Annotated[int, Field(ge=1, le=4096, description="Bytes to read.")] = 1,  # noqa: A002
-                 adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+                 adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> I2CReadResult:
         """Read bytes from an I2C target, optionally starting at a register (write pointer, repeated start, read)."""
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
             reg = None if register is None else _parse_int(register, "register", slot.url)
             i2c = slot.require().i2c(bus)
             data = i2c.read(address, len) if reg is None else i2c.read_register(address, reg, len)
-        return {"adapter": slot.name, "bus": i2c.bus, **_location(address, reg), "data": list(data),
-                "hex": _hex(data)}
+        return I2CReadResult(adapter=slot.name, bus=i2c.bus, **_location(address, reg), data=list(data),
+                             hex=_hex(data))
 
     def i2c_write(self, addr: AddrArg, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                   register: Annotated[int | str | None, Field(description="Register to write at; omit to "
                                                              "send `bytes` as they are.")] = None,
-                  adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+                  adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> I2CWriteResult:
         """Write bytes to an I2C target (after a register number if given); refused unless the safety policy allows."""
         bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
@@ -247,25 +271,27 @@ class Tools:
                 i2c.write(address, list(bytes))
             else:
                 i2c.write_register(address, reg, list(bytes))
-        return {"adapter": slot.name, "bus": i2c.bus, **_location(address, reg), "written": len(bytes),
-                **self._record_write("i2c_write", slot, f"i2c_write 0x{address:02X} {len(bytes)}B on {slot.name}",
-                                     {"bus": i2c.bus, "addr": address, "register": reg, "bytes": list(bytes)})}
+        return I2CWriteResult(
+            adapter=slot.name, bus=i2c.bus, **_location(address, reg), written=len(bytes),
+            capture=self._record_write("i2c_write", slot, f"i2c_write 0x{address:02X} {len(bytes)}B on {slot.name}",
+                                       {"bus": i2c.bus, "addr": address, "register": reg, "bytes": list(bytes)}))
 
     def spi_transfer(self, bytes: ByteList,  # noqa: A002 - the Revka runtime's argument name
                      bus: BusArg = None, cs: Annotated[int, Field(ge=0, le=15)] = 0,
                      mode: Annotated[int, Field(ge=0, le=3)] = 0,
                      speed_hz: Annotated[int, Field(ge=1_000, le=100_000_000)] = 1_000_000,
-                     adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+                     adapter: AdapterArg = None, board: BoardArg = None) -> SpiResult:
         """Full-duplex SPI transfer: clock `bytes` out and return as many bytes read back."""
         bytes = _bytes(bytes)  # noqa: A001
         with self._rt.hardware(adapter, board) as slot:
             dev = slot.require().spi(bus, cs, mode=mode, speed_hz=speed_hz)
             rx = dev.transfer(list(bytes))
-        return {"adapter": slot.name, "cs": cs, "mode": mode, "rx": list(rx), "hex": _hex(rx),
-                **self._record_write("spi_transfer", slot, f"spi_transfer {len(bytes)} bytes on {slot.name} cs {cs}",
-                                     {"bus": bus, "cs": cs, "mode": mode, "bytes": list(bytes)[:64]})}
+        return SpiResult(
+            adapter=slot.name, cs=cs, mode=mode, rx=list(rx), hex=_hex(rx),
+            capture=self._record_write("spi_transfer", slot, f"spi_transfer {len(bytes)} bytes on {slot.name} cs {cs}",
+                                       {"bus": bus, "cs": cs, "mode": mode, "bytes": list(bytes)[:64]}))
 
-    def hardware_board_info(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+    def hardware_board_info(self, adapter: AdapterArg = None, board: BoardArg = None) -> BoardInfo:
         """Board facts: MCU, LEDs, buttons, bus pin groups and pin count, plus the adapter serving it."""
         from edge_agent.pins import get_board
 
@@ -277,35 +303,31 @@ class Tools:
         if not board_id:
             raise InvalidAddressError(f"adapter {slot.name if slot else adapter} has no board id; pass `board`")
         info = get_board(board_id)
-        result: dict[str, Any] = {
-            "board": info.id, "name": info.name, "mcu": info.mcu, "leds": dict(info.leds),
-            "buttons": dict(info.buttons), "buses": _jsonable(info.buses), "pin_count": len(info.pins),
+        return BoardInfo(
+            board=info.id, name=info.name, mcu=info.mcu, leds=dict(info.leds), buttons=dict(info.buttons),
+            buses=_jsonable(info.buses), pin_count=len(info.pins),
             # Every pin by native name with its header positions, so an agent told "no such pin" can pick one.
-            "pins": [f"{p.name} ({', '.join(p.headers)})" if p.headers else p.name for p in info.pins],
-            "datasheet_tags": list(info.datasheet_tags),
-        }
-        if slot is not None:
-            result["adapter"] = slot.describe()
-        return result
+            pins=[f"{p.name} ({', '.join(p.headers)})" if p.headers else p.name for p in info.pins],
+            datasheet_tags=list(info.datasheet_tags), adapter=slot.describe() if slot is not None else None)
 
-    def hardware_capabilities(self, adapter: AdapterArg = None, board: BoardArg = None) -> dict[str, Any]:
+    def hardware_capabilities(self, adapter: AdapterArg = None, board: BoardArg = None) -> Capabilities:
         """What an adapter offers: I2C buses, SPI chip selects, GPIO, write policy, and its health."""
         with self._rt.hardware(adapter, board) as slot:
             held = slot.require()
             caps = _jsonable(held.capabilities())
             caps["health"] = _jsonable(held.health())
-        return caps
+        return Capabilities.model_validate(caps)
 
     def sensor_read(self, sensor: Literal["bme280"] = "bme280", addr: AddrArg = 0x76,
-                    adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> dict[str, Any]:
+                    adapter: AdapterArg = None, board: BoardArg = None, bus: BusArg = None) -> SensorReading:
         """Read a sensor through its driver: bme280 gives temperature_c, pressure_hpa, humidity_pct."""
         from edge_agent.drivers.bme280 import BME280
 
         with self._rt.hardware(adapter, board) as slot:
             address = _parse_int(addr, "addr", slot.url)
             reading = BME280(slot.require().i2c(bus), address=address).read()
-        return {"adapter": slot.name, "sensor": sensor, **_address(address), "at": time.time(),
-                **_jsonable(reading)}
+        return SensorReading(adapter=slot.name, sensor=sensor, **_address(address), at=time.time(),
+                             **_jsonable(reading))
 
     # --- datasheets and pins ---------------------------------------------------------------------
 
@@ -315,39 +337,39 @@ class Tools:
         return sorted({s.board for s in self._rt.adapters.values() if s.board})
 
     def datasheet_search(self, query: QueryArg, board: BoardArg = None,
-                         limit: Annotated[int | None, Field(ge=1, le=20)] = None) -> dict[str, Any]:
+                         limit: Annotated[int | None, Field(ge=1, le=20)] = None) -> DatasheetHits:
         """Search the datasheets; returns ranked chunks with source file, board, heading, text and score."""
         rag = self._rt.require_rag()
         boards = [board.strip().lower()] if board else []
         chunks = rag.search(query, boards=boards, limit=limit)
-        return {"query": query, "results": [_jsonable(c) for c in chunks]}
+        return DatasheetHits(query=query, results=[DatasheetChunk.model_validate(_jsonable(c)) for c in chunks])
 
     def datasheet_read(self, source: Annotated[str, Field(description="File name as datasheet_list or "
                                                           "datasheet_search report it.", max_length=500)],
                        heading: Annotated[str | None, Field(description="Section heading to return only that "
-                                                            "section.", max_length=500)] = None) -> dict[str, Any]:
+                                                            "section.", max_length=500)] = None) -> DatasheetText:
         """Return the text of a datasheet file, or of one section when `heading` is given."""
         text = self._rt.require_rag().read(source, heading)
-        return {"source": source, "heading": heading, "text": text}
+        return DatasheetText(source=source, heading=heading, text=text)
 
-    def datasheet_list(self) -> dict[str, Any]:
+    def datasheet_list(self) -> DatasheetFiles:
         """List the indexed datasheet files with their boards."""
         rag = self._rt.require_rag()
-        return {"files": _jsonable(rag.files())}
+        return DatasheetFiles(files=_jsonable(rag.files()))
 
-    def pin_resolve(self, name: PinArg, board: BoardArg = None) -> dict[str, Any]:
+    def pin_resolve(self, name: PinArg, board: BoardArg = None) -> PinRecord:
         """Resolve a pin name or alias ('red_led', 'D13', 'LD2') to the board's native pin, headers and functions."""
         boards = self._boards_for(board)
         if not boards:
             raise ComponentUnavailable("pin resolution", "no board given and none configured; pass `board`")
         pin = self._rt.pins.resolve(boards[0], name)
-        return _jsonable(pin)
+        return PinRecord.model_validate(_jsonable(pin))
 
-    def hardware_context(self, query: QueryArg, board: BoardArg = None) -> dict[str, Any]:
+    def hardware_context(self, query: QueryArg, board: BoardArg = None) -> HardwareContext:
         """The block to put in a prompt: board pin aliases and the datasheet chunks relevant to `query`."""
         rag = self._rt.require_rag()
         boards = self._boards_for(board)
-        return {"boards": boards, "context": rag.context(query, boards, self._rt.pins)}
+        return HardwareContext(boards=boards, context=rag.context(query, boards, self._rt.pins))
 
     # --- memory ----------------------------------------------------------------------------------
 
@@ -360,22 +382,22 @@ class Tools:
         return floor if min_score is None else max(min_score, floor)
 
     def memory_engage(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
-                      min_score: MinScore = None, space_path: SpacePath = None) -> dict[str, Any]:
+                      min_score: MinScore = None, space_path: SpacePath = None) -> EngageResult:
         """Before answering: recall what is known about `query`; returns a compact context and source_krefs."""
         store = self._rt.require_memory()
         result = store.engage(query, limit=self._limit(limit), categories=memory_types,
                               namespaces=[space_path] if space_path else None, min_score=self._min_score(min_score))
         data = _jsonable(result)
         data.setdefault("source_krefs", data.get("source_refs", []))
-        return data
+        return EngageResult.model_validate(data)
 
     def memory_recall(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
-                      min_score: MinScore = None, space_path: SpacePath = None) -> dict[str, Any]:
+                      min_score: MinScore = None, space_path: SpacePath = None) -> RecallResult:
         """Ranked memory entries matching `query`, each with its decayed relevance score."""
         store = self._rt.require_memory()
         entries = store.recall(query, limit=self._limit(limit), categories=memory_types,
                                namespace=space_path, min_score=self._min_score(min_score))
-        return {"query": query, "results": [_jsonable(e) for e in entries]}
+        return RecallResult(query=query, results=[_jsonable(e) for e in entries])
 
     def memory_store(self, content: Annotated[str, Field(min_length=1, max_length=65536)],
                      title: Annotated[str | None, Field(max_length=300)] = None,
@@ -383,20 +405,20 @@ class Tools:
                      space_path: SpacePath = None,
                      tags: Annotated[list[Annotated[str, Field(max_length=100)]] | None, Field(max_length=32)] = None,
                      importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
-                     session_id: Annotated[str | None, Field(max_length=200)] = None) -> dict[str, Any]:
+                     session_id: Annotated[str | None, Field(max_length=200)] = None) -> MemoryEntry:
         """Store one memory locally (kept on the device; use memory_reflect for captures that sync upstream)."""
         store = self._rt.require_memory()
         key = title or content[:80]
         entry = store.store(key, content, category=memory_type, namespace=space_path, session_id=session_id,
                             importance=importance, title=title or "", metadata={"tags": list(tags)} if tags else None)
-        return _jsonable(entry)
+        return MemoryEntry.model_validate(_jsonable(entry))
 
     def memory_reflect(self, session_id: Annotated[str, Field(min_length=1, max_length=200)],
                        response: Annotated[str, Field(max_length=65536, description="The answer just given.")] = "",
                        captures: Annotated[list[CaptureIn], Field(max_length=50)] | None = None,
                        source_krefs: Annotated[list[Annotated[str, Field(max_length=500)]] | None,
                                                Field(max_length=100)] = None,
-                       space_path: SpacePath = None) -> dict[str, Any]:
+                       space_path: SpacePath = None) -> ReflectResult:
         """After answering: record the response and captures (durably queued for Kumiho when sync is on)."""
         store = self._rt.require_memory()
         if space_path and space_path.strip() in self._rt.settings.memory.policy.read_only_namespaces:
@@ -409,11 +431,11 @@ class Tools:
         caps = [{**c.model_dump(exclude_none=True), **where, "space_hint": c.space_hint or (space_path or "")}
                 for c in (captures or [])]
         result = store.reflect(session_id, response, captures=caps, source_refs=list(source_krefs or []))
-        return _jsonable(result)
+        return ReflectResult.model_validate(_jsonable(result))
 
     def memory_forget(self, key: Annotated[str, Field(min_length=1, max_length=500,
                                                       description="Entry key or id to forget.")],
-                      space_path: SpacePath = None) -> dict[str, Any]:
+                      space_path: SpacePath = None) -> ForgetResult:
         """Forget one memory entry by key or id."""
         from edge_agent.memory import EntryNotFoundError
 
@@ -423,24 +445,24 @@ class Tools:
             count = 1
         if not count:
             raise EntryNotFoundError(key, space_path or store.default_namespace)
-        return {"forgotten": count, "key": key}
+        return ForgetResult(forgotten=count, key=key)
 
     def memory_export(self, space_path: SpacePath = None,
-                      limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> dict[str, Any]:
+                      limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> ExportResult:
         """Export memory entries (newest first) as structured records."""
         store = self._rt.require_memory()
         entries = list(store.export(namespace=space_path, include_superseded=False))[-limit:][::-1]
-        return {"entries": [_jsonable(e) for e in entries], "count": len(entries)}
+        return ExportResult(entries=[_jsonable(e) for e in entries], count=len(entries))
 
     # --- runtime ---------------------------------------------------------------------------------
 
-    def sync_status(self) -> dict[str, Any]:
+    def sync_status(self) -> SyncStatus:
         """Upstream sync to Kumiho: enabled, outbox depth, last success, last error."""
-        return _jsonable(self._rt.sync_status())
+        return SyncStatus.model_validate(_jsonable(self._rt.sync_status()))
 
-    def runtime_status(self) -> dict[str, Any]:
+    def runtime_status(self) -> RuntimeStatus:
         """Adapters and their health, datasheet index, memory counts, sync, background jobs."""
-        return _jsonable(self._rt.status())
+        return RuntimeStatus.model_validate(_jsonable(self._rt.status()))
 
 
 #: Tool names in registration order (also the snapshot order).

@@ -18,7 +18,7 @@ def _listing(tools: list[Any]) -> dict[str, Any]:
     out = {}
     for t in tools:
         ann = t.annotations.model_dump(mode="json", exclude_none=True, by_alias=True) if t.annotations else {}
-        out[t.name] = {"inputSchema": t.input_schema, "annotations": ann}
+        out[t.name] = {"inputSchema": t.input_schema, "outputSchema": t.output_schema, "annotations": ann}
     return out
 
 
