@@ -498,8 +498,13 @@ def _lock_state_dir(state_dir: Path) -> Any:
         fh.seek(0)
         holder = fh.read().strip() or "another process"
         fh.close()
+        if holder.isdigit():
+            from edge_agent.holders import command_line
+
+            holder = f"{holder}: {command_line(int(holder))}"
         raise DaemonError(f"state directory {state_dir} is in use by edge-agent run (pid {holder}); stop that "
-                          "one first, or give this one its own --state directory") from None
+                          "one first (CLI commands and `edge-agent mcp` already go through it), or give this "
+                          "one its own --state directory") from None
     fh.seek(0)
     fh.truncate()
     fh.write(str(os.getpid()))
