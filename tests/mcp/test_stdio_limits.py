@@ -90,3 +90,23 @@ def test_the_relay_to_a_daemon_refuses_an_over_long_line_without_growing(state: 
     finally:
         daemon.terminate()
         daemon.wait(timeout=60)
+
+
+def test_the_line_reader_keeps_lines_up_to_the_limit_and_drops_longer_ones_whole() -> None:
+    import io
+
+    from edge_agent.mcp.stdio import LineReader, TooLong, too_long_error
+
+    limit = 64
+    exact = b"x" * limit + b"\n"
+    over = b'{"jsonrpc": "2.0", "id": "req-9", "params": "' + b"y" * 500 + b'"}\n'
+    last = b'{"id": 3}'  # no newline at the end of input
+    reader = LineReader(io.BytesIO(exact + over + b"\n" + last), limit=limit)
+    assert reader.read() == exact
+    dropped = reader.read()
+    assert isinstance(dropped, TooLong) and dropped.size == len(over) and dropped.request_id == "req-9"
+    assert reader.read() == b"\n"  # the next line starts right after the dropped one
+    assert reader.read() == last
+    assert reader.read() is None
+    answer = json.loads(too_long_error(dropped, limit))
+    assert answer["id"] == "req-9" and answer["error"]["code"] == -32600
