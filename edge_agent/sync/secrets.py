@@ -55,14 +55,15 @@ PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
 )
 
 
-# Every pattern above contains one of these (case-insensitively), and most credential formats are one
-# long run of mixed letters and digits; text with neither is clean, which lets the common case (no
-# credential at all) cost two regex searches instead of running every detector.
+# Every pattern above contains one of these (matched in the lower-cased text, which is several times
+# faster than a case-insensitive search), and most other credential formats are one run of 16 or more
+# non-space characters; text with neither is clean, so the common case (no credential at all) costs two
+# regex searches instead of running every detector.
 _TRIGGER = re.compile(
-    r"(?i)A[KSGIRNP][IPDONV]A|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|AIza|k_(?:live|test)_|eyJ|bearer|://"
-    r"|pass|pwd|secret|key|token|credential|-----BEGIN"
+    r"a[ksgirnp][ipdonv]a|gh[pousr]_|github_pat_|glpat-|xox[abposr]-|sk-|aiza|k_(?:live|test)_|eyj|bearer|://"
+    r"|pass|pwd|secret|key|token|credential|-----begin"
 )
-_LONG_TOKEN = re.compile(r"(?=[A-Za-z0-9+/=_.:-]{16,})[A-Za-z_.-]*[0-9]")
+_LONG_RUN = re.compile(r"\S{16}")
 
 # Prose: a secret word, then the next few words are looked at for a random-looking one.
 _SECRET_WORD = re.compile(r"(?i)\b(?:pass(?:words?|phrases?|wd|codes?)|pwd|secrets?|tokens?|keys?|credentials?)\b")
@@ -85,7 +86,7 @@ class Finding:
 
 def scan(text: str, field: str = "content") -> list[Finding]:
     """Every credential-looking span in `text`, earliest first, overlaps removed."""
-    if not _TRIGGER.search(text) and not _LONG_TOKEN.search(text):
+    if not _TRIGGER.search(text.lower()) and not _LONG_RUN.search(text):
         return []
     found: list[Finding] = []
     for kind, pattern in PATTERNS:
