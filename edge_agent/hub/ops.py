@@ -166,8 +166,8 @@ class DaemonContext(Context):
         rt = self.runtime
         assert rt is not None
         if name or not url:
-            if name is None and not rt.adapters:
-                self.choose(url, name, board)  # raises the CLI's "no adapter" error
+            if (name is None and not rt.adapters) or (name is not None and name not in rt.adapters):
+                self.choose(url, name, board)  # raises the error the command gives without a daemon
             with rt.hardware(name) as slot:
                 yield slot.adapter
             return

@@ -330,3 +330,35 @@ def test_status_and_watch_list_come_from_the_running_daemon(daemon_factory: Any,
                                         timeout=WAIT_S).stdout)
     assert [w["name"] for w in watches] == ["demo-bme280"]
     assert d.stop() == 0
+
+
+def test_routed_commands_print_what_the_direct_path_prints(daemon_factory: Any, edge_agent_cmd: list[str],
+                                                           tmp_path: Path, config: Path) -> None:
+    commands = [
+        ["gpio", "read", "PA5", "--json"],
+        ["gpio", "write", "red_led", "1", "--json"],
+        ["i2c", "read", "0x76", "--register", "0xD0", "--length", "2", "--json"],
+        ["i2c", "write", "0x76", "0x27", "--register", "0xF4", "--json"],
+        ["spi", "transfer", "0x9F", "0", "0", "--json"],
+        ["bus", "scan", "--json"],
+        ["gpio", "read", "PA5", "--adapter", "nope"],
+        ["gpio", "write", "B1", "1"],
+        ["watch", "list", "--json"],
+        ["memory", "forget", "no-such-key"],
+        ["cache", "stats"],
+    ]
+
+    def run_all(state: Path) -> list[tuple[int, str, str]]:
+        out = []
+        for args in commands:
+            p = cli(edge_agent_cmd, state, config, *args)
+            out.append((p.returncode, p.stdout.replace(str(state), "STATE"), p.stderr.replace(str(state), "STATE")))
+        return out
+
+    direct_state, routed_state = tmp_path / "direct", tmp_path / "routed"
+    direct = run_all(direct_state)
+    d = daemon_factory(config, state_dir=routed_state)
+    d.wait_ready()
+    routed = run_all(routed_state)
+    assert routed == direct
+    assert [code for code, _, _ in direct] == [0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0]
