@@ -171,3 +171,17 @@ def finishing_stub(client: Any) -> Any:
 
         return kumiho_pb2_grpc.KumihoServiceStub(inner)
     return client.stub
+
+
+class GlobalFailure(Exception):
+    """A failure of the connection or the server as a whole (not of one capture)."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code, self.message = code, message
+
+    @classmethod
+    def wrap(cls, exc: BaseException, what: str) -> GlobalFailure:
+        if not is_rpc_error(exc):
+            raise exc
+        return cls(rpc_code(exc), f"{what}: {rpc_details(exc)}")

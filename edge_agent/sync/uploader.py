@@ -59,6 +59,7 @@ from edge_agent.sync.client import (
     OFFLINE_CODES,
     PERMANENT_CODES,
     UNSUPPORTED_CODES,
+    GlobalFailure,
     build_client,
     finishing_stub,
     is_rpc_error,
@@ -76,6 +77,7 @@ from edge_agent.sync.revisions import (
     revision_metadata,
     space_for,
 )
+from edge_agent.sync.spaces import UpstreamPlaces
 from edge_agent.sync.status import sync_status
 
 log = logging.getLogger(__name__)
@@ -150,8 +152,7 @@ class SyncWorker:
                                        clock=self._clock, rng=self._rng)
         self._client: Any = None
         self._client_token: str | None = None
-        self._project_ok = False
-        self._spaces: set[str] = set()
+        self._places = UpstreamPlaces(self.config)
         self._backoff = _Backoff(self.config.backoff_initial_s, self.config.backoff_max_s, self._rng)
         self._offline_until = 0.0
         self._link_down: dict[str, Any] | None = None  # since, failed attempts, code: while the link is down
@@ -268,7 +269,7 @@ class SyncWorker:
             finally:
                 if ahead is not None:
                     sent = ahead.result() or sent  # its failure (if any) is raised here
-        except _GlobalFailure as failure:
+        except GlobalFailure as failure:
             self._handle_global(failure)
             return done
         if done or sent:
@@ -297,67 +298,6 @@ class SyncWorker:
             self.outbox.set_states(paused=None)
             log.info("kumiho sync: resumed (%s pause cleared)", paused.get("reason"))
 
-    # --- step 2: project and spaces ---------------------------------------------------------------
-
-    def _ensure_project(self, client: Any) -> None:
-        if self._project_ok:
-            return
-        project = self.config.project
-        try:
-            if client.get_project(project) is None:
-                client.create_project(project, "AI Cognitive Memory")
-        except Exception as exc:
-            if not (is_rpc_error(exc) and rpc_code(exc) == "ALREADY_EXISTS"):
-                if type(exc).__name__ == "ProjectLimitError":
-                    raise _GlobalFailure("RESOURCE_EXHAUSTED", f"project limit reached: {exc}") from None
-                raise _GlobalFailure.wrap(exc, "ensuring the project") from None
-        self._project_ok = True
-
-    def _ensure_space(self, client: Any, space: str) -> str | None:
-        """Create each segment of /<project>/<space>; returns a permanent-failure reason or None.
-
-        A parent the server says is missing while it was cached as existing means the server lost it (it
-        restarted empty): the project and the path are ensured again, once.
-        """
-        if space in self._spaces:
-            return None
-        reason, parent_gone = self._create_space_path(client, space)
-        if parent_gone:
-            self._forget_upstream(f"{reason}")
-            self._ensure_project(client)
-            reason, _ = self._create_space_path(client, space)
-        return reason
-
-    def _create_space_path(self, client: Any, space: str) -> tuple[str | None, bool]:
-        """(permanent-failure reason or None, whether a parent was missing) of creating the space's path."""
-        parent = f"/{self.config.project}"
-        for seg in space.split("/"):
-            path = f"{parent}/{seg}"
-            if path[1:] not in self._spaces:
-                try:
-                    client.create_space(parent, seg)
-                except Exception as exc:
-                    if not is_rpc_error(exc):
-                        raise
-                    code = rpc_code(exc)
-                    if code != "ALREADY_EXISTS":
-                        if code in PERMANENT_CODES:
-                            return f"{code}: creating space {path}: {rpc_details(exc)}", code == "NOT_FOUND"
-                        raise _GlobalFailure.wrap(exc, f"creating space {path}") from None
-                self._spaces.add(path[1:])
-            parent = path
-        self._spaces.add(space)
-        return None, False
-
-    def _forget_upstream(self, why: str) -> None:
-        """The server no longer has what was cached as existing (it restarted empty, or the project was
-        deleted): the project and every space are ensured again before the next write."""
-        if self._project_ok or self._spaces:
-            log.warning("kumiho sync: the server lost what was created there (%s); re-creating the project "
-                        "%s and its spaces", why[:200], self.config.project)
-        self._project_ok = False
-        self._spaces.clear()
-
     # --- step 3: batches --------------------------------------------------------------------------
 
     def _next_batch(self, client: Any, now: float) -> list[OutboxRow]:
@@ -369,9 +309,9 @@ class SyncWorker:
                 raise SyncError(f"sync batch {batch_id} is incomplete in the outbox; run `edge-agent sync status`")
             if any(now < r.not_before <= now + self.config.backoff_max_s for r in rows):
                 continue  # an answered failure scheduled its retry; other captures need not wait behind it
-            self._ensure_project(client)
+            self._places.ensure_project(client)
             for space in {r.space for r in rows}:
-                reason = self._ensure_space(client, space)
+                reason = self._places.ensure_space(client, space)
                 if reason:
                     # The rows are bound to this batch; they wait (attempt counted) rather than re-batch.
                     self.outbox.fail_rows(rows, "FAILED_PRECONDITION", reason, answered=True)
@@ -385,11 +325,11 @@ class SyncWorker:
             candidates = candidates[:1]
         else:
             candidates = candidates[:next((i for i, c in enumerate(candidates) if c.solo), len(candidates))]
-        self._ensure_project(client)
+        self._places.ensure_project(client)
         keep: list[OutboxRow] = []
         dead: list[tuple[OutboxRow, str, str]] = []
         for row in candidates:
-            reason = self._ensure_space(client, row.space)
+            reason = self._places.ensure_space(client, row.space)
             if reason:
                 dead.append((row, reason.split(":", 1)[0], reason))
             else:
@@ -424,7 +364,7 @@ class SyncWorker:
             code = rpc_code(exc)
             if code == "NOT_FOUND" or (code in PERMANENT_CODES and _MISSING.search(rpc_details(exc))):
                 # Nothing committed, and the server no longer has the project or a space: ensure them again.
-                self._forget_upstream(rpc_details(exc))
+                self._places.forget(rpc_details(exc))
                 self.outbox.requeue(rows, code, rpc_details(exc))
                 return
             if code in PERMANENT_CODES:
@@ -437,7 +377,7 @@ class SyncWorker:
                 return
             if code in BUSY_CODES:
                 self.outbox.fail_rows(rows, code, rpc_details(exc), answered=True)
-            raise _GlobalFailure.wrap(exc, "BatchCreateRevisions") from None
+            raise GlobalFailure.wrap(exc, "BatchCreateRevisions") from None
         failed = dict(failures)
         dead: list[tuple[OutboxRow, str, str]] = []
         lost: list[OutboxRow] = []
@@ -458,7 +398,7 @@ class SyncWorker:
         self.outbox.record_answers(batch_id, answered)
         if lost:
             reason = failed.get(rows.index(lost[0]), "")
-            self._forget_upstream(reason)
+            self._places.forget(reason)
             self.outbox.requeue(lost, "ROW_REJECTED", reason)
         if dead:
             # Rejected rows did not commit under their key: they may join a new batch after retry-dead.
@@ -481,7 +421,7 @@ class SyncWorker:
         try:
             outcomes = self._finisher.run(client, rows)
         except ChannelSilent as exc:
-            raise _GlobalFailure("DEADLINE_EXCEEDED", str(exc)) from None
+            raise GlobalFailure("DEADLINE_EXCEEDED", str(exc)) from None
         done = [o for o in outcomes if o.status == "done"]
         if done:
             # Retiring the rows and recording each entry's kref is one commit: the memory store writes the
@@ -490,7 +430,7 @@ class SyncWorker:
         lost = [o for o in outcomes if o.status == "gone"]
         if lost:
             # The server no longer has these revisions (it restarted empty): create them again.
-            self._forget_upstream(lost[0].reason)
+            self._places.forget(lost[0].reason)
             self.outbox.requeue([o.row for o in lost], lost[0].code, lost[0].reason)
         deferred = [o.row for o in outcomes if o.status == "defer"]
         if deferred:
@@ -504,7 +444,7 @@ class SyncWorker:
         for status in ("auth", "unsupported", "offline"):
             hit = next((o for o in outcomes if o.status == status), None)
             if hit is not None:
-                raise _GlobalFailure(hit.code, hit.reason)
+                raise GlobalFailure(hit.code, hit.reason)
         return len(done)
 
     def _record_krefs(self, conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> None:
@@ -535,7 +475,7 @@ class SyncWorker:
         self._backoff.reset()
         return n
 
-    def _handle_global(self, failure: _GlobalFailure) -> None:
+    def _handle_global(self, failure: GlobalFailure) -> None:
         code, message = failure.code, failure.message
         if code in AUTH_CODES:
             self._record_global(code, message, pause={
@@ -563,7 +503,7 @@ class SyncWorker:
             return
         # A failed channel sits in gRPC's own reconnect backoff; start fresh on the next attempt.
         self._drop_client()
-        self._project_ok = False
+        self._places.project_ok = False
         down = self._link_down
         first = down is None
         if down is None:
@@ -674,17 +614,3 @@ class SyncWorker:
         """Queue sizes, last success/error, pause and screening counters (never the token)."""
         return sync_status(self.outbox.conn, self.settings, self.state_dir, device=self.device_id,
                            endpoint_override=self.endpoint_override, db_lock=self.outbox.lock)
-
-
-class _GlobalFailure(Exception):
-    """A failure of the connection or the server as a whole (not of one capture)."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(f"{code}: {message}")
-        self.code, self.message = code, message
-
-    @classmethod
-    def wrap(cls, exc: BaseException, what: str) -> _GlobalFailure:
-        if not is_rpc_error(exc):
-            raise exc
-        return cls(rpc_code(exc), f"{what}: {rpc_details(exc)}")
