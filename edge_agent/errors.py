@@ -2,15 +2,66 @@
 
 Every error raised on purpose derives from :class:`EdgeAgentError`; leaves also inherit the builtin
 that fits (``ValueError``, ``LookupError``, ``OSError``) so generic callers can still catch them.
-Messages are sentences an agent or operator can act on: what failed, why, and what to try. Tests
-assert on type and structured fields, never on message text.
+Messages are sentences an agent or operator can act on: what failed, why, and what to try. Where
+the next step is a command for an operator and a tool for an agent, it is a structured
+:class:`NextStep` in ``hint``, and each reader gets its own form (:meth:`EdgeAgentError.explain`).
+Tests assert on type and structured fields, never on message text.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Reader = Literal["operator", "agent"]
+
+
+@dataclass(frozen=True)
+class NextStep:
+    """What to do about an error: the command an operator runs, or the tool an agent calls.
+
+    ``purpose`` finishes either sentence ("to list responding addresses"). A step with no tool has
+    nothing to offer an agent (it cannot run a shell command), and the agent's message leaves it out.
+    """
+
+    purpose: str
+    command: str = ""
+    tool: str = ""
+    arguments: Mapping[str, Any] = field(default_factory=dict)
+
+    def for_reader(self, reader: Reader) -> str:
+        """The step as a clause for ``reader`` ('' when there is nothing for that reader to do)."""
+        if reader == "agent":
+            if not self.tool:
+                return ""
+            args = ", ".join(f"{k}={v!r}" for k, v in self.arguments.items())
+            return f"call {self.tool}{f' with {args}' if args else ''} {self.purpose}"
+        return f"run `{self.command}` {self.purpose}" if self.command else ""
+
 
 class EdgeAgentError(Exception):
-    """Root of every error edge_agent raises on purpose."""
+    """Root of every error edge_agent raises on purpose; ``hint`` is its structured next step, if any."""
+
+    hint: NextStep | None = None
+
+    def __init__(self, *args: object, hint: NextStep | None = None) -> None:
+        super().__init__(*args)
+        if hint is not None:
+            self.hint = hint
+
+    def message(self) -> str:
+        """What failed and why, without the next step."""
+        return Exception.__str__(self)
+
+    def explain(self, reader: Reader = "operator") -> str:
+        """The message with the next step written for ``reader``."""
+        text = self.message()
+        step = self.hint.for_reader(reader) if self.hint is not None else ""
+        return f"{text}; {step}" if step else text
+
+    def __str__(self) -> str:
+        return self.explain("operator")
 
 
 ECHO_CHARS = 40
@@ -63,8 +114,9 @@ class UnknownPinError(PinError):
             len(self.sources):]
         hint = f"; did you mean {', '.join(shown)}?" if suggestions else ""
         super().__init__(
-            f"{board} has no pin or alias {echo(name)}{hint} "
-            f"(run `edge-agent pins list --board {board}` to see every name)"
+            f"{board} has no pin or alias {echo(name)}{hint}",
+            hint=NextStep("to see every name", command=f"edge-agent pins list --board {board}",
+                          tool="hardware_board_info", arguments={"board": board}),
         )
 
 
@@ -110,16 +162,24 @@ class BusError(EdgeAgentError, OSError):
         adapter: str = "",
         address: int | None = None,
         register: int | None = None,
+        hint: NextStep | None = None,
     ) -> None:
-        super().__init__(message)
+        super().__init__(message, hint=hint)
         self.adapter, self.address, self.register = adapter, address, register
 
-    def __str__(self) -> str:  # OSError's __str__ would print an errno tuple
+    def message(self) -> str:  # OSError's __str__ would print an errno tuple
         return str(self.args[0]) if self.args else ""
 
 
 class I2CNackError(BusError):
-    """The I2C target did not acknowledge its address or a data byte."""
+    """The I2C target did not acknowledge its address or a data byte; the hint is a scan of that bus."""
+
+    def __init__(self, message: str, *, adapter: str = "", address: int | None = None,
+                 register: int | None = None, hint: NextStep | None = None) -> None:
+        if hint is None and adapter:
+            hint = NextStep("to list responding addresses", command=f"edge-agent bus scan --url {adapter}",
+                            tool="i2c_scan")
+        super().__init__(message, adapter=adapter, address=address, register=register, hint=hint)
 
 
 class BusTimeoutError(BusError):

@@ -109,8 +109,7 @@ class AardvarkAdapter(Adapter):
             raise self._fail(status, operation, address)
         if status in (aa.AA_I2C_STATUS_SLA_NACK, aa.AA_I2C_STATUS_DATA_NACK):
             what = "address" if status == aa.AA_I2C_STATUS_SLA_NACK else "a data byte"
-            raise I2CNackError(f"{self.url}: {operation}: target 0x{address:02X} did not acknowledge {what}; run "
-                               f"`edge-agent bus scan --url {self.url}` to list responding addresses",
+            raise I2CNackError(f"{self.url}: {operation}: target 0x{address:02X} did not acknowledge {what}",
                                adapter=self.url, address=address)
         if status in (aa.AA_I2C_STATUS_BUS_LOCKED, aa.AA_I2C_STATUS_ARB_LOST):
             why = "SDA or SCL held low (bus locked)" if status == aa.AA_I2C_STATUS_BUS_LOCKED else "arbitration lost"

@@ -100,8 +100,7 @@ class FtdiAdapter(Adapter):
             try:
                 return fn(ctrl)
             except I2cNackError:
-                raise I2CNackError(f"{self.url}: {operation}: target 0x{address or 0:02X} did not acknowledge; run "
-                                   f"`edge-agent bus scan --url {self.url}` to list responding addresses",
+                raise I2CNackError(f"{self.url}: {operation}: target 0x{address or 0:02X} did not acknowledge",
                                    adapter=self.url, address=address) from None
             except I2cTimeoutError as exc:
                 raise BusTimeoutError(f"{self.url}: {operation} timed out: {exc}", adapter=self.url,

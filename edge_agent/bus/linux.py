@@ -68,8 +68,7 @@ def map_oserror(exc: OSError, where: str, operation: str, address: int | None = 
     name = errno.errorcode.get(code, str(code))
     addr = "" if address is None else f" target 0x{address:02X}"
     if code in _NACK:
-        return I2CNackError(f"{where}: {operation}:{addr} did not acknowledge ({name}); run "
-                            f"`edge-agent bus scan --url {where}` to list responding addresses",
+        return I2CNackError(f"{where}: {operation}:{addr} did not acknowledge ({name})",
                             adapter=where, address=address)
     if code == errno.ETIMEDOUT:
         return BusTimeoutError(f"{where}: {operation}:{addr} timed out ({name}); a target may be "

@@ -107,7 +107,7 @@ class LocalToolCaller(_Closing):
         except ValidationError as exc:
             raise ToolCallError(name, f"Error executing tool {name}: {invalid_arguments(exc)}") from exc
         except EdgeAgentError as exc:
-            raise ToolCallError(name, f"Error executing tool {name}: {for_agent(str(exc))}") from exc
+            raise ToolCallError(name, f"Error executing tool {name}: {for_agent(exc)}") from exc
         except Exception as exc:
             log.exception("tool %s failed unexpectedly", name)
             raise ToolCallError(name, f"{name} failed with an internal error ({type(exc).__name__}); the log has "

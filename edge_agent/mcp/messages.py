@@ -5,10 +5,11 @@ No `mcp` import here: the agent's in-process tool path and the daemon client use
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from pydantic import ValidationError
+
+from edge_agent.errors import EdgeAgentError
 
 
 def invalid_arguments(exc: ValidationError) -> str:
@@ -33,20 +34,9 @@ def invalid_arguments(exc: ValidationError) -> str:
     return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
 
 
-# Errors are written for the operator's shell; an agent cannot run `edge-agent ...`, so the hints that
-# name a CLI command are rewritten to the MCP tool that answers the same question.
-_CLI_HINTS = (
-    (re.compile(r"run `edge-agent bus scan --url [^`]*`"), "call the i2c_scan tool"),
-    (re.compile(r"run `edge-agent pins list --board ([^`]*)`"), r"call hardware_board_info with board \1"),
-    (re.compile(r"`edge-agent bus scan --url [^`]*`"), "the i2c_scan tool"),
-)
-
-
-def for_agent(message: str) -> str:
-    """An error message with its CLI hints replaced by the equivalent MCP tool calls."""
-    for pattern, replacement in _CLI_HINTS:
-        message = pattern.sub(replacement, message)
-    return message
+def for_agent(exc: EdgeAgentError) -> str:
+    """An error's message with its next step written for an agent (a tool to call, not a command to run)."""
+    return exc.explain("agent")
 
 
 def unknown_arguments(tool: str, unknown: list[str], known: list[str]) -> str:

@@ -92,7 +92,7 @@ def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return fn(**kwargs)
         except EdgeAgentError as exc:
-            raise ToolError(for_agent(str(exc))) from exc
+            raise ToolError(for_agent(exc)) from exc
         except ValidationError as exc:  # a nested model built inside the tool
             raise ToolError(_invalid_arguments(exc)) from exc
         except Exception as exc:

@@ -44,6 +44,7 @@ from edge_agent.errors import (
     AdapterUnavailableError,
     BusPermissionError,
     BusTimeoutError,
+    NextStep,
     ProtocolError,
 )
 from edge_agent.holders import describe_holders
@@ -221,8 +222,8 @@ class Link:
                     f"{self.adapter}: {self.device} is in use by another process (it holds the port lock): "
                     f"{describe_holders(self.device)}. {_BUSY_HINT}", adapter=self.adapter) from exc
             raise AdapterUnavailableError(
-                f"{self.adapter}: cannot open {self.device}: {text}; run `edge-agent bridge list` to see attached "
-                "boards", adapter=self.adapter) from exc
+                f"{self.adapter}: cannot open {self.device}: {text}", adapter=self.adapter,
+                hint=NextStep("to see attached boards", command="edge-agent bridge list")) from exc
         if self.exclusive:
             _set_tty_exclusive(port)
         return port

@@ -214,8 +214,7 @@ def error_for(reply: Reply, *, adapter: str, cmd: str, address: int | None = Non
     text = reply.error or "firmware reported an error without a message"
     code = reply.code
     if code == ErrorCode.NACK:
-        return I2CNackError(f"{where}: {text}; run `edge-agent bus scan --url {adapter}` to list responding "
-                            "addresses", adapter=adapter, address=address)
+        return I2CNackError(f"{where}: {text}", adapter=adapter, address=address)
     if code == ErrorCode.TIMEOUT:
         return BusTimeoutError(f"{where}: {text}", adapter=adapter, address=address)
     if code == ErrorCode.BUSY:

@@ -325,8 +325,7 @@ class SimWorld:
         self._faults = [f for f in self._faults if not f.spent]
         kind = due[0].spec.error
         if kind == "nack":
-            raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} (scripted fault); run "
-                               f"`edge-agent bus scan --url {who}` to list responding addresses",
+            raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} (scripted fault)",
                                adapter=who, address=address)
         if kind == "timeout":
             raise BusTimeoutError(f"{who}: transaction with 0x{address:02X} timed out (scripted fault; "
@@ -341,8 +340,7 @@ class SimWorld:
     def _target(self, who: str, bus: int, address: int) -> SimI2CDevice:
         device = self.i2c.get(bus, {}).get(address)
         if device is None or not device.acknowledges():
-            raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} on bus {bus}; run "
-                               f"`edge-agent bus scan --url {who}` to list responding addresses",
+            raise I2CNackError(f"{who}: no ACK from target 0x{address:02X} on bus {bus}",
                                adapter=who, address=address)
         return device
 
