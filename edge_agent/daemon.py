@@ -396,8 +396,10 @@ class Daemon:
         return "; ".join(parts)
 
     def _write_daemon_file(self) -> None:
+        config = self.options.config_path
         data = {"pid": os.getpid(), "url": self.http_url, "started_at": time.time(),
-                "socket": str(self._hub.path) if self._hub is not None else None}
+                "socket": str(self._hub.path) if self._hub is not None else None,
+                "config": str(config.resolve()) if config is not None else None}
         _atomic_write(self.options.state_dir / DAEMON_FILE, json.dumps(data))
 
     def _write_status(self, *, force: bool = False) -> None:

@@ -39,10 +39,27 @@ def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeo
 
     client = find_client(state_dir(getattr(args, "state", None)))
     if client is not None:
+        _note_other_config(args, client.state_dir)
         return client.op(name, params, timeout=timeout)
     from edge_agent.hub import ops
 
     return ops.run(ops.DirectContext(settings_from(args), state_from(args)), name, params)
+
+
+def _note_other_config(args: argparse.Namespace, state: Path) -> None:
+    """Say so on stderr when the daemon runs with another config file than this command would load."""
+    try:
+        info = json.loads((state / "daemon.json").read_text())
+    except (OSError, ValueError):
+        return
+    if not isinstance(info, dict) or "config" not in info:
+        return
+    wanted = find_config(getattr(args, "config", None))
+    mine = str(wanted.resolve()) if wanted is not None else None
+    if mine != info["config"]:
+        print(f"edge-agent: note: the daemon serving {state} (pid {info.get('pid')}) runs with "
+              f"{info['config'] or 'the embedded defaults'}; this command ran there under that configuration, "
+              f"not {mine or 'the embedded defaults'}", file=sys.stderr)
 
 
 def print_json(data: Any) -> None:

@@ -362,3 +362,17 @@ def test_routed_commands_print_what_the_direct_path_prints(daemon_factory: Any, 
     routed = run_all(routed_state)
     assert routed == direct
     assert [code for code, _, _ in direct] == [0, 0, 0, 0, 0, 0, 1, 1, 0, 1, 0]
+
+
+def test_a_command_given_another_config_than_the_daemons_says_which_one_ran(
+        daemon_factory: Any, edge_agent_cmd: list[str], state: Path, config: Path, tmp_path: Path) -> None:
+    d = daemon_factory(config)
+    d.wait_ready()
+    same = cli(edge_agent_cmd, state, config, "gpio", "read", "PA5")
+    assert same.returncode == 0 and same.stderr == ""
+    other = tmp_path / "other.toml"
+    other.write_text(SIM_BOARD)
+    noted = cli(edge_agent_cmd, state, other, "gpio", "read", "PA5")
+    assert noted.returncode == 0
+    assert "note: the daemon serving" in noted.stderr and str(config.resolve()) in noted.stderr
+    assert str(other.resolve()) in noted.stderr
