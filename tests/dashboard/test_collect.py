@@ -139,3 +139,19 @@ def test_memory_counts_by_category_and_namespace_and_the_response_cache(tmp_path
         assert page["sync"]["enabled"] is False
     finally:
         rt.close()
+
+
+def test_sync_shows_queued_in_flight_and_dead_letters(tmp_path: Path) -> None:
+    from edge_agent.mcp.tools import CaptureIn
+
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[kumiho]\nenabled = true\nendpoint = "127.0.0.1:9"\n')  # never contacted: sync not started
+    rt = Runtime.build(load_settings(config), tmp_path / "state")
+    try:
+        Tools(rt).memory_reflect("s1", "answered", captures=[CaptureIn(type="fact", title="led",
+                                                                        content="the probe LED is on PA5")])
+        sync = Collector(rt).snapshot()["sync"]
+        assert (sync["enabled"], sync["queued"], sync["in_flight"], sync["dead_letters"]) == (True, 1, 0, 0)
+        assert sync["last_success"] is None and sync["last_error"] is None
+    finally:
+        rt.close()
