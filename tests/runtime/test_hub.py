@@ -376,3 +376,32 @@ def test_a_command_given_another_config_than_the_daemons_says_which_one_ran(
     assert noted.returncode == 0
     assert "note: the daemon serving" in noted.stderr and str(config.resolve()) in noted.stderr
     assert str(other.resolve()) in noted.stderr
+
+
+def test_the_stdio_relay_answers_each_request_with_an_error_once_the_daemon_is_gone(
+        daemon_factory: Any, edge_agent_cmd: list[str], state: Path, config: Path) -> None:
+    d = daemon_factory(config)
+    d.wait_ready()
+    relay = subprocess.Popen([*edge_agent_cmd, "--config", str(config), "--state", str(state), "mcp"],
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert relay.stdin is not None and relay.stdout is not None
+    try:
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+        relay.stdin.write(json.dumps(init).encode() + b"\n")
+        relay.stdin.flush()
+        assert json.loads(relay.stdout.readline())["id"] == 1
+        d.proc.send_signal(signal.SIGKILL)
+        d.proc.wait(timeout=WAIT_S)
+        call = {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                "params": {"name": "gpio_read", "arguments": {"pin": "PA5"}}}
+        relay.stdin.write(json.dumps(call).encode() + b"\n")
+        relay.stdin.flush()
+        answer = json.loads(relay.stdout.readline())
+        assert answer["id"] == 2 and "edge-agent daemon" in answer["error"]["message"]
+        relay.stdin.close()
+        assert relay.wait(timeout=WAIT_S) == 0
+    finally:
+        if relay.poll() is None:
+            relay.kill()
+            relay.wait()
