@@ -107,3 +107,16 @@ def test_backends_lists_schemes_and_extras(capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run(capsys, "bus", "backends", "--json")
     rows = {r["scheme"]: r["extra"] for r in json.loads(out)}
     assert code == 0 and rows["sim"] is None and rows["linux"] == "linux" and rows["bridge"] == "bridge"
+
+
+def test_scan_grid_shows_driver_owned_addresses_as_uu(capsys: pytest.CaptureFixture[str],
+                                                      linux_env: SimpleNamespace) -> None:
+    linux_env.kernel.driver_owned.add(0x50)  # a HAT EEPROM bound to its kernel driver
+    code, out, _ = run(capsys, "bus", "scan", "--url", "linux://?i2c=1&board=rpi-4b")
+    assert code == 0
+    row50 = next(line for line in out.splitlines() if line.startswith("50:"))
+    assert row50.split()[1] == "UU"
+    row70 = next(line for line in out.splitlines() if line.startswith("70:"))
+    assert "76" in row70.split()
+    code, out, _ = run(capsys, "bus", "scan", "--url", "linux://?i2c=1&board=rpi-4b", "--json")
+    assert code == 0 and json.loads(out) == [0x76]
