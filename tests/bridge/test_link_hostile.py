@@ -244,3 +244,22 @@ def test_i2c_scan_result_that_is_not_a_list_of_addresses_is_a_protocol_error(loo
                                                                               result: object) -> None:
     with pytest.raises(ProtocolError, match="expected a list of 7-bit addresses"):
         _scan_answered_with(loop_adapter, result)
+
+
+def test_adapter_health_reports_a_dead_reader_then_recovers(loop_adapter: BridgeAdapter) -> None:
+    class _Stop(BaseException):
+        pass
+
+    link = loop_adapter.link
+    port = link._port
+    assert port is not None
+
+    def read(n: int = 1) -> bytes:
+        raise _Stop("reader killed")
+
+    port.read = read  # type: ignore[method-assign]
+    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+    health = loop_adapter.health()
+    assert health["ok"] is False and "reader" in health["detail"] and "dead" in health["detail"]
+    assert wait_until(lambda: link.connected and link.reader_state() == "running")
+    assert link.stats.reader_restarts == 1
