@@ -24,11 +24,16 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.config import Settings, load_settings
 from edge_agent.errors import ConfigError, EdgeAgentError
 from edge_agent.paths import ensure_state_dir, open_private, write_private
+
+if TYPE_CHECKING:  # imported when the daemon starts them (the mcp extra, the runtime's components)
+    from edge_agent.hub.server import HubServer
+    from edge_agent.mcp.server import HttpServer
+    from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
@@ -174,11 +179,11 @@ class Daemon:
         self.settings = settings
         self.options = options
         self.notifier = notifier or Notifier()
-        self.runtime: Any = None
+        self.runtime: Runtime | None = None
         self.http_url: str | None = None
         self._token_file: Path | None = None
-        self._http: Any = None  # edge_agent.mcp.server.HttpServer
-        self._hub: Any = None  # edge_agent.hub.server.HubServer (the local socket)
+        self._http: HttpServer | None = None
+        self._hub: HubServer | None = None  # the local socket
         self._reload_task: asyncio.Task[None] | None = None
         self._flags: _Flags | None = None
         self._bg_stop = threading.Event()
@@ -186,6 +191,13 @@ class Daemon:
         self._last_status_check = 0.0
         self._last_status_body = ""
         self._last_summary = ""
+
+    @property
+    def _rt(self) -> Runtime:
+        """The runtime, once ``run`` has built it (every caller runs after that point)."""
+        if self.runtime is None:
+            raise RuntimeError("the daemon's runtime is not built yet")
+        return self.runtime
 
     # entry point ---------------------------------------------------------------------------------
 
@@ -285,7 +297,7 @@ class Daemon:
             return
         old = self.settings
         try:
-            changes = await asyncio.to_thread(self.runtime.reload, new)
+            changes = await asyncio.to_thread(self._rt.reload, new)
         except Exception:  # a bug in a component's reload must not take the service down
             log.exception("reload failed part-way; components keep their current state")
             self.notifier.send("READY=1", f"STATUS=reload failed (see log); {self._summary()}")
@@ -308,17 +320,17 @@ class Daemon:
         try:
             from edge_agent.hub.server import HubServer
         except ImportError as exc:
-            self.runtime.mark("socket", False, f"the local socket needs the mcp extra ({exc.name}); CLI commands "
+            self._rt.mark("socket", False, f"the local socket needs the mcp extra ({exc.name}); CLI commands "
                               "open the hardware themselves and meet the daemon's locks; install it with: "
                               "pip install 'edge-agent[mcp]'")
             return
-        hub = HubServer(self.runtime, self.options.state_dir)
+        hub = HubServer(self._rt, self.options.state_dir)
         try:
             await hub.start()
         except (OSError, EdgeAgentError) as exc:
             raise DaemonError(f"cannot serve the local socket {hub.path}: {exc}") from exc
         self._hub = hub
-        self.runtime.mark("socket", True, "", path=str(hub.path))
+        self._rt.mark("socket", True, "", path=str(hub.path))
 
     # MCP over HTTP -------------------------------------------------------------------------------
 
@@ -332,7 +344,7 @@ class Daemon:
         try:
             from edge_agent.mcp.server import HttpServer
         except ImportError as exc:
-            self.runtime.mark("mcp_http", False, f"the MCP SDK is not installed ({exc.name}); "
+            self._rt.mark("mcp_http", False, f"the MCP SDK is not installed ({exc.name}); "
                               "install it with: pip install 'edge-agent[mcp]'")
             log.error("MCP HTTP server not started: install the extra with: pip install 'edge-agent[mcp]'")
             return
@@ -360,7 +372,7 @@ class Daemon:
             log.warning("HTTP bound to %s (reachable from the network): every request needs the bearer token in "
                         "%s%s", host, tpath, "" if tls else "; without [server] tls_cert/tls_key the token "
                         "crosses the network in clear text")
-        http = HttpServer(self.runtime, host=host, port=port, token=token, tls=tls)
+        http = HttpServer(self._rt, host=host, port=port, token=token, tls=tls)
         try:
             await http.start()
         except OSError as exc:
@@ -372,7 +384,7 @@ class Daemon:
         self._http = http
         self.http_url = http.url
         self._token_file = tpath
-        self.runtime.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
+        self._rt.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
 
     def _config_file(self, value: str) -> Path:
         """A path from the config: absolute, or relative to the config file's folder."""
@@ -408,7 +420,7 @@ class Daemon:
             return
         self._last_status_check = now
         try:
-            data = self.runtime.status()
+            data = self._rt.status()
             volatile = {k: data.pop(k, None) for k in ("uptime_s", "jobs")}
             body = json.dumps(data, default=str, sort_keys=True)
             if not force and body == self._last_status_body and now - self._last_status_write < STATUS_REWRITE_S:

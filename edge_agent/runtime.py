@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent import __version__
 from edge_agent.bus.pool import AdapterSlot
@@ -35,6 +35,12 @@ from edge_agent.errors import (
 )
 from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, default_index
+
+if TYPE_CHECKING:  # built lazily: each needs its own extra or is costly to import
+    from edge_agent.memory import Capture, MemoryStore
+    from edge_agent.rag import HardwareRag
+    from edge_agent.sync import SyncWorker
+    from edge_agent.watch import WatchRunner
 
 log = logging.getLogger(__name__)
 
@@ -96,11 +102,12 @@ class Runtime:
         self.started_at = time.time()
         self.components: dict[str, Component] = {}
         self.adapters: dict[str, AdapterSlot] = {}
-        self.rag: Any = None
+        # Components: None when off or failed (components[name] says why).
+        self.rag: HardwareRag | None = None
         self.pins: PinIndex = default_index()  # the one pin index every resolver uses
-        self.memory: Any = None
-        self.sync: Any = None
-        self.watch: Any = None
+        self.memory: MemoryStore | None = None
+        self.sync: SyncWorker | None = None
+        self.watch: WatchRunner | None = None
         self._rag_fingerprint = ""
         self._threads: dict[str, threading.Thread] = {}
         self._stops: dict[str, threading.Event] = {}
@@ -243,7 +250,7 @@ class Runtime:
             return
         self.mark("watch", True, "", count=len(self.settings.watch))
 
-    def _on_watch_capture(self, capture: Any) -> None:
+    def _on_watch_capture(self, capture: Capture) -> None:
         """Called by the watch thread after the store committed a capture."""
         self.watch_captures += 1
         log.info("watch capture stored: %s %r", getattr(capture, "type", "?"), getattr(capture, "title", ""))
@@ -251,14 +258,14 @@ class Runtime:
 
     # lookups the tools use -----------------------------------------------------------------------
 
-    def require_rag(self) -> Any:
+    def require_rag(self) -> HardwareRag:
         """The datasheet index, or ComponentUnavailable saying why not."""
         if self.rag is None:
             comp = self.components.get("datasheets")
             raise ComponentUnavailable("the datasheet index", comp.detail if comp else "not built")
         return self.rag
 
-    def require_memory(self) -> Any:
+    def require_memory(self) -> MemoryStore:
         """The memory store, or ComponentUnavailable saying why not."""
         if self.memory is None:
             comp = self.components.get("memory")

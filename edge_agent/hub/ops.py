@@ -455,10 +455,11 @@ def _sync_worker(ctx: Context, args: dict[str, Any], *, check_endpoint: bool) ->
     from edge_agent.memory import MemoryStore
     from edge_agent.sync import SyncWorker
 
-    rt = ctx.runtime
-    own_store = rt is None or rt.memory is None or (args.get("workspace") and args["workspace"] != rt.memory.workspace)
-    store = MemoryStore.open(ctx.state_dir, ctx.settings, workspace=args.get("workspace")) if own_store \
-        else rt.memory  # type: ignore[union-attr]
+    shared = ctx.runtime.memory if ctx.runtime is not None else None
+    if shared is not None and not (args.get("workspace") and args["workspace"] != shared.workspace):
+        store, own_store = shared, False
+    else:
+        store, own_store = MemoryStore.open(ctx.state_dir, ctx.settings, workspace=args.get("workspace")), True
     try:
         worker = SyncWorker(store, ctx.settings, ctx.state_dir, args.get("kumiho_endpoint"),
                             check_endpoint=check_endpoint)

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from edge_agent.bus.base import Adapter
 from edge_agent.bus.pool import AdapterSlot
@@ -37,6 +37,9 @@ from edge_agent.watch.inference import Model, TensorSpec
 from edge_agent.watch.rules import RateLimiter, Trigger, make_rule, num
 from edge_agent.watch.sensors import open_sampler, sensor_spec
 from edge_agent.watch.window import Window, WindowSummary, iso_utc
+
+if TYPE_CHECKING:
+    from edge_agent.memory.captures import Capture
 
 log = logging.getLogger(__name__)
 
@@ -88,11 +91,28 @@ def load_watch_model(cfg: WatchConfig, base_dir: Path | None = None) -> Model | 
     return model
 
 
+class CaptureStore(Protocol):
+    """Where a watch's captures go (the memory store)."""
+
+    def record_capture(self, capture: Capture) -> Capture: ...
+
+
+class RuntimeParts(Protocol):
+    """What a runner takes from the runtime: settings, adapter slots and the memory store."""
+
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def adapters(self) -> Mapping[str, AdapterSlot]: ...
+    @property
+    def memory(self) -> CaptureStore | None: ...
+
+
 class Watch:
     """One configured watch: sensor sampling, window, optional model, rule, rate limit and state."""
 
     def __init__(self, cfg: WatchConfig, port: AdapterSlot, *, model: Model | None,
-                 deliver: Callable[[Any], Any] | None = None, wall: Callable[[], float] = time.time) -> None:
+                 deliver: Callable[[Capture], Capture] | None = None, wall: Callable[[], float] = time.time) -> None:
         self.cfg = cfg
         self.name = cfg.name
         self.port = port
@@ -126,7 +146,7 @@ class Watch:
 
     # scheduling ------------------------------------------------------------------------------------
 
-    def tick(self, now: float) -> Any:
+    def tick(self, now: float) -> Capture | None:
         """Take one sample at monotonic time `now`; return the stored capture, if this sample produced one.
 
         Never raises: every failure is counted in :meth:`status` and scheduled for a retry.
@@ -138,7 +158,7 @@ class Watch:
             self._fail(exc, now, kind="other")
             return None
 
-    def _tick(self, now: float) -> Any:
+    def _tick(self, now: float) -> Capture | None:
         why = self.port.usable()
         if why:
             self._fail(None, now, kind="other", reason=f"adapter {self.port.name}: {why}")
@@ -199,7 +219,7 @@ class Watch:
 
     # evaluation ------------------------------------------------------------------------------------
 
-    def evaluate(self, now: float) -> Any:
+    def evaluate(self, now: float) -> Capture | None:
         """Summarise the full window, score it, apply the rule and the rate limit; deliver a capture."""
         summary = self.window.summary()
         self.window.mark_evaluated()
@@ -257,7 +277,7 @@ class Watch:
         """Where the readings come from: ``watch://NAME`` naming adapter, bus and address."""
         return f"watch://{self.name}"
 
-    def build_capture(self, trigger: Trigger, summary: WindowSummary, score: float | None) -> Any:
+    def build_capture(self, trigger: Trigger, summary: WindowSummary, score: float | None) -> Capture:
         """A typed capture carrying the window summary, the model score and the watch's source."""
         from edge_agent.memory.captures import Capture
 
@@ -351,9 +371,9 @@ class WatchRunner:
     """
 
     def __init__(self, settings: Settings, adapters: Mapping[str, AdapterSlot | Adapter | None] | None = None,
-                 store: Any = None, *,
+                 store: CaptureStore | None = None, *,
                  names: list[str] | None = None, strict: bool = True,
-                 on_capture: Callable[[Any], None] | None = None) -> None:
+                 on_capture: Callable[[Capture], None] | None = None) -> None:
         self.settings = settings
         self.store = store
         self.on_capture = on_capture
@@ -390,7 +410,7 @@ class WatchRunner:
                         "not stored")
 
     @classmethod
-    def from_runtime(cls, runtime: Any, **kwargs: Any) -> WatchRunner:
+    def from_runtime(cls, runtime: RuntimeParts, **kwargs: Any) -> WatchRunner:
         """Build from an edge_agent.runtime.Runtime: its settings, adapter slots and memory store.
 
         Non-strict: a broken watch is reported by :meth:`status` while the others run.
@@ -424,7 +444,7 @@ class WatchRunner:
         self._ports[key] = port
         return port
 
-    def _deliver(self, capture: Any) -> Any:
+    def _deliver(self, capture: Capture) -> Capture:
         stored = self.store.record_capture(capture) if self.store is not None else capture
         if self.on_capture is not None:
             try:
