@@ -66,6 +66,7 @@ class TurnResult:
     limit_reached: bool = False
     source_krefs: list[str] = field(default_factory=list)
     prompt_chars: int = 0
+    answered: bool = True  # False when the model gave only reasoning: nothing to cache or remember
 
     def as_dict(self) -> dict[str, Any]:
         return {"response": self.response, "tool_calls": [t.as_dict() for t in self.tool_calls],
@@ -173,7 +174,7 @@ class Agent:
                 return result
         result = self._converse(ctx, on_token, on_tool)
         result.source_krefs, result.prompt_chars = ctx.source_krefs, ctx.prompt.chars
-        if cache is not None and not result.tool_calls and not result.limit_reached and result.response:
+        if cache is not None and not result.tool_calls and not result.limit_reached and result.answered:
             try:
                 cache.put(self.chain.model, ctx.prompt.system, key_user, result.response,
                           tokens=result.usage.get("completion_tokens"))
@@ -201,6 +202,7 @@ class Agent:
                     nudged = True
                     messages += [{"role": "assistant", "content": ""}, {"role": "user", "content": NUDGE}]
                     continue
+                result.answered = bool(visible)
                 result.response = visible or "The model gave no answer (it returned only reasoning)."
                 if shown is not None and on_token is not None and (rest := shown.finish(result.response)):
                     on_token(rest)
@@ -278,7 +280,7 @@ class Agent:
             return
         from edge_agent.memory import should_auto_save
 
-        if not should_auto_save("user_msg", message) or not result.response:
+        if not should_auto_save("user_msg", message) or not result.answered:
             return
         limit = self.settings.memory.max_content_bytes // 2
         content = f"User: {message[:limit // 2]}\nAssistant: {result.response[:limit // 2]}"

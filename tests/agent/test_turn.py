@@ -130,7 +130,10 @@ def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, stat
     model.script = [steps.say("<think>a</think>"), steps.say("", reasoning="b")]
     with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
+        stats = agent.memory.response_cache.stats()
+        remembered = [e for e in agent.memory.recall("which pin is the led", 5) if e.category == "conversation"]
     assert "no answer" in result.response and len(model.requests) == 2
+    assert stats["entries"] == 0 and remembered == []  # a non-answer is neither cached nor remembered
 
 
 def test_tool_round_limit_stops_with_a_clear_message(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
