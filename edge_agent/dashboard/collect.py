@@ -180,6 +180,9 @@ class Collector:
                 marks = [c["at"] for c in hist["captures"]]
                 status["charts"] = [line_chart(hist["t"], hist["values"][ch["name"]], label=ch["name"],
                                                unit=ch["unit"], marks=marks) for ch in hist["channels"]]
+                if hist["scores"]:  # a watch with a model: its score at each evaluation
+                    at, scores = zip(*hist["scores"], strict=True)
+                    status["charts"].append(line_chart(at, scores, label="model score", marks=marks))
                 status["scores"] = hist["scores"][-20:]
                 status["recent_captures"] = _plain(hist["captures"][-10:])
                 status["readings"] = len(hist["t"])
