@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
 import pytest
 
 pytest.importorskip("mcp", reason="the MCP SDK (extra 'mcp') is not installed")
@@ -87,3 +92,15 @@ def test_the_page_and_its_assets_fit_the_size_cap() -> None:
     html = static_file("index.html").decode()
     for needle in ("http://", "https://", "//cdn", "@import"):
         assert needle not in html.replace('xmlns="http://www.w3.org/2000/svg"', "")
+
+
+@pytest.mark.slow
+def test_the_wheel_carries_the_page_files(tmp_path: Path) -> None:
+    """The page is read with importlib.resources at run time: an installed wheel must hold its files."""
+    repo = Path(__file__).resolve().parents[2]
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(tmp_path), str(repo)], check=True, timeout=240, capture_output=True)
+    wheel = next(tmp_path.glob("edge_agent-*.whl"))
+    with zipfile.ZipFile(wheel) as zf:
+        for name in STATIC:
+            assert zf.read(f"edge_agent/dashboard/static/{name}") == static_file(name), name
