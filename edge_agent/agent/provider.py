@@ -80,6 +80,13 @@ class ProviderChain:
                                             timeout=self.timeout, max_retries=0)
         return provider.client
 
+    def warm(self) -> None:
+        """Import the SDK and make the first provider's client now (a chat does it while the user types)."""
+        try:
+            self._client(self.providers[0])
+        except Exception as exc:  # the first real request reports it properly
+            log.debug("warming the provider client: %s", exc)
+
     def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
                  on_token: Callable[[str], None] | None = None,
                  on_retry: Callable[[str], None] | None = None) -> Reply:

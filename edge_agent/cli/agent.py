@@ -10,6 +10,7 @@ import argparse
 import json
 import os
 import sys
+import threading
 from typing import Any
 
 EXIT_PROVIDER_DOWN = 3
@@ -104,6 +105,8 @@ def _chat(agent: Any, args: argparse.Namespace) -> int:
 
     session = args.session or f"chat-{os.getpid()}"
     print(f"edge-agent chat: {agent.chain.model} via {agent.chain.providers[0].spec}. /quit to leave.", flush=True)
+    # The SDK import takes a good second on a small board: do it while the first message is typed.
+    threading.Thread(target=agent.chain.warm, name="edge-agent-warm", daemon=True).start()
     status = 0
     try:
         while True:

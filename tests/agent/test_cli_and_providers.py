@@ -217,3 +217,10 @@ def test_missing_sdk_names_the_extra(config: Path, state: Path, capsys: Any, mon
     monkeypatch.setitem(__import__("sys").modules, "openai", None)  # as if the agent extra were not installed
     code, _, err = _run(capsys, config, state, "-m", "hello there")
     assert code == 1 and "edge-agent[agent]" in err and "Traceback" not in err
+
+
+def test_a_message_too_long_for_compact_mode_is_refused_clearly(model: Any, steps: Any, tmp_path: Path, state: Path,
+                                                               capsys: Any) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, compact=True)
+    code, out, err = _run(capsys, config, state, "-m", "why " * 1700)
+    assert code == 1 and out == "" and "compact_context" in err and model.requests == []
