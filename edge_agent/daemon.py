@@ -348,26 +348,12 @@ class Daemon:
                               "install it with: pip install 'edge-agent[mcp]'")
             log.error("MCP HTTP server not started: install the extra with: pip install 'edge-agent[mcp]'")
             return
+        from edge_agent.mcp.netguard import is_loopback
         from edge_agent.mcp.token import ensure_token, token_path
 
-        host = self.options.host or self.settings.server.host
-        port = self.settings.server.port if self.options.port is None else self.options.port
+        host, port, tls = http_address(self.settings, self.options)
         tpath = token_path(self.settings, self.options.state_dir)
         token = ensure_token(tpath)
-        from edge_agent.mcp.netguard import check_bind, is_loopback
-
-        server = self.settings.server
-        try:
-            check_bind(host, server.allow_public_bind)
-        except ConfigError as exc:
-            raise DaemonError(str(exc)) from None
-        tls = None
-        if server.tls_cert:
-            tls = (str(self._config_file(server.tls_cert)), str(self._config_file(server.tls_key)))
-            for f in tls:
-                if not os.access(f, os.R_OK):
-                    raise DaemonError(f"[server] TLS file {f} cannot be read by this user; fix the path or its "
-                                      "permissions, or remove tls_cert/tls_key to serve plain HTTP on loopback")
         if not is_loopback(host):
             log.warning("HTTP bound to %s (reachable from the network): every request needs the bearer token in "
                         "%s%s", host, tpath, "" if tls else "; without [server] tls_cert/tls_key the token "
@@ -385,12 +371,6 @@ class Daemon:
         self.http_url = http.url
         self._token_file = tpath
         self._rt.mark("mcp_http", True, "", url=http.url, token_file=str(tpath))
-
-    def _config_file(self, value: str) -> Path:
-        """A path from the config: absolute, or relative to the config file's folder."""
-        p = Path(os.path.expanduser(value))
-        source = self.settings.source
-        return p if p.is_absolute() or source is None else source.parent / p
 
     # status --------------------------------------------------------------------------------------
 
@@ -452,6 +432,35 @@ class Daemon:
         log.info("stopped")
 
 
+def http_address(settings: Settings, options: DaemonOptions) -> tuple[str, int, tuple[str, str] | None]:
+    """Host, port and TLS files to serve HTTP on; DaemonError for a public bind not allowed or unreadable TLS files.
+
+    Checked before anything is built, so a refused address costs no index build or database migration.
+    """
+    from edge_agent.mcp.netguard import check_bind
+
+    server = settings.server
+    host = options.host or server.host
+    port = server.port if options.port is None else options.port
+    try:
+        check_bind(host, server.allow_public_bind)
+    except ConfigError as exc:
+        raise DaemonError(str(exc)) from None
+    if not server.tls_cert:
+        return host, port, None
+
+    def relative(value: str) -> str:
+        p = Path(os.path.expanduser(value))  # relative to the config file's folder, like token_file
+        return str(p if p.is_absolute() or settings.source is None else settings.source.parent / p)
+
+    tls = (relative(server.tls_cert), relative(server.tls_key))
+    for f in tls:
+        if not os.access(f, os.R_OK):
+            raise DaemonError(f"[server] TLS file {f} cannot be read by this user; fix the path or its permissions, "
+                              "or remove tls_cert/tls_key to serve plain HTTP on loopback")
+    return host, port, tls
+
+
 def _preload_mcp() -> None:
     """Import the MCP server module (and with it the SDK); an ImportError is reported later by _start_http."""
     try:
@@ -490,6 +499,8 @@ def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     # `kill -USR1 <pid>` writes every thread's stack to stderr (the journal): for diagnosing a hang.
     faulthandler.register(signal.SIGUSR1, all_threads=True)
     ensure_state_dir(options.state_dir)
+    if (settings.server.http_enabled if options.http is None else options.http):
+        http_address(settings, options)  # a refused address or unreadable TLS file: fail before building
     lock = _lock_state_dir(options.state_dir)
     try:
         log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",

@@ -153,6 +153,7 @@ def test_a_non_loopback_bind_is_refused_unless_allowed(state: Path, tmp_path: Pa
     assert proc.returncode != 0
     assert "allow_public_bind" in proc.stderr and "0.0.0.0" in proc.stderr
     assert not (state / "daemon.json").exists()
+    assert not (state / "workspaces").exists()  # refused before the index and the database were built
 
 
 def _cli() -> list[str]:
