@@ -66,12 +66,21 @@ def parse_arguments(raw: Any) -> tuple[Any, str]:
     return raw, ""
 
 
-def _call_from(obj: Any) -> ParsedCall | None:
-    """A call from a decoded JSON object, or None when the object does not look like a call."""
+_ARGUMENT_KEYS = ("arguments", "parameters", "args")
+
+
+def _call_from(obj: Any, tagged: bool) -> ParsedCall | None:
+    """A call from a decoded JSON object, or None when the object does not look like a call.
+
+    Outside ``<tool_call>`` tags the object must carry its arguments too, so an answer that happens
+    to be JSON with a "name" field is not taken for a call.
+    """
     if not isinstance(obj, dict):
         return None
     if isinstance(obj.get("function"), dict):  # {"type": "function", "function": {...}}
         obj = obj["function"]
+    if not tagged and not any(k in obj for k in _ARGUMENT_KEYS):
+        return None
     name = obj.get("name", obj.get("tool"))
     if not isinstance(name, str) or not name.strip():
         return None
@@ -80,14 +89,14 @@ def _call_from(obj: Any) -> ParsedCall | None:
     return ParsedCall(name.strip(), args, error=error)
 
 
-def _calls_from_json(text: str) -> list[ParsedCall] | None:
+def _calls_from_json(text: str, tagged: bool = False) -> list[ParsedCall] | None:
     """Calls from a JSON object or list of objects; None when `text` is not JSON or holds no call."""
     try:
         value = json.loads(text)
     except ValueError:
         return None
     items = value if isinstance(value, list) else [value]
-    calls = [_call_from(item) for item in items]
+    calls = [_call_from(item, tagged) for item in items]
     if not calls or any(c is None for c in calls):
         return None
     return [c for c in calls if c is not None]
@@ -102,7 +111,7 @@ def text_tool_calls(visible: str) -> list[ParsedCall]:
     if tagged:
         out: list[ParsedCall] = []
         for body in tagged:
-            calls = _calls_from_json(_unfence(body))
+            calls = _calls_from_json(_unfence(body), tagged=True)
             out.extend(calls or [ParsedCall("", body, error="the <tool_call> body is not a JSON object with "
                                                      "\"name\" and \"arguments\"")])
         return out
@@ -132,7 +141,7 @@ def _looks_like_broken_call(text: str) -> bool:
     m = re.fullmatch(r"```(?:json)?\s*(.*?)\s*(```)?", text, re.DOTALL)
     if m:
         body = m.group(1)
-    return body.startswith("{") and bool(re.search(r"\"(name|arguments|parameters)\"\s*:", body))
+    return body.startswith("{") and bool(re.search(r"\"(arguments|parameters)\"\s*:", body))
 
 
 class StreamFilter:

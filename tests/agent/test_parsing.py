@@ -12,6 +12,7 @@ from edge_agent.agent.parsing import StreamFilter, split_reasoning, text_tool_ca
     ('{"name": "gpio_read", "parameters": {"pin": "PA5"}}', "gpio_read", {"pin": "PA5"}),
     ('{"name": "gpio_read", "arguments": "{\\"pin\\": \\"PA5\\"}"}', "gpio_read", {"pin": "PA5"}),
     ('<tool_call>{"name": "i2c_scan", "arguments": {}}</tool_call>', "i2c_scan", {}),
+    ('<tool_call>{"name": "i2c_scan"}</tool_call>', "i2c_scan", {}),
     ('<tool_call>\n\n   {"name": "i2c_scan", "arguments": {}}  \n\t</tool_call>', "i2c_scan", {}),
     ('Let me check.\n```json\n{"name": "i2c_scan", "arguments": {}}\n```', "i2c_scan", {}),
     ('<|python_tag|>{"name": "i2c_scan", "parameters": {}}', "i2c_scan", {}),
@@ -40,6 +41,8 @@ def test_lone_closing_think_hides_what_came_before() -> None:
 
 @pytest.mark.parametrize("text", [
     "PA5 is the LED.", '{"temperature_c": 21.5}', "Use `{}` braces", "```python\nprint(1)\n```",
+    '{"name": "BME280", "address": "0x76"}', '```json\n{"name": "LD2", "pin": "PA5"}\n```',
+    '{"name": "BME280", "addr',
 ])
 def test_answers_are_not_calls(text: str) -> None:
     assert text_tool_calls(text) == []
