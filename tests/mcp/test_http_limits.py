@@ -7,6 +7,7 @@ import json
 import re
 import socket
 import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
@@ -238,3 +239,36 @@ def test_wait_helper_sees_an_open_connection_as_open() -> None:
     finally:
         client.close()
         listener.close()
+
+
+def test_the_daemon_serves_https_with_tls_files_relative_to_its_config(tmp_path: Path) -> None:
+    import shutil
+    import signal
+    import ssl
+
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is needed to make a test certificate")
+    conf_dir = tmp_path / "etc"
+    conf_dir.mkdir()
+    cert, key = _self_signed(conf_dir)
+    config = conf_dir / "edge-agent.toml"
+    config.write_text('[server]\ntls_cert = "cert.pem"\ntls_key = "key.pem"\n')
+    state = tmp_path / "state"
+    proc = subprocess.Popen([*_cli(), "--config", str(config), "--state", str(state), "run", "--port", "0"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = 60.0
+        start = time.monotonic()
+        while not (state / "daemon.json").exists():
+            assert proc.poll() is None and time.monotonic() - start < deadline, "the daemon did not start"
+            time.sleep(0.1)
+        url = json.loads((state / "daemon.json").read_text())["url"]
+        assert url.startswith("https://127.0.0.1:")
+        link = subprocess.run([*_cli(), "--config", str(config), "--state", str(state), "dashboard", "--url"],
+                              capture_output=True, text=True, timeout=deadline).stdout.strip()
+        assert link.startswith("https://127.0.0.1:") and "?token=" in link
+        with httpx2.Client(verify=ssl.create_default_context(cafile=cert), timeout=30) as c:
+            assert c.get(link).status_code == 303
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=60)
