@@ -22,8 +22,12 @@ def settings_from(args: argparse.Namespace) -> Settings:
 
 
 def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
-    """The state directory for this invocation (global --state, env, default)."""
-    path = state_dir(getattr(args, "state", None))
+    """The state directory for this invocation (global --state, env, default), as an absolute path.
+
+    Resolved like the daemon resolves it, so a command prints the same paths in this process as it
+    does when it runs in the daemon.
+    """
+    path = state_dir(getattr(args, "state", None)).resolve()
     if create:
         ensure_state_dir(path)
     return path

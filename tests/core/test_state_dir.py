@@ -37,3 +37,19 @@ def test_commands_on_an_unusable_state_dir_exit_1_with_one_line(
     err = capsys.readouterr().err
     assert "Traceback" not in err
     assert err.startswith("edge-agent: error:") and "--state" in err
+
+
+def test_a_relative_state_dir_is_reported_as_the_absolute_path_the_daemon_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The daemon resolves --state before it writes status.json, so paths a command prints must not
+    # depend on whether it ran in the daemon or in this process.
+    import json
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["--state", "st", "cache", "stats"]) == 0
+    path = json.loads(capsys.readouterr().out)["path"]
+    assert Path(path).is_absolute()
+    assert Path(path).is_relative_to((tmp_path / "st").resolve())
+    assert main(["--state", "st", "status", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["state_dir"] == str((tmp_path / "st").resolve())
