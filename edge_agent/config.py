@@ -634,7 +634,7 @@ def _format_errors(exc: ValidationError, origin: str) -> str:
     lines = []
     for err in exc.errors():
         path = ".".join(str(p) for p in err["loc"]) or "(top level)"
-        msg = err["msg"]
+        msg = str(err["msg"]).removeprefix("Value error, ")  # the sentence is ours; pydantic's tag adds nothing
         if err["type"] == "extra_forbidden":
             msg = "unknown key" + _allowed_keys_hint(err["loc"])
         elif err["type"] == "literal_error":
