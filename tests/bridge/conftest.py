@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ import pytest
 from edge_agent.bus import open_adapter
 from edge_agent.bus.bridge.adapter import BridgeAdapter
 from edge_agent.bus.bridge.hostsim import HostFirmware, HostFirmwareError, build_host_firmware
+from edge_agent.bus.bridge.link import Link
 from edge_agent.config import AdapterSafety, SafetyConfig
 from edge_agent.paths import bundled_vectors_dir
 
@@ -77,3 +79,41 @@ def bridge(host_fw: HostFirmware) -> Iterator[BridgeAdapter]:
         yield adapter
     finally:
         adapter.close()
+
+
+# --- the host driver on pyserial's loop:// port, where a test plays the firmware's side -------------
+
+
+@pytest.fixture
+def link() -> Iterator[Link]:
+    lk = Link("loop://", settle_s=0)
+    lk.open(handshake=False)
+    try:
+        yield lk
+    finally:
+        lk.close()
+
+
+def inject(link: Link, data: bytes) -> None:
+    """Write bytes as if the firmware had sent them (loop:// hands them to the reader)."""
+    assert link._port is not None
+    link._port.write(data)
+
+
+def reply(rid: str, result: object = "pong") -> bytes:
+    """One successful reply line to request ``rid``."""
+    return json.dumps({"id": rid, "ok": True, "result": result}).encode() + b"\n"
+
+
+def soon() -> float:
+    """A request deadline far enough away that only a lost reply reaches it."""
+    return time.monotonic() + 5.0
+
+
+def wait_until(predicate: Callable[[], object], timeout_s: float = 5.0) -> bool:
+    end = time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False

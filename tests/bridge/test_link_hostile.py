@@ -21,37 +21,7 @@ from edge_agent.bus.bridge.link import Link
 from edge_agent.bus.bridge.protocol import Garbage, decode_line, find_frame_start
 from edge_agent.errors import AdapterUnavailableError, BusTimeoutError, ProtocolError
 
-
-@pytest.fixture
-def link() -> Iterator[Link]:
-    lk = Link("loop://", settle_s=0)
-    lk.open(handshake=False)
-    try:
-        yield lk
-    finally:
-        lk.close()
-
-
-def inject(link: Link, data: bytes) -> None:
-    assert link._port is not None
-    link._port.write(data)
-
-
-def reply(rid: str, result: object = "pong") -> bytes:
-    return json.dumps({"id": rid, "ok": True, "result": result}).encode() + b"\n"
-
-
-def soon() -> float:
-    return time.monotonic() + 5.0
-
-
-def wait_until(predicate: Any, timeout_s: float = 5.0) -> bool:
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+from .conftest import inject, reply, soon, wait_until
 
 
 def assert_next_request_works(link: Link) -> None:

@@ -11,7 +11,6 @@ import json
 import socket
 import threading
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -19,38 +18,7 @@ from edge_agent.bus.bridge.link import Link
 from edge_agent.bus.bridge.protocol import FirmwareResetError, UnsupportedCommandError
 from edge_agent.errors import AdapterUnavailableError, BusTimeoutError, I2CNackError, ProtocolError
 
-
-@pytest.fixture
-def link() -> Iterator[Link]:
-    lk = Link("loop://", settle_s=0)
-    lk.open(handshake=False)
-    try:
-        yield lk
-    finally:
-        lk.close()
-
-
-def inject(link: Link, data: bytes) -> None:
-    """Write bytes as if the firmware had sent them (loop:// hands them to the reader)."""
-    assert link._port is not None
-    link._port.write(data)
-
-
-def reply(rid: str, result: object = "pong") -> bytes:
-    return json.dumps({"id": rid, "ok": True, "result": result}).encode() + b"\n"
-
-
-def soon() -> float:
-    return time.monotonic() + 5.0
-
-
-def wait_until(predicate, timeout_s: float = 5.0) -> bool:  # type: ignore[no-untyped-def]
-    end = time.monotonic() + timeout_s
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
+from .conftest import inject, reply, soon, wait_until
 
 
 def test_reply_is_found_by_id_among_wrong_ids_and_garbage(link: Link) -> None:
