@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -64,6 +65,17 @@ def _note_other_config(args: argparse.Namespace, state: Path) -> None:
         print(f"edge-agent: note: the daemon serving {state} (pid {info.get('pid')}) runs with "
               f"{info['config'] or 'the embedded defaults'}; this command ran there under that configuration, "
               f"not {mine or 'the embedded defaults'}", file=sys.stderr)
+
+
+def pid_alive(pid: int) -> bool:
+    """True when process ``pid`` exists (also when it belongs to another user, e.g. the service's)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def print_json(data: Any) -> None:

@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
-from edge_agent.cli._common import settings_from, state_from
+from edge_agent.cli._common import pid_alive, settings_from, state_from
 from edge_agent.errors import EdgeAgentError
 
 
@@ -26,16 +25,6 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p = sub.add_parser("dashboard", help="open the running daemon's status page in a browser (or print its link)")
     p.add_argument("--url", action="store_true", help="print the login link (it contains the token) and exit")
     p.set_defaults(handler=_dashboard)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _read_json(path: Path) -> dict[str, Any]:
@@ -51,7 +40,7 @@ def login_link(args: argparse.Namespace) -> str:
     state = state_from(args, create=False)
     daemon = _read_json(state / "daemon.json")
     pid = int(daemon.get("pid") or 0)
-    if not pid or not _alive(pid):
+    if not pid or not pid_alive(pid):
         raise DashboardError(f"no edge-agent daemon is running for the state directory {state}; the status page is "
                              "served by the daemon: start it with `edge-agent run` (or `systemctl start edge-agent`), "
                              "or pass the --state it runs with")

@@ -104,19 +104,9 @@ def _mcp(args: argparse.Namespace) -> int:
 # --- status -----------------------------------------------------------------------------------------
 
 
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def collect_status(args: argparse.Namespace) -> dict[str, Any]:
     """The running daemon's live status (its socket, else its status file), else one computed from the files."""
-    from edge_agent.cli._common import state_from
+    from edge_agent.cli._common import pid_alive, state_from
     from edge_agent.hub.client import HubError, find_client
 
     state = state_from(args, create=False)
@@ -135,7 +125,7 @@ def collect_status(args: argparse.Namespace) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
         pid = int(data.get("daemon", {}).get("pid", 0))
-        if pid and _pid_alive(pid):
+        if pid and pid_alive(pid):
             data["running"] = True
             age = max(0.0, time.time() - float(data["daemon"].get("written_at", 0)))
             data["status_age_s"] = round(age, 1)
