@@ -33,6 +33,16 @@ def state(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def loose_umask() -> Iterator[None]:
+    """The umask outside systemd (0022), under which a file's mode is only as private as its code makes it."""
+    old = os.umask(0o022)
+    try:
+        yield
+    finally:
+        os.umask(old)
+
+
+@pytest.fixture
 def shared_corpus() -> Path:
     """The realistic datasheet corpus in ../shared (skips when the checkout has no ../shared)."""
     if not SHARED_CORPUS.is_dir():

@@ -9,22 +9,12 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from edge_agent.cli import main
 from edge_agent.paths import open_private, private_dir, private_file, write_private
-
-
-@pytest.fixture
-def loose_umask() -> Iterator[None]:
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 def _modes(root: Path) -> dict[str, int]:

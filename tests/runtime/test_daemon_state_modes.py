@@ -4,20 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-
-import pytest
-
-
-@pytest.fixture
-def loose_umask() -> Iterator[None]:
-    old = os.umask(0o022)
-    try:
-        yield
-    finally:
-        os.umask(old)
 
 
 def _assert_private(root: Path) -> None:
