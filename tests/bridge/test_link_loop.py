@@ -11,6 +11,7 @@ import json
 import socket
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -265,3 +266,14 @@ def test_a_request_waiting_for_a_reconnect_handshakes_first_so_the_boot_banner_c
         assert lk.stats.reconnects == 1 and lk.stats.resets == 1
     finally:
         lk.close()
+
+
+def test_a_missing_serial_device_says_the_board_is_not_plugged_in(tmp_path: Path) -> None:
+    # An unplugged Nucleo is the common field case; the message says so once, without errno noise.
+    lk = Link(str(tmp_path / "ttyACM7"), settle_s=0)
+    with pytest.raises(AdapterUnavailableError) as info:
+        lk.open(handshake=False)
+    text = str(info.value)
+    assert "does not exist" in text and "not plugged in" in text
+    assert "Errno" not in text
+    assert "edge-agent bridge list" in text

@@ -221,6 +221,13 @@ class Link:
                 raise AdapterUnavailableError(
                     f"{self.adapter}: {self.device} is in use by another process (it holds the port lock): "
                     f"{describe_holders(self.device)}. {_BUSY_HINT}", adapter=self.adapter) from exc
+            if getattr(exc, "errno", None) == errno.ENOENT:
+                # The usual case in the field: the board is unplugged, or came back under another name
+                # (ttyACM1 after a replug while ttyACM0 was still held).
+                raise AdapterUnavailableError(
+                    f"{self.adapter}: {self.device} does not exist: the board is not plugged in, or it enumerated "
+                    "under another device name", adapter=self.adapter,
+                    hint=NextStep("to see attached boards", command="edge-agent bridge list")) from exc
             raise AdapterUnavailableError(
                 f"{self.adapter}: cannot open {self.device}: {text}", adapter=self.adapter,
                 hint=NextStep("to see attached boards", command="edge-agent bridge list")) from exc
