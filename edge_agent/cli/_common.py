@@ -91,6 +91,13 @@ def int_auto(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number (use decimal or 0x-hex)") from None
 
 
+def query_text(text: str) -> str:
+    """argparse type: a search query with at least one word (a blank one would match nothing, silently)."""
+    if not text.strip():
+        raise argparse.ArgumentTypeError("the query is empty; say what to look for, e.g. 'BME280 chip id register'")
+    return text
+
+
 def positive_int(text: str) -> int:
     """argparse type: a whole number of 1 or more (limits, counts)."""
     try:

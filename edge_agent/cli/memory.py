@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli._common import positive_int, print_json, run_op
+from edge_agent.cli._common import positive_int, print_json, query_text, run_op
 from edge_agent.errors import EdgeAgentError
 
 
@@ -43,7 +43,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     ls.set_defaults(handler=_list)
 
     r = msub.add_parser("recall", help="entries relevant to QUERY with their final decayed score")
-    r.add_argument("query", help="what to look for, in plain words")
+    r.add_argument("query", type=query_text, help="what to look for, in plain words")
     r.add_argument("--limit", type=positive_int, default=5, help="at most this many results (default 5)")
     r.add_argument("--namespace", action="append", help="restrict to a namespace (repeatable)")
     r.add_argument("--category", action="append", help="restrict to a category (repeatable)")
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     r.set_defaults(handler=_recall)
 
     e = msub.add_parser("engage", help="the prompt-ready memory context for QUERY")
-    e.add_argument("query", help="the question the context is for")
+    e.add_argument("query", type=query_text, help="the question the context is for")
     e.add_argument("--limit", type=positive_int, default=5, help="at most this many entries (default 5)")
     e.add_argument("--namespace", action="append", help="restrict to a namespace (repeatable)")
     e.add_argument("--category", action="append", help="restrict to a category or capture type (repeatable)")

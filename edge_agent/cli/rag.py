@@ -6,7 +6,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from edge_agent.cli._common import positive_int, print_json, settings_from, state_from
+from edge_agent.cli._common import positive_int, print_json, query_text, settings_from, state_from
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     idx.set_defaults(handler=_index)
 
     q = rsub.add_parser("query", help="search the datasheets")
-    q.add_argument("text", help="the question, e.g. 'BME280 chip id register'")
+    q.add_argument("text", type=query_text, help="the question, e.g. 'BME280 chip id register'")
     q.add_argument("--board", action="append", default=[], metavar="B",
                    help="boost this board's documents (repeatable)")
     q.add_argument("--limit", type=positive_int, default=None, metavar="N",

@@ -35,3 +35,14 @@ def test_debug_adds_the_traceback(monkeypatch: pytest.MonkeyPatch, capsys: pytes
     monkeypatch.setattr("edge_agent.cli.config._check", _boom)
     assert main(["--debug", "--state", str(tmp_path), "config", "check"]) == 1
     assert "Traceback" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["rag", "query"], ["memory", "recall"], ["memory", "engage"]])
+def test_a_blank_query_is_a_usage_error_not_an_empty_result(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    # A blank query matches nothing; answering "no match" (or printing nothing) with status 0 hides the typo.
+    with pytest.raises(SystemExit) as info:
+        main(["--state", str(tmp_path), *command, "  "])
+    assert info.value.code == 2
+    assert "the query is empty" in capsys.readouterr().err
