@@ -83,13 +83,15 @@ def _one(agent: Any, args: argparse.Namespace) -> int:
         offline = _provider_down(agent, exc, args.message, args.board)
         if args.json:
             _print_json({"response": offline, "tool_calls": [], "cached": False, "provider": None, "usage": {},
+                         "tool_rounds": 0, "limit_reached": False, "source_krefs": [],
                          "offline": True, "error": str(exc),
                          "providers_tried": [{"url": u, "error": why} for u, why in exc.attempts]})
         else:
             print(offline)
         return EXIT_PROVIDER_DOWN
     if args.json:
-        _print_json(result.as_dict())
+        # The same keys as the offline answer above, so a script reads one shape either way.
+        _print_json({**result.as_dict(), "offline": False, "error": None, "providers_tried": []})
     else:
         print(result.response)
     return 0

@@ -224,3 +224,19 @@ def test_a_message_too_long_for_compact_mode_is_refused_clearly(model: Any, step
     config = steps.write_config(tmp_path / "c.toml", model, compact=True)
     code, out, err = _run(capsys, config, state, "-m", "why " * 1700)
     assert code == 1 and out == "" and "compact_context" in err and model.requests == []
+
+
+def test_the_offline_json_answer_has_the_keys_of_a_model_answer(model: Any, steps: Any, config: Path, tmp_path: Path,
+                                                               state: Path, capsys: Any) -> None:
+    # A script reading `agent --json` must not need to know which path answered to find a key.
+    model.script = [steps.say("On.")]
+    code, out, _ = _run(capsys, config, state, "-m", "is the red led on", "--json")
+    online = json.loads(out)
+    down = tmp_path / "down.toml"
+    down.write_text(f'default_provider = "custom:http://127.0.0.1:{_free_port()}/v1"\n'
+                    "[reliability]\nprovider_retries = 0\n")
+    code_down, out, _ = _run(capsys, down, state, "-m", "is the red led on", "--json")
+    offline = json.loads(out)
+    assert (code, code_down) == (0, 3)
+    assert set(offline) == set(online)
+    assert online["offline"] is False and offline["offline"] is True
