@@ -42,7 +42,8 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _common(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--board", required=True, metavar="B", help="board id, e.g. nucleo-f401re or rpi-4b")
+    p.add_argument("--board", metavar="B", help="board id, e.g. nucleo-f401re or rpi-4b (default: the board "
+                   "in [[peripherals.boards]] when exactly one is configured)")
     p.add_argument("--datasheets", metavar="DIR", help="datasheet directory (default: [peripherals] datasheet_dir)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
@@ -54,7 +55,20 @@ def _datasheets(args: argparse.Namespace) -> Path:
 def _index(args: argparse.Namespace) -> PinIndex:
     from edge_agent.rag import pin_index_for
 
+    if getattr(args, "board", "") is None:
+        args.board = _configured_board(args)
     return pin_index_for(_datasheets(args))
+
+
+def _configured_board(args: argparse.Namespace) -> str:
+    """The board of a device wired to one board; with none or several, saying which is the user's call."""
+    from edge_agent.errors import PinError
+
+    boards = sorted({b.board for b in settings_from(args).peripherals.boards})
+    if len(boards) == 1:
+        return boards[0]
+    which = f"{len(boards)} boards are configured ({', '.join(boards)})" if boards else "no board is configured"
+    raise PinError(f"pass --board B: {which}; `edge-agent pins boards` lists the known boards")
 
 
 def _pin_dict(pin: Any) -> dict[str, Any]:
