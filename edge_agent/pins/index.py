@@ -292,10 +292,21 @@ class PinIndex:
 
     @staticmethod
     def _unknown(idx: _BoardNames, name: str) -> UnknownPinError:
-        by_key: dict[str, _Name] = {}
+        by_key: dict[str, tuple[str, str]] = {}
         for names in idx.exact.values():
             for n in names:
-                by_key.setdefault(name_key(n.spelling), n)
+                by_key.setdefault(name_key(n.spelling), (n.spelling, n.source))
+        if idx.board is not None:
+            # Bus roles and pin functions resolve too (a bare 'SDA' is near I2C1_SDA, not near A0),
+            # so they are offered when they name one pin.
+            src = f"board file {idx.board.id}.toml"
+            for b, roles in idx.board.buses.items():
+                for r in roles:
+                    by_key.setdefault(name_key(f"{b}{r}"), (f"{b}_{r}", src))
+            for p in idx.board.pins:
+                for f in p.functions:
+                    if len(idx.functions.get(name_key(f), ())) == 1:
+                        by_key.setdefault(name_key(f), (f, f"function of {p.name}"))
         k = name_key(name)
 
         def closeness(key: str) -> tuple[float, int, str]:
@@ -304,7 +315,7 @@ class PinIndex:
 
         close = sorted(by_key, key=closeness)[:3]
         picked = [by_key[c] for c in close]
-        return UnknownPinError(idx.board_id, name, [n.spelling for n in picked], [n.source for n in picked])
+        return UnknownPinError(idx.board_id, name, [n for n, _ in picked], [src for _, src in picked])
 
     def aliases_for(self, board: str) -> dict[str, Pin]:
         """Every datasheet name of a board (as written -> pin), sorted by name."""

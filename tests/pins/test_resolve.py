@@ -263,3 +263,15 @@ def test_generic_aliases_apply_wherever_the_value_resolves(caplog: pytest.LogCap
 def test_a_part_datasheet_resolves_its_package_pins_raw() -> None:
     pin = pins.resolve("bme280", "SDO", pin_index_for(BUNDLED))
     assert (pin.board, pin.raw, pin.number) == ("bme280", "5", 5)
+
+
+def test_a_bare_bus_signal_suggests_the_bus_roles_and_functions_that_resolve() -> None:
+    # 'SDA' is not a name on a Nucleo, but i2c1_sda (the Arduino-header I2C) is, and so is the
+    # I2C3_SDA function; suggesting A0-A2 because they are short would send the user the wrong way.
+    ix = pin_index_for(BUNDLED)
+    with pytest.raises(UnknownPinError) as err:
+        ix.resolve("nucleo-f401re", "SDA")
+    assert err.value.suggestions[0] == "i2c1_sda"
+    assert "I2C3_SDA" in err.value.suggestions
+    for suggestion in err.value.suggestions:
+        ix.resolve("nucleo-f401re", suggestion)  # every suggestion is a name that works
