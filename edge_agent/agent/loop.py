@@ -84,12 +84,17 @@ class Context:
 
 
 class Agent:
-    """The turn loop over one configuration, datasheet index, memory store, tool caller and providers."""
+    """The turn loop over one configuration, hardware context, memory, tool caller and providers.
 
-    def __init__(self, settings: Settings, *, rag: Any, memory: Any, caller: ToolCaller, chain: ProviderChain,
+    ``hardware`` gives the hardware context (``context`` and ``offline``, see
+    :mod:`edge_agent.agent.sources`); ``memory`` engages, reflects and holds the response cache: the
+    memory store itself, or the daemon's through its socket. Either may be None (left out).
+    """
+
+    def __init__(self, settings: Settings, *, hardware: Any, memory: Any, caller: ToolCaller, chain: ProviderChain,
                  state: AgentState | None = None) -> None:
         self.settings = settings
-        self.rag, self.memory, self.caller, self.chain, self.state = rag, memory, caller, chain, state
+        self.hardware, self.memory, self.caller, self.chain, self.state = hardware, memory, caller, chain, state
         self.compact = settings.agent.compact_context
         boards = settings.peripherals.boards if settings.peripherals.enabled else []
         self.boards = [(b.adapter_name, b.board) for b in boards]
@@ -124,9 +129,9 @@ class Agent:
     def hardware_context(self, message: str, board: str | None = None) -> str:
         """Pin aliases and datasheet chunks for the message, scoped to the boards."""
         boards = self._board_ids(board)
-        if self.rag is None or not boards:
+        if self.hardware is None or not boards:
             return ""
-        return str(self.rag.context(message, boards))
+        return str(self.hardware.context(message, boards))
 
     def build(self, message: str, *, session: str | None = None, board: str | None = None) -> Context:
         history = self.state.history(session, self.settings.agent.max_history_messages) \
@@ -301,17 +306,21 @@ class Agent:
     def offline_answer(self, message: str, board: str | None = None) -> str:
         """What the device can say without a model: the best datasheet chunk and the pins the message names."""
         boards = self._board_ids(board)
-        if self.rag is None:
+        facts: dict[str, Any] = {}
+        if self.hardware is not None:
+            try:
+                facts = self.hardware.offline(message, boards)
+            except EdgeAgentError as exc:
+                log.warning("no offline answer from the datasheets: %s", exc)
+        if not facts.get("index"):
             return "No model answered and the datasheet index is not available."
         parts = []
-        pins = self.rag.pin_context(message, boards) if boards else ""
-        if pins:
-            parts.append("Pins for your message:\n" + pins)
-        chunks = self.rag.search(message, boards, limit=1)
-        if chunks:
-            c = chunks[0]
-            parts.append(f"Best datasheet match: {c.source}" + (f" > {c.heading}" if c.heading else "")
-                         + f"\n{c.text.strip()}")
+        if facts.get("pins"):
+            parts.append("Pins for your message:\n" + str(facts["pins"]))
+        c = facts.get("chunk")
+        if c:
+            parts.append(f"Best datasheet match: {c['source']}" + (f" > {c['heading']}" if c.get("heading") else "")
+                         + f"\n{str(c['text']).strip()}")
         return "\n\n".join(parts) or "No model answered, and no datasheet or pin matches the message."
 
     def close(self) -> None:

@@ -101,6 +101,10 @@ class Context:
             adapter.use_pins(pin_index_for(self.settings.datasheet_dir()))
         return adapter
 
+    def datasheets(self) -> contextlib.AbstractContextManager[Any]:
+        """The datasheet index (None when it cannot be built: the caller answers without it)."""
+        raise NotImplementedError
+
     @contextlib.contextmanager
     def cache(self, workspace: str | None) -> Iterator[Any]:
         from edge_agent.memory.response_cache import ResponseCache
@@ -141,6 +145,17 @@ class DirectContext(Context):
             yield store
         finally:
             store.close()
+
+    @contextlib.contextmanager
+    def datasheets(self) -> Iterator[Any]:
+        from edge_agent.rag import HardwareRag
+
+        rag = HardwareRag.load(self.settings.datasheet_dir(), index_dir=self.state_dir / "rag",
+                               compact=self.settings.agent.compact_context)
+        try:
+            yield rag
+        finally:
+            rag.close()
 
 
 class DaemonContext(Context):
@@ -199,6 +214,29 @@ class DaemonContext(Context):
             yield store
         finally:
             store.close()
+
+    @contextlib.contextmanager
+    def datasheets(self) -> Iterator[Any]:
+        assert self.runtime is not None
+        yield self.runtime.rag  # the daemon's one index, rebuilt by the daemon when the files change
+
+    @contextlib.contextmanager
+    def cache(self, workspace: str | None) -> Iterator[Any]:
+        """The open store's response cache (one connection, one hot tier), else the cache opened for this call."""
+        rt = self.runtime
+        assert rt is not None
+        from edge_agent.memory.store import effective_workspace
+
+        if rt.memory is not None and effective_workspace(rt.settings, workspace) == rt.memory.workspace:
+            try:
+                shared = rt.memory.response_cache
+            except EdgeAgentError:
+                shared = None
+            if shared is not None:
+                yield shared
+                return
+        with super().cache(workspace) as cache:
+            yield cache
 
 
 # --- hardware -------------------------------------------------------------------------------------------
@@ -350,7 +388,8 @@ def op_memory_engage(ctx: Context, args: dict[str, Any]) -> Any:
 
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.engage(args["query"], args["limit"], categories=args.get("category"),
-                                      namespaces=args.get("namespace")))
+                                      namespaces=args.get("namespace"), min_score=args.get("min_score") or 0,
+                                      exclude_ids=args.get("exclude_ids") or ()))
 
 
 def op_memory_reflect(ctx: Context, args: dict[str, Any]) -> Any:
@@ -445,6 +484,33 @@ def op_cache_put(ctx: Context, args: dict[str, Any]) -> Any:
 def op_cache_clear(ctx: Context, args: dict[str, Any]) -> Any:
     with ctx.cache(_ws(args)) as cache:
         return {"cleared": cache.clear()}
+
+
+# --- agent context ----------------------------------------------------------------------------------------
+
+
+def hardware_context(rag: Any, query: str, boards: Any, *, offline: bool = False) -> dict[str, Any]:
+    """An agent turn's hardware context from ``rag``: ``{"hardware"}`` (pin aliases and datasheet chunks for
+    ``query``, scoped to ``boards``); with ``offline``, ``{"pins", "chunk"}``: the pins the query names and
+    the single best chunk, what the device can answer with no model. Empty when there is no index."""
+    boards = [str(b) for b in boards or []]
+    if not offline:
+        return {"hardware": str(rag.context(query, boards)) if rag is not None and boards else ""}
+    if rag is None:
+        return {"pins": "", "chunk": None, "index": False}
+    pins = rag.pin_context(query, boards) if boards else ""
+    chunks = rag.search(query, boards, limit=1)
+    chunk = None
+    if chunks:
+        c = chunks[0]
+        chunk = {"source": c.source, "heading": c.heading, "text": c.text}
+    return {"pins": pins, "chunk": chunk, "index": True}
+
+
+def op_agent_context(ctx: Context, args: dict[str, Any]) -> Any:
+    """The hardware context of an agent turn (see :func:`hardware_context`), from the owner's index."""
+    with ctx.datasheets() as rag:
+        return hardware_context(rag, str(args["query"]), args.get("boards") or [], offline=bool(args.get("offline")))
 
 
 # --- sync -----------------------------------------------------------------------------------------------
@@ -615,7 +681,7 @@ OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {
     "memory_snapshot": op_memory_snapshot, "memory_provenance": op_memory_provenance,
     "memory_audit": op_memory_audit, "memory_export": op_memory_export, "memory_import": op_memory_import,
     "cache_stats": op_cache_stats, "cache_get": op_cache_get, "cache_put": op_cache_put,
-    "cache_clear": op_cache_clear,
+    "cache_clear": op_cache_clear, "agent_context": op_agent_context,
     "sync_status": op_sync_status, "sync_now": op_sync_now, "sync_retry_dead": op_sync_retry_dead,
     "watch_list": op_watch_list, "watch_run_once": op_watch_run_once, "status": op_status,
 }
