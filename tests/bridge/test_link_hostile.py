@@ -24,6 +24,28 @@ from edge_agent.errors import AdapterUnavailableError, BusTimeoutError, Protocol
 from .conftest import inject, reply, soon, wait_until
 
 
+class _Stop(BaseException):
+    """Stands for anything that ends the reader thread outside the per-line guard."""
+
+
+def kill_reader(link: Link, why: str, *, once: bool = False) -> None:
+    """End the link's reader thread with ``why`` and wait until it is dead.
+
+    ``once``: only the first read fails, so a reopened port reads normally again.
+    """
+    port = link._port
+    assert port is not None
+    real_read = port.read
+
+    def read(n: int = 1) -> bytes:
+        if once:
+            port.read = real_read  # type: ignore[method-assign]
+        raise _Stop(why)
+
+    port.read = read  # type: ignore[method-assign]
+    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+
+
 def assert_next_request_works(link: Link) -> None:
     pending = link.submit("ping", None, deadline=soon())
     inject(link, reply(pending.id))
@@ -94,19 +116,7 @@ def test_frame_start_is_only_found_where_a_whole_frame_follows() -> None:
 
 
 def test_a_dead_reader_is_reported_by_health_and_the_link_reopens(link: Link) -> None:
-    class _Stop(BaseException):
-        """Stands for anything that ends the thread outside the per-line guard."""
-
-    port = link._port
-    assert port is not None
-    real_read = port.read
-
-    def read(n: int = 1) -> bytes:
-        port.read = real_read  # type: ignore[method-assign]
-        raise _Stop("reader killed")
-
-    port.read = read  # type: ignore[method-assign]
-    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+    kill_reader(link, "reader killed", once=True)
     health = link.health()
     assert health["reader"].startswith("dead") and "reader killed" in health["reader"]
     assert health["connected"] is False
@@ -149,17 +159,7 @@ def test_a_stalled_reader_is_reported_and_replaced() -> None:
 
 
 def test_a_request_that_times_out_on_a_dead_reader_restarts_it(link: Link) -> None:
-    class _Stop(BaseException):
-        pass
-
-    port = link._port
-    assert port is not None
-
-    def read(n: int = 1) -> bytes:
-        raise _Stop("gone")
-
-    port.read = read  # type: ignore[method-assign]
-    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+    kill_reader(link, "gone")
     pending = link.submit("ping", None, deadline=soon())
     with pytest.raises((BusTimeoutError, AdapterUnavailableError)):
         link.wait(pending, deadline=time.monotonic() + 0.3)
@@ -217,18 +217,8 @@ def test_i2c_scan_result_that_is_not_a_list_of_addresses_is_a_protocol_error(loo
 
 
 def test_adapter_health_reports_a_dead_reader_then_recovers(loop_adapter: BridgeAdapter) -> None:
-    class _Stop(BaseException):
-        pass
-
     link = loop_adapter.link
-    port = link._port
-    assert port is not None
-
-    def read(n: int = 1) -> bytes:
-        raise _Stop("reader killed")
-
-    port.read = read  # type: ignore[method-assign]
-    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+    kill_reader(link, "reader killed")
     health = loop_adapter.health()
     assert health["ok"] is False and "reader" in health["detail"] and "dead" in health["detail"]
     assert wait_until(lambda: link.connected and link.reader_state() == "running")
