@@ -7,6 +7,7 @@ import sys
 from typing import Any
 
 from edge_agent.cli._common import print_json, run_op
+from edge_agent.paths import find_config
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +35,14 @@ def _list(args: argparse.Namespace) -> int:
         print_json(rows)
         return 0
     if not rows:
-        print("no watches configured; add a [[watch]] table to edge-agent.toml (see docs/watches.md)")
+        demo = ""
+        if find_config(getattr(args, "config", None)) is None:
+            from edge_agent.watch.demo import DEMO_NAME
+
+            # Without a config file the daemon adds a demo watch; said here so the answer of a stopped
+            # daemon does not contradict what `edge-agent run` showed.
+            demo = f" (the demo watch {DEMO_NAME} runs only inside `edge-agent run` on the embedded defaults)"
+        print(f"no watches configured{demo}; add a [[watch]] table to edge-agent.toml (see docs/watches.md)")
         return 0
     for r in rows:
         flag = "" if r["enabled"] else "  [disabled]"

@@ -81,3 +81,12 @@ def test_run_once_of_a_quiet_model_watch_reports_the_score_and_no_capture(
 def test_run_once_of_an_unknown_watch_is_an_error(config: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--config", str(config), "watch", "run-once", "nope"]) == 1
     assert "nope" in capsys.readouterr().err
+
+
+def test_watch_list_without_a_config_or_daemon_says_where_the_demo_watch_runs(
+    state: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # `make run` shows the demo watch; once the daemon is stopped, listing must not read as if it never existed.
+    assert main(["--state", str(state), "watch", "list"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("no watches configured") and "demo-bme280" in out and "edge-agent run" in out
