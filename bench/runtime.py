@@ -66,7 +66,7 @@ def _pct(values: list[float], p: float) -> float:
 class _Daemon:
     """`edge-agent run` with a notify socket; `ready_s` is the time from spawn to READY=1."""
 
-    def __init__(self, state: Path, *, demo: bool = False) -> None:
+    def __init__(self, state: Path, *, demo: bool = False, **env: str) -> None:
         name = f"@edge-agent-bench-{uuid.uuid4().hex}"
         # An empty config file is the embedded defaults without the demo watch that a config-less
         # `make run` adds; the demo's interpreter and numpy are measured separately.
@@ -81,7 +81,7 @@ class _Daemon:
         self.state = state
         t = time.perf_counter()
         self.proc = subprocess.Popen([EXE, *config, "--state", str(state), "run", "--port", "0"],
-                                     env=_env(NOTIFY_SOCKET=name),
+                                     env=_env(NOTIFY_SOCKET=name, **env),
                                      stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         while b"READY=1" not in self.sock.recv(4096):
             pass

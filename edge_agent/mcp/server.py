@@ -21,6 +21,7 @@ import contextlib
 import functools
 import logging
 import socket
+import weakref
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -124,11 +125,25 @@ def build_tools(runtime: Runtime) -> list[Tool]:
     return records
 
 
+# The daemon serves MCP twice (the local socket and HTTP) from one runtime. A tool record is the
+# function plus the pydantic models generated from its signature and result type, and holds no
+# per-server state, so both servers share one set: generating it again costs memory for nothing.
+_RECORDS: weakref.WeakKeyDictionary[Runtime, list[Tool]] = weakref.WeakKeyDictionary()
+
+
+def shared_tools(runtime: Runtime) -> list[Tool]:
+    """The runtime's tool records, built once and shared by every server of that runtime."""
+    records = _RECORDS.get(runtime)
+    if records is None:
+        records = _RECORDS[runtime] = build_tools(runtime)
+    return records
+
+
 def build_server(runtime: Runtime, token: str | None = None, issuer: str = "http://127.0.0.1") -> MCPServer[Any]:
     """An MCPServer exposing the runtime's tools; with `token`, HTTP requests must carry it as a bearer token."""
     auth = None if token is None else AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None)
     verifier = None if token is None else _StaticTokenVerifier(token)
-    return MCPServer("edge-agent", version=__version__, instructions=INSTRUCTIONS, tools=build_tools(runtime),
+    return MCPServer("edge-agent", version=__version__, instructions=INSTRUCTIONS, tools=shared_tools(runtime),
                      log_level="WARNING", auth=auth, token_verifier=verifier)
 
 

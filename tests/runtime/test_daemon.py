@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import platform
 import signal
 import socket
 from pathlib import Path
@@ -207,3 +208,46 @@ def test_a_second_daemon_on_the_same_state_directory_is_refused(daemon_factory: 
     assert f"pid {first.proc.pid}" in second.log()
     assert first.proc.poll() is None and first.status_file()["adapters"][0]["ok"] is True
     assert first.stop() == 0
+
+
+_ARENA_PROBE = """
+import ctypes, sys, threading
+from edge_agent.daemon import limit_malloc_arenas
+print(limit_malloc_arenas() if sys.argv[1] == "cap" else "skipped")
+barrier = threading.Barrier(6)
+keep = []
+def work():
+    barrier.wait()
+    keep.append([bytes(200_000) for _ in range(20)])  # above pymalloc's object limit: glibc malloc serves it
+threads = [threading.Thread(target=work) for _ in range(6)]
+for t in threads: t.start()
+for t in threads: t.join()
+sys.stdout.flush()
+ctypes.CDLL(None).malloc_stats()  # one "Arena N:" block per arena, on stderr
+"""
+
+
+def _arenas_used(mode: str, **env: str) -> tuple[str, int]:
+    import subprocess
+    import sys
+
+    clean = {k: v for k, v in os.environ.items() if k != "MALLOC_ARENA_MAX"}
+    out = subprocess.run([sys.executable, "-c", _ARENA_PROBE, mode], capture_output=True, text=True, check=True,
+                         env={**clean, **env})
+    return out.stdout.strip(), sum(line.startswith("Arena ") for line in out.stderr.splitlines())
+
+
+_glibc = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="arenas and malloc_stats are glibc's")
+
+
+@_glibc
+def test_the_daemon_caps_heap_arenas_so_concurrent_threads_share_two() -> None:
+    assert _arenas_used("nocap")[1] > 2  # six threads allocating at once spread over arenas of their own
+    assert _arenas_used("cap") == ("True", 2)
+
+
+@_glibc
+def test_an_operators_malloc_arena_max_is_left_alone() -> None:
+    said, arenas = _arenas_used("cap", MALLOC_ARENA_MAX="4")
+    assert said == "False"
+    assert arenas > 2
