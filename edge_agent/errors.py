@@ -221,6 +221,20 @@ class SyncError(EdgeAgentError):
     """Upstream sync to Kumiho failed or was refused."""
 
 
+class SecretRejectedError(MemoryStoreError, SyncError, ValueError):
+    """A write held credentials and ``[kumiho] secret_policy = "reject"``; nothing was stored or queued.
+
+    ``kinds`` counts what was found per kind, ``fields`` names where (never the values).
+    """
+
+    def __init__(self, kinds: dict[str, int], fields: list[str]) -> None:
+        self.kinds, self.fields = kinds, fields
+        super().__init__(
+            f"write refused: it contains credentials ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}) "
+            f"in {', '.join(fields)}; remove them, or set [kumiho] secret_policy = \"redact\" to store it redacted"
+        )
+
+
 # --- inference ------------------------------------------------------------------------------------
 
 

@@ -20,28 +20,24 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from edge_agent.config import Settings
-from edge_agent.errors import SyncError
+from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, Screen, read_screening
+from edge_agent.errors import SecretRejectedError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
-from edge_agent.paths import private_dir, write_private
-from edge_agent.sync import secrets as secret_scan
 from edge_agent.sync.repository import bump_state, insert_outbox_rows, outbox_usage
 
 ROW_OVERHEAD_BYTES = 400  # indexes, row header and page slack beside the payload (bench/sync.py measures ~420)
 LOW_IMPORTANCE_HEADROOM = 0.9  # low-importance captures stop at 90 % of the bound
 PROVENANCE_KEYS = ("device_id", "boot_id", "monotonic_ns", "wall_time", "clock_synced")
-SCREENING_FILE = "sync-screening.json"
-REDACTION_KEY_FILE = "sync-redaction.key"  # keys the tags that keep differently redacted captures distinct
 MAX_PENDING_REDACTIONS = 10_000
 
 
@@ -57,17 +53,6 @@ class OutboxFullError(SyncError):
             f"policy {policy}); capture with importance {importance:.2f} refused. Reconnect to Kumiho and run "
             "`edge-agent sync now`, clear dead letters (`edge-agent sync status`), or raise "
             "[kumiho] outbox_max_rows / outbox_max_mb"
-        )
-
-
-class SecretRejectedError(SyncError, ValueError):
-    """The capture contains credentials and ``[kumiho] secret_policy = "reject"``; nothing was stored."""
-
-    def __init__(self, kinds: dict[str, int], fields: list[str]) -> None:
-        self.kinds, self.fields = kinds, fields
-        super().__init__(
-            f"capture refused: it contains credentials ({', '.join(f'{k} x{n}' for k, n in sorted(kinds.items()))}) "
-            f"in {', '.join(fields)}; remove them, or set [kumiho] secret_policy = \"redact\" to store it redacted"
         )
 
 
@@ -106,40 +91,30 @@ class OutboxSink:
         # capture id -> redaction counts, from prepare until enqueue counts them in the transaction. A
         # capture the store deduplicates never reaches enqueue, so the map is bounded, oldest dropped.
         self._redactions: OrderedDict[str, dict[str, int]] = OrderedDict()
-        self._key: bytes | None = None
+        self._screen = Screen(self.state_dir, self.config.secret_policy)
         self._lock = threading.Lock()
 
     # --- CaptureSink ------------------------------------------------------------------------------
 
     def prepare(self, capture: Any) -> Any:
-        """Screen for credentials (redact or reject) and stamp device provenance; runs outside the transaction."""
-        findings: dict[str, list[secret_scan.Finding]] = {}
+        """Screen for credentials (redact or reject) and stamp device provenance; runs outside the transaction.
+
+        The memory store screens what it writes with the same screen and key before the capture gets here;
+        this pass keeps the outbox clean for captures that reach the sink another way, and counts the
+        redactions of the captures it queues for sync status.
+        """
         title, content = str(capture.title or ""), str(capture.content or "")
-        for name, text in (("title", title), ("content", content)):
-            found = secret_scan.scan(text, name)
-            if found:
-                findings[name] = found
         tags = tuple(getattr(capture, "tags", ()) or ())
-        tag_findings = [f for i, t in enumerate(tags) for f in secret_scan.scan(str(t), f"tags[{i}]")]
         metadata = dict(getattr(capture, "metadata", {}) or {})
-        meta_findings = {k: secret_scan.scan(str(v), f"metadata.{k}") for k, v in metadata.items()}
-        meta_findings = {k: v for k, v in meta_findings.items() if v}
-        every = [f for fs in findings.values() for f in fs] + tag_findings + [f for fs in meta_findings.values()
-                                                                              for f in fs]
-        if every:
-            kinds = secret_scan.summarize(every)
-            if self.config.secret_policy == "reject":
-                self._count_rejection(kinds)
-                raise SecretRejectedError(kinds, sorted({f.field for f in every}))
-            key = self._redaction_key()
-            if "title" in findings:
-                title = secret_scan.redact(title, findings["title"], key)
-            if "content" in findings:
-                content = secret_scan.redact(content, findings["content"], key)
-            if tag_findings:
-                tags = tuple(secret_scan.redact(str(t), secret_scan.scan(str(t)), key) for t in tags)
-            for k, fs in meta_findings.items():
-                metadata[k] = secret_scan.redact(str(metadata[k]), fs, key)
+        values = {"title": title, "content": content, **{f"tags[{i}]": str(t) for i, t in enumerate(tags)},
+                  **{f"metadata.{k}": str(v) for k, v in metadata.items()}}
+        changed, kinds = self._screen.fields(values)
+        if changed:
+            title, content = changed.get("title", title), changed.get("content", content)
+            tags = tuple(changed.get(f"tags[{i}]", t) for i, t in enumerate(tags))
+            for k in metadata:
+                if f"metadata.{k}" in changed:
+                    metadata[k] = changed[f"metadata.{k}"]
             with self._lock:
                 self._redactions[str(capture.id)] = kinds
                 while len(self._redactions) > MAX_PENDING_REDACTIONS:
@@ -149,7 +124,7 @@ class OutboxSink:
         for name, value in stamp.items():
             metadata.setdefault(name, value)
         changes: dict[str, Any] = {"metadata": metadata}
-        if every:
+        if changed:
             changes.update(title=title, content=content, tags=tags)
         if dataclasses.is_dataclass(capture) and not isinstance(capture, type):
             return dataclasses.replace(capture, **changes)
@@ -211,51 +186,11 @@ class OutboxSink:
             raise OutboxFullError(rows=rows, bytes_used=used, max_rows=max_rows, max_bytes=max_bytes,
                                   importance=importance, policy=self.config.outbox_full_policy)
 
-    # --- screening -------------------------------------------------------------------------------
-
-    def _redaction_key(self) -> bytes:
-        """This device's key for redaction tags (32 random bytes in the state directory, made once, 0600).
-
-        Redacted captures that differ only in their secret must not become identical text, or the memory
-        store would keep one of them; a keyed hash tells them apart without letting anyone holding the
-        text test guesses of the secret.
-        """
-        with self._lock:
-            if self._key is None:
-                path = self.state_dir / REDACTION_KEY_FILE
-                if not path.exists():
-                    private_dir(self.state_dir)
-                    write_private(path, os.urandom(32), fsync=True)
-                key = path.read_bytes()  # another process may have written it first: use what is there
-                if len(key) < 16:
-                    raise SyncError(f"{path} is damaged ({len(key)} bytes); delete it and a new key is made "
-                                    "(captures redacted before keep their tags)")
-                self._key = key
-            return self._key
-
-
-    def _count_rejection(self, kinds: Mapping[str, int]) -> None:
-        # A rejected capture never reaches a transaction, so its count lives in a small state file.
-        path = self.state_dir / SCREENING_FILE
-        with self._lock:
-            data = read_screening(self.state_dir)
-            data["rejected_captures"] = data.get("rejected_captures", 0) + 1
-            for kind, n in kinds.items():
-                data.setdefault("rejected", {})[kind] = data.get("rejected", {}).get(kind, 0) + n
-            private_dir(self.state_dir)
-            write_private(path, json.dumps(data, sort_keys=True))
+__all__ = ["REDACTION_KEY_FILE", "SCREENING_FILE", "OutboxFullError", "OutboxSink", "SecretRejectedError",
+           "capture_payload", "read_screening"]
 
 
 def _patched(capture: Any, changes: dict[str, Any]) -> Any:
     for k, v in changes.items():
         setattr(capture, k, v)
     return capture
-
-
-def read_screening(state_dir: Path) -> dict[str, Any]:
-    """Counts of captures refused for containing credentials."""
-    try:
-        data = json.loads((Path(state_dir) / SCREENING_FILE).read_text())
-        return data if isinstance(data, dict) else {}
-    except (OSError, ValueError):
-        return {}

@@ -8,8 +8,8 @@ import pytest
 
 from edge_agent import identity
 from edge_agent.config import Settings, parse_settings
+from edge_agent.credentials import redact, scan, summarize
 from edge_agent.errors import ConfigError
-from edge_agent.sync.secrets import redact, scan, summarize
 
 
 @pytest.mark.parametrize(("text", "kind"), [

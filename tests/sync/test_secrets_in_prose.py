@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from edge_agent.sync import secrets as screen
-from edge_agent.sync.secrets import redact, scan
+from edge_agent import credentials as screen
+from edge_agent.credentials import redact, scan
 
 AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 JWT = "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U"

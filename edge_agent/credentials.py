@@ -1,8 +1,8 @@
-"""Credential screening for captures before they are queued for upload.
+"""Credential screening: what is written to the device's memory (and so what sync uploads) holds no secret.
 
-Captures often quote command lines, config snippets, logs and what a person said; the ones that carry
-an API key, a bearer token, a password or a private key must not leave the device. :func:`scan` finds
-them three ways:
+Entries and captures often quote command lines, config snippets, logs and what a person said; the ones
+that carry an API key, a bearer token, a password or a private key must not be stored, exported or
+uploaded. :func:`scan` finds them three ways:
 
 * by their published formats: the detectors of the ``detect-secrets`` library (the ``secrets``
   extra; AWS, GitHub, GitLab, Slack, Stripe, Twilio, SendGrid, npm, PyPI, Azure, JWTs, private keys,
@@ -17,20 +17,34 @@ them three ways:
 :func:`redact` replaces each finding with ``[REDACTED:<kind>]``, or with ``[REDACTED:<kind>:<tag>]``
 when given a key: the tag is a keyed hash of the secret, so two captures that differ only in their
 secret stay two captures (the memory store deduplicates identical content) while the secret itself
-cannot be recovered or confirmed from the tag without the device's key.
+cannot be recovered or confirmed from the tag without the device's key. :class:`Screen` applies a
+policy (redact, or refuse with :class:`~edge_agent.errors.SecretRejectedError`) with the device's key
+from the state directory; the memory store screens every write with it, and the sync outbox screens
+what it queues with the same key.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
+import json
 import math
+import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import Any, Literal
+
+from edge_agent.errors import MemoryStoreError, SecretRejectedError
+from edge_agent.paths import private_dir, write_private
+
+REDACTION_KEY_FILE = "sync-redaction.key"  # keys the tags that keep differently redacted texts distinct
+SCREENING_FILE = "sync-screening.json"  # counts of writes refused for holding credentials
+Policy = Literal["redact", "reject"]
 
 # (kind, pattern). Group "secret", when present, is the part that is replaced; otherwise the whole match.
 PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -215,3 +229,94 @@ def redact(text: str, findings: list[Finding], key: bytes | None = None) -> str:
 def summarize(findings: list[Finding]) -> dict[str, int]:
     """Counts per kind (never the values)."""
     return dict(Counter(f.kind for f in findings))
+
+
+# --- policy and key -------------------------------------------------------------------------------
+
+
+_keys: dict[Path, bytes] = {}
+_keys_lock = threading.Lock()
+
+
+def redaction_key(state_dir: str | os.PathLike[str]) -> bytes:
+    """This device's key for redaction tags: 32 random bytes in ``<state>/sync-redaction.key``, made once, 0600.
+
+    Texts that differ only in their secret must not become identical once redacted, or the memory store's
+    deduplication would keep one of them; a keyed hash tells them apart without letting anyone holding the
+    text test guesses of the secret. The file is created without replacing one another process made first,
+    so every process of the device tags the same secret the same way.
+    """
+    path = Path(state_dir) / REDACTION_KEY_FILE
+    with _keys_lock:
+        key = _keys.get(path)
+        if key is not None:
+            return key
+        if not path.exists():
+            private_dir(path.parent)
+            tmp = path.with_name(f".{path.name}.{os.getpid()}.new")
+            write_private(tmp, os.urandom(32), fsync=True)
+            try:
+                os.link(tmp, path)  # fails if another process made the key first: theirs is used
+            except FileExistsError:
+                pass
+            finally:
+                with contextlib.suppress(FileNotFoundError):
+                    tmp.unlink()
+        key = path.read_bytes()
+        if len(key) < 16:
+            raise MemoryStoreError(f"{path} is damaged ({len(key)} bytes): text holding credentials cannot be "
+                                   "redacted and stored until it is deleted (a new key is then made; texts "
+                                   "redacted before keep their tags)")
+        _keys[path] = key
+        return key
+
+
+def read_screening(state_dir: str | os.PathLike[str]) -> dict[str, Any]:
+    """Counts of writes refused for containing credentials (``rejected_captures``, ``rejected`` by kind)."""
+    try:
+        data = json.loads((Path(state_dir) / SCREENING_FILE).read_text())
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
+
+
+class Screen:
+    """Screens named text fields with one policy and the device's redaction key. Thread-safe."""
+
+    def __init__(self, state_dir: str | os.PathLike[str], policy: Policy = "redact") -> None:
+        self.state_dir = Path(state_dir)
+        self.policy = policy
+        self._lock = threading.Lock()
+
+    def fields(self, values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, int]]:
+        """The values that held credentials, redacted (by field name), and the counts per kind.
+
+        Under the ``reject`` policy a finding raises :class:`SecretRejectedError` (and is counted in
+        ``<state>/sync-screening.json``) instead. Fields without findings are left out of the result.
+        """
+        found = {name: fs for name, text in values.items() if (fs := scan(text, name))}
+        if not found:
+            return {}, {}
+        every = [f for fs in found.values() for f in fs]
+        kinds = summarize(every)
+        if self.policy == "reject":
+            self.count_rejection(kinds)
+            raise SecretRejectedError(kinds, sorted(found))
+        key = redaction_key(self.state_dir)
+        return {name: redact(values[name], fs, key) for name, fs in found.items()}, kinds
+
+    def text(self, value: str, field: str) -> tuple[str, dict[str, int]]:
+        """One value screened: (the value, redacted where needed; counts per kind)."""
+        changed, kinds = self.fields({field: value})
+        return changed.get(field, value), kinds
+
+    def count_rejection(self, kinds: Mapping[str, int]) -> None:
+        """Count a refused write; it never reaches a transaction, so the count lives in a small state file."""
+        path = self.state_dir / SCREENING_FILE
+        with self._lock:
+            data = read_screening(self.state_dir)
+            data["rejected_captures"] = data.get("rejected_captures", 0) + 1
+            for kind, n in kinds.items():
+                data.setdefault("rejected", {})[kind] = data.get("rejected", {}).get(kind, 0) + n
+            private_dir(self.state_dir)
+            write_private(path, json.dumps(data, sort_keys=True))
