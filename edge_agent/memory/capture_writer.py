@@ -32,6 +32,7 @@ from edge_agent.memory.model import (
     slug,
     to_json,
 )
+from edge_agent.memory.screening import screen_capture
 
 _EVENT_TYPE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 _WORKING_SESSIONS = 64
@@ -118,13 +119,22 @@ class CaptureWriter:
     def write(self, captures: list[Capture]) -> list[tuple[Capture, Entry, bool]]:
         """Store validated captures in one transaction: (capture acknowledged, entry, deduplicated) each."""
         sink = self.core.capture_sink
-        # The sink screens secrets outside the transaction; the stored entry holds what it returns.
+        # The sink stamps (and screens for its own counts) outside the transaction; then every capture is
+        # screened here, with or without a sink, before its key and content hash are taken: the stored
+        # entry and capture rows hold no credential.
         prepared = [sink.prepare(c) if sink is not None else c for c in captures]
+        redacted: dict[str, dict[str, int]] = {}  # capture id -> credentials redacted in it, by kind
+        for i, cap in enumerate(prepared):
+            prepared[i], kinds = screen_capture(self.core.screen, cap)
+            if kinds:
+                redacted[cap.id] = kinds
         rows = [self.capture_row(cap) for cap in prepared]
         with self.core.write("recording captures") as conn:
             out = self._insert_batched(conn, prepared, rows)
             if out is None:
                 out = self._insert_each(conn, prepared, rows)
+            if redacted:
+                self.core.count_redactions(conn, [redacted.pop(c.id, {}) for c, _, _ in out])
             new = [e for _, e, d in out if not d]
             self.entries.enforce_policy(conn, {e.namespace for e in new}, {e.category for e in new},
                                  keep=[e.id for e in new])
@@ -288,8 +298,10 @@ class CaptureWriter:
         refs = tuple(check_ref(r) for r in source_refs)
         caps = [self.coerce(c, session, refs, knowledge_only=True) for c in captures]
         if isinstance(response, str) and response and session:
+            # Kept in process memory only, and redacted all the same: what a tool reads back holds no secret.
+            kept, _ = self.core.redactor.text(response[: self.core.settings.memory.max_content_bytes], "response")
             with self.core.lock:
-                self._working[session] = response[: self.core.settings.memory.max_content_bytes]
+                self._working[session] = kept
                 self._working.move_to_end(session)
                 while len(self._working) > _WORKING_SESSIONS:
                     self._working.popitem(last=False)

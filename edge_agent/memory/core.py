@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.config import Settings
+from edge_agent.credentials import Screen
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.captures import CaptureSink, utc_now
@@ -76,6 +77,10 @@ class StoreCore:
         self.lock = threading.RLock()
         self.pending_access: dict[str, tuple[int, str]] = {}
         self.term_stats = TermStats()
+        # Every write is screened for credentials before its dedup hash is taken (``[kumiho] secret_policy``,
+        # whether or not sync is on); text kept only in process memory is always redacted.
+        self.screen = Screen(self.state_dir, settings.kumiho.secret_policy)
+        self.redactor = Screen(self.state_dir, "redact")
         self.degraded = False
         self.closed = False
 
@@ -146,6 +151,14 @@ class StoreCore:
                 "INSERT INTO audit (at, operation, entry_id, key, namespace, detail) VALUES (?, ?, ?, ?, ?, ?)",
                 (utc_now(), operation, entry_id, key, namespace, to_json(detail)),
             )
+
+    def count_redactions(self, conn: sqlite3.Connection, kinds: Iterable[dict[str, int]]) -> None:
+        """Count writes stored redacted (``secrets_redacted``, and per kind), inside the caller's transaction."""
+        for per_kind in kinds:
+            if per_kind:
+                self.bump(conn, "secrets_redacted")
+                for kind, n in per_kind.items():
+                    self.bump(conn, f"secrets_redacted.{kind}", n)
 
     @staticmethod
     def bump(conn: sqlite3.Connection, name: str, by: int = 1) -> None:

@@ -31,6 +31,7 @@ from edge_agent.memory.model import (
     normalize_time,
     to_json,
 )
+from edge_agent.memory.screening import screen_entry
 
 # Columns a new entry row is inserted with, and the multi-row statement sizes a batch is cut into: each
 # size is one prepared statement, compiled once (compiling costs ~17 us per row of VALUES); sizes over
@@ -245,11 +246,17 @@ class EntryRepository:
     def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
               session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
               title: str = "", metadata: dict[str, Any] | None = None, score: float | None = None) -> Entry:
-        """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice."""
-        row = self.row(key, content, category, namespace, session_id, importance, timestamp, metadata, title, score)
+        """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
+
+        Credentials in the title, content and metadata are redacted (or the write refused) before the
+        content hash is taken."""
+        clean_title, clean_content, clean_meta, kinds = screen_entry(self.core.screen, key, title, content, metadata)
+        row = self.row(key, clean_content, category, namespace, session_id, importance, timestamp, clean_meta,
+                       clean_title, score)
         with self.core.write(f"storing {row['key']!r}") as conn:
             entry, dedup = self.insert(conn, row)
             if not dedup:
+                self.core.count_redactions(conn, [kinds])
                 self.enforce_policy(conn, [entry.namespace], [entry.category], keep=[entry.id])
         return entry
 
@@ -259,6 +266,7 @@ class EntryRepository:
         namespaces: set[str] = set()
         categories: set[str] = set()
         chunk: list[dict[str, Any]] = []
+        redacted: dict[str, dict[str, int]] = {}  # entry id -> credentials redacted in it, by kind
         with self.core.write("storing a batch") as conn:
 
             def flush() -> None:
@@ -267,12 +275,18 @@ class EntryRepository:
                 if done is None:
                     done = [self.insert(conn, row) for row in chunk]
                 added += sum(not dedup for _, dedup in done)
+                self.core.count_redactions(conn, [redacted.pop(e.id, {}) for e, dedup in done if not dedup])
+                redacted.clear()
                 chunk.clear()
 
             for i in items:
-                row = self.row(i.get("key"), i.get("content"), i.get("category", "core"), i.get("namespace"),
+                title, content, metadata, kinds = screen_entry(self.core.screen, i.get("key"), i.get("title", ""),
+                                                               i.get("content"), i.get("metadata"))
+                row = self.row(i.get("key"), content, i.get("category", "core"), i.get("namespace"),
                                i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"),
-                               i.get("metadata"), i.get("title", ""), i.get("score"))
+                               metadata, title, i.get("score"))
+                if kinds:
+                    redacted[row["id"]] = kinds
                 chunk.append(row)
                 namespaces.add(row["namespace"])
                 categories.add(row["category"])

@@ -139,6 +139,9 @@ class Maintenance:
             "evicted": counters.get("evicted", 0),
             "evicted_by": {k[len("evicted."):]: v for k, v in counters.items() if k.startswith("evicted.")},
             "hygiene_runs": counters.get("hygiene_runs", 0),
+            "secrets_redacted": counters.get("secrets_redacted", 0),
+            "secrets_redacted_by": {k[len("secrets_redacted."):]: v for k, v in counters.items()
+                                    if k.startswith("secrets_redacted.")},
             "audit_rows": audit_rows,
             "db_bytes": file_size(self.core.db_path),
             "wal_bytes": file_size(Path(f"{self.core.db_path}-wal")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import uuid
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
@@ -18,6 +19,7 @@ from edge_agent.memory.core import StoreCore
 from edge_agent.memory.entries import EntryRepository, filters
 from edge_agent.memory.errors import ImportFormatError, InvalidEntryError
 from edge_agent.memory.model import check_ref, entry_from_row, to_json
+from edge_agent.memory.screening import screen_capture_record, screen_entry
 
 EXPORT_FIELDS = ("id", "key", "title", "content", "category", "timestamp", "session_id", "namespace", "importance",
                  "score", "superseded_by", "content_sha256", "access_count", "last_access", "metadata", "kref",
@@ -66,7 +68,7 @@ class Transfer:
     def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
         """Restore an export: all lines validated first, then one transaction. Existing ids and live
         duplicates are skipped, so importing the same file twice changes nothing."""
-        parsed: list[tuple[dict[str, Any], dict[str, Any] | None, list[str]]] = []
+        parsed: list[tuple[dict[str, Any], Any, list[str], dict[str, int]]] = []
         for lineno, line in enumerate(lines, 1):
             if not line.strip():
                 continue
@@ -78,10 +80,17 @@ class Transfer:
             if not isinstance(item, dict):
                 raise ImportFormatError(lineno, "expected a JSON object per line")
             try:
-                row = self.entries.row(item.get("key"), item.get("content"), item.get("category", "core"),
+                # An export written before credentials were screened may hold some: screened like any write.
+                title, content, metadata, kinds = screen_entry(self.core.screen, item.get("key"),
+                                                               item.get("title", ""), item.get("content"),
+                                                               item.get("metadata"))
+                capture = item.get("capture")
+                if isinstance(capture, dict):
+                    capture, cap_kinds = screen_capture_record(self.core.screen, capture)
+                    kinds = dict(Counter(kinds) + Counter(cap_kinds))
+                row = self.entries.row(item.get("key"), content, item.get("category", "core"),
                                        item.get("namespace"), item.get("session_id"), item.get("importance", 0.5),
-                                       item.get("timestamp"), item.get("metadata"), item.get("title", ""),
-                                       item.get("score"))
+                                       item.get("timestamp"), metadata, title, item.get("score"))
                 if item.get("id") is not None:
                     row["id"] = str(uuid.UUID(str(item["id"])))
                 for ref in item.get("provenance") or ():
@@ -95,12 +104,12 @@ class Transfer:
             row["archived"] = 1 if item.get("archived") else 0
             row["access_count"] = int(item.get("access_count") or 0)
             row["last_access"] = item.get("last_access")
-            cap_type = (item.get("capture") or {}).get("type") if isinstance(item.get("capture"), dict) else None
+            cap_type = capture.get("type") if isinstance(capture, dict) else None
             row["memory_type"] = str(cap_type) if cap_type else None
-            parsed.append((row, item.get("capture"), list(item.get("provenance") or ())))
+            parsed.append((row, capture, list(item.get("provenance") or ()), kinds))
         imported = skipped = 0
         with self.core.write("importing") as conn:
-            for row, cap, prov in parsed:
+            for row, cap, prov, kinds in parsed:
                 self.core.check_writable(row["namespace"], "import")
                 if conn.execute("SELECT 1 FROM entries WHERE id = ?", (row["id"],)).fetchone():
                     skipped += 1
@@ -142,6 +151,7 @@ class Transfer:
                 for ref in prov:
                     conn.execute(INSERT_PROVENANCE, (row["id"], ref, self.entries.resolve_ref(conn, ref)))
                 self.core.audit(conn, "import", row["id"], row["key"], row["namespace"])
+                self.core.count_redactions(conn, [kinds])
                 imported += 1
             self.core.term_stats.clear()
             self._repair_dangling_versions(conn)
