@@ -357,9 +357,9 @@ class KumihoConfig(_Section):
     backoff_max_s: float = Field(300.0, gt=0, description="Longest retry delay.")
     max_attempts: int = Field(50, ge=1, description="Answered failures before a capture is dead-lettered; "
                               "time offline never counts.")
-    secret_policy: Literal["redact", "reject"] = Field("redact", description="Credentials found in a capture: redact "
-                                                       "replaces each with [REDACTED:<kind>], reject refuses the "
-                                                       "capture.")
+    secret_policy: Literal["redact", "reject"] = Field("redact", description="Credentials found in anything written "
+                                                       "to memory, with or without sync: redact replaces each with "
+                                                       "[REDACTED:<kind>:<tag>], reject refuses the write.")
 
     @field_validator("project", "space_path")
     @classmethod

@@ -52,8 +52,13 @@ def screen_capture(screen: Screen, cap: Capture) -> tuple[Capture, dict[str, int
     changed, kinds = screen.fields(values)
     if not changed:
         return cap, {}
+    title = changed.get("title", cap.title)
+    if "content" in changed and cap.title and cap.content.startswith(cap.title):
+        # A title cut from the content (reflect's default) may end inside a secret, where a detector would no
+        # longer recognise it: take the same length of the redacted content instead.
+        title = changed["content"][:len(cap.title)]
     return replace(
-        cap, title=changed.get("title", cap.title), content=changed.get("content", cap.content),
+        cap, title=title, content=changed.get("content", cap.content),
         tags=tuple(changed.get(f"tags[{i}]", t) for i, t in enumerate(cap.tags)),
         metadata={k: changed.get(f"metadata.{k}", v) for k, v in cap.metadata.items()},
     ), kinds

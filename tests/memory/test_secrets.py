@@ -58,6 +58,14 @@ def test_a_reflected_secret_in_prose_is_absent_from_export_recall_engage_and_the
     assert raw and AWS_SECRET.encode() not in raw and b"wJalrXUtnFEMI" not in raw
 
 
+def test_a_title_cut_from_the_content_does_not_keep_part_of_the_secret(store: MemoryStore) -> None:
+    content = "x" * 100 + " key AKIAIOSFODNN7EXAMPLE for the uploader"  # the default title ends inside the key
+    out = store.reflect("s1", "", captures=[{"type": "fact", "content": content}])
+    entry = store.get_by_id(out["captures"][0]["entry_id"])
+    assert entry is not None and "AKIAIOSFOD" not in entry.title and "AKIAIOSFOD" not in entry.key
+    assert b"AKIAIOSFOD" not in database_bytes(store.state_dir)
+
+
 def test_the_response_kept_in_working_memory_is_redacted_too(store: MemoryStore) -> None:
     store.reflect("s1", f"done; the aws secret access key is {AWS_SECRET}")
     kept = store.working_memory("s1")
