@@ -290,7 +290,9 @@ class MemoryConfig(_Section):
                                        "[agent] compact_context).")
     max_content_bytes: int = Field(64 * 1024, ge=256, description="Larger content is refused with "
                                    "ContentTooLargeError.")
-    response_cache_enabled: bool = Field(False, description="Keep LLM responses in response_cache.db.")
+    response_cache_enabled: bool = Field(
+        True, description="Keep LLM responses in response_cache.db: the agent answers an unchanged question "
+        "from it without calling the model.")
     response_cache_hot_entries: int = Field(256, ge=0, description="In-process LRU tier of the response cache.")
     response_cache_max_entries: int = Field(5000, ge=0, description="SQLite tier of the response cache; least "
                                             "recently used evicted beyond.")

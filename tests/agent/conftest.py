@@ -181,12 +181,13 @@ def model() -> Iterator[ScriptedModel]:
 
 
 def write_config(path: Path, model: ScriptedModel, extra: str = "", *, fallbacks: list[str] | None = None,
-                 retries: int = 0, compact: bool = False, cache: bool = True) -> Path:
+                 retries: int = 0, compact: bool = False, cache: bool | None = None) -> Path:
+    """A config for the scripted model; ``cache`` None leaves the response cache at its default."""
     fb = json.dumps(fallbacks or [])
     path.write_text(
         f'default_provider = "custom:{model.url}"\ndefault_model = "test-model"\nprovider_timeout_secs = 5\n'
         f"{extra}\n[agent]\ncompact_context = {str(compact).lower()}\n"
-        f"[memory]\nresponse_cache_enabled = {str(cache).lower()}\n"
+        + ("" if cache is None else f"[memory]\nresponse_cache_enabled = {str(cache).lower()}\n") +
         f"[reliability]\nprovider_retries = {retries}\nprovider_backoff_ms = 1\nfallback_providers = {fb}\n")
     return path
 

@@ -161,6 +161,7 @@ def test_parallel_tools_run_every_call_of_a_reply(model: Any, steps: Any, tmp_pa
 
 def test_identical_question_twice_is_answered_from_the_cache(model: Any, steps: Any, config: Path,
                                                             state: Path) -> None:
+    assert "response_cache_enabled" not in config.read_text()  # the default settings
     model.script = [steps.say("PA5 is the user LED on the Nucleo.", usage={"prompt_tokens": 900,
                                                                           "completion_tokens": 12,
                                                                           "total_tokens": 912})]

@@ -100,7 +100,7 @@ def test_an_oversized_response_is_refused(tmp_path: Path) -> None:
 
 
 def test_the_store_offers_the_cache_only_when_enabled(state: Path) -> None:
-    with MemoryStore.open(state, make_settings()) as s:
+    with MemoryStore.open(state, make_settings(response_cache_enabled=False)) as s:
         assert s.response_cache is None and s.prune_cache() == 0
     with MemoryStore.open(state, make_settings(response_cache_enabled=True)) as s:
         cache = s.response_cache
