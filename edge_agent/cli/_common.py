@@ -98,6 +98,17 @@ def query_text(text: str) -> str:
     return text
 
 
+def tcp_port(text: str) -> int:
+    """argparse type: a TCP port, 0 (pick a free one) to 65535."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a TCP port (0-65535; 0 picks a free one)")
+    return value
+
+
 def positive_int(text: str) -> int:
     """argparse type: a whole number of 1 or more (limits, counts)."""
     try:

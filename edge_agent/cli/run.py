@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from edge_agent.cli._common import print_json
+from edge_agent.cli._common import print_json, tcp_port
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -21,7 +21,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     p.add_argument("--no-http", dest="http", action="store_false", default=None,
                    help="do not serve MCP over HTTP (overrides [server] http_enabled)")
     p.add_argument("--host", help="HTTP listen address (default [server] host, 127.0.0.1)")
-    p.add_argument("--port", type=int, help="HTTP port (default [server] port, 8765; 0 picks a free one)")
+    p.add_argument("--port", type=tcp_port, help="HTTP port (default [server] port, 8765; 0 picks a free one)")
     p.set_defaults(handler=_run)
 
     m = sub.add_parser("mcp", help="serve MCP over stdin/stdout (for clients that spawn the server)")

@@ -8,7 +8,7 @@ import sys
 import threading
 from typing import Any
 
-from edge_agent.cli._common import print_json, run_op
+from edge_agent.cli._common import print_json, run_op, tcp_port
 from edge_agent.errors import SyncError
 
 
@@ -35,7 +35,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     rd.set_defaults(handler=_retry_dead)
 
     ts = sub.add_parser("kumiho-test-server", help="serve the loopback Kumiho test server (for trials and tests)")
-    ts.add_argument("--port", type=int, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
+    ts.add_argument("--port", type=tcp_port, default=0, help="TCP port on 127.0.0.1 (0 picks a free one)")
     ts.add_argument("--require-token", action="store_true",
                     help="answer UNAUTHENTICATED unless calls carry the token in $KUMIHO_AUTH_TOKEN")
     ts.add_argument("--unavailable-rate", type=float, default=0.0, metavar="P",

@@ -46,3 +46,17 @@ def test_a_blank_query_is_a_usage_error_not_an_empty_result(
         main(["--state", str(tmp_path), *command, "  "])
     assert info.value.code == 2
     assert "the query is empty" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("command", [["run", "--port", "99999"], ["run", "--port", "-1"],
+                                     ["kumiho-test-server", "--port", "70000"]])
+def test_a_port_out_of_range_is_a_usage_error_before_anything_starts(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, command: list[str]
+) -> None:
+    # Caught by the socket's bind() only after the index and the database were built, it was an
+    # "internal error: OverflowError".
+    with pytest.raises(SystemExit) as info:
+        main(["--state", str(tmp_path), *command])
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "is not a TCP port (0-65535" in err and "internal error" not in err
