@@ -33,7 +33,7 @@ from edge_agent.chips.bme280 import (
     compensate_temperature,
 )
 from edge_agent.drivers import UnexpectedDeviceError, wait_until
-from edge_agent.errors import BusTimeoutError
+from edge_agent.errors import BusTimeoutError, WriteRefusedError
 
 
 class BME280:
@@ -79,7 +79,15 @@ class BME280:
         ctrl = self.port.read_register(REG_CTRL_MEAS, 1)[0]
         if ctrl & 0b11 != MODE_NORMAL:
             # ctrl_hum only takes effect after a write to ctrl_meas (datasheet 5.4.3), so write it first.
-            self.port.write_register(REG_CTRL_HUM, bytes([self._osrs]))
+            try:
+                self.port.write_register(REG_CTRL_HUM, bytes([self._osrs]))
+            except WriteRefusedError as exc:
+                # Name both registers now: allowing only the one refused would just move the refusal on.
+                raise WriteRefusedError(
+                    f"{exc.message()}; a BME280 reading writes ctrl_hum 0x{REG_CTRL_HUM:02X} and then ctrl_meas "
+                    f'0x{REG_CTRL_MEAS:02X}, so allow both: "0x{self.address:02X}:0x{REG_CTRL_HUM:02X}-'
+                    f'0x{REG_CTRL_MEAS:02X}"', adapter=exc.adapter, address=exc.address, register=exc.register,
+                    hint=exc.hint) from exc
             self.port.write_register(REG_CTRL_MEAS, bytes([self._osrs << 5 | self._osrs << 2 | MODE_FORCED]))
             self._wait_for_measurement()
         d = self.port.read_register(REG_DATA, 8)

@@ -113,3 +113,16 @@ def test_any_environment_in_the_operating_range_reads_back_through_the_compensat
     assert r.temperature_c == pytest.approx(t, abs=0.011)
     assert r.pressure_hpa == pytest.approx(p, abs=0.01)
     assert r.humidity_pct == pytest.approx(h, abs=0.02)
+
+
+def test_a_refused_measurement_write_names_both_registers_a_reading_needs() -> None:
+    # On a real adapter the first refusal named only ctrl_hum; allowing it led to a second refusal for ctrl_meas.
+    from edge_agent.bus.safety import SafetyPolicy
+    from edge_agent.errors import WriteRefusedError
+
+    sim = open_adapter("sim://nucleo-f401re")
+    sim.safety = SafetyPolicy.for_adapter(None, name="bench", scheme="bridge")  # a real adapter's default
+    with pytest.raises(WriteRefusedError) as info:
+        BME280(sim.i2c(), 0x76).read()
+    text = str(info.value)
+    assert '"0x76:0xF2-0xF4"' in text and "hardware.safety.adapters.bench.writable_i2c" in text
