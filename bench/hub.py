@@ -58,7 +58,7 @@ def _vm(pid: int) -> dict[str, float]:
     out = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         key = line.split(":", 1)[0]
-        if key in ("VmRSS", "VmHWM"):
+        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
             out[key] = int(line.split()[1]) / 1024
     return out
 
@@ -213,6 +213,9 @@ def _memory_rows(res: dict[str, Any]) -> list[str]:
         f"| same daemon {SETTLE_S:.0f} s later (demo watch sampling, model running): VmRSS / VmHWM | "
         f"{settled['VmRSS']:.1f} / {settled['VmHWM']:.1f} MiB | at READY=1 {ready['VmRSS']:.1f} MiB | "
         f"{settled['VmHWM'] / ready['VmRSS']:.2f}x | {settled['VmHWM'] / 60:.2f} of 60 MiB |",
+        f"| of which anonymous (heap, objects) / file-backed (library code and data the kernel can drop and "
+        f"read again) | {settled['RssAnon']:.1f} / {settled['RssFile']:.1f} MiB | VmRSS {settled['VmRSS']:.1f} MiB | "
+        f"{settled['RssAnon'] / settled['VmRSS']:.2f} / {settled['RssFile'] / settled['VmRSS']:.2f} | |",
         f"| heap arenas capped at two (the daemon's default), after the first tool calls | {demo['tool']['VmRSS']:.1f}"
         f" MiB | glibc's default cap (MALLOC_ARENA_MAX={8 * (os.cpu_count() or 1)}) {unc['tool']['VmRSS']:.1f} MiB |"
         f" {demo['tool']['VmRSS'] / unc['tool']['VmRSS']:.3f}x | |",
@@ -259,8 +262,10 @@ def render(res: dict[str, Any]) -> str:
         "any datasheet, database, board, model or server exists. The MCP SDK cannot be imported without its "
         "client side, Starlette, uvicorn (with click), httpx2, opentelemetry and cryptography, which its own "
         "modules import; LiteRT's Python wrapper needs numpy; those are the libraries the project uses, not "
-        "edge_agent code. What the daemon does on top of them (the runtime's components, two MCP servers, the "
-        "threads) is about a fifth of the total. Two of those costs are cut: the tool records (the pydantic "
+        "edge_agent code. What the daemon does on top of them (the runtime's components, the model, two MCP "
+        f"servers, the threads, the first requests) is {settled['VmRSS'] - res['budget_total']:.0f} MiB "
+        f"({(settled['VmRSS'] - res['budget_total']) / settled['VmRSS']:.0%} of the total). Two of those costs are "
+        "cut: the tool records (the pydantic "
         "models generated from every tool's signature) are built once and shared by the local socket and HTTP, "
         "and glibc's heap arenas are capped at two before any thread starts, so the start-up threads and "
         "workers do not each keep a partly empty arena. The local socket adds no library of its own: it is "
