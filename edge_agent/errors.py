@@ -253,9 +253,15 @@ class ProviderError(EdgeAgentError):
         self.attempts = list(attempts or [])
 
 
-class InvalidToolCallError(EdgeAgentError, ValueError):
-    """A model's tool call named no known tool or carried invalid arguments; the message shows a valid call."""
+class ToolCallError(EdgeAgentError):
+    """A tool call (from an agent or an MCP client) was refused or failed; the message is written for the
+    agent: what failed, why, and which tool or argument to use instead. ``tool`` names the tool."""
 
     def __init__(self, message: str, *, tool: str = "") -> None:
         super().__init__(message)
         self.tool = tool
+
+
+class InvalidToolCallError(ToolCallError, ValueError):
+    """The call itself is wrong: no such tool, arguments not an object, unknown, missing or mistyped
+    arguments. Nothing ran; the message says what a valid call looks like."""

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from edge_agent.errors import InvalidToolCallError
+from edge_agent.hub.tools import pre_parse_json
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 
 # What a small model needs to work the board: look pins and datasheets up, read and drive GPIO, find
@@ -112,7 +113,7 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
             f"{name} has no argument {', '.join(unknown)}; its arguments are {', '.join(sorted(known))}. "
             f"A valid call looks like {valid_call(name)}", tool=name)
     try:
-        parsed = model.model_validate(_pre_parse(arguments))
+        parsed = model.model_validate(pre_parse_json(arguments))
     except ValidationError as exc:
         problems = []
         for err in exc.errors(include_url=False):
@@ -123,16 +124,3 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
                                    f"A valid call looks like {valid_call(name)}", tool=name) from None
     return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}
 
-
-def _pre_parse(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Lists and objects sent as JSON text (``"[1, 2]"``) are accepted, as the tool callers accept them."""
-    out = dict(arguments)
-    for key, value in arguments.items():
-        if isinstance(value, str) and value[:1] in ("[", "{"):
-            try:
-                parsed = json.loads(value)
-            except (ValueError, RecursionError):
-                continue
-            if isinstance(parsed, list | dict):
-                out[key] = parsed
-    return out

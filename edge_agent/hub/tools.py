@@ -1,8 +1,8 @@
 """Tool callers: the MCP tools by name, through the daemon's socket or over an in-process Runtime.
 
 Both paths run the same :class:`edge_agent.mcp.tools.Tools` methods with the same argument checks and
-return the same JSON; a refusal or failure is raised as :class:`ToolCallError` with the sentence an
-MCP client would see.
+return the same JSON; a refusal or failure is raised as :class:`ToolCallError` (an invalid call as its
+subclass :class:`InvalidToolCallError`) with the sentence an MCP client would see.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import EdgeAgentError, InvalidToolCallError, ToolCallError
 from edge_agent.hub.client import HubClient, HubError, find_client
 
 if TYPE_CHECKING:
@@ -22,14 +22,6 @@ if TYPE_CHECKING:
     from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
-
-
-class ToolCallError(EdgeAgentError):
-    """A tool refused or failed; the message is written for the agent. ``tool`` names the tool."""
-
-    def __init__(self, tool: str, message: str) -> None:
-        self.tool = tool
-        super().__init__(message)
 
 
 class _Closing:
@@ -44,8 +36,8 @@ class _Closing:
         pass
 
 
-def _unknown_tool(name: str, names: tuple[str, ...] | list[str]) -> ToolCallError:
-    return ToolCallError(name, f"unknown tool {name!r}; the tools are: {', '.join(names)}")
+def _unknown_tool(name: str, names: tuple[str, ...] | list[str]) -> InvalidToolCallError:
+    return InvalidToolCallError(f"unknown tool {name!r}; the tools are: {', '.join(names)}", tool=name)
 
 
 class LocalToolCaller(_Closing):
@@ -89,29 +81,30 @@ class LocalToolCaller(_Closing):
         if name not in self._names:
             raise _unknown_tool(name, self._names)
         if not isinstance(arguments, dict):
-            raise ToolCallError(name, f"Error executing tool {name}: arguments must be a JSON object, "
-                                f"not {type(arguments).__name__}")
+            raise InvalidToolCallError(f"Error executing tool {name}: arguments must be a JSON object, "
+                                       f"not {type(arguments).__name__}", tool=name)
         known, required = self._signature(name)
         unknown = sorted(set(arguments) - set(known))
         if unknown:
-            raise ToolCallError(name, unknown_arguments(name, unknown, known))
+            raise InvalidToolCallError(unknown_arguments(name, unknown, known), tool=name)
         missing = [p for p in required if p not in arguments]
         if missing:  # worded as the MCP server's schema validation words it
             sent = repr(arguments)
             sent = sent if len(sent) <= 60 else sent[:57] + "..."
-            raise ToolCallError(name, f"Error executing tool {name}: invalid arguments: "
-                                + "; ".join(f"{p}: Field required (got {sent})" for p in missing)
-                                + "; the tool's input schema lists the expected types")
+            raise InvalidToolCallError(f"Error executing tool {name}: invalid arguments: "
+                                       + "; ".join(f"{p}: Field required (got {sent})" for p in missing)
+                                       + "; the tool's input schema lists the expected types", tool=name)
         try:
-            result = self._function(name)(**_pre_parse(arguments))
+            result = self._function(name)(**pre_parse_json(arguments))
         except ValidationError as exc:
-            raise ToolCallError(name, f"Error executing tool {name}: {invalid_arguments(exc)}") from exc
+            raise InvalidToolCallError(f"Error executing tool {name}: {invalid_arguments(exc)}", tool=name) from exc
         except EdgeAgentError as exc:
-            raise ToolCallError(name, f"Error executing tool {name}: {for_agent(exc)}") from exc
+            raise ToolCallError(f"Error executing tool {name}: {for_agent(exc)}", tool=name) from exc
         except Exception as exc:
             log.exception("tool %s failed unexpectedly", name)
-            raise ToolCallError(name, f"{name} failed with an internal error ({type(exc).__name__}); the log has "
-                                "the details. Check runtime_status, then retry or try another approach") from exc
+            raise ToolCallError(f"{name} failed with an internal error ({type(exc).__name__}); the log has "
+                                "the details. Check runtime_status, then retry or try another approach",
+                                tool=name) from exc
         return _plain(result)
 
     def close(self) -> None:
@@ -135,11 +128,11 @@ class SocketToolCaller(_Closing):
             raise HubError(f"the edge-agent daemon gave no answer to tools/call {name}")
         if "error" in reply:
             err = reply["error"] or {}
-            raise ToolCallError(name, str(err.get("message") or err))
+            raise ToolCallError(str(err.get("message") or err), tool=name)
         result = reply.get("result") or {}
         text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
         if result.get("isError"):
-            raise ToolCallError(name, text or f"{name} failed")
+            raise ToolCallError(text or f"{name} failed", tool=name)
         if "structuredContent" in result and result["structuredContent"] is not None:
             return result["structuredContent"]
         try:
@@ -159,8 +152,9 @@ def _plain(result: Any) -> Any:
     return result
 
 
-def _pre_parse(arguments: dict[str, Any]) -> dict[str, Any]:
-    """Lists and objects an agent sent as JSON text (``"[1, 2]"``) are parsed, as the MCP server does."""
+def pre_parse_json(arguments: dict[str, Any]) -> dict[str, Any]:
+    """Lists and objects sent as JSON text (``"[1, 2]"``) are parsed before validation, as the MCP server
+    does: models often quote a list argument. Text that is not a JSON list or object is left as sent."""
     out = dict(arguments)
     for key, value in arguments.items():
         if isinstance(value, str) and value[:1] in ("[", "{"):

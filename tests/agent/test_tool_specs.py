@@ -33,3 +33,28 @@ def test_compact_tools_fit_their_budget() -> None:
     specs = openai_tool_specs(COMPACT_TOOLS)
     assert {s["function"]["name"] for s in specs} == set(COMPACT_TOOLS)
     assert specs_chars(specs) <= COMPACT_SCHEMA_CHARS
+
+
+def test_an_invalid_call_is_the_same_error_for_the_agent_check_and_the_tool_caller(state: Path) -> None:
+    from edge_agent.agent.tools import check_arguments
+    from edge_agent.errors import EdgeAgentError, InvalidToolCallError, ToolCallError
+    from edge_agent.hub.tools import LocalToolCaller
+
+    assert issubclass(ToolCallError, EdgeAgentError) and issubclass(InvalidToolCallError, ToolCallError)
+    with pytest.raises(InvalidToolCallError) as agent_side:
+        check_arguments("gpio_write", {"pin": "PA5", "value": 1, "colour": "red"})
+    rt = Runtime.build(Settings(), state)
+    try:
+        with LocalToolCaller(rt) as caller:
+            with pytest.raises(InvalidToolCallError) as caller_side:
+                caller.call_tool("gpio_write", {"pin": "PA5", "value": 1, "colour": "red"})
+            with pytest.raises(ToolCallError) as refused:  # ran, and the board refused: not an invalid call
+                caller.call_tool("gpio_write", {"pin": "no_such_pin", "value": 1})
+            # A list sent as JSON text is read the same way on both sides.
+            args = {"addr": "0x76", "register": 0xF4, "bytes": "[39]"}
+            assert check_arguments("i2c_write", args)["bytes"] == [39]
+            assert isinstance(caller.call_tool("i2c_write", args), dict)  # accepted and written
+    finally:
+        rt.close()
+    assert agent_side.value.tool == caller_side.value.tool == refused.value.tool == "gpio_write"
+    assert not isinstance(refused.value, InvalidToolCallError)
