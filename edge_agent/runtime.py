@@ -37,6 +37,7 @@ from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, default_index
 
 if TYPE_CHECKING:  # built lazily: each needs its own extra or is costly to import
+    from edge_agent.bus.base import Adapter
     from edge_agent.memory import Capture, MemoryStore
     from edge_agent.rag import HardwareRag
     from edge_agent.sync import SyncWorker
@@ -175,24 +176,34 @@ class Runtime:
         except ConfigError as exc:
             return AdapterSlot(name, "", entry.board, error=str(exc))
         slot = AdapterSlot(name, url, entry.board)
-        try:
+        safety = self.settings.hardware.safety
+
+        def opener() -> Adapter:
             from edge_agent.bus import open_adapter
 
-            slot.adapter = open_adapter(url, name=name, board=entry.board,
-                                        safety=self.settings.hardware.safety)
-            slot.adapter.use_pins(self.pins)
-            attach = getattr(slot.adapter, "attach_state", None)
+            adapter = open_adapter(url, name=name, board=entry.board, safety=safety)
+            adapter.use_pins(self.pins)
+            attach = getattr(adapter, "attach_state", None)
             if callable(attach):  # a simulated board continues where the last process left it
                 attach(self.state_dir)
+            return adapter
+
+        try:
+            slot.adapter = opener()
         except Exception as exc:
             slot.error = _describe_exc(exc)
             log.warning("adapter %s (%s) unavailable: %s", name, url, slot.error)
+        slot.opener = opener
         return slot
 
     def _build_adapters(self, entries: list[BoardConfig]) -> None:
         for entry in entries:
             slot = self._open_slot(entry)
             self.adapters[slot.name] = slot
+        self._mark_adapters()
+
+    def _mark_adapters(self) -> None:
+        # Recounted at each status: a board missing at start-up opens when it is next used.
         ok = sum(1 for s in self.adapters.values() if s.adapter is not None)
         self.components["adapters"] = Component(ok == len(self.adapters), f"{ok}/{len(self.adapters)} open")
 
@@ -412,8 +423,7 @@ class Runtime:
                 if name not in self.adapters:
                     self.adapters[name] = self._open_slot(entry)
                     changes.append(f"adapter {name} opened")
-            ok = sum(1 for s in self.adapters.values() if s.adapter is not None)
-            self.components["adapters"] = Component(ok == len(self.adapters), f"{ok}/{len(self.adapters)} open")
+            self._mark_adapters()
             running = self._stop is not None
             if (old.memory, old.kumiho, old.workspace) != (new.memory, new.kumiho, new.workspace):
                 self._halt("sync")
@@ -526,6 +536,7 @@ class Runtime:
 
     def status(self) -> dict[str, Any]:
         """Everything `edge-agent status` and the runtime_status tool show."""
+        self._mark_adapters()
         return {
             "version": __version__,
             "pid": os.getpid(),

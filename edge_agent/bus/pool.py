@@ -7,12 +7,17 @@ same open or closed state.
 
 from __future__ import annotations
 
+import logging
 import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.bus.base import Adapter
 from edge_agent.errors import AdapterUnavailableError, EdgeAgentError
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -30,6 +35,12 @@ class AdapterSlot:
     error: str = ""
     lock: threading.RLock = field(default_factory=threading.RLock)
     closed: bool = False
+    #: Opens the adapter again (the runtime sets it). A board that was missing at start-up (unplugged,
+    #: or its USB serial device not enumerated yet at boot) is retried when next used, at most every
+    #: ``retry_s`` seconds, so plugging it in needs no reload.
+    opener: Callable[[], Adapter] | None = None
+    retry_s: float = 5.0
+    _next_try: float = 0.0
 
     @classmethod
     def holding(cls, name: str, adapter: Adapter | None) -> AdapterSlot:
@@ -42,6 +53,8 @@ class AdapterSlot:
         """'' when the adapter can be used now, else why not."""
         if self.closed:
             return "the runtime is shutting down"
+        if self.adapter is None:
+            self._try_reopen()
         if self.adapter is None:
             return self.error or "adapter not open"
         if self.adapter.closed:
@@ -58,11 +71,29 @@ class AdapterSlot:
                 f"adapter {self.name} was closed (the service is stopping or reloaded its configuration); "
                 "retry in a moment, and check runtime_status if it persists", adapter=self.url)
         if self.adapter is None:
+            self._try_reopen()
+        if self.adapter is None:
             raise AdapterUnavailableError(
                 f"adapter {self.name} ({self.url or 'no URL'}) is not available: {self.error}; fix the "
-                "board connection or its [[peripherals.boards]] entry, then send SIGHUP or restart",
+                "board connection (the board is opened again when next used) or its [[peripherals.boards]] "
+                "entry (then send SIGHUP or restart)",
                 adapter=self.url)
         return self.adapter
+
+    def _try_reopen(self) -> None:
+        if self.opener is None or self.closed or time.monotonic() < self._next_try:
+            return
+        with self.lock:
+            if self.adapter is not None or self.closed:
+                return
+            self._next_try = time.monotonic() + self.retry_s
+            try:
+                self.adapter = self.opener()
+            except Exception as exc:  # any failure keeps the slot empty, with the newest reason
+                self.error = str(exc) if isinstance(exc, EdgeAgentError) else f"{type(exc).__name__}: {exc}"
+                return
+            self.error = ""
+        log.info("adapter %s (%s) is available now", self.name, self.url)
 
     def describe(self) -> dict[str, Any]:
         """Name, URL, board and the adapter's health (or why it is missing)."""

@@ -51,6 +51,29 @@ def test_a_broken_board_entry_is_reported_and_the_other_boards_keep_working(stat
         rt.close()
 
 
+def test_a_board_missing_at_start_is_opened_when_next_used_once_it_is_there(state: Path, tmp_path: Path) -> None:
+    # A Nucleo plugged in after the service started (or enumerated late at boot) needs no reload.
+    scenario = tmp_path / "bench.toml"
+    settings = parse_settings({"peripherals": {"boards": [
+        {"board": "nucleo-f401re", "name": "bench", "url": f"sim://nucleo-f401re?scenario={scenario}"},
+    ]}})
+    rt = Runtime.build(settings, state)
+    try:
+        slot = rt.adapters["bench"]
+        slot.retry_s = 0.0
+        assert slot.adapter is None and "does not exist" in slot.error
+        with pytest.raises(AdapterUnavailableError), rt.hardware("bench"):
+            pass
+        scenario.write_text('description = "plugged in"\n')
+        assert Tools(rt).gpio_write("PA5", 1, adapter="bench")["value"] == 1
+        assert slot.adapter is not None and slot.error == ""
+        status = rt.status()
+        assert [a["ok"] for a in status["adapters"]] == [True]
+        assert status["components"]["adapters"] == {"ok": True, "detail": "1/1 open"}
+    finally:
+        rt.close()
+
+
 def test_memory_off_makes_memory_tools_say_why(state: Path) -> None:
     rt = Runtime.build(parse_settings({"memory": {"backend": "none"}}), state)
     try:
