@@ -34,7 +34,7 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -78,6 +78,7 @@ _TRIGGER = re.compile(
     r"|pass|pwd|secret|key|token|credential|-----begin"
 )
 _LONG_RUN = re.compile(r"\S{16}")
+_MARK = re.compile(r"\[REDACTED:([a-z0-9_]+)(?::[0-9a-f]{8})?\]")  # what redact() writes
 # What each pattern cannot match without, checked on the lower-cased text before the pattern runs (the
 # patterns cost ~70 us on a sentence that merely mentions a key or a token; most writes do): literal
 # substrings, any of which must be present, or None for "a run of 16 or more non-space characters"
@@ -150,6 +151,11 @@ def scan(text: str, field: str = "content") -> list[Finding]:
                 continue
             for start in _occurrences(text, value):
                 found.append(Finding(kind, field, start, start + len(value)))
+    if "[REDACTED:" in text:
+        # Text screened before: its marks are not secrets, nor is a mark's tag the value of its kind's name
+        # ("access_key:1a2b3c4d"), so screening twice changes nothing.
+        marks = [m.span() for m in _MARK.finditer(text)]
+        found = [f for f in found if not any(f.start < end and start < f.end for start, end in marks)]
     found.sort(key=lambda f: (f.start, -(f.end - f.start)))
     merged: list[Finding] = []
     for f in found:
@@ -254,6 +260,15 @@ def redact(text: str, findings: list[Finding], key: bytes | None = None) -> str:
         pos = f.end
     out.append(text[pos:])
     return "".join(out)
+
+
+def redaction_marks(texts: Iterable[str]) -> dict[str, int]:
+    """Counts per kind of the ``[REDACTED:<kind>:<tag>]`` marks in already screened texts."""
+    counts: Counter[str] = Counter()
+    for text in texts:
+        if "[REDACTED:" in text:
+            counts.update(_MARK.findall(text))
+    return dict(counts)
 
 
 def summarize(findings: list[Finding]) -> dict[str, int]:

@@ -119,15 +119,17 @@ class CaptureWriter:
     def write(self, captures: list[Capture]) -> list[tuple[Capture, Entry, bool]]:
         """Store validated captures in one transaction: (capture acknowledged, entry, deduplicated) each."""
         sink = self.core.capture_sink
-        # The sink stamps (and screens for its own counts) outside the transaction; then every capture is
-        # screened here, with or without a sink, before its key and content hash are taken: the stored
-        # entry and capture rows hold no credential.
-        prepared = [sink.prepare(c) if sink is not None else c for c in captures]
+        # Every capture is screened first, with or without a sink, before its key and content hash are taken:
+        # the stored entry and capture rows hold no credential. Then the sink stamps its provenance (and
+        # counts the redactions) outside the transaction.
         redacted: dict[str, dict[str, int]] = {}  # capture id -> credentials redacted in it, by kind
-        for i, cap in enumerate(prepared):
-            prepared[i], kinds = screen_capture(self.core.screen, cap)
+        screened: list[Capture] = []
+        for cap in captures:
+            clean, kinds = screen_capture(self.core.screen, cap)
+            screened.append(clean)
             if kinds:
                 redacted[cap.id] = kinds
+        prepared = [sink.prepare(c) for c in screened] if sink is not None else screened
         rows = [self.capture_row(cap) for cap in prepared]
         with self.core.write("recording captures") as conn:
             out = self._insert_batched(conn, prepared, rows)

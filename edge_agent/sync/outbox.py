@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.config import Settings
-from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, Screen, read_screening
+from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, Screen, read_screening, redaction_marks
 from edge_agent.errors import SecretRejectedError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
@@ -100,21 +100,24 @@ class OutboxSink:
         """Screen for credentials (redact or reject) and stamp device provenance; runs outside the transaction.
 
         The memory store screens what it writes with the same screen and key before the capture gets here;
-        this pass keeps the outbox clean for captures that reach the sink another way, and counts the
-        redactions of the captures it queues for sync status.
+        this pass keeps the outbox clean for captures that reach the sink another way. The redactions a
+        queued capture carries (the store's and this pass's ``[REDACTED:<kind>:<tag>]`` marks) are counted
+        for sync status.
         """
         title, content = str(capture.title or ""), str(capture.content or "")
         tags = tuple(getattr(capture, "tags", ()) or ())
         metadata = dict(getattr(capture, "metadata", {}) or {})
         values = {"title": title, "content": content, **{f"tags[{i}]": str(t) for i, t in enumerate(tags)},
                   **{f"metadata.{k}": str(v) for k, v in metadata.items()}}
-        changed, kinds = self._screen.fields(values)
+        changed, _ = self._screen.fields(values)
         if changed:
             title, content = changed.get("title", title), changed.get("content", content)
             tags = tuple(changed.get(f"tags[{i}]", t) for i, t in enumerate(tags))
             for k in metadata:
                 if f"metadata.{k}" in changed:
                     metadata[k] = changed[f"metadata.{k}"]
+        kinds = redaction_marks({**values, **changed}.values())
+        if kinds:
             with self._lock:
                 self._redactions[str(capture.id)] = kinds
                 while len(self._redactions) > MAX_PENDING_REDACTIONS:
