@@ -21,8 +21,10 @@ def _byte(text: str) -> int:
 
 
 def _adapter_options(p: argparse.ArgumentParser, *, board: bool = True) -> None:
-    p.add_argument("--url", help="adapter URL, e.g. sim://nucleo-f401re, linux://?i2c=1, aardvark://")
-    p.add_argument("--adapter", metavar="NAME", help="a [[peripherals.boards]] entry by name (instead of --url)")
+    # One or the other: given both, the named entry would win and the URL be ignored without a word.
+    which = p.add_mutually_exclusive_group()
+    which.add_argument("--url", help="adapter URL, e.g. sim://nucleo-f401re, linux://?i2c=1, aardvark://")
+    which.add_argument("--adapter", metavar="NAME", help="a [[peripherals.boards]] entry by name (instead of --url)")
     if board:
         p.add_argument("--board", help="board id for pin names when the URL does not imply one (linux:// on a Pi)")
     p.add_argument("--json", action="store_true", help="print JSON")

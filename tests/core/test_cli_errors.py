@@ -60,3 +60,12 @@ def test_a_port_out_of_range_is_a_usage_error_before_anything_starts(
     assert info.value.code == 2
     err = capsys.readouterr().err
     assert "is not a TCP port (0-65535" in err and "internal error" not in err
+
+
+def test_url_and_adapter_together_are_a_usage_error(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    # The named entry used to win and the URL was dropped silently: the command ran on another board.
+    with pytest.raises(SystemExit) as info:
+        main(["--state", str(tmp_path), "gpio", "write", "red_led", "1", "--adapter", "nucleo-f401re",
+              "--url", "sim://nucleo-f446re"])
+    assert info.value.code == 2
+    assert "not allowed with argument" in capsys.readouterr().err
