@@ -4,6 +4,9 @@ Two tiers: an in-process LRU (``response_cache_hot_entries``) over a WAL SQLite 
 ``<workspace>/memory/response_cache.db`` (``response_cache_max_entries``, least recently used evicted
 beyond). Entries expire ``response_cache_ttl_minutes`` after they were stored (0 = never). Hit
 counters and the tokens hits saved are kept in the warm tier so ``edge-agent cache stats`` sees them.
+
+A response that holds what looks like a credential is not cached: the database file would keep the secret
+on disk where the memory store's screening never reaches (``skipped_credentials`` counts them).
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.config import Settings
+from edge_agent.credentials import scan
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.model import check_content, estimate_tokens
@@ -179,6 +183,10 @@ class ResponseCache:
         """Cache a response (``tokens``: what generating it cost; estimated from its length if absent)."""
         check_content(response, self.max_bytes, field="response")
         key = cache_key(model, system_prompt, user_prompt)
+        if scan(response, "response"):
+            with self._lock:
+                self._count("skipped_credentials")
+            return key
         now = self._clock()
         count = int(tokens) if tokens is not None else estimate_tokens(response)
         with self._tx("caching a response") as conn:
@@ -241,6 +249,7 @@ class ResponseCache:
             "tokens_saved": counters.get("tokens_saved", 0),
             "evictions": counters.get("evictions", 0),
             "expired": counters.get("expired", 0),
+            "skipped_credentials": counters.get("skipped_credentials", 0),
         }
 
     def close(self) -> None:

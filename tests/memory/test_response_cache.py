@@ -107,3 +107,16 @@ def test_the_store_offers_the_cache_only_when_enabled(state: Path) -> None:
         assert cache is not None and cache.path == s.db_path.parent / "response_cache.db"
         cache.put("m", "s", "u", "r")
         assert s.prune_cache() == 0
+
+
+def test_a_response_holding_a_credential_is_not_written_to_the_cache_file(tmp_path: Path) -> None:
+    secret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    with ResponseCache(tmp_path / "rc.db") as c:
+        c.put("m", "s", "what is the key?", f"the aws secret access key is {secret}")
+        c.put("m", "s", "what pin is LD2?", "PA5")
+        assert c.get("m", "s", "what is the key?") is None
+        assert c.get("m", "s", "what pin is LD2?") == "PA5"
+        stats = c.stats()
+    assert (stats["entries"], stats["skipped_credentials"]) == (1, 1)
+    on_disk = b"".join(p.read_bytes() for p in tmp_path.glob("rc.db*"))
+    assert secret.encode() not in on_disk
