@@ -34,14 +34,16 @@ class Recall:
     def recall(self, query: str, limit: int = 5, *, namespace: str | None = None,
                namespaces: Sequence[str] | None = None, categories: Sequence[str] | None = None,
                session_id: str | None = None, min_score: float | None = None, include_archived: bool = False,
-               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
+               workspaces: Sequence[str] | None = None, now: datetime | None = None,
+               exclude_ids: Sequence[str] = ()) -> list[Entry]:
         """Entries relevant to ``query``, best first, each with its final decayed ``score``.
 
         Relevance is the IDF-weighted share of the query's terms the entry contains (see
         :mod:`edge_agent.memory.search`), weighted by importance (x0.7..x1.0), then decayed by age;
         superseded and archived entries are excluded and scores under ``min_score`` (default
         ``[memory] min_relevance_score``) dropped. ``workspaces`` searches other workspaces too, only if
-        cross_workspace_search is on.
+        cross_workspace_search is on. Entries whose id is in ``exclude_ids`` are left out as if they did not
+        exist (their terms do not count in the relevance weights either).
         """
         if not isinstance(query, str):
             raise InvalidEntryError("query must be text", field="query")
@@ -61,7 +63,8 @@ class Recall:
         rank: dict[str, Any] = {"now": now, "half_life_days": self.core.settings.memory.half_life_days,
                                 "min_score": floor}
         with self.core.read() as conn:
-            found = search(conn, self.core.workspace, terms, limit, where, params, self.core.term_stats, **rank)
+            found = search(conn, self.core.workspace, terms, limit, where, params, self.core.term_stats, **rank,
+                           exclude_ids=exclude_ids)
         for ws, path in self._other_workspaces(workspaces):
             try:
                 other = dbmod.connect(path, read_only=True)
@@ -141,7 +144,7 @@ class Recall:
         floor = max(float(min_score or 0), self.core.settings.memory.min_relevance_score)
         skip = set(exclude_ids)
         found = self.recall(query, limit + len(skip), namespaces=namespaces, categories=categories, min_score=floor,
-                            now=now)
+                            now=now, exclude_ids=list(skip))
         found = [e for e in found if e.id not in skip][:limit] if skip else found
         budget = budget_tokens if budget_tokens is not None else self.context_budget()
         header = "Relevant memory (most relevant first):"

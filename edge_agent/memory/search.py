@@ -106,13 +106,31 @@ class TermStats:
 
 def search(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: int, where: Sequence[str],
            params: Sequence[Any], stats: TermStats, *, now: datetime, half_life_days: float | None,
-           min_score: float) -> list[Entry]:
+           min_score: float, exclude_ids: Sequence[str] = ()) -> list[Entry]:
     """The best ``limit`` entries for ``terms``, each with its final score (relevance x importance
-    weight x decay), all at or above ``min_score``, best first."""
+    weight x decay), all at or above ``min_score``, best first.
+
+    Entries whose id is in ``exclude_ids`` are scored as if they did not exist: they are not returned and
+    their terms are taken out of the entry and document counts, so a newly stored entry that is excluded
+    does not change which terms count or how much each weighs for the rest.
+    """
     total = stats.total(conn)
     if total == 0 or not terms:
         return []
     counts = {t: stats.docs(conn, t) for t in terms}
+    skip_seqs: set[int] = set()
+    if exclude_ids:
+        ids = list(dict.fromkeys(exclude_ids))
+        excluded = conn.execute(f"SELECT seq, key, title, content FROM entries WHERE id IN "
+                                f"({','.join('?' * len(ids))})", ids).fetchall()
+        matcher = TermMatcher(terms)
+        for seq, key, title, content in excluded:
+            skip_seqs.add(int(seq))
+            for t in matcher.matched(key, title, content):
+                counts[t] = max(0, counts[t] - 1)
+        total = max(0, total - len(excluded))
+        if total == 0:
+            return []
     present = [t for t in terms if counts[t] > 0]
     if not present:
         return []
@@ -138,6 +156,8 @@ def search(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: in
     matcher = TermMatcher(present)
     scored: list[tuple[float, str, int]] = []
     for seq, key, title, content, category, timestamp, importance in rows.values():
+        if seq in skip_seqs:
+            continue
         relevance = sum(weight[t] for t in matcher.matched(key, title, content)) / weight_sum
         score = relevance * (0.7 + 0.3 * importance)
         if category != "core":

@@ -18,3 +18,17 @@ def test_excluded_entries_leave_the_context_unchanged(state: Path) -> None:
         without = store.engage("user led PA5", limit=3, exclude_ids=[extra.id])
     assert extra.source_ref in with_extra["source_refs"]
     assert without["context"] == before["context"] and without["source_refs"] == before["source_refs"]
+
+
+def test_an_excluded_entry_with_a_new_word_does_not_change_the_weights_for_the_rest(state: Path) -> None:
+    # The question's word "temperature" is in no entry yet, so it carries no weight and the pressure note
+    # matches every term that counts. The stored exchange brings the word in; excluded, it must not.
+    question = "what is the bme280 temperature range"
+    with MemoryStore.open(state, Settings()) as store:
+        store.store("bme280 note", "the bme280 pressure range is 300 to 1100 hPa", category="fact")
+        before = store.engage(question, limit=3)
+        extra = store.store("exchange", f"{question}? The temperature range is -40 to 85 C.",
+                            category="conversation")
+        without = store.engage(question, limit=3, exclude_ids=[extra.id])
+    assert before["results"], "the pressure note is relevant before the exchange is stored"
+    assert without["context"] == before["context"] and without["source_refs"] == before["source_refs"]
