@@ -240,3 +240,16 @@ def test_session_history_is_bounded(model: Any, steps: Any, tmp_path: Path, stat
     assert [m["role"] for m in third] == ["system", "user", "assistant", "user"]
     assert third[1]["content"] == "second question" and third[2]["content"] == "two"
     assert model.requests[0]["messages"][1:-1] == []
+
+
+def test_identical_question_with_a_word_new_to_memory_is_a_hit_the_second_time(model: Any, steps: Any,
+                                                                               config: Path, state: Path) -> None:
+    # "temperature" is in no entry until the first exchange is remembered; that exchange must not change the
+    # memory context (and so the cache key) of the identical next question.
+    model.script = [steps.say("-40 to 85 C.")]
+    with _agent(config, state) as agent:
+        agent.memory.store("bme280 note", "the bme280 pressure range is 300 to 1100 hPa", category="fact")
+        first = agent.turn("what is the bme280 temperature range")
+        second = agent.turn("what is the bme280 temperature range")
+    assert "300 to 1100 hPa" in model.requests[0]["messages"][-1]["content"]
+    assert len(model.requests) == 1 and not first.cached and second.cached
