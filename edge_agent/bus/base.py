@@ -36,7 +36,7 @@ import abc
 import logging
 import threading
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, Self
 
@@ -370,26 +370,34 @@ class I2CDevice:
         self.bus.write_register(self.address, register, data, register_width=register_width)
 
 
-def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS,
-                     busy: list[int] | set[int] | tuple[int, ...] = ()) -> str:
-    """Render scan results as the familiar i2cdetect 16-column grid ("--" = no answer, "UU" = owned by a
-    kernel driver and not probed, blank = outside the range)."""
-    present = set(found)
-    owned = set(busy)
-    lines = ["     " + " ".join(f"{c:2x}" for c in range(16))]
+def scan_grid_cells(found: Iterable[int], busy: Iterable[int] = (), first: int = I2C_SCAN_FIRST,
+                    last: int = I2C_LAST_ADDRESS) -> list[list[str]]:
+    """The i2cdetect table as eight rows (0x00-0x70) of 16 cells: "76" answered, "UU" owned by a kernel
+    driver and not probed, "--" no answer, "" outside the scanned range."""
+    present, owned = set(found), set(busy)
+    rows = []
     for row in range(0, 0x80, 16):
         cells = []
-        for col in range(16):
-            a = row + col
+        for a in range(row, row + 16):
             if a < first or a > last:
-                cells.append("  ")
+                cells.append("")
             elif a in owned:
                 cells.append("UU")
             elif a in present:
                 cells.append(f"{a:02x}")
             else:
                 cells.append("--")
-        lines.append(f"{row:02x}: " + " ".join(cells))
+        rows.append(cells)
+    return rows
+
+
+def format_scan_grid(found: list[int] | set[int], first: int = I2C_SCAN_FIRST, last: int = I2C_LAST_ADDRESS,
+                     busy: list[int] | set[int] | tuple[int, ...] = ()) -> str:
+    """Render scan results as the familiar i2cdetect 16-column grid ("--" = no answer, "UU" = owned by a
+    kernel driver and not probed, blank = outside the range)."""
+    lines = ["     " + " ".join(f"{c:2x}" for c in range(16))]
+    for i, cells in enumerate(scan_grid_cells(found, busy, first, last)):
+        lines.append(f"{i * 16:02x}: " + " ".join(c or "  " for c in cells))
     return "\n".join(lines)
 
 

@@ -213,23 +213,9 @@ def scan_grid(found: Sequence[int], busy: Sequence[int] = ()) -> list[list[str]]
 
     Rows are 0x00-0x70; addresses outside the scanned range 0x08-0x77 are "" (not probed).
     """
-    from edge_agent.bus.base import I2C_LAST_ADDRESS, I2C_SCAN_FIRST
+    from edge_agent.bus.base import scan_grid_cells
 
-    present, owned = set(found), set(busy)
-    rows = []
-    for row in range(0, 0x80, 16):
-        cells = []
-        for a in range(row, row + 16):
-            if a < I2C_SCAN_FIRST or a > I2C_LAST_ADDRESS:
-                cells.append("")
-            elif a in owned:
-                cells.append("UU")
-            elif a in present:
-                cells.append(f"{a:02x}")
-            else:
-                cells.append("--")
-        rows.append(cells)
-    return rows
+    return scan_grid_cells(found, busy)
 
 
 def _writable(adapter: Any, pin: str) -> bool:
