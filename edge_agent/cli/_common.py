@@ -22,6 +22,31 @@ def settings_from(args: argparse.Namespace) -> Settings:
     return load_settings(find_config(getattr(args, "config", None)))
 
 
+def datasheets_from(args: argparse.Namespace, settings: Settings | None = None) -> Path:
+    """The datasheet directory for this invocation: --datasheets, else [peripherals] datasheet_dir.
+
+    A directory the user named (on the command line or in the config file) that is not there is
+    an error: an index of nothing would answer every question with "no match", which reads as a bad
+    question rather than a wrong path. The bundled default is different: nobody chose it, and the
+    board files still answer pin questions without it, so its absence is left to the command.
+    """
+    from edge_agent.errors import DatasheetError
+
+    settings = settings if settings is not None else settings_from(args)
+    given = getattr(args, "datasheets", None)
+    if given:
+        root, origin, fix = Path(given), "--datasheets", "pass an existing directory"
+    elif settings.peripherals.datasheet_dir:
+        root, origin = settings.datasheet_dir(), "[peripherals] datasheet_dir"
+        fix = "fix [peripherals] datasheet_dir in the config file or pass --datasheets DIR"
+    else:
+        return settings.datasheet_dir()
+    if not root.is_dir():
+        what = "is not a directory" if root.exists() else "does not exist"
+        raise DatasheetError(f"the datasheet directory {root} (from {origin}) {what}; {fix}")
+    return root
+
+
 def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
     """The state directory for this invocation (global --state, env, default), as an absolute path.
 

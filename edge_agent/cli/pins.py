@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.cli._common import print_json, settings_from
+from edge_agent.cli._common import datasheets_from, print_json, settings_from
 
 if TYPE_CHECKING:
     from edge_agent.pins import PinIndex
@@ -49,7 +49,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 
 def _datasheets(args: argparse.Namespace) -> Path:
-    return Path(args.datasheets) if args.datasheets else settings_from(args).datasheet_dir()
+    return datasheets_from(args)
 
 
 def _index(args: argparse.Namespace) -> PinIndex:

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
-from edge_agent.cli._common import positive_int, print_json, query_text, settings_from, state_from
+from edge_agent.cli._common import datasheets_from, positive_int, print_json, query_text, settings_from, state_from
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -34,7 +33,7 @@ def _load(args: argparse.Namespace, *, progress: bool = False):  # noqa: ANN202 
     from edge_agent.rag import HardwareRag
 
     settings = settings_from(args)
-    root = Path(args.datasheets) if args.datasheets else settings.datasheet_dir()
+    root = datasheets_from(args, settings)
     index_dir = state_from(args) / "rag"
 
     def bar(done: int, total: int) -> None:
@@ -58,8 +57,9 @@ def _index(args: argparse.Namespace) -> int:
         print_json({"datasheet_dir": str(root), "index": str(rag.db_path), "stats": rag.stats,
                     "files": [f.__dict__ for f in files], "problems": [p.__dict__ for p in rag.problems]})
         return 0
-    if not root.is_dir():
-        print(f"datasheet directory {root} does not exist; the index is empty", file=sys.stderr)
+    if not root.is_dir():  # only the bundled default gets here (see datasheets_from); say why it is empty
+        print(f"the bundled datasheet directory {root} is missing from this install; the index is empty; "
+              "set [peripherals] datasheet_dir or pass --datasheets DIR", file=sys.stderr)
     s = rag.stats
     print(f"{root}: {s['files']} file(s), {len(rag)} chunk(s); {s['indexed']} indexed, {s['reused']} unchanged, "
           f"{s['removed']} removed; index at {rag.db_path}")
@@ -70,9 +70,9 @@ def _index(args: argparse.Namespace) -> int:
 
 def _query(args: argparse.Namespace) -> int:
     root, rag = _load(args)
-    if not root.is_dir():  # empty results by design, but say why so it is not mistaken for a bad query
-        print(f"datasheet directory {root} does not exist; set [peripherals] datasheet_dir or pass --datasheets",
-              file=sys.stderr)
+    if not root.is_dir():  # only the bundled default gets here: say why results are empty, not a bad query
+        print(f"the bundled datasheet directory {root} is missing from this install; "
+              "set [peripherals] datasheet_dir or pass --datasheets DIR", file=sys.stderr)
     if args.context:
         sys.stdout.write(rag.context(args.text, args.board))
         return 0

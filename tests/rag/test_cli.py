@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge_agent.cli import main
+from edge_agent.paths import bundled_datasheets_dir
 
 
 def _json(capsys: pytest.CaptureFixture[str]) -> object:
@@ -123,8 +124,47 @@ def test_rag_query_limit_below_one_is_a_usage_error(state: Path, capsys: pytest.
     assert "--limit" in capsys.readouterr().err
 
 
-def test_rag_query_on_a_missing_datasheet_dir_says_so(tmp_path: Path, state: Path,
-                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    missing = tmp_path / "no-such-dir"
-    assert main(["--state", str(state), "rag", "query", "led", "--datasheets", str(missing)]) == 0
-    assert str(missing) in capsys.readouterr().err
+@pytest.mark.parametrize("command", [["rag", "query", "led"], ["rag", "query", "led", "--json"],
+                                     ["rag", "index"], ["rag", "index", "--json"],
+                                     ["pins", "resolve", "red_led"], ["pins", "which", "PA5"],
+                                     ["pins", "list"], ["pins", "check"]])
+@pytest.mark.parametrize("kind", ["missing", "file"])
+def test_a_named_datasheet_dir_that_is_not_a_directory_is_an_error(
+        tmp_path: Path, state: Path, capsys: pytest.CaptureFixture[str], command: list[str], kind: str) -> None:
+    bad = tmp_path / "no-such-dir"
+    if kind == "file":
+        bad.write_text("not a directory\n")
+    assert main(["--state", str(state), *command, "--datasheets", str(bad)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("edge-agent: error:") and str(bad) in captured.err
+    assert "--datasheets" in captured.err
+    assert not (state / "rag").exists() or not any((state / "rag").iterdir())
+
+
+def test_a_configured_datasheet_dir_that_does_not_exist_is_an_error(
+        tmp_path: Path, state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[peripherals]\ndatasheet_dir = "gone"\n')
+    for command in (["rag", "query", "led"], ["rag", "index"], ["pins", "list"]):
+        assert main(["--state", str(state), "--config", str(config), *command]) == 1
+        err = capsys.readouterr().err
+        assert str(tmp_path / "gone") in err and "[peripherals] datasheet_dir" in err
+    # The command line still wins over the config file.
+    assert main(["--state", str(state), "--config", str(config), "rag", "query", "BME280 chip id", "--json",
+                 "--datasheets", str(bundled_datasheets_dir())]) == 0
+    assert _json(capsys)
+
+
+def test_a_missing_bundled_default_is_only_a_warning(tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    # Nobody chose the default directory, and the board files answer pin questions without it.
+    import edge_agent.config
+
+    gone = tmp_path / "stripped-install"
+    monkeypatch.setattr(edge_agent.config, "bundled_datasheets_dir", lambda: gone)
+    assert main(["--state", str(state), "rag", "query", "led"]) == 0
+    err = capsys.readouterr().err
+    assert str(gone) in err and "no matching datasheet text" in err
+    assert main(["--state", str(state), "pins", "resolve", "PA5", "--board", "nucleo-f401re", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["name"] == "PA5"
