@@ -34,6 +34,7 @@ from starlette.responses import JSONResponse, Response
 from edge_agent.errors import EdgeAgentError
 from edge_agent.hub import ops
 from edge_agent.hub.client import _ShortPath, connect_unix, socket_path
+from edge_agent.mcp.limits import stop_server
 from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -160,15 +161,7 @@ class HubServer:
     async def stop(self) -> None:
         """Stop accepting, let operations in flight finish (bounded), remove the socket file."""
         if self._server is not None and self._task is not None:
-            self._server.should_exit = True
-            try:
-                await asyncio.wait_for(asyncio.shield(self._task), timeout=8)
-            except TimeoutError:
-                self._server.force_exit = True
-                with contextlib.suppress(BaseException):
-                    await asyncio.wait_for(self._task, timeout=2)
-            except BaseException as exc:
-                log.warning("local socket server stopped with %s", type(exc).__name__)
+            await stop_server(self._server, self._task, "local socket server")
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
 

@@ -15,12 +15,14 @@ idle sockets exhaust the process's file descriptors while the watchdog keeps pin
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import math
 import resource
 import time
 from typing import Any
 
+import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 log = logging.getLogger(__name__)
@@ -172,3 +174,19 @@ def _evict_oldest_idle(manager: Any) -> None:
     manager._session_owners.pop(best_id, None)
     transport.idle_scope.cancel()  # ends the session's server task, which terminates its transport
     log.info("MCP session table full (%d): closed the session idle for longest", manager.max_sessions)
+
+
+async def stop_server(server: uvicorn.Server, task: asyncio.Task[Any], what: str) -> None:
+    """Stop accepting and let requests in flight finish for up to 8 s, then force the rest for 2 s.
+
+    A crash while stopping is logged with ``what`` names the server, not re-raised: shutdown goes on.
+    """
+    server.should_exit = True
+    try:
+        await asyncio.wait_for(asyncio.shield(task), timeout=8)
+    except TimeoutError:
+        server.force_exit = True
+        with contextlib.suppress(BaseException):
+            await asyncio.wait_for(task, timeout=2)
+    except BaseException as exc:
+        log.warning("%s stopped with %s", what, type(exc).__name__)

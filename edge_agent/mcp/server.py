@@ -38,7 +38,7 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
-from edge_agent.mcp.limits import evict_idle_sessions, protocol_class
+from edge_agent.mcp.limits import evict_idle_sessions, protocol_class, stop_server
 from edge_agent.mcp.messages import for_agent, unknown_arguments
 from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
 from edge_agent.mcp.netguard import HostOriginGuard, HostPolicy
@@ -325,15 +325,7 @@ class HttpServer:
         self._stopping = True
         if self._server is None or self._task is None:
             return
-        self._server.should_exit = True
-        try:
-            await asyncio.wait_for(asyncio.shield(self._task), timeout=8)
-        except TimeoutError:
-            self._server.force_exit = True
-            with contextlib.suppress(BaseException):
-                await asyncio.wait_for(self._task, timeout=2)
-        except BaseException as exc:  # a crash while stopping is logged, not re-raised
-            log.warning("MCP HTTP server stopped with %s", type(exc).__name__)
+        await stop_server(self._server, self._task, "MCP HTTP server")
 
 
 def _bearer_challenge(app: Any, path: str) -> Any:
