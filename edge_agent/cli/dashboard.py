@@ -57,8 +57,9 @@ def login_link(args: argparse.Namespace) -> str:
     try:
         token = token_file.read_text().strip()
     except OSError as exc:
+        # The token file is 0600 (and put back to 0600 at start if loosened): group membership is not enough.
         raise DashboardError(f"cannot read the token file {token_file}: {exc.strerror or exc}; run this as the "
-                             "daemon's user (or a member of its group), e.g. with sudo -u edge-agent") from None
+                             "daemon's user or as root, e.g. `sudo -u edge-agent edge-agent dashboard --url`") from None
     return f"{parts.scheme}://{shown}:{parts.port}/?token={quote(token, safe='')}"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import stat
 import subprocess
@@ -43,3 +44,18 @@ def test_without_a_daemon_it_says_how_to_start_one(daemon: Any, tmp_path: Path) 
     out = _run(daemon, "--url", state=other)
     assert out.returncode == 1
     assert "edge-agent run" in out.stderr and str(other) in out.stderr and "token" not in out.stdout
+
+
+def test_an_unreadable_token_file_names_who_can_read_it(daemon: Any, tmp_path: Path) -> None:
+    # The token file is 0600: its owner (the service user) and root read it, its group does not.
+    # Tests may run as root, where no mode keeps a file out; a directory in its place cannot be read by anyone.
+    state = tmp_path / "copy"
+    state.mkdir()
+    (state / "daemon.json").write_text((daemon.state / "daemon.json").read_text())
+    unreadable = tmp_path / "token-is-a-directory"
+    unreadable.mkdir()
+    (state / "status.json").write_text(json.dumps({"components": {"mcp_http": {"token_file": str(unreadable)}}}))
+    out = _run(daemon, "--url", state=state)
+    assert out.returncode == 1 and out.stdout == ""
+    assert str(unreadable) in out.stderr
+    assert "sudo -u edge-agent edge-agent dashboard --url" in out.stderr and "group" not in out.stderr
