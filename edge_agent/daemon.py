@@ -406,7 +406,11 @@ class Daemon:
             if not force and body == self._last_status_body and now - self._last_status_write < STATUS_REWRITE_S:
                 return
             data.update(volatile)
-            data["daemon"] = {"pid": os.getpid(), "url": self.http_url, "written_at": time.time()}
+            from edge_agent.hub.status import status_report
+
+            daemon = {"pid": os.getpid(), "url": self.http_url, "written_at": time.time(),
+                      "socket": str(self._hub.path) if self._hub is not None else None}
+            data = status_report(json.loads(json.dumps(data, default=str)), daemon=daemon)
             _atomic_write(self.options.state_dir / STATUS_FILE, json.dumps(data, default=str))
             self._last_status_body, self._last_status_write = body, now
         except Exception as exc:  # status is advisory; never let it stop the loop

@@ -152,14 +152,11 @@ def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
         data = rt.status()
     finally:
         rt.close()
-    data["adapters"] = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board, "ok": None,
-                         "detail": "daemon not running"} for b in full.peripherals.boards]
-    data["running"] = False
-    data["watches"] = [{"name": w.name, "state": "daemon not running"} for w in full.watch]
-    data["components"].pop("watch", None)
-    data.pop("pid", None)
-    data.pop("uptime_s", None)
-    return data
+    from edge_agent.hub.status import status_report
+
+    boards = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board} for b in full.peripherals.boards]
+    return status_report(json.loads(json.dumps(data, default=str)), daemon=None, boards=boards,
+                         watches=[w.name for w in full.watch])
 
 
 def _safe_url(entry: Any) -> str:
@@ -224,7 +221,7 @@ def render_status(data: dict[str, Any]) -> str:
         lines.append("watches: " + ", ".join(f"{w.get('name')} ({w.get('state', '?')})" for w in watches)
                      + (f"; {data['watch_captures']} captures since start" if data.get("watch_captures") else ""))
     for name, comp in (data.get("components") or {}).items():
-        if not comp.get("ok") and name not in ("memory", "sync", "datasheets", "adapters"):
+        if comp.get("ok") is False and name not in ("memory", "sync", "datasheets", "adapters"):
             lines.append(f"{name}: unavailable: {comp.get('detail')}")
     return "\n".join(lines)
 

@@ -662,12 +662,13 @@ def op_status(ctx: Context, args: dict[str, Any]) -> Any:
 
     rt = ctx.runtime
     assert rt is not None, "status is only asked of a running daemon"
-    data = _jsonable(rt.status())
+    from edge_agent.hub.status import status_report
+
     http = rt.components.get("mcp_http")
     sock = rt.components.get("socket")
-    data["daemon"] = {"pid": os.getpid(), "url": http.extra.get("url") if http is not None and http.ok else None,
-                      "socket": sock.extra.get("path") if sock is not None else None, "written_at": time.time()}
-    return data
+    daemon = {"pid": os.getpid(), "url": http.extra.get("url") if http is not None and http.ok else None,
+              "socket": sock.extra.get("path") if sock is not None else None, "written_at": time.time()}
+    return status_report(_jsonable(rt.status()), daemon=daemon)
 
 
 OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {

@@ -405,3 +405,38 @@ def test_the_stdio_relay_answers_each_request_with_an_error_once_the_daemon_is_g
         if relay.poll() is None:
             relay.kill()
             relay.wait()
+
+
+def _key_tree(value: Any) -> Any:
+    """The keys of a JSON object, recursively wherever the value is itself an object."""
+    if not isinstance(value, dict):
+        return None
+    return {k: _key_tree(v) for k, v in value.items()}
+
+
+def _same_keys(a: Any, b: Any, where: str) -> None:
+    assert isinstance(a, dict) and isinstance(b, dict), where
+    assert sorted(a) == sorted(b), f"{where}: {sorted(set(a) ^ set(b))}"
+    for k in a:
+        if isinstance(a[k], dict) and isinstance(b[k], dict):
+            _same_keys(a[k], b[k], f"{where}.{k}")
+
+
+def test_status_json_has_the_same_keys_through_the_daemon_as_without_it(
+        daemon_factory: Any, edge_agent_cmd: list[str], tmp_path: Path, config: Path) -> None:
+    direct_state, routed_state = tmp_path / "direct", tmp_path / "routed"
+    direct = json.loads(cli(edge_agent_cmd, direct_state, config, "status", "--json").stdout)
+    d = daemon_factory(config, state_dir=routed_state)
+    d.wait_ready()
+    routed = json.loads(cli(edge_agent_cmd, routed_state, config, "status", "--json").stdout)
+    assert d.stop() == 0
+    assert (direct["running"], routed["running"]) == (False, True)
+    assert sorted(direct) == sorted(routed)
+    _same_keys(direct["components"], routed["components"], "components")
+    assert {"watch", "socket", "mcp_http"} <= set(direct["components"])
+    _same_keys(direct["daemon"], routed["daemon"], "daemon")
+    assert [a["name"] for a in direct["adapters"]] == [a["name"] for a in routed["adapters"]] == ["nucleo-f401re"]
+    for off, live in zip(direct["adapters"], routed["adapters"], strict=True):
+        _same_keys(off, live, f"adapters.{live['name']}")
+    assert direct["adapters"][0]["ok"] is None and routed["adapters"][0]["ok"] is True
+    assert direct["components"]["mcp_http"]["url"] is None and routed["components"]["mcp_http"]["url"]

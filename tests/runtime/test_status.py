@@ -22,7 +22,7 @@ def test_status_without_a_daemon_reads_the_files_and_does_not_open_adapters(
     data = _status_json(state, capsys)
     assert data["running"] is False
     assert data["adapters"] == [{"name": "nucleo-f401re", "url": "sim://nucleo-f401re", "board": "nucleo-f401re",
-                                 "ok": None, "detail": "daemon not running"}]
+                                 "ok": None, "detail": "daemon not running", "health": None}]
     assert data["datasheets"]["ok"] is True and data["datasheets"]["chunks"] > 0
     assert data["memory"]["entries"] == 0
     assert data["sync"]["enabled"] is False and data["sync"]["outbox_depth"] == 0
