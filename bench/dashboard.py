@@ -26,6 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._proc import status_kib
 from bench._sections import publish
 
 EXE = str(Path(sys.executable).with_name("edge-agent"))
@@ -44,12 +45,8 @@ def _p50(fn: object, n: int = N) -> float:
 
 
 def _proc_kib(pid: int) -> dict[str, int]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM"):
-            out[key] = int(value.split()[0])
-    return out
+    kib = status_kib(pid)
+    return {key: kib[key] for key in ("VmRSS", "VmHWM") if key in kib}
 
 
 def _in_process(tmp: Path) -> list[str]:

@@ -27,6 +27,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._proc import status_kib
 from bench._sections import publish
 from bench.runtime import EXE, _Daemon, _env, _median_wall
 
@@ -55,12 +56,8 @@ FORBIDDEN = ("edge_agent.bus", "edge_agent.rag", "edge_agent.memory", "edge_agen
 
 
 def _vm(pid: int) -> dict[str, float]:
-    out = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key = line.split(":", 1)[0]
-        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
-            out[key] = int(line.split()[1]) / 1024
-    return out
+    kib = status_kib(pid)
+    return {key: kib[key] / 1024 for key in ("VmRSS", "VmHWM", "RssAnon", "RssFile") if key in kib}
 
 
 def _steps_rss(steps: tuple[tuple[str, str], ...], before: str = "") -> list[float]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+from bench._proc import status_kib
 from bench._sections import publish
 from edge_agent.config import parse_settings
 from edge_agent.memory import MemoryStore
@@ -126,10 +127,7 @@ def db_bytes(store: MemoryStore) -> int:
 
 def _vm_hwm_mib() -> float:
     """This process's peak resident memory (VmHWM) since run() reset it, from its own /proc status."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
+    return status_kib().get("VmHWM", float("nan")) / 1024
 
 
 def _reset_peak() -> None:

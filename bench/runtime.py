@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from bench._proc import status_kib
 from bench._sections import publish
 
 REPO = Path(__file__).resolve().parent.parent
@@ -92,10 +93,7 @@ class _Daemon:
         return json.loads((self.state / "daemon.json").read_text())["url"]
 
     def rss_mb(self) -> float:
-        for line in Path(f"/proc/{self.proc.pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-        return float("nan")
+        return status_kib(self.proc.pid).get("VmRSS", float("nan")) / 1024
 
     def cpu_s(self) -> float:
         """User + system CPU seconds the daemon has used so far."""
