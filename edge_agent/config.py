@@ -39,6 +39,14 @@ def _checked(value: str, problem: Callable[[str], str | None]) -> str:
     return value
 
 
+def _each_matches(items: list[str], pattern: str, problem: str) -> list[str]:
+    """``items`` when each one (stripped) fully matches ``pattern``; else the ValueError ``'<item>' <problem>``."""
+    for item in items:
+        if not re.fullmatch(pattern, item.strip()):
+            raise ValueError(f"{item!r} {problem}")
+    return items
+
+
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -210,19 +218,13 @@ class AdapterSafety(_Section):
     @classmethod
     def _i2c_rules(cls, v: list[str]) -> list[str]:
         num = r"(0[xX][0-9a-fA-F]+|\d+)"
-        for item in v:
-            if item.strip() != "*" and not re.fullmatch(rf"{num}(:{num}(-{num})?)?", item.strip()):
-                raise ValueError(f"{item!r} is not an I2C rule; use '0x3C' (any register), '0x76:0xF4' or "
-                                 "'0x76:0xF2-0xF5', or '*'")
-        return v
+        return _each_matches(v, rf"{num}(:{num}(-{num})?)?|\*", "is not an I2C rule; use '0x3C' (any register), "
+                             "'0x76:0xF4' or '0x76:0xF2-0xF5', or '*'")
 
     @field_validator("writable_spi")
     @classmethod
     def _spi_rules(cls, v: list[str]) -> list[str]:
-        for item in v:
-            if item.strip() != "*" and not re.fullmatch(r"\d+\.\d+", item.strip()):
-                raise ValueError(f"{item!r} is not an SPI device; use 'BUS.CS' like '0.0', or '*'")
-        return v
+        return _each_matches(v, r"\d+\.\d+|\*", "is not an SPI device; use 'BUS.CS' like '0.0', or '*'")
 
 
 class SafetyConfig(_Section):
@@ -423,10 +425,8 @@ class ServerConfig(_Section):
     @field_validator("allowed_origins")
     @classmethod
     def _origin_form(cls, origins: list[str]) -> list[str]:
-        for o in origins:
-            if not re.fullmatch(r"https?://[^/\s]+/?", o.strip()):
-                raise ValueError(f"{o!r} is not an origin; write scheme://host[:port], e.g. \"https://pi.lan:8765\"")
-        return origins
+        return _each_matches(origins, r"https?://[^/\s]+/?",
+                             "is not an origin; write scheme://host[:port], e.g. \"https://pi.lan:8765\"")
 
     @model_validator(mode="after")
     def _tls_pair(self) -> ServerConfig:
