@@ -70,8 +70,13 @@ class Context:
         """The adapter to use; ``pins``: resolve pin names with the configured datasheets' aliases too."""
         raise NotImplementedError
 
-    def store(self, workspace: str | None) -> contextlib.AbstractContextManager[Any]:
-        raise NotImplementedError
+    @contextlib.contextmanager
+    def store(self, workspace: str | None) -> Iterator[Any]:
+        store = open_memory_store(self.state_dir, self.settings, workspace=workspace)
+        try:
+            yield store
+        finally:
+            store.close()
 
     def choose(self, url: str | None, name: str | None, board: str | None) -> tuple[str, str | None, str | None]:
         """(url, adapter name, board) for the command's --url/--adapter/--board, as the CLI always chose."""
@@ -139,14 +144,6 @@ class DirectContext(Context):
             yield adapter
 
     @contextlib.contextmanager
-    def store(self, workspace: str | None) -> Iterator[Any]:
-        store = open_memory_store(self.state_dir, self.settings, workspace=workspace)
-        try:
-            yield store
-        finally:
-            store.close()
-
-    @contextlib.contextmanager
     def datasheets(self) -> Iterator[Any]:
         from edge_agent.rag import HardwareRag
 
@@ -209,11 +206,8 @@ class DaemonContext(Context):
             return
         if rt.memory is None and workspace is None:
             rt.require_memory()  # raises with the reason the store is unavailable
-        store = open_memory_store(rt.state_dir, rt.settings, workspace=workspace)
-        try:
+        with super().store(workspace) as store:
             yield store
-        finally:
-            store.close()
 
     @contextlib.contextmanager
     def datasheets(self) -> Iterator[Any]:
