@@ -122,11 +122,11 @@ class Collector:
                     aliases.setdefault(pin.name, []).append(alias)
                 roles = {pin: "led" for pin in board.leds.values()}
                 roles.update({pin: "button" for pin in board.buttons.values()})
+                named = {**board.leds, **board.buttons}  # "LD2", "B1": board labels of LED and button pins
                 for pin in board.pins:
                     connector, position = _connector_of(pin.headers)
                     labels = [h for h in pin.headers if not _CONNECTOR.match(h)]
-                    labels += [label for label, target in {**board.leds, **board.buttons}.items()
-                               if target == pin.name]
+                    labels += [label for label, target in named.items() if target == pin.name]
                     writable = roles.get(pin.name) != "button" and _writable(slot.adapter, pin.name)
                     names = [a for a in aliases.get(pin.name, []) if a not in labels]
                     table.append({"name": pin.name, "connector": connector, "position": position,
