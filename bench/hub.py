@@ -29,7 +29,7 @@ from typing import Any
 
 from bench._proc import status_kib
 from bench._sections import publish
-from bench.runtime import EXE, _Daemon, _env, _median_wall
+from bench.runtime import EXE, _Daemon, _env, _median_wall, _rss_after
 
 RUNS = 15
 TRIPS = 400
@@ -114,12 +114,6 @@ def _demo_memory(state: Path, settle_s: float, **env: str) -> dict[str, dict[str
         demo.stop()
 
 
-def _bare_rss() -> float:
-    code = "print(open('/proc/self/status').read())"
-    text = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    return next(int(x.split()[1]) / 1024 for x in text.splitlines() if x.startswith("VmRSS:"))
-
-
 def _routed_imports(state: Path) -> list[str]:
     code = ("import sys; from edge_agent.cli import main; "
             f"main(['--state', {str(state)!r}, 'gpio', 'read', 'PA5', '--json'])")
@@ -180,7 +174,7 @@ def measure() -> dict[str, Any]:
         finally:
             d.stop()
         res["inproc"] = _in_process(Path(tmp) / "inproc")
-        res["bare_mb"] = _bare_rss()
+        res["bare_mb"] = _rss_after("pass")
         budget = _steps_rss(BUDGET)
         res["budget"] = {label: b - a for (label, _), a, b in zip(BUDGET, budget, budget[1:], strict=False)}
         res["budget_total"] = budget[-1]
