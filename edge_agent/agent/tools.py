@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 from edge_agent.errors import InvalidToolCallError
 from edge_agent.hub.tools import pre_parse_json
+from edge_agent.mcp.messages import sent
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 
 # What a small model needs to work the board: look pins and datasheets up, read and drive GPIO, find
@@ -118,8 +119,7 @@ def check_arguments(name: str, arguments: Any) -> dict[str, Any]:
         problems = []
         for err in exc.errors(include_url=False):
             where = ".".join(str(p) for p in err["loc"]) or "arguments"
-            sent = repr(err.get("input"))
-            problems.append(f"{where}: {err['msg']} (got {sent if len(sent) <= 60 else sent[:57] + '...'})")
+            problems.append(f"{where}: {err['msg']} (got {sent(err.get('input'))})")
         raise InvalidToolCallError(f"{name}: invalid arguments: {'; '.join(problems)}. "
                                    f"A valid call looks like {valid_call(name)}", tool=name) from None
     return {(f.alias or key): getattr(parsed, key) for key, f in model.model_fields.items()}

@@ -76,7 +76,7 @@ class LocalToolCaller(_Closing):
         """Validate ``arguments`` against the tool's signature and run it."""
         from pydantic import ValidationError
 
-        from edge_agent.mcp.messages import for_agent, invalid_arguments, unknown_arguments
+        from edge_agent.mcp.messages import for_agent, invalid_arguments, sent, unknown_arguments
 
         if name not in self._names:
             raise _unknown_tool(name, self._names)
@@ -89,10 +89,9 @@ class LocalToolCaller(_Closing):
             raise InvalidToolCallError(unknown_arguments(name, unknown, known), tool=name)
         missing = [p for p in required if p not in arguments]
         if missing:  # worded as the MCP server's schema validation words it
-            sent = repr(arguments)
-            sent = sent if len(sent) <= 60 else sent[:57] + "..."
+            got = sent(arguments)
             raise InvalidToolCallError(f"Error executing tool {name}: invalid arguments: "
-                                       + "; ".join(f"{p}: Field required (got {sent})" for p in missing)
+                                       + "; ".join(f"{p}: Field required (got {got})" for p in missing)
                                        + "; the tool's input schema lists the expected types", tool=name)
         try:
             result = self._function(name)(**pre_parse_json(arguments))

@@ -12,6 +12,12 @@ from pydantic import ValidationError
 from edge_agent.errors import EdgeAgentError
 
 
+def sent(value: Any) -> str:
+    """What a caller sent, as repr cut to 60 characters (a long value must not swamp the sentence)."""
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def invalid_arguments(exc: ValidationError) -> str:
     """One sentence per bad argument (name, problem, what was sent), without pydantic's doc links.
 
@@ -27,10 +33,8 @@ def invalid_arguments(exc: ValidationError) -> str:
     for where, errs in by_arg.items():
         explained = [e for e in errs if e["type"] == "value_error"] or errs
         for err in explained:
-            sent = repr(err.get("input"))
-            sent = sent if len(sent) <= 60 else sent[:57] + "..."
             msg = str(err["msg"]).removeprefix("Value error, ")
-            parts.append(f"{where}: {msg} (got {sent})")
+            parts.append(f"{where}: {msg} (got {sent(err.get('input'))})")
     return f"invalid arguments: {'; '.join(parts)}; the tool's input schema lists the expected types"
 
 
