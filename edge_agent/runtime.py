@@ -105,7 +105,7 @@ class Runtime:
         self.adapters: dict[str, AdapterSlot] = {}
         # Components: None when off or failed (components[name] says why).
         self.rag: HardwareRag | None = None
-        self.pins: PinIndex = default_index()  # the one pin index every resolver uses
+        self._pins: PinIndex | None = None  # set from the datasheet index when it loads
         self.memory: MemoryStore | None = None
         self.sync: SyncWorker | None = None
         self.watch: WatchRunner | None = None
@@ -161,9 +161,14 @@ class Runtime:
         self.mark("datasheets", True, "", dir=str(directory), files=len(_safe(rag.files, [])),
                   chunks=_rag_chunks(rag), load_s=round(time.monotonic() - started, 3))
 
+    @property
+    def pins(self) -> PinIndex:
+        """The one pin index every resolver uses: the datasheet index's, else the board files and bundled datasheets."""
+        return self._pins if self._pins is not None else default_index()
+
     def _use_pins(self, index: PinIndex) -> None:
         """Make `index` the pin index of the runtime and of every open adapter."""
-        self.pins = index
+        self._pins = index
         for slot in list(self.adapters.values()):
             with slot.lock:
                 if slot.adapter is not None:
