@@ -52,7 +52,7 @@ class ToolResult(BaseModel):
 class _Open(ToolResult):
     """A result that passes a deeper record through: its other keys are kept."""
 
-    model_config = ConfigDict(extra="allow", serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(extra="allow")  # pydantic merges this over ToolResult's config
 
 
 # --- hardware -------------------------------------------------------------------------------------
