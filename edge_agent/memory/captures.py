@@ -99,7 +99,7 @@ class CaptureSink(Protocol):
     """Where captures go besides the local store (the sync outbox)."""
 
     def prepare(self, capture: Capture) -> Capture:
-        """Outside the transaction: screen secrets (return a redacted capture, or raise)."""
+        """Outside the transaction, on a capture the store has screened: return it ready to queue."""
         ...
 
     def enqueue(self, conn: sqlite3.Connection, capture: Capture) -> None:

@@ -1,9 +1,9 @@
 """The outbox: captures bound for Kumiho, written in the same transaction as the memory entry.
 
-:class:`OutboxSink` is the memory store's ``CaptureSink``. ``prepare`` runs before the transaction:
-it screens the capture for credentials (``[kumiho] secret_policy``: redact or reject) and stamps the
-device provenance (device id, boot id, monotonic and wall clock, clock-synced flag). ``enqueue`` runs
-inside the caller's transaction: it checks the outbox bound and inserts one ``sync_outbox`` row, so
+:class:`OutboxSink` is the memory store's ``CaptureSink``; the store has screened each capture for
+credentials before it gets here. ``prepare`` runs before the transaction: it stamps the device
+provenance (device id, boot id, monotonic and wall clock, clock-synced flag). ``enqueue`` runs inside
+the caller's transaction: it checks the outbox bound and inserts one ``sync_outbox`` row, so
 the capture is acknowledged exactly when its upload obligation is durable.
 
 Outbox bound (``outbox_max_rows`` / ``outbox_max_mb``; queued rows and dead letters both count):
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.config import Settings
-from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, Screen, read_screening, redaction_marks
+from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, read_screening, redaction_marks
 from edge_agent.errors import SecretRejectedError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
@@ -81,7 +81,7 @@ def capture_payload(capture: Any) -> dict[str, Any]:
 
 
 class OutboxSink:
-    """CaptureSink that screens captures and queues them in ``sync_outbox`` inside the caller's transaction."""
+    """CaptureSink that stamps the captures the store screened and queues them in ``sync_outbox``."""
 
     def __init__(self, settings: Settings, state_dir: Path, *, device: str | None = None) -> None:
         self.settings = settings
@@ -91,32 +91,22 @@ class OutboxSink:
         # capture id -> redaction counts, from prepare until enqueue counts them in the transaction. A
         # capture the store deduplicates never reaches enqueue, so the map is bounded, oldest dropped.
         self._redactions: OrderedDict[str, dict[str, int]] = OrderedDict()
-        self._screen = Screen(self.state_dir, self.config.secret_policy)
         self._lock = threading.Lock()
 
     # --- CaptureSink ------------------------------------------------------------------------------
 
     def prepare(self, capture: Any) -> Any:
-        """Screen for credentials (redact or reject) and stamp device provenance; runs outside the transaction.
+        """Stamp device provenance and note the capture's redactions; runs outside the transaction.
 
-        The memory store screens what it writes with the same screen and key before the capture gets here;
-        this pass keeps the outbox clean for captures that reach the sink another way. The redactions a
-        queued capture carries (the store's and this pass's ``[REDACTED:<kind>:<tag>]`` marks) are counted
-        for sync status.
+        The memory store screens every capture for credentials (``[kumiho] secret_policy``: redact or
+        reject) with the device's redaction key before handing it here, so what arrives is already clean.
+        The ``[REDACTED:<kind>:<tag>]`` marks it carries are counted for sync status once it is queued.
         """
-        title, content = str(capture.title or ""), str(capture.content or "")
         tags = tuple(getattr(capture, "tags", ()) or ())
         metadata = dict(getattr(capture, "metadata", {}) or {})
-        values = {"title": title, "content": content, **{f"tags[{i}]": str(t) for i, t in enumerate(tags)},
-                  **{f"metadata.{k}": str(v) for k, v in metadata.items()}}
-        changed, _ = self._screen.fields(values)
-        if changed:
-            title, content = changed.get("title", title), changed.get("content", content)
-            tags = tuple(changed.get(f"tags[{i}]", t) for i, t in enumerate(tags))
-            for k in metadata:
-                if f"metadata.{k}" in changed:
-                    metadata[k] = changed[f"metadata.{k}"]
-        kinds = redaction_marks({**values, **changed}.values())
+        texts = [str(capture.title or ""), str(capture.content or ""), *(str(t) for t in tags),
+                 *(str(v) for v in metadata.values())]
+        kinds = redaction_marks(texts)
         if kinds:
             with self._lock:
                 self._redactions[str(capture.id)] = kinds
@@ -126,12 +116,9 @@ class OutboxSink:
         stamp = {"device_id": self.device_id, **clock.as_metadata()}
         for name, value in stamp.items():
             metadata.setdefault(name, value)
-        changes: dict[str, Any] = {"metadata": metadata}
-        if changed:
-            changes.update(title=title, content=content, tags=tags)
         if dataclasses.is_dataclass(capture) and not isinstance(capture, type):
-            return dataclasses.replace(capture, **changes)
-        return _patched(capture, changes)
+            return dataclasses.replace(capture, metadata=metadata)
+        return _patched(capture, {"metadata": metadata})
 
     def enqueue(self, conn: sqlite3.Connection, capture: Any) -> None:
         """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""
