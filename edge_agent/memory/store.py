@@ -350,15 +350,9 @@ class MemoryStore:
                namespaces: Sequence[str] | None = None, min_score: float = 0, *,
                budget_tokens: int | None = None, now: datetime | None = None,
                exclude_ids: Sequence[str] = ()) -> dict[str, Any]:
-        """A prompt-ready context of the most relevant entries within the token budget.
-
-        Returns ``{context, results, source_refs}`` (plus ``tokens``, ``budget_tokens``, ``omitted``).
-        Entries are whole or absent, most relevant first; one too large for the space left is skipped.
-        Entries whose id is in ``exclude_ids`` are left out as if they did not exist.
-        """
+        """A prompt-ready context of the most relevant entries within the token budget (see :meth:`Recall.engage`)."""
         return self._recall.engage(query, limit, categories, namespaces, min_score, budget_tokens=budget_tokens,
-                                   exclude_ids=exclude_ids,
-                                   now=now)
+                                   now=now, exclude_ids=exclude_ids)
 
     # --- hygiene, snapshots, stats ----------------------------------------------------------------
 
