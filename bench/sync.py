@@ -111,7 +111,7 @@ def bench_enqueue(tmp: Path) -> dict[str, Any]:
         out[f"{k}_rate"] = statistics.median(rate for rate, _ in v)
         out[f"{k}_cpu_us"] = statistics.median(cpu for _, cpu in v)
         out[f"{k}_range"] = (min(rate for rate, _ in v), max(rate for rate, _ in v))
-    # The outbox's own share: prepare (screening + provenance) and enqueue into a database holding only
+    # The outbox's own share: prepare (redaction count + provenance) and enqueue into a database holding only
     # the sync tables, same FULL synchronous setting, same batching (GROUP per commit).
     sink = OutboxSink(settings, tmp / "enq-outbox")
     conn = sqlite3.connect(tmp / "enq-outbox.db", isolation_level=None)
@@ -268,7 +268,7 @@ def enqueue_rows(e: dict[str, Any]) -> list[str]:
         f"{e['batched_rate']:,.0f} captures/s | {e['single_rate']:,.0f} captures/s, one commit+fsync per capture "
         f"(`record_capture`) | {e['batched_rate'] / e['single_rate']:.1f}x | >= {ENQUEUE_TARGET:,}/s "
         f"({e['batched_rate'] / ENQUEUE_TARGET:.2f}x) |",
-        f"| Durable enqueue, outbox share only (screening + provenance + outbox row), {GROUP} per commit | "
+        f"| Durable enqueue, outbox share only (provenance + outbox row), {GROUP} per commit | "
         f"{e['outbox_batched']:,.0f} captures/s | {e['outbox_single']:,.0f} captures/s, one commit+fsync each | "
         f"{e['outbox_batched'] / e['outbox_single']:.1f}x | >= {ENQUEUE_TARGET:,}/s "
         f"({e['outbox_batched'] / ENQUEUE_TARGET:.2f}x) |",
