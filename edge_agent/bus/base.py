@@ -459,7 +459,7 @@ class Adapter(abc.ABC):
         self._spi: dict[tuple[int, int, int, int], SPIDevice] = {}
         self._pins: dict[str | int, tuple[str, Hashable]] = {}
         self._gpio_allowed: frozenset[str] | None = None
-        self._pin_index: PinIndex | None = None  # None: the board files alone
+        self._pin_index: PinIndex | None = None  # None: the default index (board files and bundled datasheets)
         # What this adapter last did to or saw on each GPIO line (canonical name -> mode/level/at), so a
         # status view can show levels without touching the bus: on Linux, reading a line requests it as
         # an input, which would release an output the agent is driving.
@@ -526,7 +526,8 @@ class Adapter(abc.ABC):
 
     # GPIO ------------------------------------------------------------------------------------
     def use_pins(self, index: PinIndex | None) -> None:
-        """Resolve pin names with this pin index from now on (None: the board files alone)."""
+        """Resolve pin names with this pin index from now on (None: the default index of the board files and
+        the bundled datasheets)."""
         with self._lock:
             self._pin_index = index
             self._pins.clear()
