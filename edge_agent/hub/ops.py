@@ -195,14 +195,22 @@ class DaemonContext(Context):
                 adapter.use_pins(rt.pins)  # the daemon's one pin index
             yield adapter
 
-    @contextlib.contextmanager
-    def store(self, workspace: str | None) -> Iterator[Any]:
+    def _held_store(self, workspace: str | None) -> Any:
+        """The daemon's open store when ``workspace`` resolves to its workspace, else None."""
         rt = self.runtime
         assert rt is not None
         from edge_agent.memory.store import effective_workspace
 
         if rt.memory is not None and effective_workspace(rt.settings, workspace) == rt.memory.workspace:
-            yield rt.memory
+            return rt.memory
+        return None
+
+    @contextlib.contextmanager
+    def store(self, workspace: str | None) -> Iterator[Any]:
+        rt = self.runtime
+        assert rt is not None
+        if (memory := self._held_store(workspace)) is not None:
+            yield memory
             return
         if rt.memory is None and workspace is None:
             rt.require_memory()  # raises with the reason the store is unavailable
@@ -217,13 +225,9 @@ class DaemonContext(Context):
     @contextlib.contextmanager
     def cache(self, workspace: str | None) -> Iterator[Any]:
         """The open store's response cache (one connection, one hot tier), else the cache opened for this call."""
-        rt = self.runtime
-        assert rt is not None
-        from edge_agent.memory.store import effective_workspace
-
-        if rt.memory is not None and effective_workspace(rt.settings, workspace) == rt.memory.workspace:
+        if (memory := self._held_store(workspace)) is not None:
             try:
-                shared = rt.memory.response_cache
+                shared = memory.response_cache
             except EdgeAgentError:
                 shared = None
             if shared is not None:
