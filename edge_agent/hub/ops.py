@@ -42,6 +42,13 @@ def open_memory_store(state: Path, settings: Settings, *, workspace: str | None 
     return MemoryStore.open(state, settings, capture_sink=sink, workspace=workspace)
 
 
+def _jsonable(obj: Any) -> Any:
+    """``obj`` as JSON data, converted as the MCP tools convert their results."""
+    from edge_agent.mcp.tools import _jsonable as convert
+
+    return convert(obj)
+
+
 # --- contexts -------------------------------------------------------------------------------------------
 
 
@@ -254,8 +261,6 @@ def op_bus_scan(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_bus_info(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.adapter(*_target(args)) as adapter:
         return _jsonable({"capabilities": adapter.capabilities(), "health": adapter.health()})
 
@@ -332,8 +337,6 @@ def op_bridge_ping(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_bridge_capabilities(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.adapter(_bridge_url(ctx, args.get("url")), None, None) as adapter:
         return _jsonable({"adapter": adapter.capabilities(), "firmware": adapter.firmware_capabilities(),
                           "hello": adapter.link.hello, "url": str(adapter.url), "protocol": adapter.link.protocol,
@@ -382,8 +385,6 @@ def op_memory_recall(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_memory_engage(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.engage(args["query"], args["limit"], categories=args.get("category"),
                                       namespaces=args.get("namespace"), min_score=args.get("min_score") or 0,
@@ -391,8 +392,6 @@ def op_memory_engage(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_memory_reflect(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.reflect(args["session_id"], args["response"], captures=args.get("captures") or [],
                                        source_refs=args.get("source_refs") or []))
@@ -410,8 +409,6 @@ def op_memory_forget(ctx: Context, args: dict[str, Any]) -> Any:
 
 def _store_call(method: str, *call_args: Any, **call_kwargs: Any) -> Callable[[Context, dict[str, Any]], Any]:
     def op(ctx: Context, args: dict[str, Any]) -> Any:
-        from edge_agent.mcp.tools import _jsonable
-
         with ctx.store(_ws(args)) as store:
             return _jsonable(getattr(store, method)(*call_args, **call_kwargs))
 
@@ -419,8 +416,6 @@ def _store_call(method: str, *call_args: Any, **call_kwargs: Any) -> Callable[[C
 
 
 def op_memory_hygiene(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.hygiene(force=bool(args.get("force"))))
 
@@ -431,7 +426,6 @@ def op_memory_snapshot(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_memory_provenance(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
     from edge_agent.memory import EntryNotFoundError
 
     with ctx.store(_ws(args)) as store:
@@ -441,8 +435,6 @@ def op_memory_provenance(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_memory_audit(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.audit_log(args["limit"]))
 
@@ -457,8 +449,6 @@ def op_memory_export(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_memory_import(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with ctx.store(_ws(args)) as store:
         return _jsonable(store.import_jsonl(str(args["text"]).split("\n")))
 
@@ -537,8 +527,6 @@ def _sync_worker(ctx: Context, args: dict[str, Any], *, check_endpoint: bool) ->
 
 
 def op_sync_status(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.mcp.tools import _jsonable
-
     with _sync_worker(ctx, args, check_endpoint=False) as worker:
         return _jsonable(worker.status())
 
@@ -643,8 +631,6 @@ def op_watch_run_once(ctx: Context, args: dict[str, Any]) -> Any:
         finally:
             runner.close()
     capture = outcome["capture"]
-    from edge_agent.mcp.tools import _jsonable
-
     return {"watch": cfg.name, "evaluated": outcome["evaluated"], "stored": capture is not None and store is not None,
             "capture": capture.to_dict() if capture is not None else None, "status": _jsonable(outcome["status"]),
             "window": cfg.window}
@@ -655,8 +641,6 @@ def op_watch_run_once(ctx: Context, args: dict[str, Any]) -> Any:
 
 def op_status(ctx: Context, args: dict[str, Any]) -> Any:
     import os
-
-    from edge_agent.mcp.tools import _jsonable
 
     rt = ctx.runtime
     assert rt is not None, "status is only asked of a running daemon"
