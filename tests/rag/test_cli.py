@@ -159,10 +159,10 @@ def test_a_configured_datasheet_dir_that_does_not_exist_is_an_error(
 def test_a_missing_bundled_default_is_only_a_warning(tmp_path: Path, state: Path, monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
     # Nobody chose the default directory, and the board files answer pin questions without it.
-    import edge_agent.config
+    import edge_agent.config.peripherals
 
     gone = tmp_path / "stripped-install"
-    monkeypatch.setattr(edge_agent.config, "bundled_datasheets_dir", lambda: gone)
+    monkeypatch.setattr(edge_agent.config.peripherals, "bundled_datasheets_dir", lambda: gone)
     assert main(["--state", str(state), "rag", "query", "led"]) == 0
     err = capsys.readouterr().err
     assert str(gone) in err and "no matching datasheet text" in err

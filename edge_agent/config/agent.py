@@ -1,0 +1,66 @@
+"""The model side: ``[agent]``, the provider names and their URLs, and ``[reliability]``."""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import Field, field_validator
+
+from edge_agent.config._base import _Section
+from edge_agent.errors import ConfigError
+
+
+class AgentConfig(_Section):
+    compact_context: bool = Field(
+        False, description="Small-model mode: 2 datasheet chunks, shorter text, smaller memory budget."
+    )
+    max_tool_iterations: int = Field(10, ge=0, description="Tool rounds per turn before the agent stops; 0 means 10.")
+    max_history_messages: int = Field(50, ge=0, description="Chat history kept per session (0 = none).")
+    parallel_tools: bool = Field(False, description="Run the independent tool calls of one model reply concurrently.")
+
+
+# --- model providers ------------------------------------------------------------------------------
+
+# Where each named provider listens when run as its users run it (OpenAI-compatible API base URLs).
+PROVIDER_URLS: dict[str, str] = {
+    "ollama": "http://127.0.0.1:11434/v1",
+    "llamacpp": "http://127.0.0.1:8080/v1",
+    "lmstudio": "http://127.0.0.1:1234/v1",
+    "vllm": "http://127.0.0.1:8000/v1",
+    "openai": "https://api.openai.com/v1",
+}
+_PROVIDER_FORMS = f"{', '.join(PROVIDER_URLS)} or custom:<base URL> (e.g. custom:http://10.0.0.5:8080/v1)"
+
+
+def provider_url(spec: str) -> str:
+    """The API base URL a provider string stands for; ConfigError listing the forms when it is none."""
+    name = spec.strip()
+    if name.lower() in PROVIDER_URLS:
+        return PROVIDER_URLS[name.lower()]
+    if name.lower().startswith("custom:"):
+        url = name[len("custom:"):].strip().rstrip("/")
+        if re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", url):
+            return url
+        raise ConfigError(f"provider {spec!r}: custom: needs an http:// or https:// base URL such as "
+                          "custom:http://10.0.0.5:8080/v1")
+    raise ConfigError(f"unknown provider {spec!r}; use {_PROVIDER_FORMS}")
+
+
+def _check_provider(v: str) -> str:
+    try:
+        provider_url(v)
+    except ConfigError as exc:
+        raise ValueError(str(exc)) from None
+    return v.strip()
+
+
+class ReliabilityConfig(_Section):
+    provider_retries: int = Field(2, ge=0, le=20, description="Retries of a failing provider before the next one.")
+    provider_backoff_ms: int = Field(500, ge=0, le=600_000, description="First retry delay; doubles each retry.")
+    fallback_providers: list[str] = Field(default_factory=list, description="Tried in order once the "
+                                          "default provider's retries are spent; same forms as default_provider.")
+
+    @field_validator("fallback_providers")
+    @classmethod
+    def _providers(cls, v: list[str]) -> list[str]:
+        return [_check_provider(p) for p in v]

@@ -1,0 +1,41 @@
+"""``[hardware.safety]``: the write policy of every adapter."""
+
+from __future__ import annotations
+
+from pydantic import Field, field_validator
+
+from edge_agent.config._base import _each_matches, _Section
+
+
+class AdapterSafety(_Section):
+    """Per-adapter write policy; the table key is the adapter name or URL scheme."""
+
+    read_only: bool | None = Field(None, description="true refuses every write on this adapter, false allows every "
+                                   "write; unset: the simulator is writable, real adapters only the writable_* lists.")
+    writable_gpio: list[str] = Field(default_factory=list, description="Pins that may be driven; any pin name or "
+                                     "alias.")
+    writable_i2c: list[str] = Field(
+        default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range)."
+    )
+    writable_spi: list[str] = Field(default_factory=list, description="'0.0' bus.chip-select, or '*'.")
+
+    @field_validator("writable_i2c")
+    @classmethod
+    def _i2c_rules(cls, v: list[str]) -> list[str]:
+        num = r"(0[xX][0-9a-fA-F]+|\d+)"
+        return _each_matches(v, rf"{num}(:{num}(-{num})?)?|\*", "is not an I2C rule; use '0x3C' (any register), "
+                             "'0x76:0xF4' or '0x76:0xF2-0xF5', or '*'")
+
+    @field_validator("writable_spi")
+    @classmethod
+    def _spi_rules(cls, v: list[str]) -> list[str]:
+        return _each_matches(v, r"\d+\.\d+|\*", "is not an SPI device; use 'BUS.CS' like '0.0', or '*'")
+
+
+class SafetyConfig(_Section):
+    read_only: bool = Field(False, description="true refuses every write on every adapter.")
+    adapters: dict[str, AdapterSafety] = Field(default_factory=dict)
+
+
+class HardwareConfig(_Section):
+    safety: SafetyConfig = Field(default_factory=SafetyConfig)
