@@ -15,6 +15,7 @@ from edge_agent.rag.text import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench._rag_heldout import HELD_OUT  # noqa: E402
+from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 from bench.rag import _score  # noqa: E402
 
@@ -95,6 +96,17 @@ def test_the_held_out_set_is_its_own_file_and_shares_no_question_with_the_tuning
     assert len(HELD_OUT) >= 40
     assert not {q.text.lower() for q in HELD_OUT} & {q.text.lower() for q in QUESTIONS}
     assert {q.corpus for q in HELD_OUT} == {"shared", "bundled"}
+
+
+def test_the_second_held_out_set_shares_no_question_with_the_others_and_its_facts_are_real(
+        shared_corpus: Path) -> None:
+    assert len(HELD_OUT_2) >= 45
+    others = {q.text.lower() for q in (*QUESTIONS, *HELD_OUT)}
+    assert not {q.text.lower() for q in HELD_OUT_2} & others
+    roots = {"shared": shared_corpus, "bundled": bundled_datasheets_dir()}
+    for q in (*HELD_OUT_2, *QUESTIONS):
+        texts = [(roots[q.corpus] / s).read_text().lower() for s in q.source.split("|")]
+        assert any(q.fact.lower() in t for t in texts), q
 
 
 def _rates(questions: tuple[Question, ...], shared: Path) -> tuple[float, float, float]:
