@@ -89,19 +89,32 @@ def _describe(pin: Any) -> str:
     return "; ".join(parts)
 
 
+def _shared_note(index: PinIndex, board: str) -> str:
+    """For a datasheet tag several board files share (rpi-gpio), the boards the answer holds for."""
+    boards = index.applies_to(board)
+    return f"  applies to {', '.join(boards)} (they share the {board} datasheets)" if len(boards) > 1 else ""
+
+
 def _resolve(args: argparse.Namespace) -> int:
-    pin = _index(args).resolve(args.board, args.name)
+    index = _index(args)
+    pin = index.resolve(args.board, args.name)
     if args.json:
-        print_json(_pin_dict(pin))
+        shared = index.applies_to(args.board)
+        print_json(_pin_dict(pin) | ({"applies_to": shared} if len(shared) > 1 else {}))
     else:
         print(f"{args.board}: {args.name} = {_describe(pin)}")
+        if note := _shared_note(index, args.board):
+            print(note)
     return 0
 
 
 def _which(args: argparse.Namespace) -> int:
-    report = _index(args).pins_on(args.board, args.name)
+    index = _index(args)
+    report = index.pins_on(args.board, args.name)
     if args.json:
+        shared = index.applies_to(args.board)
         print_json({"board": report.board, "query": report.query, "power": report.power,
+                    **({"applies_to": shared} if len(shared) > 1 else {}),
                     "pin": _pin_dict(report.pin) if report.pin else None, "labels": list(report.labels),
                     "aliases": [{"alias": a, "source": s} for a, s in report.aliases]})
         return 0
@@ -110,6 +123,8 @@ def _which(args: argparse.Namespace) -> int:
         return 0
     assert report.pin is not None
     print(f"{report.board}: {args.name} is {_describe(report.pin)}")
+    if note := _shared_note(index, args.board):
+        print(note)
     if report.labels:
         print("  board names: " + ", ".join(report.labels))
     for alias, source in report.aliases:
@@ -135,7 +150,9 @@ def _list(args: argparse.Namespace) -> int:
         })
         return 0
     if board is None:
-        print(f"{args.board}: no board file; aliases from datasheets:")
+        shared = index.applies_to(args.board)
+        print(f"{args.board}: " + (f"datasheet tag shared by {', '.join(shared)}" if shared else "no board file")
+              + "; aliases from datasheets:")
         for alias, pin in aliases.items():
             print(f"  {alias:<20} {pin.raw}")
         return 0

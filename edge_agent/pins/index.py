@@ -37,7 +37,7 @@ import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from edge_agent.errors import AmbiguousPinError, UnknownBoardError, UnknownPinError
+from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, UnknownPinError, echo
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
 
@@ -80,6 +80,7 @@ class _BoardNames:
     functions: dict[str, set[str]] = field(default_factory=dict)
     bus_roles: dict[str, str] = field(default_factory=dict)
     contradictions: list[Contradiction] = field(default_factory=list)
+    shared: tuple[str, ...] = ()  # a datasheet tag several board files answer to: those boards
 
     def add(self, n: _Name) -> None:
         self.exact.setdefault(n.spelling, []).append(n)
@@ -123,20 +124,29 @@ class PinIndex:
     # --- boards -------------------------------------------------------------------------------------
 
     def known_boards(self) -> list[str]:
-        """Board files and datasheet tags, sorted."""
-        return sorted(set(self._boards) | self._tags)
+        """Every name :meth:`board` accepts: board files, datasheet tags and the tags board files share, sorted."""
+        shared = {t for b in self._boards.values() for t in b.datasheet_tags if len(self._owners(t)) > 1}
+        return sorted(set(self._boards) | self._tags | shared)
+
+    def _owners(self, key: str) -> list[str]:
+        return sorted(b.id for b in self._boards.values() if key in b.datasheet_tags)
+
+    def applies_to(self, board: str) -> list[str]:
+        """The board files a name stands for: itself, the one board answering to a tag, every board sharing a
+        tag (``rpi-gpio``: each 40-pin Pi), or none for a board or part known only from datasheets."""
+        b = self.board(board)
+        return [b.id] if b is not None else self._owners(board.strip().lower())
 
     def board(self, board: str) -> Board | None:
-        """The board file for `board` (an id or a tag only it answers to); None for datasheet-only boards."""
+        """The board file for `board` (an id or a tag only it answers to); None for a tag several board files
+        share (its names come from its own datasheets, see :meth:`applies_to`) and for datasheet-only boards."""
         key = board.strip().lower()
         if key in self._boards:
             return self._boards[key]
-        owners = [b for b in self._boards.values() if key in b.datasheet_tags]
+        owners = self._owners(key)
         if len(owners) == 1:
-            return owners[0]
-        if owners:
-            raise UnknownBoardError(board, sorted(b.id for b in owners))  # a shared tag: pass one of its boards
-        if key in self._tags:
+            return self._boards[owners[0]]
+        if owners or key in self._tags:
             return None
         raise UnknownBoardError(board, self.known_boards())
 
@@ -145,9 +155,13 @@ class PinIndex:
         key = b.id if b is not None else board.strip().lower()
         with self._lock:
             got = self._per_board.get(key)
-            if got is None:
-                got = self._per_board[key] = self._build(b) if b is not None else self._build_raw(key)
-            return got
+        if got is None:
+            owners = self._owners(key) if b is None else []
+            # built outside the lock: a shared tag's build looks up each of its boards' names
+            got = self._build(b) if b is not None else self._build_raw(key, owners)
+            with self._lock:
+                got = self._per_board.setdefault(key, got)
+        return got
 
     # --- building -----------------------------------------------------------------------------------
 
@@ -231,14 +245,24 @@ class PinIndex:
         # exact spelling picks, anything in between is ambiguous (see lookup step 3).
         idx.add(n)
 
-    def _build_raw(self, tag: str) -> _BoardNames:
-        """A board or part known only from datasheets: names resolve to the pin as the datasheet writes it."""
-        idx = _BoardNames(tag, None)
+    def _build_raw(self, tag: str, owners: Sequence[str] = ()) -> _BoardNames:
+        """A board or part known only from datasheets: names resolve to the pin as the datasheet writes it.
+
+        A tag several board files share (`owners`) is read the same way, from its own datasheets; where
+        every one of those boards gives the datasheet's value the same pin, the answer carries that pin's
+        number, header positions and functions (the 40-pin Pi header: GPIO17 is J8-11 on each of them).
+        """
+        idx = _BoardNames(tag, None, shared=tuple(owners))
         for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (e.source, e.line)):
             value = e.value
             n = int_value(value)
             pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value
             pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), (e.alias,), raw=value)
+            if owners:
+                agreed = self._agreed(idx, value if e.numbering == "native" else f"pin {value}")
+                if isinstance(agreed, Pin):
+                    pin = replace(agreed, board=tag, raw=value)
+                    pin_name = pin.name
             named = _Name(e.alias, pin, _entry_source(e), _OWN, e)
             twin = [x for x in idx.exact.get(e.alias, [])
                     if name_key(x.pin.name) != name_key(pin_name) and not _same_table_rows(x, named)]
@@ -251,6 +275,44 @@ class PinIndex:
             if not idx.exact.get(pin_name):
                 idx.add(_Name(pin_name, replace(pin, functions=()), named.source, _OWN, e))
         return idx
+
+    def _agreed(self, idx: _BoardNames, name: str | int) -> Pin | dict[str, Pin | PinError]:
+        """`name` on every board sharing `idx`'s tag: the pin when all give the same one (headers and functions
+        they have in common), else what each board said."""
+        said: dict[str, Pin | PinError] = {}
+        for owner in idx.shared:
+            try:
+                said[owner] = self.resolve(owner, name)
+            except PinError as exc:
+                said[owner] = exc
+        pins = [p for p in said.values() if isinstance(p, Pin)]
+        if len(pins) != len(said) or len({p.name for p in pins}) != 1:
+            return said
+        first = pins[0]
+        headers = tuple(h for h in first.headers if all(h in p.headers for p in pins))
+        functions = tuple(f for f in first.functions if all(f in p.functions for p in pins))
+        number = first.number if all(p.number == first.number for p in pins) else None
+        return Pin(idx.board_id, first.name, number, headers, functions)
+
+    def _lookup_shared(self, idx: _BoardNames, name: str | int) -> Pin:
+        """A shared tag: its own datasheets' names first, then a name every board sharing it gives one pin."""
+        if not isinstance(name, int) or isinstance(name, bool):
+            found = _by_name(idx, str(name))
+            if found is not None:
+                return found
+        agreed = self._agreed(idx, name)
+        if isinstance(agreed, Pin):
+            return agreed
+        known = {b: p.name for b, p in agreed.items() if isinstance(p, Pin)}
+        if len(set(known.values())) > 1:  # the boards sharing the tag disagree: which one is meant is the user's call
+            raise AmbiguousPinError(idx.board_id, str(name), sorted(set(known.values()), key=_natural),
+                                    [(str(name), p, f"board file {b}.toml") for b, p in known.items()])
+        if known:
+            missing = [b for b in agreed if b not in known]
+            first = next(iter(known))
+            raise PinError(f"{echo(str(name))} is {known[first]} on {', '.join(known)} but not a pin of "
+                           f"{', '.join(missing)}, which share {idx.board_id}; pass --board {first}")
+        raise self._unknown(idx, str(name))
 
     # --- lookup -------------------------------------------------------------------------------------
 
@@ -267,6 +329,8 @@ class PinIndex:
         if isinstance(name, str) and not name.strip():
             raise UnknownPinError(board, name, [])
         idx = self._names(board)
+        if idx.shared:
+            return self._lookup_shared(idx, name)
         if idx.board is None:
             return self._lookup_names(idx, str(name))
         pin = _native(idx, name)
@@ -342,7 +406,13 @@ class PinIndex:
         """Inverse lookup: what is on this pin or header position (labels, bus roles, datasheet names)."""
         b = self.board(board)
         if b is None:
-            raise UnknownBoardError(board, sorted(self._boards))
+            owners = self._owners(board.strip().lower())
+            if not owners:
+                raise PinError(f"{board} is known only from datasheets, which name pins but not what sits on them; "
+                               f"`edge-agent pins resolve NAME --board {board}` gives the pin a name stands for")
+            pin = self.resolve(board, name)  # a shared tag: a pin every board sharing it agrees on
+            return PinReport(board.strip().lower(), str(name), pin,
+                             aliases=tuple(self.sources_for(board, pin.name)))
         k = name_key(str(name))
         phys = PHYSICAL.match(k)
         if phys and b.physical_header:

@@ -385,9 +385,12 @@ class HardwareRag:
             try:
                 board = get_board(key)
             except UnknownBoardError:
-                if key not in present:
-                    raise UnknownBoardError(b, sorted(set(list_boards()) | present)) from None
-                boosts[key] = base
+                owners = [o for o in list_boards() if key in get_board(o).datasheet_tags]
+                if key not in present and not owners:
+                    raise UnknownBoardError(b, sorted(set(list_boards()) | present | _shared_tags())) from None
+                boosts[key] = base  # a datasheet-only board, or a tag several boards share (each 40-pin Pi)
+                for o in owners:
+                    boosts.setdefault(o, base)
                 continue
             boosts[board.id] = base
             for tag in board.datasheet_tags:
@@ -572,6 +575,12 @@ def _board_file_tags() -> frozenset[str]:
     if _BOARD_FILE_TAGS is None:
         _BOARD_FILE_TAGS = frozenset(t for b in list_boards() for t in (b, *get_board(b).datasheet_tags))
     return _BOARD_FILE_TAGS
+
+
+def _shared_tags() -> set[str]:
+    """Datasheet tags several board files answer to (rpi-gpio: the header of every 40-pin Pi)."""
+    tags = [t for b in list_boards() for t in get_board(b).datasheet_tags]
+    return {t for t in tags if tags.count(t) > 1}
 
 
 def _match_word(part: str, words: set[str]) -> bool:
