@@ -199,7 +199,7 @@ def _add(alias: str, value: str, source: str, tag: str | None, lineno: int, numb
 
 # --- pin tables ----------------------------------------------------------------------------------------
 
-_PIN_TOKEN = re.compile(r"(?:P[A-K]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}|IO\d{1,2}|ADC\d{1,2})", re.IGNORECASE)
+_PIN_TOKEN = re.compile(r"(?:P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}|IO\d{1,2}|ADC\d{1,2})", re.IGNORECASE)
 _PIN_HEADER = frozenset(["pin", "gpio", "bcm", "port", "stm32", "avr", "mcu", "io"])
 _NAME_HEADER = frozenset({
     "alias", "label", "name", "signal", "arduino", "constant", "component", "relay", "input", "output", "led",
@@ -241,7 +241,7 @@ def _pin_value(cell: str, header_words: set[str]) -> str | None:
 def _names(cell: str) -> list[str]:
     out = []
     for part in cell.split(" / "):
-        name = re.sub(r"\s*\(.*\)\s*$", "", part).strip()
+        name = " ".join(re.sub(r"\([^)]*\)", " ", part).split())  # notes in brackets are not part of the name
         if not name or name.isdigit() or "," in name or len(name.split()) > 4 or not _NAME_OK.match(name):
             continue
         out.append(name)
@@ -302,16 +302,25 @@ def _tables(lines: list[str], skip: list[tuple[int, int]]) -> list[tuple[int, st
     return out
 
 
+def _period(header: list[str]) -> int:
+    """Width of the smallest column group the header repeats (the whole width when it does not repeat)."""
+    width = len(header)
+    for k in range(2, width // 2 + 1):
+        if width % k == 0 and all(header[i] == header[i % k] for i in range(width)):
+            return k
+    return width
+
+
 def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, tag: str,
                   entries: list[AliasEntry], problems: list[Problem]) -> None:
     for head_at, heading, row_at in _tables(lines, skip):
         header = _split_row(lines[head_at])
         rows = [_split_row(lines[j]) for j in row_at]
         width = len(header)
-        half = width // 2
-        # the same columns written twice side by side: two tables
-        groups = [(0, half), (half, width)] if width % 2 == 0 and width >= 4 and header[:half] == header[half:] \
-            else [(0, width)]
+        # the same columns written two or more times side by side (| Arduino | AVR pin | Arduino | AVR pin |):
+        # one table per repeat, so every (name, pin) pair of a row is read
+        period = _period([c.lower() for c in header])
+        groups = [(lo, lo + period) for lo in range(0, width, period)]
         for lo, hi in groups:
             sub_header = header[lo:hi]
             sub_rows = [r[lo:hi] for r in rows]
