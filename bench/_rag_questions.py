@@ -141,4 +141,7 @@ QUESTIONS: tuple[Question, ...] = (
     Question("which header pin is BCM 4 on a pi zero 2 w", ("rpi-zero-2w",), "rpi-gpio.md", "J8-7", "bundled"),
     Question("esp32 flash pins never use", ("esp32-devkitc",), "esp32-devkitc.md", "GPIO6", "bundled"),
     Question("uno i2c pins A4 A5", ("arduino-uno",), "arduino-uno.md", "A4", "bundled"),
+    # the examples a field engineer reported: a pin name alone must find the boards that have it
+    Question("PA5 alternate functions", (), "nucleo-f401re.md|nucleo-g071rb.md", "SPI1 SCK"),
+    Question("GPIO17 header position", (), "rpi-gpio.txt", "pin 11"),
 )

@@ -128,6 +128,10 @@ class PinIndex:
         shared = {t for b in self._boards.values() for t in b.datasheet_tags if len(self._owners(t)) > 1}
         return sorted(set(self._boards) | self._tags | shared)
 
+    def board_ids(self) -> list[str]:
+        """Boards with a board file, sorted."""
+        return sorted(self._boards)
+
     def _owners(self, key: str) -> list[str]:
         return sorted(b.id for b in self._boards.values() if key in b.datasheet_tags)
 

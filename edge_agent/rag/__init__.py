@@ -114,6 +114,7 @@ class HardwareRag:
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._nicknames: dict[str, set[str]] | None = None
         self._tag_term_cache: frozenset[str] | None = None
+        self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}
         self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
         self._next_id = 1
@@ -232,6 +233,7 @@ class HardwareRag:
         self._boost_cache = {}
         self._nicknames = None
         self._tag_term_cache = None
+        self._pin_owner_cache = None
         self._alias_entries = None
         self._pin_index = None
 
@@ -412,23 +414,27 @@ class HardwareRag:
             return []
         named = tuple(boards)
         detected = tuple(b for b in self.detect_boards(query) if b not in named)
-        key = (*named, "|", *detected)
+        # With no board named, a chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it.
+        pinned = () if named or detected else tuple(self.pin_boards(query))
+        key = (*named, "|", *detected, "|", *pinned)
         boosts = self._boost_cache.get(key)
         if boosts is None:  # board files do not change while the process runs; the index is checked on sync
             # boards the question itself names weigh more than the configured ones
-            boosts = {**self._board_boosts(named), **self._board_boosts(detected, DETECTED_BOOST)}
+            boosts = {**self._board_boosts(named), **self._board_boosts(detected, DETECTED_BOOST),
+                      **self._board_boosts(pinned, DETECTED_BOOST)}
             self._boost_cache[key] = boosts
         with self._lock:
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             candidates = postings.top(terms, boosts, wanted)
+            ids = [cid for _, _, _, cid in candidates]
+            rows = {r[0]: r[1:] for r in self._conn.execute(
+                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
             top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
                                 scoped=boosts, other_boards=_board_file_tags(),
                                 exact=_query.exact_terms(terms, self._tag_terms()),
-                                has_term=postings.has, file_terms=self._file_terms)
-            ids = [cid for _, _, _, cid in top]
-            rows = {r[0]: r[1:] for r in self._conn.execute(
-                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
+                                has_term=postings.has, file_terms=self._file_terms,
+                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])})
             out = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]
@@ -441,6 +447,13 @@ class HardwareRag:
         if self._nicknames is None:
             self._nicknames = _query.nicknames(self._postings.boards())
         return _query.detect(query, self._nicknames)
+
+    def pin_boards(self, query: str) -> list[str]:
+        """Boards and parts that have a chip-specific pin the question names, as datasheet tags."""
+        if self._pin_owner_cache is None:
+            self._pin_owner_cache = _query.pin_owners(self.pin_index())
+        present = self._postings.boards()
+        return [t for t in _query.pin_boards(query, self._pin_owner_cache) if t in present or t in _board_file_tags()]
 
     def _tag_terms(self) -> frozenset[str]:
         """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection, Iterable
 
+from edge_agent.pins import PinIndex, name_key
 from edge_agent.rag.text import VOCABULARY
 
 #: Candidates fetched per result asked for, before reranking.
@@ -35,6 +36,16 @@ MIN_CANDIDATES = 10
 EXACT_BONUS = 0.6
 #: Score multiplier for each chunk already picked from the same file.
 SAME_FILE = 0.8
+#: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
+#: but without the context (function, polarity, conflicts) the question is after; the agent gets the
+#: aliases of the pins it names as their own context block anyway.
+ALIAS_LIST = 0.6
+_ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
+
+
+def is_alias_list(heading: str) -> bool:
+    """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``)."""
+    return bool(_ALIAS_HEADING.search(heading.strip()))
 
 _MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "sparkfun", "seeed", "st"})
 #: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
@@ -93,6 +104,43 @@ def detect(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[s
     return found
 
 
+#: Chip-specific pin spellings: STM32/AVR ports (PA5, PL5), nRF port.pin (P0.13), Broadcom/ESP32 GPIOn and
+#: IOn, RP2040 GPn. Arduino names (D13, A0) are on every Arduino-style header and say nothing of the board.
+_CHIP_PIN = re.compile(r"\b(?:P[A-L]_?\d{1,2}|P\d\.\d{1,2}|GPIO_?\d{1,2}|GP\d{1,2}|IO\d{1,2})\b", re.IGNORECASE)
+
+
+def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
+    """Chip-specific pin name (as a name key) -> the board and datasheet tags that have such a pin.
+
+    From the board files (native pins, answering for their datasheet tags too) and from the datasheets'
+    pin tables and alias lines (values and names), so a board known only from its datasheet counts.
+    """
+    owners: dict[str, set[str]] = {}
+
+    def add(name: str, tags: Iterable[str]) -> None:
+        if _CHIP_PIN.fullmatch(name.strip()):
+            owners.setdefault(name_key(name), set()).update(tags)
+
+    for board_id in index.known_boards():
+        board = index.board(board_id) if board_id in index.board_ids() else None
+        if board is not None:
+            for pin in board.pins:
+                add(pin.name, (board.id, *board.datasheet_tags))
+    for e in index.entries:
+        if e.tag:
+            add(e.value, (e.tag,))
+            add(e.alias, (e.tag,))
+    return {k: frozenset(v) for k, v in owners.items()}
+
+
+def pin_boards(query: str, owners: dict[str, frozenset[str]]) -> list[str]:
+    """Tags that have a chip-specific pin the question names (``PA5`` -> the Nucleo boards), sorted."""
+    found: set[str] = set()
+    for m in _CHIP_PIN.finditer(query):
+        found |= owners.get(name_key(m.group(0)), frozenset())
+    return sorted(found)
+
+
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
     return [t for t in terms if any(c.isdigit() for c in t) and t not in tag_terms]
@@ -101,6 +149,7 @@ def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[s
 def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
            scoped: Collection[str], other_boards: Collection[str], exact: list[str],
            has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
+           alias_lists: Collection[int] = (),
            ) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module."""
     scored: list[tuple[float, str, int, int, bool]] = []
@@ -112,6 +161,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         if wanted:
             held = sum(1 for t in wanted if has_term(t, cid))
             score *= 1.0 + EXACT_BONUS * held / len(wanted)
+        if cid in alias_lists:
+            score *= ALIAS_LIST
         scored.append((score, rel, idx, cid, demoted))
     picked: list[tuple[float, str, int, int]] = []
     per_file: dict[str, int] = {}

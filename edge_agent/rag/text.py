@@ -24,7 +24,7 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 6
+TOKENIZER_VERSION = 7
 
 _VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
@@ -113,7 +113,7 @@ _MULTI_WORDS = {
     "wi-fi": "wifi", "on-board": "onboard", "chip-id": "chip id", "one-wire": "onewire", "1-wire": "onewire",
 }
 _HEX_RAW = re.compile(r"0x([0-9a-f]+)|([0-9][0-9a-f]*)h")
-_PIN_RAW = re.compile(r"p([a-k])_?0*(\d{1,2})|(?:gpio_?|bcm_?|io)0*(\d{1,2})")
+_PIN_RAW = re.compile(r"p([a-l])_?0*(\d{1,2})|(?:gpio_?|bcm_?|io)0*(\d{1,2})")
 _MULTI_HINTS = ("gpio ", "bcm ", "wi-fi", "pull", "on-board", "chip-id", "-wire")
 
 
@@ -169,7 +169,7 @@ def _expand(raw: str) -> tuple[str, ...]:
         return ()
     word = _norm(raw)
     m = _INSTANCE.fullmatch(raw)
-    return (word, m.group(1)) if m else (word,)
+    return (word, _norm(m.group(1))) if m else (word,)
 
 
 def tokens(text: str) -> list[str]:

@@ -124,3 +124,31 @@ def test_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
     """Regression floor at the level measured when the ranking changes landed (see BENCHMARKS.md)."""
     hit1, hit3, within = _rates(HELD_OUT, shared_corpus)
     assert hit1 >= 0.85 and hit3 >= 0.94 and within >= 0.94, (hit1, hit3, within)
+
+
+def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) -> None:
+    rag = HardwareRag.load(shared_corpus)
+    assert "nucleo-f401re" in rag.pin_boards("PA5 alternate functions")
+    assert "rpi-pico" not in rag.pin_boards("PA5 alternate functions")
+    assert "rpi-pico" in rag.pin_boards("what does GP17 do")
+    assert "nrf52840dk" in rag.pin_boards("P0.13 polarity")
+    got = rag.search("PA5 alternate functions")
+    assert got[0].board != "rpi-pico"
+    assert any(c.source.startswith("nucleo-") and "PA5" in c.text and "SPI1 SCK" in c.text for c in got[:3])
+
+
+def test_a_pin_named_only_in_a_datasheet_finds_that_board(tmp_path: Path) -> None:
+    _write(tmp_path, "widget-board.md", "# Widget\n\n## Port map\n\n| Signal | MCU pin |\n| --- | --- |\n"
+           "| LAMP | PL5 |\n\nThe lamp driver output has alternate functions: timer output.\n")
+    _write(tmp_path, "other.md", "# Other board\n\n## Alternate functions\n\nAlternate functions of the timer "
+           "pins, alternate functions listed per pin, functions and alternate uses.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.pin_boards("PL5 alternate functions") == ["widget-board"]
+    assert rag.search("PL5 alternate functions")[0].source == "widget-board.md"
+
+
+def test_pin_alias_sections_yield_to_the_prose_and_tables_that_explain_the_pin(tmp_path: Path) -> None:
+    _write(tmp_path, "kit.md", "# Kit\n\n## Buttons\n\n| Label | Pin |\n| --- | --- |\n| Button 3 | P0.24 |\n\n"
+           "Buttons are active low.\n\n## Pin Aliases\n\nbutton3: P0.24\nsw2: P0.24\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("P0.24 button")[0].heading == "Kit > Buttons"
