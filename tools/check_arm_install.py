@@ -32,15 +32,24 @@ from packaging.requirements import Requirement
 ROOT = Path(__file__).resolve().parent.parent
 PYTHON_VERSION = "3.11"  # Raspberry Pi OS Bookworm
 
+
+
+def _platforms(machine: str) -> list[str]:
+    # pip matches --platform tags literally: given manylinux_2_36 it does not take a wheel tagged
+    # manylinux_2_34 (lgpio's aarch64 wheel) although glibc 2.36 runs it, and silently falls back to
+    # another release. Pi OS Bookworm has glibc 2.36, so every manylinux_2_x up to 2.36 is listed.
+    return [*(f"manylinux_2_{minor}_{machine}" for minor in range(36, 16, -1)), f"manylinux2014_{machine}",
+            f"linux_{machine}"]
+
+
 #: pip --platform tags a wheel may carry for each machine, and the marker environment of that machine.
 TARGETS: dict[str, dict[str, Any]] = {
     "aarch64": {
-        "platforms": ["manylinux_2_36_aarch64", "manylinux_2_17_aarch64", "manylinux2014_aarch64",
-                      "linux_aarch64"],
+        "platforms": _platforms("aarch64"),
         "from_os": {},
     },
     "armv7l": {
-        "platforms": ["manylinux_2_36_armv7l", "manylinux_2_17_armv7l", "manylinux2014_armv7l", "linux_armv7l"],
+        "platforms": _platforms("armv7l"),
         # PyPI has no 32-bit ARM wheels of these (pulled in by the MCP SDK's JWT support).
         "from_os": {"cryptography": "38.0.4", "cffi": "1.15.1"},
     },

@@ -52,3 +52,12 @@ def test_x86_64_keeps_every_backend(tool: ModuleType) -> None:
 def test_an_unknown_extra_is_refused_by_name(tool: ModuleType) -> None:
     with pytest.raises(SystemExit, match="nope"):
         tool.requirements_for("aarch64", ["nope"])
+
+
+@pytest.mark.parametrize("machine", ["aarch64", "armv7l"])
+def test_every_manylinux_tag_bookworm_glibc_runs_is_offered_to_the_resolver(tool: ModuleType, machine: str) -> None:
+    # pip matches --platform tags literally: without manylinux_2_34 it skips lgpio's aarch64 wheel and
+    # resolves a placeholder release instead. Bookworm's glibc 2.36 runs every manylinux_2_17..2_36 wheel.
+    platforms = tool.TARGETS[machine]["platforms"]
+    assert {f"manylinux_2_{minor}_{machine}" for minor in range(17, 37)} <= set(platforms)
+    assert not any(p.startswith("manylinux_2_37") for p in platforms)
