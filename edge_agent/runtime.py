@@ -581,10 +581,7 @@ def _outbox_depth(rt: Runtime) -> dict[str, Any]:
     store = rt.memory
     if store is None:
         return {}
-    db = getattr(store, "db_path", None)
-    if not db:
-        return {}
     from edge_agent.sync.repository import outbox_depth
 
-    depth = outbox_depth(Path(db))
+    depth = outbox_depth(store)
     return {} if depth is None else {"outbox_depth": depth}

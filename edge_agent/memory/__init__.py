@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture, CaptureSink
+from edge_agent.memory.db import register_migrations
 from edge_agent.memory.errors import (
     ContentTooLargeError,
     EntryNotFoundError,
@@ -16,6 +17,7 @@ from edge_agent.memory.errors import (
 )
 from edge_agent.memory.model import Entry, apply_decay
 from edge_agent.memory.store import MemoryStore, should_auto_save
+from edge_agent.memory.unit_of_work import UnitOfWork
 
 __all__ = [
     "KNOWLEDGE_TYPES",
@@ -31,7 +33,9 @@ __all__ = [
     "MemoryFullError",
     "MemoryStore",
     "ReadOnlyNamespaceError",
+    "UnitOfWork",
     "WorkspaceAccessError",
     "apply_decay",
+    "register_migrations",
     "should_auto_save",
 ]

@@ -1,7 +1,9 @@
 """SQLite plumbing for the memory cache: connections, migrations, corruption quarantine, write retries.
 
-One database file per workspace holds the memory tables and (when sync is installed)
-the sync outbox, so an entry and its outbox row commit in one transaction.
+One database file per workspace holds the memory tables and the tables of any package that registers
+its migrations here (the sync outbox does), so an entry and its outbox row commit in one transaction.
+The memory store owns the file: it opens the connection and runs every registered migration; the other
+packages work on their tables through the store's unit of work, never through a connection of their own.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from importlib import resources
+from importlib.resources.abc import Traversable
 from pathlib import Path
 from typing import TypeVar
 
@@ -36,7 +39,6 @@ JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 # checkpointed every few capture batches; with fewer, larger checkpoints a page that several commits
 # changed (index leaves, the full-text segments, the outbox tail) is copied into the database once.
 WAL_AUTOCHECKPOINT_PAGES = 4000
-MIGRATION_PACKAGES = ("edge_agent.memory", "edge_agent.sync")
 _MIGRATION_NAME = re.compile(r"^\d{4}_[A-Za-z0-9_]+\.sql$")
 CLEAN_MARKER_SUFFIX = ".clean"
 
@@ -137,20 +139,31 @@ def check_integrity(conn: sqlite3.Connection, *, full: bool) -> str | None:
     return None
 
 
-def migration_files() -> list[tuple[str, str]]:
-    """(name, sql) of every migration, memory first, then sync's (if that package has any)."""
+# prefix -> folder of NNNN_name.sql files, in the order the packages registered (memory first).
+_MIGRATIONS: dict[str, Traversable] = {}
+
+
+def register_migrations(prefix: str, folder: Traversable) -> None:
+    """Add a package's tables to the state database: the ``NNNN_name.sql`` files in ``folder``.
+
+    Each package that keeps tables in the memory database registers its folder once, at import; the
+    store applies them after the ones registered before (each recorded as ``<prefix>/<file name>``).
+    A package imported after a store was opened calls :meth:`MemoryStore.apply_migrations`.
+    """
+    known = _MIGRATIONS.get(prefix)
+    if known is not None and str(known) != str(folder):
+        raise ValueError(f"migration prefix {prefix!r} is already registered for {known}")
+    _MIGRATIONS[prefix] = folder
+
+
+def migration_files(prefix: str | None = None) -> list[tuple[str, str]]:
+    """(name, sql) of every registered migration (or of one prefix's), in the order they apply."""
     out: list[tuple[str, str]] = []
-    for package in MIGRATION_PACKAGES:
-        try:
-            folder = resources.files(package) / "migrations"
-        except ModuleNotFoundError:
-            continue
-        if not folder.is_dir():
+    for pre, folder in _MIGRATIONS.items():
+        if prefix is not None and pre != prefix:
             continue
         names = sorted(p.name for p in folder.iterdir() if _MIGRATION_NAME.match(p.name))
-        prefix = package.rsplit(".", 1)[-1]
-        for name in names:
-            out.append((f"{prefix}/{name}", (folder / name).read_text(encoding="utf-8")))
+        out.extend((f"{pre}/{name}", (folder / name).read_text(encoding="utf-8")) for name in names)
     return out
 
 
@@ -179,7 +192,10 @@ def migrate(conn: sqlite3.Connection, path: Path) -> list[str]:
     """Apply pending migrations, each in its own IMMEDIATE transaction; return the names applied."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)")
     applied: list[str] = []
+    done = {row[0] for row in conn.execute("SELECT name FROM schema_migrations")}
     for name, sql in migration_files():
+        if name in done:
+            continue  # the common case at every open: no write transaction for it
         with write_transaction(conn, path, "migrate " + name):
             # Re-checked under the write lock: two processes may open a fresh file at once.
             if conn.execute("SELECT 1 FROM schema_migrations WHERE name = ?", (name,)).fetchone():
@@ -220,3 +236,6 @@ def write_transaction(conn: sqlite3.Connection, path: Path, operation: str,
                         "aside and a fresh one started"
                     ) from exc
             raise
+
+
+register_migrations("memory", resources.files("edge_agent.memory") / "migrations")

@@ -299,10 +299,9 @@ class EntryRepository:
     def record_krefs(self, krefs: Iterable[tuple[str, str]], *, conn: sqlite3.Connection | None = None) -> int:
         """Record the Kumiho kref of each ``(entry_id, kref)``; returns how many entries were updated.
 
-        ``conn``: another connection to this database with a write transaction open (the sync worker's,
-        retiring the uploaded outbox rows): the krefs are written inside that transaction, so "uploaded"
-        and "the entry knows its kref" commit together. Without it the store writes them in its own.
-        An entry deleted meanwhile is skipped.
+        ``conn``: the store's connection inside a write transaction already open (a unit of work lent to
+        the sync worker, retiring the uploaded outbox rows): the krefs commit with it. Without it the
+        store writes them in a transaction of their own. An entry deleted meanwhile is skipped.
         """
         pairs = [(str(entry_id), check_ref(kref)) for entry_id, kref in krefs]
         if not pairs:

@@ -33,6 +33,7 @@ from edge_agent.memory.recall import COMPACT_BUDGET_DIVISOR, Recall, render_entr
 from edge_agent.memory.response_cache import ResponseCache
 from edge_agent.memory.search import TermStats
 from edge_agent.memory.transfer import EXPORT_FIELDS, Transfer
+from edge_agent.memory.unit_of_work import UnitOfWork
 from edge_agent.paths import private_dir, write_private
 
 log = logging.getLogger(__name__)
@@ -132,8 +133,35 @@ class MemoryStore:
         self.close()
 
     def new_connection(self, *, read_only: bool = False) -> sqlite3.Connection:
-        """A separate connection to the same database with the store's pragmas (for sync workers)."""
+        """A separate connection to the same database with the store's pragmas (for inspection and tools
+        run beside the store; the packages with tables in the file use :meth:`unit_of_work`)."""
         return dbmod.connect(self.db_path, read_only=read_only)
+
+    # --- the state database, lent to the packages with tables in it -------------------------------
+
+    @contextlib.contextmanager
+    def unit_of_work(self, operation: str) -> Iterator[UnitOfWork]:
+        """A write transaction on the store's connection, committed on exit and rolled back on error.
+
+        For a package that keeps its tables in this file (the sync outbox): it writes them through
+        ``uow.conn`` and memory's own tables through the unit's methods (``uow.record_krefs``), all in
+        one commit. ``operation`` names the work in errors (disk full, database busy).
+        """
+        with self._core.write(operation) as conn:
+            yield UnitOfWork(conn, self._entries)
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """The store's connection for reads, under its lock (no write may start until the block ends)."""
+        with self._core.read() as conn:
+            yield conn
+
+    def apply_migrations(self) -> builtins.list[str]:
+        """Apply the migrations registered since the store was opened (a package imported later that keeps
+        tables here); returns the names applied."""
+        with self._core.lock:
+            self._core.check_open()
+            return dbmod.migrate(self._core.conn, self.db_path)
 
     @property
     def response_cache(self) -> ResponseCache | None:
@@ -180,6 +208,8 @@ class MemoryStore:
 
     @capture_sink.setter
     def capture_sink(self, sink: CaptureSink | None) -> None:
+        if sink is not None:
+            self.apply_migrations()  # the sink's tables, if its package was imported after the store opened
         self._core.capture_sink = sink
 
     @property
@@ -235,13 +265,10 @@ class MemoryStore:
         """Record the Kumiho kref of an entry after upstream success; False if the entry is gone."""
         return self._entries.record_krefs([(entry_id, kref)]) > 0
 
-    def record_krefs(self, krefs: Iterable[tuple[str, str]], *, conn: sqlite3.Connection | None = None) -> int:
-        """Record the Kumiho krefs of ``(entry_id, kref)`` pairs; returns how many entries were updated.
-
-        ``conn`` is another connection to this database with a write transaction open (the sync
-        worker's, retiring the uploaded captures): the krefs then commit with that transaction.
-        """
-        return self._entries.record_krefs(krefs, conn=conn)
+    def record_krefs(self, krefs: Iterable[tuple[str, str]]) -> int:
+        """Record the Kumiho krefs of ``(entry_id, kref)`` pairs in a transaction of their own; returns how
+        many entries were updated (inside a unit of work, use ``uow.record_krefs``)."""
+        return self._entries.record_krefs(krefs)
 
     def kref_of(self, entry_id: str) -> str | None:
         """The kref recorded on an entry (None when not synced yet, or gone)."""

@@ -1,9 +1,10 @@
 """The outbox repository: every query on the sync tables (outbox, batches, dead letters, krefs, state).
 
 The tables live in the memory store's database file, so a capture and its outbox row commit in one
-transaction (:func:`insert_outbox_rows` runs inside the memory store's transaction). The uploader
-works through :class:`OutboxRepository`, which holds its own connection to that file and never
-touches the memory tables: krefs of uploaded captures are recorded by a memory call passed in.
+transaction (:func:`insert_outbox_rows` runs inside the memory store's transaction). The memory store
+owns the file: the sync tables are its migrations registered under ``sync/`` (below), and the uploader
+works through :class:`OutboxRepository`, which borrows the store's connection as a unit of work and
+never touches the memory tables: krefs of uploaded captures are recorded through that unit of work.
 
 Exactly-once bookkeeping, per row: a row without ``batch_id`` and ``revision_kref`` is queued; one
 with a ``batch_id`` was persisted into an upload batch before the call and is only re-sent in that
@@ -17,15 +18,17 @@ import contextlib
 import json
 import random
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from edge_agent.config import KumihoConfig
+from edge_agent.errors import MemoryStoreError
+from edge_agent.memory.db import migration_files, register_migrations
+from edge_agent.memory.unit_of_work import UnitOfWork
 
 # A row is due when its retry time has come, or lies further ahead than any backoff could put it: the
 # wall clock stepped back (an RTC-less board whose clock NTP just corrected) and it must not wait years.
@@ -81,18 +84,16 @@ class OutboxCounts:
 # --- schema ---------------------------------------------------------------------------------------
 
 
-def migration_files() -> list[tuple[str, str]]:
-    """(name, SQL) of the sync migrations, in order."""
-    folder = resources.files("edge_agent.sync") / "migrations"
-    return sorted((p.name, p.read_text(encoding="utf-8")) for p in folder.iterdir() if p.name.endswith(".sql"))
+register_migrations("sync", resources.files("edge_agent.sync") / "migrations")
 
 
 def ensure_schema(conn: sqlite3.Connection) -> None:
-    """Create the sync tables if absent (every statement is idempotent, so this is safe beside the runner)."""
+    """Create the sync tables on a bare connection to a file of their own (the outbox bench); the memory
+    database gets them from the store's migration runner. Every statement is idempotent."""
     have = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'index')")}
     if have >= _TABLES:
         return
-    for _name, sql in migration_files():
+    for _name, sql in migration_files("sync"):
         conn.executescript(sql)
 
 
@@ -171,56 +172,60 @@ def read_counters(conn: sqlite3.Connection) -> dict[str, str]:
                              "('synced_total', 'edges_skipped')").fetchall())
 
 
-def outbox_depth(db_path: Path) -> int | None:
-    """Rows in the outbox of a memory database, read-only; None when it cannot be read or has no outbox."""
+def outbox_depth(store: StateDatabase) -> int | None:
+    """Rows in the outbox of a memory store's database (0 before sync ever queued one); None when unreadable."""
     try:
-        conn = sqlite3.connect(f"file:{db_path}?mode=ro", uri=True, timeout=1.0)
-        try:
+        with store.reading() as conn:
+            if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'sync_outbox'").fetchone() is None:
+                return 0  # the sync tables are created with the first store opened while sync is on
             return int(conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
-        finally:
-            conn.close()
-    except sqlite3.Error:
+    except (sqlite3.Error, MemoryStoreError):
         return None
 
 
 # --- the uploader's side --------------------------------------------------------------------------
 
 
-KrefRecorder = Callable[[sqlite3.Connection, list[tuple[str, str]]], Any]
+class StateDatabase(Protocol):
+    """What the outbox needs of the memory store, which owns the database file the outbox tables live in."""
+
+    @property
+    def db_path(self) -> Path: ...
+
+    def unit_of_work(self, operation: str) -> contextlib.AbstractContextManager[UnitOfWork]: ...
+
+    def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
+
+    def apply_migrations(self) -> list[str]: ...
 
 
 class OutboxRepository:
-    """The uploader's connection to the outbox of one memory database. Thread-safe."""
+    """The uploader's view of the outbox of one memory database. Thread-safe.
 
-    def __init__(self, db_path: Path, config: KumihoConfig, space_of: Callable[[dict[str, Any]], str], *,
+    It opens no connection: every read and write goes through the memory store that owns the file, on the
+    store's connection under its lock (writes as a unit of work, so a retire and the krefs it records on
+    memory entries are one commit).
+    """
+
+    def __init__(self, store: StateDatabase, config: KumihoConfig, space_of: Callable[[dict[str, Any]], str], *,
                  clock: Callable[[], float] = time.time, rng: random.Random | None = None) -> None:
-        self.db_path = Path(db_path)
+        self._store = store
+        self.db_path = Path(store.db_path)
         self.config = config
         self._space_of = space_of
         self._clock = clock
         self._rng = rng or random.Random()
-        self.conn = sqlite3.connect(str(self.db_path), isolation_level=None, check_same_thread=False, timeout=30)
-        self.conn.execute("PRAGMA busy_timeout = 30000")
-        self.conn.execute("PRAGMA synchronous = FULL")
-        ensure_schema(self.conn)
-        self.lock = threading.RLock()
+        store.apply_migrations()  # the outbox tables, when the store was opened before this package was imported
 
-    def close(self) -> None:
-        with contextlib.suppress(sqlite3.Error):
-            self.conn.close()
+    def reading(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+        """The store's connection for reads, under its lock."""
+        return self._store.reading()
 
     @contextlib.contextmanager
-    def tx(self) -> Iterator[sqlite3.Connection]:
-        """A write transaction (BEGIN IMMEDIATE ... COMMIT)."""
-        with self.lock:
-            self.conn.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.conn
-                self.conn.execute("COMMIT")
-            except BaseException:
-                with contextlib.suppress(sqlite3.Error):
-                    self.conn.execute("ROLLBACK")
-                raise
+    def tx(self, operation: str = "updating the sync outbox") -> Iterator[sqlite3.Connection]:
+        """A write transaction on the outbox tables (the store's unit of work, committed on exit)."""
+        with self._store.unit_of_work(operation) as uow:
+            yield uow.conn
 
     def _due(self, now: float) -> tuple[float, float]:
         return now, now + self.config.backoff_max_s + 1.0
@@ -229,8 +234,8 @@ class OutboxRepository:
         sql = f"SELECT {_ROW_COLUMNS} FROM sync_outbox WHERE {where}"
         if limit:
             sql += f" LIMIT {int(limit)}"
-        with self.lock:
-            rows = self.conn.execute(sql, params).fetchall()
+        with self._store.reading() as conn:
+            rows = conn.execute(sql, params).fetchall()
         out = []
         for r in rows:
             payload = json.loads(r[3])
@@ -243,8 +248,8 @@ class OutboxRepository:
     # --- state ------------------------------------------------------------------------------------
 
     def state(self, key: str, default: Any = None) -> Any:
-        with self.lock:
-            return get_state(self.conn, key, default)
+        with self._store.reading() as conn:
+            return get_state(conn, key, default)
 
     def set_states(self, **values: Any) -> None:
         with self.tx() as conn:
@@ -267,23 +272,23 @@ class OutboxRepository:
             set_state(conn, "offline_until", offline_until)
 
     def counts(self) -> OutboxCounts:
-        with self.lock:
-            return read_counts(self.conn)
+        with self._store.reading() as conn:
+            return read_counts(conn)
 
     # --- batches ----------------------------------------------------------------------------------
 
     def pending_batches(self) -> list[tuple[str, str, int]]:
         """Persisted batches not answered yet (batch_id, prefix, rows), oldest first."""
-        with self.lock:
-            return [tuple(r) for r in self.conn.execute(
+        with self._store.reading() as conn:
+            return [tuple(r) for r in conn.execute(
                 "SELECT batch_id, prefix, rows FROM sync_batches WHERE dead = 0 ORDER BY created_at")]
 
     def batch_rows(self, batch_id: str) -> list[OutboxRow]:
         return self._rows("batch_id = ? ORDER BY batch_index", (batch_id,))
 
     def batch_prefix(self, batch_id: str) -> str:
-        with self.lock:
-            return str(self.conn.execute("SELECT prefix FROM sync_batches WHERE batch_id = ?",
+        with self._store.reading() as conn:
+            return str(conn.execute("SELECT prefix FROM sync_batches WHERE batch_id = ?",
                                          (batch_id,)).fetchone()[0])
 
     def unbatched_due(self, now: float, limit: int) -> list[OutboxRow]:
@@ -345,14 +350,15 @@ class OutboxRepository:
         """Due rows whose revision exists upstream."""
         return self._rows(f"revision_kref IS NOT NULL AND {_DUE} ORDER BY seq", self._due(now), limit)
 
-    def retire(self, done: list[OutboxRow], skipped_edges: int, record_krefs: KrefRecorder) -> None:
-        """Remove finished rows and record their krefs on the memory entries, in one transaction."""
-        with self.tx() as conn:
+    def retire(self, done: list[OutboxRow], skipped_edges: int) -> None:
+        """Remove finished rows and record their krefs on the memory entries: one unit of work, one commit."""
+        with self._store.unit_of_work("retiring uploaded captures") as uow:
+            conn = uow.conn
             t = self._clock()
             conn.executemany("DELETE FROM sync_outbox WHERE seq = ?", [(r.seq,) for r in done])
             pairs = [(r.entry_id, r.revision_kref) for r in done if r.entry_id and r.revision_kref]
             if pairs:
-                record_krefs(conn, pairs)
+                uow.record_krefs(pairs)
             bump_state(conn, "synced_total", len(done))
             if skipped_edges:
                 bump_state(conn, "edges_skipped", skipped_edges)
@@ -365,22 +371,21 @@ class OutboxRepository:
 
     def kref_for_entry(self, entry_id: str) -> tuple[str | None, bool]:
         """(revision kref known to the outbox, still queued) for a memory entry cited as mem://<entry_id>."""
-        with self.lock:
-            c = self.conn
+        with self._store.reading() as conn:
             # The source's revision exists upstream as soon as its batch was answered, finished or not.
             for sql in ("SELECT revision_kref FROM sync_krefs WHERE entry_id = ?",
                         "SELECT revision_kref FROM sync_outbox WHERE entry_id = ? AND revision_kref IS NOT NULL",
                         "SELECT revision_kref FROM sync_dead WHERE entry_id = ? AND revision_kref IS NOT NULL"):
-                hit = c.execute(sql, (entry_id,)).fetchone()
+                hit = conn.execute(sql, (entry_id,)).fetchone()
                 if hit:
                     return hit[0], False
-            queued = c.execute("SELECT 1 FROM sync_outbox WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
+            queued = conn.execute("SELECT 1 FROM sync_outbox WHERE entry_id = ? LIMIT 1", (entry_id,)).fetchone()
             return None, queued is not None
 
     def ledger_krefs(self) -> list[tuple[str, str | None, str]]:
         """Krefs waiting in the ledger to be written onto memory entries (capture_id, entry_id, kref)."""
-        with self.lock:
-            return [tuple(r) for r in self.conn.execute(
+        with self._store.reading() as conn:
+            return [tuple(r) for r in conn.execute(
                 "SELECT capture_id, entry_id, revision_kref FROM sync_krefs")]
 
     def drop_ledger_krefs(self, capture_ids: Iterable[str]) -> None:
@@ -481,11 +486,11 @@ class OutboxRepository:
 
     def pending(self) -> int:
         """Captures in the outbox (not counting dead letters)."""
-        with self.lock:
-            return int(self.conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
+        with self._store.reading() as conn:
+            return int(conn.execute("SELECT count(*) FROM sync_outbox").fetchone()[0])
 
     def next_due(self) -> float | None:
         """The earliest retry time of any outbox row (None when the outbox is empty)."""
-        with self.lock:
-            row = self.conn.execute("SELECT min(next_attempt_at) FROM sync_outbox").fetchone()
+        with self._store.reading() as conn:
+            row = conn.execute("SELECT min(next_attempt_at) FROM sync_outbox").fetchone()
         return float(row[0]) if row and row[0] is not None else None

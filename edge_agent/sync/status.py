@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -14,24 +12,23 @@ from edge_agent.errors import ConfigError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.sync.client import resolve_endpoint
 from edge_agent.sync.outbox import read_screening
-from edge_agent.sync.repository import ensure_schema, get_state, read_counters, read_counts, read_dead
+from edge_agent.sync.repository import get_state, read_counters, read_counts, read_dead
 
 
 def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *, device: str | None = None,
-                endpoint_override: str | None = None, db_lock: threading.RLock | None = None) -> dict[str, Any]:
-    """The status dictionary behind ``edge-agent sync status`` (reads the database only)."""
+                endpoint_override: str | None = None) -> dict[str, Any]:
+    """The status dictionary behind ``edge-agent sync status`` (reads the database only, on ``conn``: the
+    memory store's connection, lent for reading)."""
     cfg = settings.kumiho
     now = time.time()
-    with db_lock or contextlib.nullcontext():
-        ensure_schema(conn)
-        counts = read_counts(conn)
-        dead_rows = read_dead(conn, 20)
-        counters = read_counters(conn)
-        last_success = get_state(conn, "last_success")
-        last_error = get_state(conn, "last_error")
-        paused = get_state(conn, "paused")
-        offline_until = get_state(conn, "offline_until", 0) or 0
-        link_down = get_state(conn, "link_down")
+    counts = read_counts(conn)
+    dead_rows = read_dead(conn, 20)
+    counters = read_counters(conn)
+    last_success = get_state(conn, "last_success")
+    last_error = get_state(conn, "last_error")
+    paused = get_state(conn, "paused")
+    offline_until = get_state(conn, "offline_until", 0) or 0
+    link_down = get_state(conn, "link_down")
     try:
         endpoint: str | None = resolve_endpoint(cfg, endpoint_override)
         endpoint_error = None

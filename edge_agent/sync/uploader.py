@@ -40,10 +40,9 @@ import logging
 import os
 import random
 import re
-import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -70,7 +69,7 @@ from edge_agent.sync.client import (
     token_fingerprint,
 )
 from edge_agent.sync.finishing import FINISH_IN_FLIGHT, ChannelSilent, Finisher
-from edge_agent.sync.repository import OutboxRepository, OutboxRow, RevisionState
+from edge_agent.sync.repository import OutboxRepository, OutboxRow, RevisionState, StateDatabase
 from edge_agent.sync.revisions import (
     SCHEMA,
     item_kref,
@@ -101,13 +100,11 @@ class SyncPausedError(SyncError):
     """Sync is paused (server lacks a required RPC); the message says why and what to do."""
 
 
-class MemoryLink(Protocol):
-    """What the worker needs of the memory store: its database file and a way to record krefs."""
+class MemoryLink(StateDatabase, Protocol):
+    """What the worker needs of the memory store: the database it owns (lent as units of work and reads)
+    and the krefs of entries."""
 
-    @property
-    def db_path(self) -> Path: ...
-
-    def record_krefs(self, krefs: Any, *, conn: sqlite3.Connection | None = None) -> int: ...
+    def record_krefs(self, krefs: Iterable[tuple[str, str]]) -> int: ...
 
     def kref_of(self, entry_id: str) -> str | None: ...
 
@@ -147,7 +144,7 @@ class SyncWorker:
         self.db_path = Path(store.db_path)
         self._clock = clock
         self._rng = rng or random.Random()
-        self.outbox = OutboxRepository(self.db_path, self.config,
+        self.outbox = OutboxRepository(store, self.config,
                                        lambda payload: space_for(payload, self.config, self.device_id),
                                        clock=self._clock, rng=self._rng)
         self._client: Any = None
@@ -165,12 +162,11 @@ class SyncWorker:
     # --- lifecycle --------------------------------------------------------------------------------
 
     def close(self) -> None:
-        """Close the gRPC channel, the batch thread and the database connection."""
+        """Close the gRPC channel and the batch thread (the database is the memory store's to close)."""
         if self._ahead_pool is not None:
             self._ahead_pool.shutdown(wait=True)
             self._ahead_pool = None
         self._drop_client()
-        self.outbox.close()
 
     def __enter__(self) -> SyncWorker:
         return self
@@ -219,10 +215,6 @@ class SyncWorker:
                 fcntl.flock(fd, fcntl.LOCK_UN)
         finally:
             os.close(fd)
-
-    def _tx(self) -> contextlib.AbstractContextManager[sqlite3.Connection]:
-        """A write transaction on the outbox connection."""
-        return self.outbox.tx()
 
     def _record_global(self, code: str, message: str, *, pause: dict[str, Any] | None = None) -> None:
         self.outbox.record_global(code, message, offline_until=self._offline_until, pause=pause)
@@ -424,9 +416,9 @@ class SyncWorker:
             raise GlobalFailure("DEADLINE_EXCEEDED", str(exc)) from None
         done = [o for o in outcomes if o.status == "done"]
         if done:
-            # Retiring the rows and recording each entry's kref is one commit: the memory store writes the
-            # krefs inside this transaction.
-            self.outbox.retire([o.row for o in done], sum(o.skipped_edges for o in done), self._record_krefs)
+            # Retiring the rows and recording each entry's kref is one commit: one unit of work of the memory
+            # store, which writes the krefs itself.
+            self.outbox.retire([o.row for o in done], sum(o.skipped_edges for o in done))
         lost = [o for o in outcomes if o.status == "gone"]
         if lost:
             # The server no longer has these revisions (it restarted empty): create them again.
@@ -446,9 +438,6 @@ class SyncWorker:
             if hit is not None:
                 raise GlobalFailure(hit.code, hit.reason)
         return len(done)
-
-    def _record_krefs(self, conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> None:
-        self.store.record_krefs(pairs, conn=conn)
 
     def _apply_pending_krefs(self) -> int:
         """Write krefs left in the ledger by an earlier version onto their memory entries, then forget them."""
@@ -612,5 +601,6 @@ class SyncWorker:
 
     def status(self) -> dict[str, Any]:
         """Queue sizes, last success/error, pause and screening counters (never the token)."""
-        return sync_status(self.outbox.conn, self.settings, self.state_dir, device=self.device_id,
-                           endpoint_override=self.endpoint_override, db_lock=self.outbox.lock)
+        with self.outbox.reading() as conn:
+            return sync_status(conn, self.settings, self.state_dir, device=self.device_id,
+                               endpoint_override=self.endpoint_override)

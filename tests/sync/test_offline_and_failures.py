@@ -142,7 +142,7 @@ def test_max_attempts_dead_letters_the_batch_whole_and_retry_replays_it_unchange
     server.servicer.force("BatchCreateRevisions", grpc.StatusCode.INTERNAL)
     for _ in range(4):
         dev.worker._offline_until = 0.0
-        with dev.worker._tx() as conn:
+        with dev.worker.outbox.tx() as conn:
             conn.execute("UPDATE sync_outbox SET next_attempt_at = 0")
         dev.worker.sync_once()
     status = dev.worker.status()
@@ -275,7 +275,7 @@ def test_a_successful_sync_now_clears_an_auth_pause_even_with_the_same_token(ser
 
 def test_a_wall_clock_stepping_back_does_not_strand_queued_captures(server, device):
     cap = device.capture("scheduled in the far future")
-    with device.worker._tx() as conn:  # as if scheduled before NTP moved the clock back by a year
+    with device.worker.outbox.tx() as conn:  # as if scheduled before NTP moved the clock back by a year
         conn.execute("UPDATE sync_outbox SET next_attempt_at = ?", (device.worker._clock() + 365 * 86400,))
     device.worker._offline_until = device.worker._clock() + 365 * 86400
     assert device.worker.sync_until_empty(10)

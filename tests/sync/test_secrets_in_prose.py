@@ -98,7 +98,7 @@ def test_a_secret_in_prose_never_reaches_the_outbox_the_server_or_memory_export(
                            "Xk9mP2vLq7")
     assert again.entry_id == first.entry_id
 
-    with device.worker._tx() as conn:
+    with device.worker.outbox.tx() as conn:
         outbox = [r[0] for r in conn.execute("SELECT payload FROM sync_outbox")]
     assert len(outbox) == 2
     for secret in (AWS_SECRET, "Xk9mP2vLq7", "Qw3rTy8uIo"):
