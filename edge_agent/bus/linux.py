@@ -1,10 +1,18 @@
 """``linux://[?i2c=1&spi=0.0&gpiochip=0&board=rpi-4b]``: the host's own buses (Raspberry Pi and friends).
 
-I2C goes through smbus2 on ``/dev/i2c-N`` using ``I2C_RDWR`` (plain I2C messages, so ``write_read``
-is one transaction with a repeated START and reads are not limited to the 32-byte SMBus block size);
-scans use the SMBus quick and read-byte commands the way i2cdetect does: each address is claimed with
+I2C goes through smbus2 on ``/dev/i2c-N``. Which transfers an adapter can do is read from its
+functionality bits (``I2C_FUNCS``): where it has ``I2C_FUNC_I2C`` transfers use ``I2C_RDWR`` (plain I2C
+messages, so ``write_read`` is one transaction with a repeated START and reads are not limited to the
+32-byte SMBus block size); an SMBus-only adapter (i2c-stub, several USB and bit-banged controllers)
+answers ``I2C_RDWR`` with EOPNOTSUPP, so there the same operations go out as the SMBus transfer whose
+bytes on the wire are the same (receive byte, send byte, byte data, word data, I2C block of at most 32
+bytes), and anything SMBus cannot express (a plain read of several bytes, a 16-bit register address)
+is refused with a sentence saying so. ``bus info`` shows the path each bus uses.
+Scans use the SMBus quick and read-byte commands the way i2cdetect does: each address is claimed with
 I2C_SLAVE (never I2C_SLAVE_FORCE), and one a kernel driver owns (an RTC, a HAT EEPROM) answers EBUSY,
-is reported as busy ("UU") and is not probed. SPI goes through spidev on
+is reported as busy ("UU") and is not probed. A probe that fails with EREMOTEIO, ENXIO or ENODEV means
+nothing answered at that address (controllers differ in which one they return); only a missing device
+file means the interface is off. SPI goes through spidev on
 ``/dev/spidevB.C``. GPIO goes through gpiozero's lgpio pin factory on ``/dev/gpiochipN`` (the Pi 5's
 header is on the RP1 chip, which lgpio finds; there is no ``/dev/gpiomem`` there), or through the
 factory named by ``GPIOZERO_PIN_FACTORY`` when that is set (``mock`` in tests).
@@ -29,6 +37,7 @@ import gpiozero
 import smbus2
 import spidev
 
+from edge_agent.bus import gpiochip
 from edge_agent.bus.base import (
     SMBUS_BLOCK_MAX,
     Adapter,
@@ -60,6 +69,22 @@ OPTIONS = ("i2c", "spi", "gpiochip", "board")
 SPIDEV_BUFSIZ = 4096
 _NACK = {errno.EREMOTEIO, errno.ENXIO}
 _GONE = {errno.ENODEV, errno.ENOENT, errno.ESHUTDOWN}
+#: What a probe's transfer returns when no target answers, by controller: EREMOTEIO (i2c-bcm2835 and
+#: most), ENXIO (several SoC and USB controllers), ENODEV (i2c-stub and some SMBus hosts).
+_PROBE_EMPTY = _NACK | {errno.ENODEV}
+_UNSUPPORTED = {errno.EOPNOTSUPP, errno.ENOTSUP}  # the same number on Linux; named both ways
+
+# Adapter functionality bits as the I2C_FUNCS ioctl reports them (include/uapi/linux/i2c.h).
+I2C_FUNC_I2C = 0x00000001
+I2C_FUNC_SMBUS_QUICK = 0x00010000
+I2C_FUNC_SMBUS_READ_BYTE = 0x00020000
+I2C_FUNC_SMBUS_WRITE_BYTE = 0x00040000
+I2C_FUNC_SMBUS_READ_BYTE_DATA = 0x00080000
+I2C_FUNC_SMBUS_WRITE_BYTE_DATA = 0x00100000
+I2C_FUNC_SMBUS_READ_WORD_DATA = 0x00200000
+I2C_FUNC_SMBUS_WRITE_WORD_DATA = 0x00400000
+I2C_FUNC_SMBUS_READ_I2C_BLOCK = 0x04000000
+I2C_FUNC_SMBUS_WRITE_I2C_BLOCK = 0x08000000
 
 
 def map_oserror(exc: OSError, where: str, operation: str, address: int | None = None) -> BusError:
@@ -105,6 +130,7 @@ class LinuxI2C(I2CBus):
         super().__init__(adapter, bus, frequency_hz=_bus_frequency(bus))
         self._smbus: smbus2.SMBus | None = None
         self._lock = threading.Lock()
+        self._smbus_only = False  # set when the adapter lacks I2C_FUNC_I2C or refuses I2C_RDWR
 
     def _dev(self) -> smbus2.SMBus:
         if self._smbus is None:
@@ -112,6 +138,8 @@ class LinuxI2C(I2CBus):
                 self._smbus = smbus2.SMBus(self.bus)
             except OSError as exc:
                 raise map_oserror(exc, self._where, f"open /dev/i2c-{self.bus}") from None
+            if not self._smbus.funcs & I2C_FUNC_I2C:
+                self._smbus_only = True
         return self._smbus
 
     def _drop(self) -> None:
@@ -122,33 +150,123 @@ class LinuxI2C(I2CBus):
             except OSError:
                 pass
 
-    def _rdwr(self, address: int, operation: str, *msgs: Any) -> None:
+    def transfer_path(self) -> str:
+        """Which transfers this bus uses: plain I2C messages, or SMBus transfers (with the functionality bits)."""
+        with self._lock:
+            funcs = self._dev().funcs
+        if self._smbus_only:
+            return f"smbus (I2C_FUNCS 0x{funcs:08X}: no plain I2C messages; reads of at most 32 bytes per register)"
+        return f"i2c (I2C_RDWR; I2C_FUNCS 0x{funcs:08X})"
+
+    def _uses_smbus(self) -> bool:
+        with self._lock:
+            self._dev()
+            return self._smbus_only
+
+    def _rdwr(self, address: int, operation: str, *msgs: Any) -> bool:
+        """One I2C_RDWR call; False when the adapter turned out not to support it (then use SMBus)."""
         with self._lock:
             dev = self._dev()
             try:
                 dev.i2c_rdwr(*msgs)
             except OSError as exc:
-                err = map_oserror(exc, self._where, operation, address)
-                if isinstance(err, AdapterUnavailableError):
-                    self._drop()  # reopen cleanly on the next call
-                raise err from None
+                if exc.errno in _UNSUPPORTED:
+                    log.warning("%s: the adapter refuses plain I2C messages (%s); using SMBus transfers",
+                                self._where, errno.errorcode.get(exc.errno or 0))
+                    self._smbus_only = True
+                    return False
+                raise self._error(exc, operation, address) from None
+        return True
 
     def _read(self, address: int, n: int) -> bytes:
-        msg = smbus2.i2c_msg.read(address, n)
-        self._rdwr(address, "read", msg)
-        return bytes(msg)
+        if not self._uses_smbus():
+            msg = smbus2.i2c_msg.read(address, n)
+            if self._rdwr(address, "read", msg):
+                return bytes(msg)
+        if n == 1 and self._has(I2C_FUNC_SMBUS_READ_BYTE):
+            return bytes([self._smbus_call(address, "SMBus receive byte", lambda d: d.read_byte(address))])
+        raise self._cannot(address, f"a plain read of {n} bytes", "read from a register instead (--register), "
+                           "which goes out as an SMBus block read of up to 32 bytes")
 
     def _write(self, address: int, data: bytes) -> None:
         if not data:
             self._probe_quick(address)
             return
-        self._rdwr(address, "write", smbus2.i2c_msg.write(address, data))
+        if not self._uses_smbus() and self._rdwr(address, "write", smbus2.i2c_msg.write(address, data)):
+            return
+        self._smbus_write(address, data)
 
     def _write_read(self, address: int, data: bytes, n: int) -> bytes:
-        # Two messages in one I2C_RDWR call: the kernel issues a repeated START between them.
-        rd = smbus2.i2c_msg.read(address, n)
-        self._rdwr(address, "write-then-read", smbus2.i2c_msg.write(address, data), rd)
-        return bytes(rd)
+        if not self._uses_smbus():
+            # Two messages in one I2C_RDWR call: the kernel issues a repeated START between them.
+            rd = smbus2.i2c_msg.read(address, n)
+            if self._rdwr(address, "write-then-read", smbus2.i2c_msg.write(address, data), rd):
+                return bytes(rd)
+        if not data:
+            return self._read(address, n)
+        if len(data) != 1:
+            raise self._cannot(address, f"a write of {len(data)} bytes followed by a read",
+                               "SMBus reads take a one-byte register; 16-bit register addresses need plain I2C")
+        reg = data[0]
+        # Each SMBus transfer below puts the same bytes on the wire as the I2C write-then-read would.
+        if n <= SMBUS_BLOCK_MAX and self._has(I2C_FUNC_SMBUS_READ_I2C_BLOCK):
+            return bytes(self._smbus_call(address, "SMBus block read",
+                                          lambda d: d.read_i2c_block_data(address, reg, n)))
+        if n == 1 and self._has(I2C_FUNC_SMBUS_READ_BYTE_DATA):
+            return bytes([self._smbus_call(address, "SMBus read byte", lambda d: d.read_byte_data(address, reg))])
+        if n == 2 and self._has(I2C_FUNC_SMBUS_READ_WORD_DATA):
+            word = self._smbus_call(address, "SMBus read word", lambda d: d.read_word_data(address, reg))
+            return bytes([word & 0xFF, word >> 8])  # SMBus words travel low byte first
+        raise self._cannot(address, f"a register read of {n} bytes",
+                           f"read at most {SMBUS_BLOCK_MAX} bytes per register read" if n > SMBUS_BLOCK_MAX
+                           else "the adapter offers no SMBus read of that size")
+
+    def _smbus_write(self, address: int, data: bytes) -> None:
+        if len(data) == 1 and self._has(I2C_FUNC_SMBUS_WRITE_BYTE):
+            self._smbus_call(address, "SMBus send byte", lambda d: d.write_byte(address, data[0]))
+        elif len(data) == 2 and self._has(I2C_FUNC_SMBUS_WRITE_BYTE_DATA):
+            self._smbus_call(address, "SMBus write byte", lambda d: d.write_byte_data(address, data[0], data[1]))
+        elif 2 <= len(data) <= SMBUS_BLOCK_MAX + 1 and self._has(I2C_FUNC_SMBUS_WRITE_I2C_BLOCK):
+            self._smbus_call(address, "SMBus block write",
+                             lambda d: d.write_i2c_block_data(address, data[0], list(data[1:])))
+        elif len(data) == 3 and self._has(I2C_FUNC_SMBUS_WRITE_WORD_DATA):
+            self._smbus_call(address, "SMBus write word",
+                             lambda d: d.write_word_data(address, data[0], data[1] | data[2] << 8))
+        else:
+            raise self._cannot(address, f"a write of {len(data)} bytes",
+                               f"write a register and at most {SMBUS_BLOCK_MAX} data bytes at a time")
+
+    def _has(self, bit: int) -> bool:
+        with self._lock:
+            return bool(self._dev().funcs & bit)
+
+    def _cannot(self, address: int, what: str, instead: str) -> InvalidAddressError:
+        return InvalidAddressError(f"{self._where}: /dev/i2c-{self.bus} is an SMBus-only adapter (no plain I2C "
+                                   f"messages) and cannot do {what}; {instead}", adapter=self._where, address=address)
+
+    def _smbus_call(self, address: int, operation: str, fn: Any) -> Any:
+        with self._lock:
+            dev = self._dev()
+            try:
+                # smbus2 claims the address with I2C_SLAVE, not _FORCE: one a kernel driver has bound
+                # answers EBUSY and is left alone.
+                return fn(dev)
+            except OSError as exc:
+                raise self._error(exc, operation, address) from None
+
+    def _error(self, exc: OSError, operation: str, address: int) -> BusError:
+        """The bus error for a failed transfer; call with the lock held.
+
+        ENODEV is what i2c-stub and some SMBus hosts answer when no target acknowledges: while the device
+        file still opens, it is a NACK; only when the file is gone is the interface off (reopen next time).
+        """
+        if exc.errno == errno.ENODEV and self._device_file_present():
+            return I2CNackError(f"{self._where}: {operation}: target 0x{address:02X} did not acknowledge (ENODEV)",
+                                adapter=self._where, address=address)
+        err = map_oserror(exc, self._where, operation, address)
+        if isinstance(err, AdapterUnavailableError):
+            self._drop()  # reopen cleanly on the next call
+        return err
 
     def _probe_quick(self, address: int) -> None:
         with self._lock:
@@ -176,19 +294,32 @@ class LinuxI2C(I2CBus):
                 if isinstance(err, AdapterUnavailableError):
                     self._drop()
                 raise err from None
+            # i2cdetect's choice when the adapter lacks the command the address would get.
+            if method == "read" and not dev.funcs & I2C_FUNC_SMBUS_READ_BYTE:
+                method = "quick"
+            elif method == "quick" and not dev.funcs & I2C_FUNC_SMBUS_QUICK:
+                method = "read"
             try:
                 if method == "read":
                     dev.read_byte(address, force=False)
                 else:
                     dev.write_quick(address, force=False)
             except OSError as exc:
-                err = map_oserror(exc, self._where, "probe", address)
-                if isinstance(err, I2CNackError):
+                if exc.errno in _PROBE_EMPTY and self._device_file_present():
                     return "nack"
+                err = map_oserror(exc, self._where, "probe", address)
                 if isinstance(err, AdapterUnavailableError):
                     self._drop()
                 raise err from None
         return "ack"
+
+    def _device_file_present(self) -> bool:
+        """Whether /dev/i2c-N can still be opened (an ENODEV from a probe is then an empty address)."""
+        try:
+            smbus2.SMBus(self.bus).close()
+        except OSError:
+            return False
+        return True
 
     def smbus_block_read(self, address: int, register: int, n: int) -> bytes:
         """SMBus "read I2C block data" (at most 32 bytes), for adapters without plain I2C support."""
@@ -308,10 +439,7 @@ class LinuxAdapter(Adapter):
                     # chip=None lets lgpio pick gpiochip4 on a Pi 5 with an older kernel, else gpiochip0.
                     self.pin_factory = LGPIOFactory(chip=self._gpiochip)
                 except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type and OSError
-                    raise AdapterUnavailableError(
-                        f"{self.url}: cannot open /dev/gpiochip{self._gpiochip if self._gpiochip is not None else ''}"
-                        f" ({exc}); check the gpio group and that lgpio can write its FIFO in the working "
-                        "directory (set LG_WD)", adapter=self.url) from None
+                    raise gpiochip.open_error(self.url, self._gpiochip or 0, exc) from None
         return self.pin_factory
 
     def _gpio_line(self, pin: Any, raw: str | int) -> Hashable:
@@ -332,6 +460,11 @@ class LinuxAdapter(Adapter):
             f"{self.url}: pin {raw!r} needs a board to resolve it; use a GPIO number (17, 'GPIO17') or open the "
             "adapter with board=..., e.g. linux://?board=rpi-4b", adapter=self.url)
 
+    def _lgpio_error(self, line: int, operation: str, exc: Exception) -> BusError:
+        handle = getattr(self.pin_factory, "_handle", None)
+        number = getattr(self.pin_factory, "chip", self._gpiochip)
+        return gpiochip.line_error(self.url, handle, number if number is not None else 0, line, operation, exc)
+
     def _pin(self, line: int) -> Any:
         pin = self._gpio_pins.get(line)
         if pin is None:
@@ -339,6 +472,10 @@ class LinuxAdapter(Adapter):
                 pin = self._factory().pin(line)
             except gpiozero.GPIOZeroError as exc:
                 raise InvalidAddressError(f"{self.url}: GPIO {line} is not usable: {exc}", adapter=self.url) from None
+            except Exception as exc:  # lgpio.error (claiming the line) is not an OSError
+                if type(exc).__module__.startswith("lgpio"):
+                    raise self._lgpio_error(line, "claim", exc) from None
+                raise
             self._gpio_pins[line] = pin
         return pin
 
@@ -356,8 +493,7 @@ class LinuxAdapter(Adapter):
             raise map_oserror(exc, self.url, f"GPIO {line} {operation}") from None
         except Exception as exc:  # lgpio.error ("GPIO busy") is not an OSError
             if type(exc).__module__.startswith("lgpio"):
-                raise BusBusyError(f"{self.url}: GPIO {line} {operation}: {exc}; another process holds the line",
-                                   adapter=self.url) from None
+                raise self._lgpio_error(line, operation, exc) from None
             raise
 
     def _gpio_read(self, line: Any) -> int:
@@ -378,6 +514,17 @@ class LinuxAdapter(Adapter):
                 p.pull = {"none": "floating", "up": "up", "down": "down"}[pull]
 
         self._gpio_call(line, "set mode", mode)
+
+    def _extra_capabilities(self) -> dict[str, Any]:
+        paths: dict[str, str] = {}
+        for bus in self._i2c_buses():
+            try:
+                port = self.i2c(bus)
+                assert isinstance(port, LinuxI2C)
+                paths[str(bus)] = port.transfer_path()
+            except BusError as exc:
+                paths[str(bus)] = f"unavailable: {exc}"
+        return {"i2c_transfers": paths}
 
     def _health(self) -> dict[str, Any]:
         # Open every configured device node: a missing or inaccessible one makes the adapter unhealthy.

@@ -8,9 +8,11 @@ Every command takes ``--url`` (any adapter URL, ``sim://BOARD`` included) or ``-
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
 from edge_agent.cli._common import int_auto, print_json, run_op, settings_from, state_from
+from edge_agent.paths import state_dir
 
 
 def _byte(text: str) -> int:
@@ -188,11 +190,32 @@ def cmd_gpio_read(args: argparse.Namespace) -> int:
 
 
 def cmd_gpio_write(args: argparse.Namespace) -> int:
-    """`gpio write`: drive a line."""
+    """`gpio write`: drive a line (held while a daemon holds the adapter; released at exit without one)."""
+    from edge_agent.hub.client import find_client
+
+    one_shot = find_client(state_dir(getattr(args, "state", None))) is None  # the same test run_op makes
     result = run_op(args, "gpio_write", {**_target(args), "pin": args.pin, "value": args.value})
     if args.json:
         print_json(result)
+    if one_shot:
+        _note_release(args)
     return 0
+
+
+def _note_release(args: argparse.Namespace) -> None:
+    """Say on stderr that a host GPIO line written by this process alone is released when it exits."""
+    from edge_agent.hub.ops import DirectContext
+
+    try:
+        url = DirectContext(settings_from(args), state_from(args)).choose(args.url, args.adapter, None)[0]
+    except Exception:  # noqa: BLE001 - the write succeeded; the note is only advice
+        return
+    if url.startswith("linux://"):
+        # gpiozero hands the line back as an input when the adapter closes, and the kernel then frees it:
+        # nothing keeps driving it, so it settles wherever its pull (or the circuit) takes it.
+        print(f"edge-agent: note: no daemon holds {args.pin}: it was driven to {args.value} and is released now "
+              "this command exits (back to an input, following its pull); to hold a level, write through the "
+              "daemon (edge-agent run, or the edge-agent service)", file=sys.stderr)
 
 
 def cmd_sensor_read(args: argparse.Namespace) -> int:

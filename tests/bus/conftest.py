@@ -35,7 +35,23 @@ from edge_agent.errors import AdapterUnavailableError, BusBusyError, BusTimeoutE
 I2C_FUNC_I2C = 0x00000001
 I2C_FUNC_SMBUS_QUICK = 0x00010000
 I2C_FUNC_SMBUS_BYTE = 0x00060000
+I2C_FUNC_SMBUS_BYTE_DATA = 0x00180000
+I2C_FUNC_SMBUS_WORD_DATA = 0x00600000
 I2C_FUNC_SMBUS_I2C_BLOCK = 0x0C000000
+#: What a controller with plain I2C reports (the kernel emulates every SMBus transfer on top of it).
+FUNCS_I2C = (I2C_FUNC_I2C | I2C_FUNC_SMBUS_QUICK | I2C_FUNC_SMBUS_BYTE | I2C_FUNC_SMBUS_BYTE_DATA
+             | I2C_FUNC_SMBUS_WORD_DATA | I2C_FUNC_SMBUS_I2C_BLOCK)
+#: What i2c-stub reports by default: SMBus transfers only, no I2C_FUNC_I2C.
+FUNCS_I2C_STUB = (I2C_FUNC_SMBUS_QUICK | I2C_FUNC_SMBUS_BYTE | I2C_FUNC_SMBUS_BYTE_DATA | I2C_FUNC_SMBUS_WORD_DATA
+                  | I2C_FUNC_SMBUS_I2C_BLOCK)
+#: Functionality bit each SMBus transfer needs, by (read_write, size) as smbus2 sends them.
+_SMBUS_NEEDS = {
+    (0, 0): 0x00010000, (1, 0): 0x00010000,  # quick
+    (1, 1): 0x00020000, (0, 1): 0x00040000,  # receive / send byte
+    (1, 2): 0x00080000, (0, 2): 0x00100000,  # read / write byte data
+    (1, 3): 0x00200000, (0, 3): 0x00400000,  # read / write word data
+    (1, 8): 0x04000000, (0, 8): 0x08000000,  # read / write I2C block
+}
 
 
 def _errno_of(exc: Exception) -> int:
@@ -65,6 +81,17 @@ class KernelI2C:
         #: them with EBUSY; I2C_SLAVE_FORCE takes them anyway.
         self.driver_owned: set[int] = set()
         self.claims: list[tuple[str, int]] = []  # I2C_SLAVE / I2C_SLAVE_FORCE ioctls, in order
+        self.funcs = FUNCS_I2C
+        #: errno of a transfer no target answered: EREMOTEIO on i2c-bcm2835, ENXIO on several SoC and
+        #: USB controllers, ENODEV on i2c-stub.
+        self.nack_errno = errno.EREMOTEIO
+        #: An adapter that reports I2C_FUNC_I2C but still refuses I2C_RDWR (seen on some USB bridges).
+        self.refuse_rdwr = False
+
+    def as_i2c_stub(self) -> None:
+        """Behave like the kernel's i2c-stub: SMBus only (I2C_RDWR answers EOPNOTSUPP), ENODEV where no chip is."""
+        self.funcs = FUNCS_I2C_STUB
+        self.nack_errno = errno.ENODEV
 
     def os_open(self, path: str, flags: int, *args: Any) -> int:
         m = re.fullmatch(r"/dev/i2c-(\d+)", str(path))
@@ -96,7 +123,7 @@ class KernelI2C:
         bus = state["bus"]
         try:
             if request == smbus_mod.I2C_FUNCS:
-                arg.value = I2C_FUNC_I2C | I2C_FUNC_SMBUS_QUICK | I2C_FUNC_SMBUS_BYTE | I2C_FUNC_SMBUS_I2C_BLOCK
+                arg.value = self.funcs
             elif request in (smbus_mod.I2C_SLAVE, smbus_mod.I2C_SLAVE_FORCE):
                 forced = request == smbus_mod.I2C_SLAVE_FORCE
                 self.claims.append(("I2C_SLAVE_FORCE" if forced else "I2C_SLAVE", int(arg)))
@@ -110,7 +137,7 @@ class KernelI2C:
             else:
                 raise OSError(errno.ENOTTY, os.strerror(errno.ENOTTY))
         except (I2CNackError, BusTimeoutError, BusBusyError, AdapterUnavailableError) as exc:
-            code = _errno_of(exc)
+            code = self.nack_errno if isinstance(exc, I2CNackError) else _errno_of(exc)
             raise OSError(code, os.strerror(code)) from None
         return 0
 
@@ -118,6 +145,9 @@ class KernelI2C:
         msgs = [data.msgs[i] for i in range(data.nmsgs)]
         kinds = ["r" if m.flags & smbus_mod.I2C_M_RD else "w" for m in msgs]
         self.ioctls.append(("I2C_RDWR", [(k, m.addr, m.len) for k, m in zip(kinds, msgs, strict=True)]))
+        if self.refuse_rdwr or not self.funcs & I2C_FUNC_I2C:
+            # i2c_transfer() on an adapter without master_xfer
+            raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP))
         if kinds == ["w", "r"] and msgs[0].addr == msgs[1].addr:
             result = self.world.i2c_write_read("kernel", bus, msgs[0].addr, bytes(msgs[0]), msgs[1].len)
             ctypes.memmove(msgs[1].buf, result, len(result))
@@ -130,20 +160,43 @@ class KernelI2C:
             raise OSError(errno.EOPNOTSUPP, "fake supports w, r and w+r message sets")
 
     def _smbus(self, bus: int, addr: int, msg: Any) -> None:
-        self.ioctls.append(("I2C_SMBUS", (msg.read_write, msg.size, addr)))
-        if msg.size == smbus_mod.I2C_SMBUS_QUICK:
+        rw, size = msg.read_write, msg.size
+        self.ioctls.append(("I2C_SMBUS", (rw, size, addr)))
+        if not self.funcs & _SMBUS_NEEDS.get((rw, size), 0):
+            raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP))
+        world, data, cmd = self.world, msg.data, msg.command
+        read = rw == smbus_mod.I2C_SMBUS_READ
+        # Each transfer as the bytes it puts on the wire.
+        if size == smbus_mod.I2C_SMBUS_QUICK:
             # The quick command's R/W bit is the only "data"; a write-quick carries no payload.
-            if msg.read_write == smbus_mod.I2C_SMBUS_WRITE:
-                self.world.i2c_write("kernel", bus, addr, b"")
+            if read:
+                world.i2c_read("kernel", bus, addr, 0)
             else:
-                self.world.i2c_read("kernel", bus, addr, 0)
-        elif msg.size == smbus_mod.I2C_SMBUS_BYTE and msg.read_write == smbus_mod.I2C_SMBUS_READ:
-            msg.data.contents.byte = self.world.i2c_read("kernel", bus, addr, 1)[0]
-        elif msg.size == smbus_mod.I2C_SMBUS_I2C_BLOCK_DATA and msg.read_write == smbus_mod.I2C_SMBUS_READ:
-            n = msg.data.contents.byte
-            data = self.world.i2c_write_read("kernel", bus, addr, bytes([msg.command]), n)
-            msg.data.contents.block[0] = n
-            msg.data.contents.block[1:n + 1] = list(data)
+                world.i2c_write("kernel", bus, addr, b"")
+        elif size == smbus_mod.I2C_SMBUS_BYTE:
+            if read:
+                data.contents.byte = world.i2c_read("kernel", bus, addr, 1)[0]
+            else:
+                world.i2c_write("kernel", bus, addr, bytes([cmd]))
+        elif size == smbus_mod.I2C_SMBUS_BYTE_DATA:
+            if read:
+                data.contents.byte = world.i2c_write_read("kernel", bus, addr, bytes([cmd]), 1)[0]
+            else:
+                world.i2c_write("kernel", bus, addr, bytes([cmd, data.contents.byte]))
+        elif size == smbus_mod.I2C_SMBUS_WORD_DATA:
+            if read:
+                lo, hi = world.i2c_write_read("kernel", bus, addr, bytes([cmd]), 2)
+                data.contents.word = lo | hi << 8
+            else:
+                word = data.contents.word
+                world.i2c_write("kernel", bus, addr, bytes([cmd, word & 0xFF, word >> 8]))
+        elif size == smbus_mod.I2C_SMBUS_I2C_BLOCK_DATA:
+            n = data.contents.block[0]
+            if read:
+                got = world.i2c_write_read("kernel", bus, addr, bytes([cmd]), n)
+                data.contents.block[1:n + 1] = list(got)
+            else:
+                world.i2c_write("kernel", bus, addr, bytes([cmd, *data.contents.block[1:n + 1]]))
         else:
             raise OSError(errno.EOPNOTSUPP, os.strerror(errno.EOPNOTSUPP))
 

@@ -120,3 +120,29 @@ def test_scan_grid_shows_driver_owned_addresses_as_uu(capsys: pytest.CaptureFixt
     assert "76" in row70.split()
     code, out, _ = run(capsys, "bus", "scan", "--url", "linux://?i2c=1&board=rpi-4b", "--json")
     assert code == 0 and json.loads(out) == [0x76]
+
+
+def test_scan_on_an_smbus_only_adapter_that_answers_enodev_prints_the_grid(capsys: pytest.CaptureFixture[str],
+                                                                          linux_env: SimpleNamespace) -> None:
+    linux_env.kernel.as_i2c_stub()  # ENODEV at every empty address, as i2c-stub answers
+    linux_env.kernel.driver_owned.add(0x50)
+    code, out, err = run(capsys, "bus", "scan", "--url", "linux://?i2c=1")
+    assert code == 0, err
+    rows = {line[:3]: line.split()[1:] for line in out.splitlines()[1:]}
+    assert rows["50:"][0] == "UU" and rows["70:"][6] == "76"
+    code, out, err = run(capsys, "i2c", "read", "0x76", "--register", "0xD0", "--url", "linux://?i2c=1", "--json")
+    assert code == 0, err
+    code, out, _ = run(capsys, "bus", "info", "--url", "linux://?i2c=1")
+    assert json.loads(out)["capabilities"]["i2c_transfers"]["1"].startswith("smbus")
+
+
+def test_a_one_shot_gpio_write_on_the_host_says_the_line_is_released_at_exit(
+        capsys: pytest.CaptureFixture[str], linux_env: SimpleNamespace, tmp_path: Path) -> None:
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[[peripherals.boards]]\nboard = "rpi-4b"\nname = "pi"\nurl = "linux://?i2c=1"\n'
+                      '[hardware.safety.adapters.pi]\nwritable_gpio = ["GPIO17"]\n')
+    code, _, err = run(capsys, "--config", str(config), "gpio", "write", "GPIO17", "1")
+    assert code == 0, err
+    assert "no daemon holds GPIO17" in err and "released" in err and "edge-agent run" in err
+    code, _, err = run(capsys, "gpio", "write", "red_led", "1", "--url", "sim://nucleo-f401re")
+    assert code == 0 and "released" not in err  # the simulator keeps its state between commands

@@ -112,6 +112,9 @@ def test_bus_errors_while_claiming_an_address_are_not_mistaken_for_a_driver(linu
 )
 def test_errno_values_become_bus_errors(linux: Adapter, linux_env: SimpleNamespace, code: int,
                                         error: type[BusError]) -> None:
+    if code == errno.ENODEV:
+        linux.i2c().read_register(0x76, 0xD0, 1)  # open, then the device file goes (a pulled USB adapter)
+        linux_env.kernel.buses.remove(1)
     linux_env.kernel.fail_next.append(code)
     with pytest.raises(error) as info:
         linux.i2c().read_register(0x76, 0xD0, 1)
@@ -126,8 +129,10 @@ def test_device_vanishing_mid_transaction_is_reopened_on_the_next_call(linux: Ad
     bus.read_register(0x76, 0xD0, 1)
     opens = linux_env.kernel.opens
     linux_env.kernel.fail_next.append(errno.ENODEV)
+    linux_env.kernel.buses.remove(1)
     with pytest.raises(AdapterUnavailableError):
         bus.read_register(0x76, 0xD0, 1)
+    linux_env.kernel.buses.append(1)  # plugged back in
     assert bus.read_register(0x76, 0xD0, 1) == b"\x60"
     assert linux_env.kernel.opens == opens + 1
 
