@@ -43,7 +43,7 @@ def kill_reader(link: Link, why: str, *, once: bool = False) -> None:
         raise _Stop(why)
 
     port.read = read  # type: ignore[method-assign]
-    assert wait_until(lambda: link._reader is not None and not link._reader.is_alive())
+    assert wait_until(lambda: link.reader.thread is not None and not link.reader.thread.is_alive())
 
 
 def assert_next_request_works(link: Link) -> None:
@@ -70,7 +70,7 @@ def test_a_reply_with_a_non_ascii_digit_id_is_a_stray_not_a_dead_reader(link: Li
 
 def test_a_failure_while_handling_a_line_is_counted_and_the_reader_goes_on(link: Link,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    real = link._on_boot
+    real = link.reader.on_boot
     calls: list[int] = []
 
     def broken(frame: Any) -> None:
@@ -79,7 +79,7 @@ def test_a_failure_while_handling_a_line_is_counted_and_the_reader_goes_on(link:
             raise KeyError("surprise")
         real(frame)
 
-    monkeypatch.setattr(link, "_on_boot", broken)
+    monkeypatch.setattr(link.reader, "on_boot", broken)
     inject(link, b'{"event":"boot","reset":"pin"}\n')
     assert wait_until(lambda: link.stats.reader_errors == 1)
     assert_next_request_works(link)
@@ -131,14 +131,14 @@ def test_a_stalled_reader_is_reported_and_replaced() -> None:
     lk.open(handshake=False)
     release = threading.Event()
     try:
-        stuck = lk._reader
-        real = lk._on_line
+        stuck = lk.reader.thread
+        real = lk.reader.on_line
 
         def hang(line: bytes) -> None:
-            lk._on_line = real  # type: ignore[method-assign]
+            lk.reader.on_line = real  # type: ignore[method-assign]
             release.wait(10)
 
-        lk._on_line = hang  # type: ignore[method-assign]
+        lk.reader.on_line = hang  # type: ignore[method-assign]
         inject(lk, b"anything\n")
         assert wait_until(lambda: lk.reader_state().startswith("stalled"))
         pending = lk.submit("ping", None, deadline=soon()) if lk.connected else None
@@ -147,7 +147,7 @@ def test_a_stalled_reader_is_reported_and_replaced() -> None:
             with pytest.raises(AdapterUnavailableError):
                 lk.wait(pending, deadline=soon())
         assert wait_until(lambda: lk.connected and lk.reader_state() == "running")
-        assert lk._reader is not stuck
+        assert lk.reader.thread is not stuck
         release.set()
         assert stuck is not None
         stuck.join(5)
@@ -196,8 +196,8 @@ def _scan_answered_with(adapter: BridgeAdapter, result: object) -> list[int]:
 
     thread = threading.Thread(target=call)
     thread.start()
-    assert wait_until(lambda: any(p.cmd == "i2c_scan" for p in list(link._pending.values())))
-    rid = next(p.id for p in list(link._pending.values()) if p.cmd == "i2c_scan")
+    assert wait_until(lambda: any(p.cmd == "i2c_scan" for p in list(link.requests.pending.values())))
+    rid = next(p.id for p in list(link.requests.pending.values()) if p.cmd == "i2c_scan")
     inject(link, reply(rid, result))
     thread.join(10)
     if "error" in out:

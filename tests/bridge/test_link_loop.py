@@ -223,7 +223,7 @@ def test_a_request_waiting_for_a_reconnect_handshakes_first_so_the_boot_banner_c
     hello = {"protocol": 1, "board": "nucleo-f401re", "firmware": "0.1.0", "commands": []}
 
     def pending(cmd: str, skip: str = "") -> str | None:
-        return next((p.id for p in list(lk._pending.values()) if p.cmd == cmd and p.id != skip), None)
+        return next((p.id for p in list(lk.requests.pending.values()) if p.cmd == cmd and p.id != skip), None)
 
     def ping_in_thread(out: dict[str, object]) -> threading.Thread:
         def call() -> None:
@@ -237,7 +237,7 @@ def test_a_request_waiting_for_a_reconnect_handshakes_first_so_the_boot_banner_c
         return thread
 
     def answer(cmd: str, result: object, skip: str = "") -> str:
-        assert wait_until(lambda: pending(cmd, skip) is not None, 10), f"no {cmd} request: {lk._pending}"
+        assert wait_until(lambda: pending(cmd, skip) is not None, 10), f"no {cmd} request: {lk.requests.pending}"
         rid = pending(cmd, skip)
         assert rid is not None
         inject(lk, reply(rid, result))

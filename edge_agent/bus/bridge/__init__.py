@@ -1,9 +1,10 @@
 """``bridge://`` backend: a microcontroller running firmware_bridge (PROTOCOL.md) over serial.
 
-``protocol`` is pure (no I/O, no pyserial); ``link`` owns the serial port (pyserial); ``adapter`` is
+``protocol`` is pure (no I/O, no pyserial); ``link`` owns the serial port (pyserial) with its request table
+(``requests``), reader thread (``reader``), reconnect policy (``reconnect``) and port opening (``port``); ``adapter`` is
 the bus-layer Adapter; ``discovery`` finds boards by USB VID:PID; ``hostsim`` runs the host build of
 the firmware on a pseudo-terminal (source checkouts only). pyserial (the ``bridge`` extra) is
-imported only by ``link``/``adapter``/``discovery``, so the protocol module works without it.
+imported only by ``link``/``port``/``adapter``/``discovery``, so the protocol module works without it.
 """
 
 from __future__ import annotations
