@@ -107,15 +107,19 @@ def run_task(task: Task, config: Path, state: Path, proxy: RecordingProxy, pins:
     if task.approve and yes_flag:
         cmd.append("--yes")
     t0 = time.perf_counter()
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TURN_TIMEOUT_S, check=False)
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TURN_TIMEOUT_S, check=False)
+        status, stdout, stderr = proc.returncode, proc.stdout, proc.stderr
+    except subprocess.TimeoutExpired:
+        status, stdout, stderr = -1, "", f"no answer within {TURN_TIMEOUT_S} s"
     seconds = time.perf_counter() - t0
     try:
-        turn = json.loads(proc.stdout)
+        turn = json.loads(stdout)
     except ValueError:
-        turn = {"response": "", "error": f"exit {proc.returncode}: {proc.stderr.strip()[-400:]}"}
+        turn = {"response": "", "error": f"exit {status}: {stderr.strip()[-400:]}"}
     after = read_pins(state, pins)
     verdict = judge(task, turn, before, after)
-    return TaskResult(verdict, seconds, turn, proxy.records[mark:], proc.returncode)
+    return TaskResult(verdict, seconds, turn, proxy.records[mark:], status)
 
 
 def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] = (), compact: bool = True,
