@@ -352,12 +352,27 @@ class TermMatcher:
 
     def matched(self, *texts: str) -> set[str]:
         """The terms present in the texts."""
+        return set(self.doc_counts(*texts))
+
+    def doc_counts(self, *texts: str) -> dict[str, int]:
+        """For each term present, how many distinct index tokens of the texts it matches.
+
+        This is what one entry adds to the term's document count, which sums the vocabulary's per-token
+        counts over the term's forms: an entry holding both "stand" and "stands" counts twice.
+        """
         words = sorted(set(_TOKEN.findall(fold(" ".join(texts)))))
-        out = {t for t, forms in self._exact if not forms.isdisjoint(words)}
+        out: dict[str, int] = {}
+        for t, forms in self._exact:
+            n = len(forms.intersection(words))
+            if n:
+                out[t] = n
         for t in self._prefix:
             i = bisect.bisect_left(words, t)
-            if i < len(words) and words[i].startswith(t):
-                out.add(t)
+            n = 0
+            while i + n < len(words) and words[i + n].startswith(t):
+                n += 1
+            if n:
+                out[t] = n
         return out
 
 

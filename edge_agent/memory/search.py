@@ -99,9 +99,9 @@ class TermStats:
         if self._docs:
             if self._matcher is None:
                 self._matcher = TermMatcher(list(self._docs))
-            for term in self._matcher.matched(*texts):
+            for term, added in self._matcher.doc_counts(*texts).items():
                 n, at = self._docs[term]
-                self._docs[term] = (n + 1, at)
+                self._docs[term] = (n + added, at)
 
 
 def search(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: int, where: Sequence[str],
@@ -126,8 +126,9 @@ def search(conn: sqlite3.Connection, workspace: str, terms: list[str], limit: in
         matcher = TermMatcher(terms)
         for seq, key, title, content in excluded:
             skip_seqs.add(int(seq))
-            for t in matcher.matched(key, title, content):
-                counts[t] = max(0, counts[t] - 1)
+            # As many as the entry added to the count: one per distinct word form it holds.
+            for t, n in matcher.doc_counts(key, title, content).items():
+                counts[t] = max(0, counts[t] - n)
         total = max(0, total - len(excluded))
         if total == 0:
             return []

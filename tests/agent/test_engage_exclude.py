@@ -32,3 +32,23 @@ def test_an_excluded_entry_with_a_new_word_does_not_change_the_weights_for_the_r
         without = store.engage(question, limit=3, exclude_ids=[extra.id])
     assert before["results"], "the pressure note is relevant before the exchange is stored"
     assert without["context"] == before["context"] and without["source_refs"] == before["source_refs"]
+
+
+def test_an_excluded_entry_holding_two_forms_of_a_word_takes_both_out_of_the_count(state: Path) -> None:
+    # "stand" and "stands" are two index tokens; the document count of the term "stand" sums both, so an
+    # excluded entry holding both forms added two to it, and leaving it out must take two away. The
+    # second engage runs in a fresh store (as the next process would), with counts read from the index.
+    question = "stand for the scope"
+    with MemoryStore.open(state, Settings()) as store:
+        store.store("mount", "the scope stands on the shelf", category="fact")
+        store.store("stand", "the soldering stand is in the drawer", category="fact")
+        store.store("probe", "the scope probe is 10x", category="fact")
+        before = store.engage(question, limit=3)
+        extra = store.store("exchange", f"{question}? It stands on the shelf; a stand is not needed.",
+                            category="conversation")
+    with MemoryStore.open(state, Settings()) as store:
+        without = store.engage(question, limit=3, exclude_ids=[extra.id])
+    assert len(before["results"]) == 3
+    assert without["context"] == before["context"] and without["source_refs"] == before["source_refs"]
+    assert [r["score"] for r in without["results"]] == [r["score"] for r in before["results"]]
+
