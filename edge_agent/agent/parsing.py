@@ -1,11 +1,14 @@
 """What a model reply means: visible answer, hidden reasoning, and tool calls however they were written.
 
 Servers parse native ``tool_calls`` only when they know the model's template; small local models often
-write the call as text instead. The forms recognised here are the ones these models emit: a bare JSON
-object ``{"name": ..., "arguments": {...}}`` (``parameters`` in the Llama style), the same inside
-``<tool_call>...</tool_call>`` tags (Hermes/Qwen, possibly several), inside a Markdown ```json fence,
-after a ``<|python_tag|>`` token, or as a ``[TOOL_CALLS] [...]`` list (Mistral). Reasoning in
-``<think>...</think>`` is removed from what the user sees and never parsed for calls.
+write the call as text instead. A reply counts as a call only when it IS one: the whole visible text
+is a JSON object ``{"name": ..., "arguments": {...}}`` (``parameters`` in the Llama style) or a list of
+them, or the reply starts with one of the framings these models use: ``<tool_call>...</tool_call>``
+(Hermes/Qwen, possibly several in a row), a Markdown ```json fence holding the whole reply,
+``<|python_tag|>`` or ``[TOOL_CALLS] [...]`` (Mistral). A call quoted inside an explanation ("I did
+not run {...}") is prose and never runs. Reasoning in ``<think>...</think>`` is removed from what the
+user sees and never parsed for calls. JSON nested deeper than ``MAX_DEPTH`` is refused before it is
+decoded, so a hostile or broken reply cannot exhaust the interpreter's recursion limit.
 """
 
 from __future__ import annotations
@@ -21,6 +24,42 @@ _FENCE = re.compile(r"```(?:json|tool_call|tool)?[ \t]*\n?(.*?)```", re.DOTALL |
 _PREFIXES = ("<|python_tag|>", "[TOOL_CALLS]")
 # Text that may turn out to be a call: held back from a streamed answer until the reply is complete.
 CALL_STARTS = ("{", "[", "<tool_call", "```", *_PREFIXES)
+
+
+MAX_DEPTH = 20  # brackets: a call is {"arguments": {"bytes": [..]}}, far below this
+
+
+def too_deep(text: str, limit: int = MAX_DEPTH) -> bool:
+    """True when JSON text nests objects/arrays deeper than `limit` (strings are skipped)."""
+    depth = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif ch in "]}":
+            depth -= 1
+    return False
+
+
+def loads(text: str) -> Any:
+    """json.loads that refuses deep nesting with ValueError instead of raising RecursionError."""
+    if too_deep(text):
+        raise ValueError(f"the JSON is nested more than {MAX_DEPTH} levels deep")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"the JSON is nested too deeply (more than {MAX_DEPTH} levels)") from None
 
 
 @dataclass
@@ -56,10 +95,10 @@ def parse_arguments(raw: Any) -> tuple[Any, str]:
         return {}, ""
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
+            raw = loads(raw)
         except json.JSONDecodeError as exc:
             return raw, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
-        except ValueError as exc:  # numbers too long to convert
+        except ValueError as exc:  # numbers too long to convert, nesting too deep
             return raw, f"the arguments are not valid JSON ({exc})"
     if not isinstance(raw, dict):
         return raw, "the arguments must be a JSON object of argument names to values"
@@ -92,7 +131,7 @@ def _call_from(obj: Any, tagged: bool) -> ParsedCall | None:
 def _calls_from_json(text: str, tagged: bool = False) -> list[ParsedCall] | None:
     """Calls from a JSON object or list of objects; None when `text` is not JSON or holds no call."""
     try:
-        value = json.loads(text)
+        value = loads(text)
     except ValueError:
         return None
     items = value if isinstance(value, list) else [value]
@@ -103,31 +142,47 @@ def _calls_from_json(text: str, tagged: bool = False) -> list[ParsedCall] | None
 
 
 def text_tool_calls(visible: str) -> list[ParsedCall]:
-    """Tool calls written as text in the (reasoning-free) reply; [] when it is a plain answer."""
+    """Tool calls written as text in the (reasoning-free) reply; [] when it is a plain answer.
+
+    Only a reply that is a call counts: the whole text, or a documented framing at its very start.
+    """
     text = visible.strip()
     if not text:
         return []
-    tagged = _TAGGED.findall(text)
-    if tagged:
-        out: list[ParsedCall] = []
-        for body in tagged:
-            calls = _calls_from_json(_unfence(body), tagged=True)
-            out.extend(calls or [ParsedCall("", body, error="the <tool_call> body is not a JSON object with "
-                                                     "\"name\" and \"arguments\"")])
-        return out
+    if text.lower().startswith("<tool_call>"):
+        return _tagged_calls(text)
     for prefix in _PREFIXES:
         if text.startswith(prefix):
             text = text[len(prefix):].strip()
     calls = _calls_from_json(text)
     if calls:
         return calls
-    for body in _FENCE.findall(text):
-        calls = _calls_from_json(body.strip())
+    whole = _FENCE.fullmatch(text)
+    if whole:
+        calls = _calls_from_json(whole.group(1).strip())
         if calls:
             return calls
     if _looks_like_broken_call(text):
         return [ParsedCall("", text, error="the reply looks like a tool call but is not valid JSON")]
     return []
+
+
+def _tagged_calls(text: str) -> list[ParsedCall]:
+    """The ``<tool_call>`` blocks in a row at the start of the text (what follows them is not parsed)."""
+    out: list[ParsedCall] = []
+    pos = 0
+    while True:
+        m = _TAGGED.match(text, pos)
+        if m is None:
+            break
+        body = m.group(1)
+        calls = _calls_from_json(_unfence(body), tagged=True)
+        out.extend(calls or [ParsedCall("", body, error="the <tool_call> body is not a JSON object with "
+                                                 "\"name\" and \"arguments\"")])
+        pos = m.end()
+        while pos < len(text) and text[pos].isspace():
+            pos += 1
+    return out
 
 
 def _unfence(body: str) -> str:

@@ -14,7 +14,7 @@ from edge_agent.agent.parsing import StreamFilter, split_reasoning, text_tool_ca
     ('<tool_call>{"name": "i2c_scan", "arguments": {}}</tool_call>', "i2c_scan", {}),
     ('<tool_call>{"name": "i2c_scan"}</tool_call>', "i2c_scan", {}),
     ('<tool_call>\n\n   {"name": "i2c_scan", "arguments": {}}  \n\t</tool_call>', "i2c_scan", {}),
-    ('Let me check.\n```json\n{"name": "i2c_scan", "arguments": {}}\n```', "i2c_scan", {}),
+    ('```json\n{"name": "i2c_scan", "arguments": {}}\n```', "i2c_scan", {}),
     ('<|python_tag|>{"name": "i2c_scan", "parameters": {}}', "i2c_scan", {}),
     ('[TOOL_CALLS] [{"name": "i2c_scan", "arguments": {}}]', "i2c_scan", {}),
     ('{"type": "function", "function": {"name": "i2c_scan", "arguments": {}}}', "i2c_scan", {}),
