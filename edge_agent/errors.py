@@ -253,6 +253,16 @@ class ProviderError(EdgeAgentError):
         self.attempts = list(attempts or [])
 
 
+class ModelOutputError(EdgeAgentError):
+    """The model server is up but could not turn the model's output into a reply: llama.cpp's server
+    answers HTTP 500 when the text the model wrote does not parse as a call to a listed tool. The model
+    erred, not the provider: the turn retries once, then asks without tools. ``url`` is the server's."""
+
+    def __init__(self, message: str, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
+
+
 class ToolCallError(EdgeAgentError):
     """A tool call (from an agent or an MCP client) was refused or failed; the message is written for the
     agent: what failed, why, and which tool or argument to use instead. ``tool`` names the tool."""

@@ -3,56 +3,57 @@
 1. engage memory with the message (decay, minimum relevance, token budget) and keep its source refs;
 2. hardware context: pin aliases and datasheet chunks for the message, scoped to the boards;
 3. a stable system prompt, then the user message with both contexts, the date and the message;
-4. the model is offered the tools; each call it makes runs through the tool caller and its result
-   (or the error, written for the model) goes back as a ``tool`` message; repeat until it answers
-   without calls or ``max_tool_iterations`` rounds ran;
-5. a turn that called no tool is answered from, or stored in, the response cache;
-6. the exchange is reflected into memory as a conversation capture with the source refs, and kept
-   in the session history.
+4. the model is offered the tools the message calls for (:mod:`edge_agent.agent.choice`); each call
+   it makes runs through :class:`~edge_agent.agent.runner.ToolRunner` (repaired, checked, asked about,
+   never repeated) and its result (or the error, written for the model) goes back as a ``tool``
+   message; repeat until it answers without calls or ``max_tool_iterations`` rounds ran;
+5. when the model stops without an answer (empty, only reasoning, a refusal after tools ran, the same
+   call again), it is asked once, tools withheld, to answer from the tool results; failing that the
+   answer is written from the results themselves. A server that cannot parse the model's output
+   (HTTP 500 from its tool-call parser) is a model error: the request is sent once more, then
+   without tools;
+6. a turn that called no tool is answered from, or stored in, the response cache;
+7. an answered exchange is reflected into memory as a conversation capture with the source refs, and
+   kept in the session history.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
+import re
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.agent import prompt as promptmod
+from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.caller import ToolCaller
+from edge_agent.agent.choice import choose
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain, Reply
+from edge_agent.agent.runner import OnTool, ToolRecord, ToolRunner, summarize
 from edge_agent.agent.state import AgentState
-from edge_agent.agent.tools import COMPACT_TOOLS, check_arguments, openai_tool_specs, valid_call
+from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs
 from edge_agent.config import Settings
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import EdgeAgentError, ModelOutputError
 
 log = logging.getLogger(__name__)
 
 DEFAULT_ITERATIONS = 10
-NUDGE = ("You wrote only reasoning and no answer. Reply to my message now in plain text, "
-         "or call one of the tools.")
+FINAL_AFTER_TOOLS = ("Now answer my message in plain text, in one to three sentences, from the tool results above: "
+                     "say what was done and what was found. Do not call a tool.")
+FINAL_NO_TOOLS = "Now answer my message above in plain text."
+# A reply that declines instead of reporting (small models answer a bare "answer now" this way).
+REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
+                     r"as an ai)\b", re.IGNORECASE)
 TOOL_RESULT_CHARS = {True: 3000, False: 12000}  # per tool result, compact / full mode
-CALL_FORMAT = '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}'
-
-
-@dataclass
-class ToolRecord:
-    name: str
-    arguments: Any
-    result: Any = None
-    error: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "arguments": self.arguments}
-        if self.error is None:
-            out["result"] = self.result
-        else:
-            out["error"] = self.error
-        return out
+# Follow-up words: a message holding one depends on the chat so far, so its cache key includes the history.
+REFERS_BACK = re.compile(r"\b(it|its|that|this|those|these|them|they|again|other|previous|same|above|before|"
+                         r"last|else|also|too|more|why|then)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -66,12 +67,21 @@ class TurnResult:
     limit_reached: bool = False
     source_krefs: list[str] = field(default_factory=list)
     prompt_chars: int = 0
-    answered: bool = True  # False when the model gave only reasoning: nothing to cache or remember
+    answered: bool = True  # False when the model gave no answer: nothing to cache or remember
+    notes: list[str] = field(default_factory=list)  # what the loop did about the model's mistakes
+    tools_offered: list[str] = field(default_factory=list)
+
+    @property
+    def succeeded(self) -> bool:
+        """Answered, within the limits, and not a turn whose every tool call failed."""
+        failed = bool(self.tool_calls) and all(t.error is not None for t in self.tool_calls)
+        return self.answered and not self.limit_reached and not failed
 
     def as_dict(self) -> dict[str, Any]:
         return {"response": self.response, "tool_calls": [t.as_dict() for t in self.tool_calls],
                 "cached": self.cached, "provider": self.provider, "usage": self.usage,
-                "tool_rounds": self.rounds, "limit_reached": self.limit_reached, "source_krefs": self.source_krefs}
+                "tool_rounds": self.rounds, "limit_reached": self.limit_reached, "source_krefs": self.source_krefs,
+                "tools_offered": self.tools_offered, "notes": self.notes}
 
 
 @dataclass
@@ -81,6 +91,7 @@ class Context:
     prompt: promptmod.Prompt
     source_krefs: list[str]
     history: list[dict[str, str]]
+    tools: list[str] = field(default_factory=list)
 
 
 class Agent:
@@ -100,9 +111,23 @@ class Agent:
         self.boards = [(b.adapter_name, b.board) for b in boards]
         self.system = promptmod.system_prompt(self.boards)
         self.tools = openai_tool_specs(COMPACT_TOOLS if self.compact else None)
-        self.offered = {t["function"]["name"] for t in self.tools}
+        self.available = [t["function"]["name"] for t in self.tools]
+        self.offered = set(self.available)
+        self._specs = {t["function"]["name"]: t for t in self.tools}
         self.max_rounds = settings.agent.max_tool_iterations or DEFAULT_ITERATIONS
+        self.autonomy = Autonomy(settings.autonomy.level, settings.autonomy.max_actions_per_hour, state)
         self._pool: ThreadPoolExecutor | None = None
+
+    def specs(self, names: Sequence[str]) -> list[dict[str, Any]]:
+        """The OpenAI tool specs of `names`, in registration order."""
+        return [self._specs[n] for n in self.available if n in set(names)]
+
+    def tools_for(self, message: str, hardware: str = "") -> list[str]:
+        """The tools this message is offered (``[agent] tool_choice``)."""
+        if self.settings.agent.tool_choice == "all":
+            return list(self.available)
+        words = [w for pair in self.boards for w in pair]
+        return choose(message, self.available, board_words=words, pins_named="[Pin aliases" in hardware)
 
     # --- context ---------------------------------------------------------------------------------
 
@@ -124,10 +149,10 @@ class Agent:
         except EdgeAgentError as exc:
             log.warning("memory context left out: %s", exc)
             return "", []
-        return str(found.get("context") or ""), list(found.get("source_refs") or [])
+        return promptmod.frame_memory(found.get("results") or []), list(found.get("source_refs") or [])
 
     def hardware_context(self, message: str, board: str | None = None) -> str:
-        """Pin aliases and datasheet chunks for the message, scoped to the boards."""
+        """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them)."""
         boards = self._board_ids(board)
         if self.hardware is None or not boards:
             return ""
@@ -137,13 +162,15 @@ class Agent:
         history = self.state.history(session, self.settings.agent.max_history_messages) \
             if self.state is not None and session else []
         memory, krefs = self.memory_context(message)
-        hardware = self.hardware_context(message, board)
+        raw_hardware = self.hardware_context(message, board)
+        hardware = promptmod.frame_hardware(raw_hardware)
+        tools = self.tools_for(message, raw_hardware)
         if self.compact:  # the oldest history goes first when the request would not fit
             while history and sum(len(m["content"]) for m in history) > promptmod.COMPACT_PROMPT_CHARS // 2:
                 history = history[2:]
         prompt = promptmod.build_prompt(self.system, memory, hardware, message, compact=self.compact,
                                         history_chars=sum(len(m["content"]) for m in history) if self.compact else 0)
-        return Context(prompt, krefs, history)
+        return Context(prompt, krefs, history, tools)
 
     # --- the turn --------------------------------------------------------------------------------
 
@@ -156,67 +183,97 @@ class Agent:
             log.warning("response cache not used: %s", exc)
             return None
 
-    def _cache_key_user(self, ctx: Context) -> str:
-        if not ctx.history:
+    def _cache_key_user(self, ctx: Context, message: str) -> str:
+        """The user part of the cache key: the user prompt, and the chat so far when the message refers to it."""
+        if not ctx.history or not REFERS_BACK.search(message):
             return ctx.prompt.user
         return json.dumps(ctx.history, ensure_ascii=False) + "\n" + ctx.prompt.user
 
+    def _cache_key_system(self, ctx: Context) -> str:
+        """The system part of the cache key: the system prompt and a digest of the tools offered."""
+        digest = hashlib.sha256(json.dumps(self.specs(ctx.tools), sort_keys=True).encode()).hexdigest()[:16]
+        return f"{ctx.prompt.system}\n[tools {digest}]"
+
     def turn(self, message: str, *, session: str | None = None, board: str | None = None,
              on_token: Callable[[str], None] | None = None,
-             on_tool: Callable[[str, ToolRecord], None] | None = None) -> TurnResult:
+             on_tool: OnTool | None = None) -> TurnResult:
         """Answer one message (ProviderError when no provider answers)."""
         ctx = self.build(message, session=session, board=board)
         cache = self._cache()
-        key_user = self._cache_key_user(ctx)
+        key_user, key_system = self._cache_key_user(ctx, message), self._cache_key_system(ctx)
         if cache is not None:
-            hit = cache.get(self.chain.model, ctx.prompt.system, key_user)
+            hit = cache.get(self.chain.model, key_system, key_user)
             if hit is not None:
                 if on_token is not None:
                     on_token(hit)
                 result = TurnResult(hit, cached=True, provider="cache", source_krefs=ctx.source_krefs,
-                                    prompt_chars=ctx.prompt.chars)
+                                    prompt_chars=ctx.prompt.chars, tools_offered=list(ctx.tools))
                 self._finish(message, result, session)
                 return result
         result = self._converse(ctx, on_token, on_tool)
         result.source_krefs, result.prompt_chars = ctx.source_krefs, ctx.prompt.chars
-        if cache is not None and not result.tool_calls and not result.limit_reached and result.answered:
+        result.tools_offered = list(ctx.tools)
+        if cache is not None and not result.tool_calls and result.succeeded:
             try:
-                cache.put(self.chain.model, ctx.prompt.system, key_user, result.response,
+                cache.put(self.chain.model, key_system, key_user, result.response,
                           tokens=result.usage.get("completion_tokens"))
             except EdgeAgentError as exc:
                 log.warning("answer not cached: %s", exc)
         self._finish(message, result, session)
         return result
 
-    def _converse(self, ctx: Context, on_token: Callable[[str], None] | None,
-                  on_tool: Callable[[str, ToolRecord], None] | None) -> TurnResult:
+    def _converse(self, ctx: Context, on_token: Callable[[str], None] | None, on_tool: OnTool | None) -> TurnResult:
         messages: list[dict[str, Any]] = [{"role": "system", "content": ctx.prompt.system}, *ctx.history,
                                           {"role": "user", "content": ctx.prompt.user}]
         result = TurnResult("")
-        nudged = False
+        runner = self._runner(ctx.tools)
+        final = not ctx.tools  # no tools offered: the model's next reply must be the answer
+        asked = False  # the final answer was asked for explicitly
+        model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
-            reply = self.chain.complete(messages, self.tools, on_token=_filtered(shown, on_token),
-                                        on_retry=_restart(shown, on_token))
+            try:
+                reply = self.chain.complete(messages, None if final else self.specs(ctx.tools),
+                                            on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token))
+            except ModelOutputError as exc:  # the server could not parse what the model wrote
+                model_errors += 1
+                result.notes.append(str(exc))
+                log.info("model output rejected by the server (%d): %s", model_errors, exc)
+                if model_errors == 1:
+                    continue  # a second sample usually parses
+                if not asked:
+                    final = asked = True
+                    messages.append({"role": "user", "content": self._final_request(result)})
+                    continue
+                return self._composed(result, on_token, "the server could not parse the model's output")
             _add_usage(result.usage, reply.usage)
             result.provider = reply.provider
             visible, _reasoning = split_reasoning(reply.content)
             calls = _native_calls(reply) or text_tool_calls(visible)
+            if final:
+                if visible and not calls and not (result.tool_calls and REFUSAL.match(visible)):
+                    return self._answer(result, visible, shown, on_token)
+                if asked:  # still no usable answer: the tool results speak for themselves
+                    return self._composed(result, on_token, "the model gave no final answer")
+                asked = True
+                if visible:
+                    messages.append({"role": "assistant", "content": visible})
+                messages.append({"role": "user", "content": self._final_request(result)})
+                continue
             if not calls:
-                if not visible and not nudged:  # only reasoning: ask once more for the answer
-                    nudged = True
-                    messages += [{"role": "assistant", "content": ""}, {"role": "user", "content": NUDGE}]
-                    continue
-                result.answered = bool(visible)
-                result.response = visible or "The model gave no answer (it returned only reasoning)."
-                if shown is not None and on_token is not None and (rest := shown.finish(result.response)):
-                    on_token(rest)
-                return result
+                if visible:
+                    return self._answer(result, visible, shown, on_token)
+                final = asked = True  # only reasoning, or nothing: ask once for the answer, tools withheld
+                messages.append({"role": "user", "content": self._final_request(result)})
+                continue
             if result.rounds >= self.max_rounds:
                 result.limit_reached = True
+                result.answered = False
                 result.response = (f"Stopped: the model still wanted to call tools after {result.rounds} rounds "
                                    f"(max_tool_iterations = {self.max_rounds}). Ask again more specifically, "
                                    "or raise [agent] max_tool_iterations.")
+                if summary := summarize(result.tool_calls):
+                    result.response += "\nWhat the tools did:\n" + summary
                 if on_token is not None:
                     on_token(result.response)
                 return result
@@ -227,50 +284,59 @@ class Agent:
                              "tool_calls": [{"id": c.id, "type": "function", "function": {
                                  "name": c.name or "invalid", "arguments": _args_text(c.arguments)}}
                                  for c in calls]})
-            records = self._run_calls(calls, on_tool)
+            records = runner.run(calls, on_tool)
             result.tool_calls += records
+            if len(calls) > runner.max_calls:
+                result.notes.append(f"{len(calls) - runner.max_calls} of {len(calls)} calls in one reply were not "
+                                    f"run ([agent] max_calls_per_reply = {runner.max_calls})")
             for call, rec in zip(calls, records, strict=True):
-                body = {"error": rec.error} if rec.error is not None else rec.result
-                messages.append({"role": "tool", "tool_call_id": call.id, "content": self._result_text(body)})
+                messages.append({"role": "tool", "tool_call_id": call.id,
+                                 "content": self._result_text(rec.name, rec.body())})
+            if all(r.repeat for r in records) and not asked:  # going round in circles: answer from what it has
+                final = asked = True
+                messages.append({"role": "user", "content": self._final_request(result)})
+            elif all(r.repeat for r in records):
+                return self._composed(result, on_token, "the model repeated a call instead of answering")
 
-    def _result_text(self, body: Any) -> str:
+    @staticmethod
+    def _answer(result: TurnResult, visible: str, shown: StreamFilter | None,
+                on_token: Callable[[str], None] | None) -> TurnResult:
+        result.response = visible
+        if shown is not None and on_token is not None and (rest := shown.finish(visible)):
+            on_token(rest)
+        return result
+
+    def _final_request(self, result: TurnResult) -> str:
+        return FINAL_AFTER_TOOLS if result.tool_calls else FINAL_NO_TOOLS
+
+    def _composed(self, result: TurnResult, on_token: Callable[[str], None] | None, why: str) -> TurnResult:
+        """The turn's answer written from the tool results, when the model gives none."""
+        summary = summarize(result.tool_calls)
+        if summary:
+            result.response = f"({why}; what the tools did:)\n{summary}"
+        else:
+            result.response = f"The model gave no answer ({why})."
+            result.answered = False
+        if on_token is not None:
+            on_token(result.response)
+        return result
+
+    def _result_text(self, name: str, body: Any) -> str:
         text = json.dumps(body, ensure_ascii=False, default=str)
         limit = TOOL_RESULT_CHARS[self.compact]
         if len(text) > limit:
             text = text[:limit] + f"... [{len(text) - limit} more characters cut]"
-        return text
+        return promptmod.fence(f"tool {name}", text)
 
-    def _run_calls(self, calls: list[ParsedCall],
-                   on_tool: Callable[[str, ToolRecord], None] | None) -> list[ToolRecord]:
-        if self.settings.agent.parallel_tools and len(calls) > 1:
+    def _runner(self, offered: Sequence[str]) -> ToolRunner:
+        pool = None
+        if self.settings.agent.parallel_tools:
             if self._pool is None:
                 self._pool = ThreadPoolExecutor(max_workers=4, thread_name_prefix="edge-agent-tool")
-            return list(self._pool.map(lambda c: self._run_one(c, on_tool), calls))
-        return [self._run_one(c, on_tool) for c in calls]
-
-    def _run_one(self, call: ParsedCall, on_tool: Callable[[str, ToolRecord], None] | None) -> ToolRecord:
-        rec = ToolRecord(call.name, call.arguments)
-        if on_tool is not None:
-            on_tool("start", rec)
-        if call.error:
-            example = valid_call(call.name) if call.name in self.offered else CALL_FORMAT
-            rec.error = f"{call.error}. A valid call looks like {example}"
-        elif call.name not in self.offered:
-            rec.error = (f"there is no tool {call.name!r}; the tools are {', '.join(sorted(self.offered))}. "
-                         f"A valid call looks like {CALL_FORMAT}")
-        else:
-            try:
-                check_arguments(call.name, call.arguments)  # says what a valid call looks like
-                rec.result = self.caller.call_tool(call.name, call.arguments)
-            except EdgeAgentError as exc:
-                rec.error = str(exc)
-            except Exception as exc:  # a bug in a tool must not end the turn: the model is told, the log has it
-                log.exception("tool %s failed unexpectedly", call.name)
-                rec.error = (f"{call.name} failed with an internal error ({type(exc).__name__}); check "
-                             "runtime_status, then retry or try another approach")
-        if on_tool is not None:
-            on_tool("done", rec)
-        return rec
+            pool = self._pool
+        return ToolRunner(self.caller, offered, self.autonomy, adapters={b: a for a, b in self.boards},
+                          boards=[b for _, b in self.boards], max_calls=self.settings.agent.max_calls_per_reply,
+                          pool=pool)
 
     # --- after the answer ------------------------------------------------------------------------
 
@@ -285,7 +351,8 @@ class Agent:
             return
         from edge_agent.memory import should_auto_save
 
-        if not should_auto_save("user_msg", message) or not result.answered:
+        # Failed exchanges are not kept: they would come back as context for later questions.
+        if not should_auto_save("user_msg", message) or not result.succeeded or result.cached:
             return
         limit = self.settings.memory.max_content_bytes // 2
         content = f"User: {message[:limit // 2]}\nAssistant: {result.response[:limit // 2]}"

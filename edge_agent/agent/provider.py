@@ -3,21 +3,30 @@
 The default provider is tried first; a failure (connection refused, timeout, 5xx, 429, a reply that is
 not a chat completion) is retried ``provider_retries`` times with exponential backoff from
 ``provider_backoff_ms``, then each fallback provider gets the same treatment. A refusal that retrying
-cannot fix (400, 401, 404: wrong model name, bad key) moves on to the next provider at once. When all
-fail, :class:`ProviderError` lists each URL tried and why.
+cannot fix (400, 401, 404: wrong model name, bad key) moves on to the next provider at once, and so
+does a refused connection to a server on this machine: nothing listens on that port, and waiting
+seconds for it to appear only delays the next provider or the offline answer. When all fail,
+:class:`ProviderError` lists each URL tried and why.
+
+An HTTP 500 from the server's own tool-call parser (llama.cpp: "failed to parse tool call arguments",
+the output "does not match the expected format") is the model's error, not an outage: it is raised at
+once as :class:`ModelOutputError` for the turn to handle (retry once, then answer without tools).
 """
 
 from __future__ import annotations
 
+import errno
+import ipaddress
 import logging
 import os
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from edge_agent.config import Settings, provider_url
-from edge_agent.errors import BackendUnavailable, ProviderError
+from edge_agent.config import Settings, provider_url, redact_url
+from edge_agent.errors import BackendUnavailable, ModelOutputError, ProviderError
 
 log = logging.getLogger(__name__)
 
@@ -51,9 +60,59 @@ class Provider:
     url: str
     client: Any = None
 
+    @property
+    def shown(self) -> str:
+        """The provider string as it may be printed: a password in its URL is replaced by ***."""
+        return redact_url(self.spec)
+
+    @property
+    def shown_url(self) -> str:
+        return redact_url(self.url)
+
 
 class _Retryable(Exception):
     pass
+
+
+class _Refused(Exception):
+    """Nothing listens at a loopback address: the next provider at once, no retry."""
+
+
+# How llama.cpp's server (and servers built on its chat parsers) say the model's text is not a call.
+_PARSER_ERROR = re.compile(r"parse tool call|tool call arguments|does not match (the )?expected format|"
+                           r"failed to parse (input|the output|output)|expected format", re.IGNORECASE)
+
+
+def parser_error(detail: str) -> bool:
+    """True when a server error message says the model's output did not parse (a model error)."""
+    return bool(_PARSER_ERROR.search(detail or ""))
+
+
+def is_loopback(url: str) -> bool:
+    """True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1)."""
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(url).hostname or "").strip("[]").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _refused(exc: BaseException) -> bool:
+    """True when a connection error was caused by ECONNREFUSED (somewhere in its cause chain)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        seen.add(id(cur))
+        if isinstance(cur, ConnectionRefusedError) or getattr(cur, "errno", None) == errno.ECONNREFUSED:
+            return True
+        if "connection refused" in str(cur).lower() or f"[errno {errno.ECONNREFUSED}]" in str(cur).lower():
+            return True
+        cur = cur.__cause__ or cur.__context__
+    return False
 
 
 class ProviderChain:
@@ -98,18 +157,22 @@ class ProviderChain:
                     self._sleep(self.backoff_s * 2 ** (attempt - 1))
                 try:
                     reply = self._request(provider, messages, tools, on_token)
+                except _Refused as exc:
+                    reason = str(exc)
+                    log.info("provider %s refused the connection; trying the next one", provider.shown_url)
+                    break
                 except _Retryable as exc:
                     reason = str(exc)
-                    log.info("provider %s failed (attempt %d): %s", provider.url, attempt + 1, reason)
+                    log.info("provider %s failed (attempt %d): %s", provider.shown_url, attempt + 1, redact_url(reason))
                     if on_retry is not None:
                         on_retry(reason)
                     continue
                 except ProviderError as exc:  # not worth retrying on this provider
                     reason = str(exc)
                     break
-                reply.provider, reply.url = provider.spec, provider.url
+                reply.provider, reply.url = provider.shown, provider.shown_url
                 return reply
-            attempts.append((provider.url, reason))
+            attempts.append((provider.shown_url, redact_url(reason)))
         summary = "; ".join(f"{url}: {why}" for url, why in attempts)
         raise ProviderError(f"no model provider answered ({summary})", attempts)
 
@@ -136,15 +199,31 @@ class ProviderChain:
         except openai.APITimeoutError:
             raise _Retryable(f"no answer within {self.timeout:g} s (provider_timeout_secs)") from None
         except openai.APIConnectionError as exc:
+            if _refused(exc) and is_loopback(provider.url):
+                raise _Refused(f"connection refused: nothing listens at {provider.shown_url}") from None
             raise _Retryable(f"connection failed: {_cause(exc)}") from None
-        except (openai.InternalServerError, openai.RateLimitError) as exc:
+        except openai.InternalServerError as exc:
+            detail = _detail(exc)
+            if parser_error(detail):
+                raise ModelOutputError(f"the server could not parse the model's output (HTTP {exc.status_code}: "
+                                       f"{detail})", provider.shown_url) from None
+            raise _Retryable(f"HTTP {exc.status_code}: {detail}") from None
+        except openai.RateLimitError as exc:
             raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
         except openai.APIStatusError as exc:
             hint = {401: "check api_key or EDGE_AGENT_API_KEY", 403: "check api_key or EDGE_AGENT_API_KEY",
                     404: f"is the model {self.model!r} pulled/served there, and the URL right?"}.get(exc.status_code)
             raise ProviderError(f"HTTP {exc.status_code}: {_detail(exc)}" + (f" ({hint})" if hint else "")) from None
+        except openai.APIError as exc:  # an error event inside a stream (no status of its own)
+            detail = _detail(exc)
+            if parser_error(detail):
+                raise ModelOutputError(f"the server could not parse the model's output ({detail})",
+                                       provider.shown_url) from None
+            raise _Retryable(f"the server reported an error: {detail}") from None
         except (ValueError, TypeError, AttributeError) as exc:  # a body that is not a chat completion
             raise _Retryable(f"the reply is not a valid chat completion ({type(exc).__name__}: {exc})") from None
+        except RecursionError:  # a body nested deeper than the JSON decoder can follow
+            raise _Retryable("the reply is not a valid chat completion (JSON nested too deeply)") from None
 
 
 def _sdk() -> Any:

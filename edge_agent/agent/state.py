@@ -1,6 +1,8 @@
 """The agent's own small state: chat history per session, and which memory entries record which message.
 
-One SQLite file, ``<state>/agent/agent.db``. History is what a ``--session`` continues from (user
+One SQLite file, ``<state>/agent/agent.db``; it also counts the state-changing tool calls of the
+last hour (``[autonomy] max_actions_per_hour``) and keeps each provider's probed tool-call mode.
+History is what a ``--session`` continues from (user
 messages and final answers, oldest dropped beyond ``max_history_messages``). The exchange index
 lets a turn leave its own earlier exchanges of the very same message out of the memory context, so
 asking the same thing twice builds the same prompt (and the response cache can answer it).
@@ -23,6 +25,9 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS history_session ON history(session, seq)",
     "CREATE TABLE IF NOT EXISTS exchanges (message TEXT NOT NULL, entry_id TEXT NOT NULL, at REAL NOT NULL, "
     "PRIMARY KEY (message, entry_id))",
+    "CREATE TABLE IF NOT EXISTS actions (at REAL NOT NULL, tool TEXT NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS probes (url TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, "
+    "at REAL NOT NULL, PRIMARY KEY (url, model))",
 )
 _SESSION = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 MAX_EXCHANGES = 10_000
@@ -97,6 +102,30 @@ class AgentState:
                                (message_key(message), entry_id, time.time()))
             self._conn.execute("DELETE FROM exchanges WHERE rowid NOT IN "
                                "(SELECT rowid FROM exchanges ORDER BY at DESC LIMIT ?)", (MAX_EXCHANGES,))
+
+    def actions_since(self, seconds: float) -> int:
+        """State-changing tool calls the agent ran in the last `seconds`."""
+        with self._lock:
+            (n,) = self._conn.execute("SELECT count(*) FROM actions WHERE at >= ?",
+                                      (time.time() - seconds,)).fetchone()
+        return int(n)
+
+    def note_action(self, tool: str) -> None:
+        now = time.time()
+        with self._lock:
+            self._conn.execute("INSERT INTO actions (at, tool) VALUES (?, ?)", (now, tool))
+            self._conn.execute("DELETE FROM actions WHERE at < ?", (now - 86400,))
+
+    def probed_mode(self, url: str, model: str) -> str | None:
+        """The tool-call mode a probe found for this server and model, if one ran."""
+        with self._lock:
+            row = self._conn.execute("SELECT mode FROM probes WHERE url = ? AND model = ?", (url, model)).fetchone()
+        return None if row is None else str(row[0])
+
+    def note_probe(self, url: str, model: str, mode: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO probes (url, model, mode, at) VALUES (?, ?, ?, ?)",
+                               (url, model, mode, time.time()))
 
     def close(self) -> None:
         with self._lock:

@@ -11,7 +11,14 @@ One module per group of sections: ``device``, ``peripherals``, ``agent`` (with t
 names from ``edge_agent.config``; the modules are how the package is laid out, not its interface.
 """
 
-from edge_agent.config.agent import PROVIDER_URLS, AgentConfig, ReliabilityConfig, provider_url
+from edge_agent.config.agent import (
+    PROVIDER_URLS,
+    AgentConfig,
+    AutonomyConfig,
+    ReliabilityConfig,
+    provider_url,
+    redact_url,
+)
 from edge_agent.config.device import DeviceConfig
 from edge_agent.config.hardware import AdapterSafety, HardwareConfig, SafetyConfig
 from edge_agent.config.kumiho import KumihoConfig
@@ -36,6 +43,7 @@ __all__ = [
     "PROVIDER_URLS",
     "AdapterSafety",
     "AgentConfig",
+    "AutonomyConfig",
     "BoardConfig",
     "ChangeRule",
     "ConfigError",
@@ -61,6 +69,7 @@ __all__ = [
     "load_settings",
     "parse_settings",
     "provider_url",
+    "redact_url",
     "to_toml",
     "toml_key",
     "toml_value",

@@ -1,8 +1,9 @@
-"""The model side: ``[agent]``, the provider names and their URLs, and ``[reliability]``."""
+"""The model side: ``[agent]``, ``[autonomy]``, the provider names and their URLs, and ``[reliability]``."""
 
 from __future__ import annotations
 
 import re
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -17,6 +18,21 @@ class AgentConfig(_Section):
     max_tool_iterations: int = Field(10, ge=0, description="Tool rounds per turn before the agent stops; 0 means 10.")
     max_history_messages: int = Field(50, ge=0, description="Chat history kept per session (0 = none).")
     parallel_tools: bool = Field(False, description="Run the independent tool calls of one model reply concurrently.")
+    max_calls_per_reply: int = Field(8, ge=1, le=100, description="Tool calls run from one model reply; the rest "
+                                     "are answered 'not run' (a runaway reply cannot drive a pin 1,000 times).")
+    tool_choice: Literal["question", "all"] = Field(
+        "question", description="'question': offer only the tools the message calls for (no write tool for a "
+        "question or small talk); 'all': every tool of the mode on every turn.")
+
+
+class AutonomyConfig(_Section):
+    """How far the agent acts on its own (the CLI and MCP clients are governed by [hardware.safety] alone)."""
+
+    level: Literal["readonly", "supervised", "full"] = Field(
+        "supervised", description="readonly: the agent runs no state-changing tool; supervised: each one is shown "
+        "(pin, resolved pin, value) and runs after the operator's yes (a one-shot needs --yes); full: no asking.")
+    max_actions_per_hour: int = Field(100, ge=0, le=100_000, description="State-changing tool calls the agent may "
+                                      "run per hour, across its processes (0: none).")
 
 
 # --- model providers ------------------------------------------------------------------------------
@@ -30,6 +46,14 @@ PROVIDER_URLS: dict[str, str] = {
     "openai": "https://api.openai.com/v1",
 }
 _PROVIDER_FORMS = f"{', '.join(PROVIDER_URLS)} or custom:<base URL> (e.g. custom:http://10.0.0.5:8080/v1)"
+
+
+_URL_PASSWORD = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/\s:@]*):[^@\s/]*@")
+
+
+def redact_url(text: str) -> str:
+    """`text` with the password of every URL in it replaced by ``***`` (``http://user:***@host``)."""
+    return _URL_PASSWORD.sub(r"\1:***@", text)
 
 
 def provider_url(spec: str) -> str:

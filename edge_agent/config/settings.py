@@ -10,7 +10,7 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from edge_agent.config._base import _Section
-from edge_agent.config.agent import _PROVIDER_FORMS, AgentConfig, ReliabilityConfig, _check_provider
+from edge_agent.config.agent import _PROVIDER_FORMS, AgentConfig, AutonomyConfig, ReliabilityConfig, _check_provider
 from edge_agent.config.device import DeviceConfig
 from edge_agent.config.hardware import HardwareConfig
 from edge_agent.config.kumiho import KumihoConfig
@@ -31,6 +31,7 @@ class Settings(_Section):
     device: DeviceConfig = Field(default_factory=DeviceConfig)
     peripherals: PeripheralsConfig = Field(default_factory=PeripheralsConfig)
     agent: AgentConfig = Field(default_factory=AgentConfig)
+    autonomy: AutonomyConfig = Field(default_factory=AutonomyConfig)
     hardware: HardwareConfig = Field(default_factory=HardwareConfig)
     memory: MemoryConfig = Field(default_factory=MemoryConfig)
     workspace: WorkspaceConfig = Field(default_factory=WorkspaceConfig)

@@ -9,6 +9,7 @@ for ``stream``, as server-sent events with content and tool-call deltas the way 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -32,6 +33,7 @@ class Step:
     status: int = 200
     seconds: float = 0.0
     usage: dict[str, int] | None = None
+    message: str = ""  # the error message of a status step
 
 
 def say(content: str, reasoning: str = "", usage: dict[str, int] | None = None) -> Step:
@@ -43,8 +45,8 @@ def call(*calls: tuple[str, Any], content: str = "") -> Step:
     return Step(content=content, tool_calls=list(calls))
 
 
-def http_error(status: int) -> Step:
-    return Step(kind="status", status=status)
+def http_error(status: int, message: str = "") -> Step:
+    return Step(kind="status", status=status, message=message)
 
 
 def hang(seconds: float) -> Step:
@@ -103,7 +105,8 @@ class ScriptedModel:
 
     def _answer(self, h: BaseHTTPRequestHandler, step: Step, stream: bool) -> None:
         if step.kind == "status":
-            err = {"error": {"message": f"scripted failure {step.status}", "type": "server_error"}}
+            err = {"error": {"code": step.status, "message": step.message or f"scripted failure {step.status}",
+                             "type": "server_error"}}
             self._send(h, step.status, json.dumps(err).encode(), "application/json")
             return
         if step.kind == "hang":
@@ -173,6 +176,13 @@ class ScriptedModel:
         self.server.server_close()
 
 
+def tool_body(content: str) -> Any:
+    """The JSON of a tool message, out of its ``<data source="tool NAME">`` fence."""
+    m = re.fullmatch(r'<data source="tool [a-z0-9_]+">\n(.*)\n</data>', content, re.DOTALL)
+    assert m, f"a tool result is not fenced as data: {content[:80]!r}"
+    return json.loads(m.group(1))
+
+
 @pytest.fixture
 def model() -> Iterator[ScriptedModel]:
     server = ScriptedModel()
@@ -181,12 +191,19 @@ def model() -> Iterator[ScriptedModel]:
 
 
 def write_config(path: Path, model: ScriptedModel, extra: str = "", *, fallbacks: list[str] | None = None,
-                 retries: int = 0, compact: bool = False, cache: bool | None = None) -> Path:
-    """A config for the scripted model; ``cache`` None leaves the response cache at its default."""
+                 retries: int = 0, compact: bool = False, cache: bool | None = None,
+                 autonomy: str | None = "full", tool_choice: str | None = "all") -> Path:
+    """A config for the scripted model; ``cache`` None leaves the response cache at its default.
+
+    Most tests drive the loop itself, so they run with ``[autonomy] level = "full"`` and every tool
+    offered; None leaves either at its default (supervised, tools chosen per question).
+    """
     fb = json.dumps(fallbacks or [])
+    agent_extra = "" if tool_choice is None else f'tool_choice = "{tool_choice}"\n'
+    autonomy_section = "" if autonomy is None else f'[autonomy]\nlevel = "{autonomy}"\n'
     path.write_text(
         f'default_provider = "custom:{model.url}"\ndefault_model = "test-model"\nprovider_timeout_secs = 5\n'
-        f"{extra}\n[agent]\ncompact_context = {str(compact).lower()}\n"
+        f"{extra}\n{autonomy_section}[agent]\ncompact_context = {str(compact).lower()}\n{agent_extra}"
         + ("" if cache is None else f"[memory]\nresponse_cache_enabled = {str(cache).lower()}\n") +
         f"[reliability]\nprovider_retries = {retries}\nprovider_backoff_ms = 1\nfallback_providers = {fb}\n")
     return path

@@ -113,7 +113,7 @@ def test_every_provider_down_exit_3_one_line_and_the_offline_answer(model: Any, 
     lines = err.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in err
     assert model.url in lines[0] and dead in lines[0]
-    assert "0.5 s" in lines[0] and "connection failed" in lines[0]
+    assert "0.5 s" in lines[0] and "connection refused" in lines[0]
     assert "red_led = pin PA5" in out  # the offline answer: resolved pins and the best datasheet chunk
     assert "Best datasheet match:" in out
     assert len(model.requests) == 2  # the primary was retried once
@@ -126,7 +126,7 @@ def test_offline_answer_in_json(steps: Any, tmp_path: Path, state: Path, capsys:
     code, out, _ = _run(capsys, config, state, "-m", "red led pin", "--json")
     data = json.loads(out)
     assert code == 3 and data["offline"] is True and data["provider"] is None and "PA5" in data["response"]
-    assert data["providers_tried"][0]["error"].startswith("connection failed")
+    assert data["providers_tried"][0]["error"].startswith("connection refused")
 
 
 def test_wrong_model_name_is_not_retried(model: Any, steps: Any, tmp_path: Path, state: Path, capsys: Any) -> None:
