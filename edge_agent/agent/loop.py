@@ -35,7 +35,7 @@ from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.choice import choose
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain, Reply
-from edge_agent.agent.runner import OnTool, ToolRecord, ToolRunner, summarize
+from edge_agent.agent.runner import NOT_OFFERED, OnTool, ToolRecord, ToolRunner, summarize
 from edge_agent.agent.state import AgentState
 from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs
 from edge_agent.config import Settings
@@ -256,6 +256,9 @@ class Agent:
                 if asked:  # still no usable answer: the tool results speak for themselves
                     return self._composed(result, on_token, "the model gave no final answer")
                 asked = True
+                for call in calls:  # kept in the record (a spurious call is worth seeing), never run
+                    result.tool_calls.append(ToolRecord(call.name, call.arguments,
+                                                        error=f"{NOT_OFFERED}; answer in plain text"))
                 if visible:
                     messages.append({"role": "assistant", "content": visible})
                 messages.append({"role": "user", "content": self._final_request(result)})

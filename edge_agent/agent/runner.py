@@ -33,6 +33,7 @@ from edge_agent.errors import EdgeAgentError
 log = logging.getLogger(__name__)
 
 CALL_FORMAT = '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}'
+NOT_OFFERED = "not run: no tool was offered for this message"
 REPEAT_NOTE = ("this exact call already ran in this turn and nothing changed since; this is its earlier result. "
                "Do not call it again: answer from it.")
 
@@ -187,7 +188,7 @@ def summarize(records: Sequence[ToolRecord]) -> str:
     """What the tools did, in plain lines: the answer when the model gives none."""
     lines = []
     for r in records:
-        if r.repeat:
+        if r.repeat or (r.error or "").startswith(NOT_OFFERED):
             continue
         args = json.dumps(r.arguments, ensure_ascii=False, default=str)
         if r.error is not None:

@@ -56,7 +56,7 @@ def _scripted(body: dict[str, Any], steps: Any) -> Any:
     after_tool = messages[-1]["role"] == "tool"
     if "LD2" in question:
         return steps.say("LD2 is on.") if after_tool else steps.call(("gpio_write", {"pin": "LD2", "value": 1}))
-    if "French" in question:  # a spurious write before the greeting
+    if "French" in question:  # a spurious write before the greeting (small talk is offered no tool to make it)
         return steps.say("Bonjour !") if after_tool else steps.call(("gpio_write", {"pin": "D7", "value": 1}))
     if "temperature" in question:  # reads the sensor, then reports a number it did not read
         return steps.say("It is 30.0 °C.") if after_tool else steps.call(("sensor_read", {}))
@@ -73,14 +73,16 @@ def test_harness_judges_real_turns_by_their_effect(tmp_path: Path, model: Any, s
     assert led.verdict.ok, led.verdict.reasons
     assert [c["name"] for c in led.turn["tool_calls"]] == ["gpio_write"]
     assert not french.verdict.ok
-    assert french.verdict.spurious_writes >= 1 and french.verdict.wrong_tools == 1
-    assert any("PA8" in r for r in french.verdict.reasons)  # the board changed: read through the daemon
+    # The attempted write is counted as a wrong tool; it never ran (no tool is offered for small talk),
+    # so the board, read through the daemon, did not change.
+    assert french.verdict.wrong_tools == 1 and french.verdict.spurious_writes == 0
+    assert not any("PA8" in r for r in french.verdict.reasons)
     assert not temp.verdict.ok
     assert temp.verdict.reasons == ["the answer has no number within 1 of 22.5"]
     assert note.verdict.ok, note.verdict.reasons  # the stored note reached the prompt: memory refs came back
     assert any("pump relay" in m["content"] for r in model.requests for m in r["messages"] if m["role"] == "user")
     s = summarize(list(results.values()))
-    assert (s["tasks"], s["passed"], s["spurious_writes"], s["calls"], s["valid_calls"]) == (4, 2, 1, 3, 3)
+    assert (s["tasks"], s["passed"], s["spurious_writes"], s["calls"], s["valid_calls"]) == (4, 2, 0, 3, 3)
     assert s["requests"] == len(model.requests) == 7
 
 
