@@ -87,6 +87,23 @@ def private_dir(path: str | os.PathLike[str]) -> Path:
     return path
 
 
+def own_private_dir(path: str | os.PathLike[str]) -> Path:
+    """A directory only this program uses inside the state directory: created 0700 like :func:`private_dir`,
+    and narrowed to 0700 when it exists wider (made by an older version, or under a wide umask).
+
+    Unlike the state directory itself (which systemd or the user may have opened to a group on purpose),
+    nothing else belongs in it, so a group that may traverse the state directory reads nothing here.
+    """
+    path = private_dir(path)
+    try:
+        st = path.stat()
+        if st.st_mode & 0o777 != PRIVATE_DIR_MODE and st.st_uid == os.geteuid():
+            path.chmod(PRIVATE_DIR_MODE)
+    except OSError:
+        pass
+    return path
+
+
 def _private_opener(path: str, flags: int) -> int:
     fd = os.open(path, flags | os.O_CLOEXEC, PRIVATE_FILE_MODE)
     try:

@@ -45,7 +45,7 @@ def open_agent(settings: Settings, state_dir: Path) -> Iterator[Agent]:
         hardware = LocalHardware(rag) if rag is not None else None
         memory = _open_memory(settings, state_dir)
     caller = LazyToolCaller(settings, state_dir)
-    agent_state = AgentState(state_dir)
+    agent_state = AgentState(state_dir, settings.kumiho.secret_policy)
     agent = Agent(settings, hardware=hardware, memory=memory, caller=caller, chain=ProviderChain(settings),
                   state=agent_state)
     try:

@@ -1,9 +1,12 @@
 """The agent's own small state: chat history per session, and which memory entries record which message.
 
-One SQLite file, ``<state>/agent/agent.db``; it also counts the state-changing tool calls of the
-last hour (``[autonomy] max_actions_per_hour``) and keeps each provider's probed tool-call mode.
-History is what a ``--session`` continues from (user
-messages and final answers, oldest dropped beyond ``max_history_messages``). The exchange index
+One SQLite file, ``<state>/agent/agent.db`` (0600, in a 0700 directory whatever the umask or the state
+directory's own mode, since a group may be let through the state directory to reach the socket); it
+also counts the state-changing tool calls of the last hour (``[autonomy] max_actions_per_hour``) and
+keeps each provider's probed tool-call mode. History is what a ``--session`` continues from (user
+messages and final answers, oldest dropped beyond ``max_history_messages``), screened for credentials
+exactly as memory writes are (``[kumiho] secret_policy``, the device's redaction key): redacted, or
+under ``reject`` left out of the history. The exchange index
 lets a turn leave its own earlier exchanges of the very same message out of the memory context, so
 asking the same thing twice builds the same prompt (and the response cache can answer it).
 """
@@ -11,13 +14,19 @@ asking the same thing twice builds the same prompt (and the response cache can a
 from __future__ import annotations
 
 import hashlib
+import logging
+import os
 import re
 import sqlite3
 import threading
 import time
 from pathlib import Path
 
-from edge_agent.errors import ConfigError
+from edge_agent.credentials import Policy, Screen
+from edge_agent.errors import ConfigError, SecretRejectedError
+from edge_agent.paths import PRIVATE_FILE_MODE, own_private_dir, private_file
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS history (seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, "
@@ -48,10 +57,17 @@ def message_key(message: str) -> str:
 class AgentState:
     """History and exchange index in ``<state>/agent/agent.db``. Thread-safe."""
 
-    def __init__(self, state_dir: Path) -> None:
-        path = Path(state_dir) / "agent" / "agent.db"
-        path.parent.mkdir(parents=True, exist_ok=True)
+    def __init__(self, state_dir: Path, policy: Policy = "redact") -> None:
+        path = own_private_dir(Path(state_dir) / "agent") / "agent.db"
+        private_file(path)  # 0600 before SQLite opens it; its -wal and -shm files take the same mode
+        for older in (path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal")):
+            try:
+                if older.stat().st_mode & 0o777 != PRIVATE_FILE_MODE and older.stat().st_uid == os.geteuid():
+                    older.chmod(PRIVATE_FILE_MODE)  # left wider by an older version
+            except OSError:
+                pass
         self.path = path
+        self.screen = Screen(state_dir, policy)
         self._lock = threading.Lock()
         self._conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False, timeout=5.0)
         self._conn.execute("PRAGMA journal_mode = WAL").fetchone()
@@ -68,8 +84,19 @@ class AgentState:
                                       (check_session(session), limit)).fetchall()
         return [{"role": r, "content": c} for r, c in reversed(rows)]
 
-    def append(self, session: str, user: str, assistant: str, keep: int) -> None:
-        """Add one exchange to a session and drop what is beyond the newest `keep` messages."""
+    def append(self, session: str, user: str, assistant: str, keep: int) -> bool:
+        """Add one exchange to a session and drop what is beyond the newest `keep` messages.
+
+        Both messages are screened for credentials first; False when the ``reject`` policy kept the
+        exchange out of the history (counted with the other refused writes).
+        """
+        check_session(session)
+        try:
+            changed, _ = self.screen.fields({"message": user, "answer": assistant})
+        except SecretRejectedError as exc:
+            log.warning("chat history: this exchange was not kept: %s", exc)
+            return False
+        user, assistant = changed.get("message", user), changed.get("answer", assistant)
         now = time.time()
         with self._lock:
             self._conn.execute("BEGIN IMMEDIATE")
@@ -83,6 +110,7 @@ class AgentState:
             except BaseException:
                 self._conn.execute("ROLLBACK")
                 raise
+        return True
 
     def drop(self, session: str) -> None:
         """Forget a session's history."""
