@@ -34,7 +34,7 @@ from starlette.responses import JSONResponse, Response
 from edge_agent.errors import EdgeAgentError
 from edge_agent.hub import ops
 from edge_agent.hub.client import _ShortPath, connect_unix, socket_path
-from edge_agent.mcp.limits import stop_server
+from edge_agent.mcp.limits import MAX_MCP_BODY, BodyLimit, stop_server
 from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -111,20 +111,21 @@ class HubServer:
         # The HTTP host check protects browsers on TCP ports; on a socket the file mode is the guard.
         from mcp.server.transport_security import TransportSecuritySettings
 
-        return server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=True,
-                                          transport_security=TransportSecuritySettings(
-                                              enable_dns_rebinding_protection=False))
+        app = server.streamable_http_app(streamable_http_path="/mcp", json_response=True, stateless_http=True,
+                                         transport_security=TransportSecuritySettings(
+                                             enable_dns_rebinding_protection=False))
+        # The TCP port's body limits, counted as bytes arrive (a chunked body has no Content-Length).
+        return BodyLimit(app, {"/op/": MAX_OP_BODY, "/mcp": MAX_MCP_BODY}, MAX_MCP_BODY)
 
     async def _op(self, request: Request) -> Response:
         name = request.path_params["name"]
-        length = request.headers.get("content-length")
-        if length is not None and length.isdigit() and int(length) > MAX_OP_BODY:
-            return _error(413, "RequestTooLarge", f"the request is larger than {MAX_OP_BODY} bytes")
         body = await request.body()
         try:
             args = json.loads(body or b"{}").get("args") or {}
             if not isinstance(args, dict):
                 raise ValueError("args is not an object")
+        except RecursionError:
+            return _error(400, "BadRequest", "the request body nests JSON too deeply to read; send flat arguments")
         except (ValueError, AttributeError) as exc:
             return _error(400, "BadRequest", f"the request body is not {{\"args\": {{...}}}} JSON ({exc})")
         try:
@@ -135,6 +136,11 @@ class HubServer:
             return _error(422, type(exc).__name__, str(exc))
         except OSError as exc:  # a file or device the operation was pointed at
             return _error(422, type(exc).__name__, str(exc))
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:
+            # What the operation could not do with the arguments it was sent (a string for a number, a
+            # list for a name, a missing key, nesting too deep): the caller's mistake, told as such.
+            log.debug("operation %s refused its arguments", name, exc_info=True)
+            return _error(400, "InvalidArguments", _argument_sentence(name, args, exc))
         except Exception as exc:
             log.exception("operation %s failed unexpectedly", name)
             return _error(500, type(exc).__name__, f"internal error: {type(exc).__name__}: {exc}; the daemon's log "
@@ -164,6 +170,18 @@ class HubServer:
             await stop_server(self._server, self._task, "local socket server")
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()
+
+
+def _argument_sentence(name: str, args: dict[str, Any], exc: BaseException) -> str:
+    given = ", ".join(f"{key}: {type(value).__name__}" for key, value in sorted(args.items())) or "none"
+    if isinstance(exc, KeyError):
+        what = f"the argument {exc.args[0]!r} is missing" if exc.args else "an argument is missing"
+    elif isinstance(exc, RecursionError):
+        what = "an argument nests too deeply"
+    else:
+        what = f"an argument has the wrong type or value ({type(exc).__name__}: {str(exc)[:200]})"
+    return (f"operation {name!r}: {what}; arguments sent (name: type): {given}. The CLI of the same version "
+            "sends the right ones: `edge-agent COMMAND --help` lists them")
 
 
 def _error(status: int, kind: str, message: str) -> JSONResponse:

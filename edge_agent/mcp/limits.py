@@ -4,10 +4,14 @@ uvicorn accepts connections without limit and waits forever for a request on eac
 idle sockets exhaust the process's file descriptors while the watchdog keeps pinging. Here:
 
 * at most ``max_connections`` connections are open; when one more arrives, the oldest connection
-  that is only waiting for a request is closed to make room, and if every one is busy serving a
-  request the newcomer is closed instead;
+  that is only waiting for a request, or still receiving one (a head or body not yet complete: a
+  client dribbling bytes holds a slot as long as an idle one), is closed to make room, and if every
+  one is busy serving a complete request the newcomer is closed instead;
 * a connection must deliver a complete request (head and body) within ``request_deadline_s`` of
   connecting or of sending its first byte after a response; otherwise it is closed;
+* a request body may hold at most a route's limit (:class:`BodyLimit`), counted as it arrives, chunked
+  or not: the request is answered 413 and its connection closed once the limit is passed, without
+  reading (or buffering) the rest;
 * the MCP session table, when full, drops the session idle for longest instead of refusing new
   clients with 503 until abandoned sessions time out.
 """
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import resource
@@ -29,6 +34,9 @@ log = logging.getLogger(__name__)
 
 MAX_CONNECTIONS = 128
 REQUEST_DEADLINE_S = 10.0
+#: Largest MCP request body (a tool call's arguments: register data, memory text), on the TCP port and
+#: the local socket alike; other routes of those servers get the same bound unless given their own.
+MAX_MCP_BODY = 16 * 1024 * 1024
 _WARN_EVERY_S = 60.0
 
 
@@ -75,14 +83,18 @@ class LimitedH11Protocol(H11Protocol):
         """True while no request is being served on this connection (only waiting for one)."""
         return self.cycle is None or self.cycle.response_complete
 
+    def _receiving(self) -> bool:
+        """True while the request's body is still arriving (the app cannot have answered it yet)."""
+        return self.cycle is not None and self.cycle.more_body and not self.cycle.response_started
+
     def _make_room(self) -> bool:
         idle = [c for c in self.connections if c is not self and isinstance(c, LimitedH11Protocol)
-                and c._waiting() and not c.transport.is_closing()]
+                and (c._waiting() or c._receiving()) and not c.transport.is_closing()]
         if not idle:
             return False
         oldest = min(idle, key=lambda c: c._opened)
         self.shared.evicted += 1
-        self.shared.warn(f"HTTP connection limit ({self.max_connections}) reached; closing idle connections")
+        self.shared.warn(f"HTTP connection limit ({self.max_connections}) reached; closing idle or slow connections")
         oldest._drop()
         return True
 
@@ -137,6 +149,82 @@ def protocol_class(max_connections: int | None = None,
                 {"max_connections": connection_cap(max_connections),
                  "request_deadline_s": REQUEST_DEADLINE_S if request_deadline_s is None else request_deadline_s,
                  "shared": _State()})
+
+
+# --- request bodies ---------------------------------------------------------------------------------
+
+
+class _TooLarge(Exception):
+    pass
+
+
+class BodyLimit:
+    """ASGI middleware: a request body larger than its route's limit is answered 413 as soon as it is
+    known to be (from Content-Length, or by counting the bytes of a chunked body as they arrive).
+
+    ``limits`` maps a path prefix to its limit in bytes; the longest matching prefix wins, and a path
+    none matches gets ``default``. The app never sees more than the limit; once the answer is sent the
+    rest of the body is not read (uvicorn closes a connection whose request body was not consumed).
+    """
+
+    def __init__(self, app: Any, limits: dict[str, int], default: int) -> None:
+        self.app = app
+        self.limits = sorted(limits.items(), key=lambda kv: -len(kv[0]))
+        self.default = default
+
+    def limit_for(self, path: str) -> int:
+        return next((n for prefix, n in self.limits if path.startswith(prefix)), self.default)
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        limit = self.limit_for(scope.get("path", ""))
+        declared = dict(scope.get("headers") or []).get(b"content-length", b"")
+        if declared.isdigit() and int(declared) > limit:
+            await _too_large(send, limit)
+            return
+        seen = 0
+        refused = False
+        started = False
+
+        async def counting_receive() -> Any:
+            nonlocal seen, refused
+            if refused:
+                return {"type": "http.disconnect"}
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    refused = True
+                    if not started:
+                        await _too_large(send, limit)
+                    raise _TooLarge
+            return message
+
+        async def tracking_send(message: Any) -> None:
+            nonlocal started
+            if refused:
+                return  # the 413 went out; whatever the app says after it is dropped
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, counting_receive, tracking_send)
+        except BaseException:
+            if not refused:
+                raise
+            # the app's reaction to the cut body (an error, a task group of them) is not news
+
+
+async def _too_large(send: Any, limit: int) -> None:
+    body = json.dumps({"error": {"type": "RequestTooLarge",
+                                 "message": f"the request body is larger than {limit} bytes; send less"}}).encode()
+    await send({"type": "http.response.start", "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                            (b"connection", b"close")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 # --- MCP sessions -------------------------------------------------------------------------------------

@@ -38,7 +38,7 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
-from edge_agent.mcp.limits import evict_idle_sessions, protocol_class, stop_server
+from edge_agent.mcp.limits import MAX_MCP_BODY, BodyLimit, evict_idle_sessions, protocol_class, stop_server
 from edge_agent.mcp.messages import for_agent, unknown_arguments
 from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
 from edge_agent.mcp.netguard import HostOriginGuard, HostPolicy
@@ -295,7 +295,7 @@ class HttpServer:
                                          max_sessions=MAX_SESSIONS, session_idle_timeout=SESSION_IDLE_S,
                                          transport_security=security)
         evict_idle_sessions(server.session_manager)
-        return HostOriginGuard(_bearer_challenge(app, self.path), policy)
+        return HostOriginGuard(BodyLimit(_bearer_challenge(app, self.path), {}, MAX_MCP_BODY), policy)
 
     async def start(self) -> None:
         """Bind, start serving, and return when connections are accepted (OSError if the port is taken)."""
