@@ -49,7 +49,8 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "linux": ("edge_agent.bus.linux",),
     "aardvark": ("edge_agent.bus.aardvark",),
     "ftdi": ("edge_agent.bus.ftdi",),
-    "bridge": ("edge_agent.bus.bridge.adapter", "edge_agent.bus.bridge.discovery", "edge_agent.bus.bridge.link"),
+    "bridge": ("edge_agent.bus.bridge.adapter", "edge_agent.bus.bridge.discovery", "edge_agent.bus.bridge.link",
+               "edge_agent.bus.bridge.port"),
     "kumiho": ("edge_agent.sync.testserver",),
     "mcp": ("edge_agent.hub.server", "edge_agent.mcp.server", "edge_agent.mcp.limits", "edge_agent.dashboard.web"),
 }
