@@ -195,7 +195,7 @@ def test_watches_run_in_the_background_and_their_captures_reach_memory(state: Pa
     try:
         assert rt.components["watch"].ok, rt.components["watch"].detail
         rt.start_background(stop)
-        threads = list(rt._threads.values())
+        threads = list(rt.background.threads.values())
         assert {t.name for t in threads} == {"edge-agent-watch", "edge-agent-jobs"}
         assert rt.watch_captured.wait(60)
         status = rt.status()
