@@ -6,8 +6,10 @@
   a specific one, this machine's host name (and ``<hostname>.local``, mDNS) and ``[server]
   allowed_hosts``. That defeats DNS rebinding, where a web page's own host name is pointed at the
   device so the browser treats the device as that page's origin.
-* A browser's ``Origin``, when sent, must be this server under one of those names (with the scheme it
-  serves) or one of ``[server] allowed_origins``: another site's page cannot drive the device.
+* A browser's ``Origin``, when sent, must be this server under one of those names, with the scheme and
+  the port it serves, or one of ``[server] allowed_origins``: another site's page cannot drive the
+  device, including a page another program serves on the same machine (``http://localhost:3000`` is
+  another origin than ``http://localhost:8765``).
 """
 
 from __future__ import annotations
@@ -63,10 +65,11 @@ class HostPolicy:
     names: frozenset[str]
     origins: frozenset[str]
     scheme: str = "http"
+    port: int | None = None  # the port served; None accepts an origin on any port (no server bound yet)
 
     @classmethod
     def build(cls, bind_host: str, *, allowed_hosts: Iterable[str] = (), allowed_origins: Iterable[str] = (),
-              tls: bool = False) -> HostPolicy:
+              tls: bool = False, port: int | None = None) -> HostPolicy:
         names = {n for n in LOOPBACK_NAMES}
         if bind_host not in WILDCARDS:
             names.add(_host_name(bind_host) if bind_host.startswith("[") else bind_host.lower())
@@ -75,7 +78,7 @@ class HostPolicy:
             names.update({hostname, f"{hostname}.local"})
         names.update(_host_name(h) for h in allowed_hosts if h.strip())
         origins = {o.strip().rstrip("/").lower() for o in allowed_origins if o.strip()}
-        return cls(frozenset(names), frozenset(origins), "https" if tls else "http")
+        return cls(frozenset(names), frozenset(origins), "https" if tls else "http", port)
 
     def host_ok(self, host: str | None) -> bool:
         return bool(host) and _host_name(host or "") in self.names
@@ -87,7 +90,18 @@ class HostPolicy:
         if origin in self.origins:
             return True
         parts = urlsplit(origin)
-        return parts.scheme == self.scheme and (parts.hostname or "") in self.names
+        if parts.scheme != self.scheme or (parts.hostname or "") not in self.names:
+            return False
+        if self.port is None:
+            return True
+        try:
+            port = parts.port or self._default_port()
+        except ValueError:  # a port that is not a number
+            return False
+        return port == self.port
+
+    def _default_port(self) -> int:
+        return 443 if self.scheme == "https" else 80
 
     def sdk_settings(self) -> dict[str, list[str]]:
         """The same policy in the MCP SDK's TransportSecuritySettings terms (``name:*`` = any port)."""
@@ -95,7 +109,12 @@ class HostPolicy:
         for name in sorted(self.names):
             shown = f"[{name}]" if ":" in name else name
             hosts += [shown, f"{shown}:*"]
-            origins += [f"{self.scheme}://{shown}", f"{self.scheme}://{shown}:*"]
+            if self.port is None:
+                origins += [f"{self.scheme}://{shown}", f"{self.scheme}://{shown}:*"]
+            else:
+                origins.append(f"{self.scheme}://{shown}:{self.port}")
+                if self.port == self._default_port():
+                    origins.append(f"{self.scheme}://{shown}")
         return {"allowed_hosts": hosts, "allowed_origins": origins + sorted(self.origins)}
 
 

@@ -282,7 +282,7 @@ class HttpServer:
         """The ASGI app: Host/Origin guard around the MCP endpoint (bearer token) and the status page."""
         cfg = self.runtime.settings.server
         policy = HostPolicy.build(self.host, allowed_hosts=cfg.allowed_hosts, allowed_origins=cfg.allowed_origins,
-                                  tls=self.tls is not None)
+                                  tls=self.tls is not None, port=self.port or None)
         server = build_server(self.runtime, self._token, issuer=f"{self.base_url}")
         if self.dashboard:
             from edge_agent.dashboard.web import Dashboard
