@@ -8,6 +8,16 @@ from pydantic import Field, field_validator, model_serializer, model_validator
 
 from edge_agent.chips.sensors import SENSORS
 from edge_agent.config._base import _Section
+from edge_agent.names import capture_type_problem
+
+
+def _check_capture_type(value: str) -> str:
+    # The memory store refuses a capture of any other form: caught here, `config check` fails on it
+    # instead of every capture of the watch being refused at run time.
+    problem = capture_type_problem(value)
+    if problem:
+        raise ValueError(problem)
+    return value
 
 
 class _WatchSection(_Section):
@@ -60,8 +70,10 @@ class ThresholdRule(_WatchSection):
     above: float | None = Field(None, description="Fire when the statistic is strictly above this.")
     below: float | None = Field(None, description="Fire when the statistic is strictly below this.")
     repeat: bool = Field(False, description="Capture every window past the threshold, not only on entering.")
-    capture_type: str = Field("anomaly", description="Memory type of the capture.")
+    capture_type: str = Field("anomaly", description="Memory type of the capture (a lowercase label).")
     importance: float = Field(0.8, ge=0.0, le=1.0, description="Importance of the capture.")
+
+    _capture_type = field_validator("capture_type")(_check_capture_type)
 
     @model_validator(mode="after")
     def _bound(self) -> ThresholdRule:
@@ -77,8 +89,10 @@ class ChangeRule(_WatchSection):
     on: str = Field(description="A sensor channel name, or 'score' (model output).")
     stat: Stat = Field("mean", description="Window statistic compared.")
     delta: float = Field(gt=0, description="Least change since the last reported value that fires.")
-    capture_type: str = Field("state_change", description="Memory type of the capture.")
+    capture_type: str = Field("state_change", description="Memory type of the capture (a lowercase label).")
     importance: float = Field(0.6, ge=0.0, le=1.0, description="Importance of the capture.")
+
+    _capture_type = field_validator("capture_type")(_check_capture_type)
 
 
 class SummaryRule(_WatchSection):
@@ -86,8 +100,10 @@ class SummaryRule(_WatchSection):
 
     kind: Literal["summary"] = Field(description="Rule type.")
     every_s: float = Field(3600.0, gt=0, description="Least time between two summaries.")
-    capture_type: str = Field("fact", description="Memory type of the capture.")
+    capture_type: str = Field("fact", description="Memory type of the capture (a lowercase label).")
     importance: float = Field(0.3, ge=0.0, le=1.0, description="Importance of the capture.")
+
+    _capture_type = field_validator("capture_type")(_check_capture_type)
 
 
 class RateLimit(_WatchSection):

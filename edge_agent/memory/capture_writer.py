@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import sqlite3
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
@@ -33,8 +32,8 @@ from edge_agent.memory.model import (
     to_json,
 )
 from edge_agent.memory.screening import screen_capture
+from edge_agent.names import CAPTURE_TYPE
 
-_EVENT_TYPE = re.compile(r"^[a-z][a-z0-9_.-]{0,63}$")
 _WORKING_SESSIONS = 64
 # Captures may carry these Kumiho reflect fields; they are kept as metadata strings.
 CAPTURE_EXTRA_FIELDS = ("revises", "event_date", "origin", "decision_state")
@@ -91,7 +90,7 @@ class CaptureWriter:
             raise InvalidEntryError(
                 f"capture type {cap.type!r} is not one of {', '.join(KNOWLEDGE_TYPES)}", field="type"
             )
-        if not _EVENT_TYPE.match(cap.type):
+        if not CAPTURE_TYPE.fullmatch(cap.type):
             raise InvalidEntryError(
                 f"capture type {cap.type!r} must be a lowercase label such as 'fact' or 'sensor_anomaly'", field="type"
             )

@@ -90,3 +90,25 @@ def test_watch_list_without_a_config_or_daemon_says_where_the_demo_watch_runs(
     assert main(["--state", str(state), "watch", "list"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("no watches configured") and "demo-bme280" in out and "edge-agent run" in out
+
+
+@pytest.mark.parametrize("bad", ["Sensor Anomaly", "ANOMALY", "", "9lives", "a" * 65, "anomaly!"])
+def test_a_capture_type_the_memory_store_would_refuse_fails_config_check(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], bad: str) -> None:
+    path = tmp_path / "edge-agent.toml"
+    path.write_text(f'[[watch]]\nname = "env"\nrule = {{ kind = "change", on = "temperature_c", delta = 0.5, '
+                    f'capture_type = "{bad}" }}\n')
+    assert main(["config", "check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "capture_type" in err and "not a capture type" in err and "lowercase label" in err
+
+
+def test_a_valid_capture_type_is_stored_as_written(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "edge-agent.toml"
+    path.write_text('[[watch]]\nname = "env"\ninterval_s = 0.001\nwindow = 2\n'
+                    'rule = { kind = "summary", every_s = 600, capture_type = "sensor.summary-v2" }\n')
+    assert main(["config", "check", str(path)]) == 0
+    capsys.readouterr()
+    assert main(["--config", str(path), "--state", str(tmp_path / "state"), "watch", "run-once", "env",
+                 "--json"]) == 0
+    assert "sensor.summary-v2" in capsys.readouterr().out
