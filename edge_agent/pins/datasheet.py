@@ -315,6 +315,11 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
                   entries: list[AliasEntry], problems: list[Problem]) -> None:
     for head_at, heading, row_at in _tables(lines, skip):
         header = _split_row(lines[head_at])
+        words = [_header_words(c) for c in header]
+        if not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words) or not any(
+                (w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
+                for w, c in zip(words, header, strict=True)):
+            continue  # no pin column or no name column in the header: not a pin table, rows never split
         rows = [_split_row(lines[j]) for j in row_at]
         width = len(header)
         # the same columns written two or more times side by side (| Arduino | AVR pin | Arduino | AVR pin |):

@@ -428,13 +428,16 @@ class HardwareRag:
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             candidates = postings.top(terms, boosts, wanted)
             ids = [cid for _, _, _, cid in candidates]
-            rows = {r[0]: r[1:] for r in self._conn.execute(
-                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
+            headings = self._conn.execute(
+                f"SELECT id, heading FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids).fetchall()
             top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
                                 scoped=boosts, other_boards=_board_file_tags(),
                                 exact=_query.exact_terms(terms, self._tag_terms()),
                                 has_term=postings.has, file_terms=self._file_terms,
-                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])})
+                                alias_lists={cid for cid, h in headings if _query.is_alias_list(h)})
+            ids = [cid for _, _, _, cid in top]
+            rows = {r[0]: r[1:] for r in self._conn.execute(
+                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
             out = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]

@@ -22,6 +22,7 @@ then, in this order of strength:
 
 from __future__ import annotations
 
+import heapq
 import re
 from collections.abc import Callable, Collection, Iterable
 
@@ -45,12 +46,13 @@ _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 def is_alias_list(heading: str) -> bool:
     """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``)."""
-    return bool(_ALIAS_HEADING.search(heading.strip()))
+    return heading[-7:].lower().endswith(("pins", "pin", "alias", "aliases")) and bool(_ALIAS_HEADING.search(heading))
 
 _MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "sparkfun", "seeed", "st"})
 #: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
 _COMMON = frozenset({"gpio", "hat", "board", "shield", "header", "pin", "pins", "kit", "dev", "module", "breakout"})
 _WORD = re.compile(r"[a-z0-9+]+")
+_DIGIT = re.compile(r"\d")
 
 
 def _norm_text(text: str) -> str:
@@ -143,7 +145,7 @@ def pin_boards(query: str, owners: dict[str, frozenset[str]]) -> list[str]:
 
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
-    return [t for t in terms if any(c.isdigit() for c in t) and t not in tag_terms]
+    return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
 
 
 def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
@@ -164,13 +166,18 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         if cid in alias_lists:
             score *= ALIAS_LIST
         scored.append((score, rel, idx, cid, demoted))
+    # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
+    # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).
     picked: list[tuple[float, str, int, int]] = []
     per_file: dict[str, int] = {}
-    left = scored
-    while left and len(picked) < limit:
-        best = min(left, key=lambda c: (c[4], -c[0] * SAME_FILE ** per_file.get(c[1], 0), c[1], c[2]))
-        left = [c for c in left if c is not best]
-        effective = best[0] * SAME_FILE ** per_file.get(best[1], 0)
-        per_file[best[1]] = per_file.get(best[1], 0) + 1
-        picked.append((round(effective, 9), best[1], best[2], best[3]))
+    heap = [(demoted, -score, rel, idx, 0, score, cid) for score, rel, idx, cid, demoted in scored]
+    heapq.heapify(heap)
+    while heap and len(picked) < limit:
+        demoted, _neg, rel, idx, seen, score, cid = heapq.heappop(heap)
+        n = per_file.get(rel, 0)
+        if n != seen:
+            heapq.heappush(heap, (demoted, -score * SAME_FILE ** n, rel, idx, n, score, cid))
+            continue
+        per_file[rel] = n + 1
+        picked.append((round(score * SAME_FILE ** n, 9), rel, idx, cid))
     return picked
