@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import re
 import shutil
 import statistics
 import subprocess
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
 N_FILES = 1000
+N_LARGE = 10_000
 N_QUERIES = 300
 SEED = 7
 
@@ -70,15 +72,51 @@ def _part(i: int) -> str:
     return f"{_PARTS[i % len(_PARTS)]}{1000 + i}"
 
 
-def generate(root: Path) -> int:
+def generate(root: Path, n_files: int = N_FILES) -> int:
     rng = random.Random(SEED)
     words, weights = _vocabulary()
     total = 0
-    for i in range(N_FILES):
+    for i in range(n_files):
         sub = root / f"vendor{i % 10}"
         sub.mkdir(parents=True, exist_ok=True)
         text = _gen_file(rng, i, words, weights)
         (sub / f"part-{i:04d}.md").write_text(text)
+        total += len(text)
+    return total
+
+
+def _shared_variant(rng: random.Random, i: int, text: str) -> str:
+    """A shared-corpus datasheet made into another part's: its title names the part, register addresses
+    and numbers in its tables shift, so files differ while keeping real pin tables, aliases and prose."""
+    part = _part(i)
+    lines = text.split("\n")
+    if lines and lines[0].startswith("# "):
+        lines[0] = f"# {part} ({lines[0][2:]})"
+    shift = rng.randrange(1, 16)
+    out = []
+    for line in lines:
+        if line.startswith("|"):
+            line = re.sub(r"0x([0-9A-Fa-f]{2})\b", lambda m: f"0x{(int(m.group(1), 16) + shift) % 256:02X}", line)
+        out.append(line)
+    return "\n".join(out)
+
+
+def generate_large(root: Path, n_files: int = N_LARGE) -> int:
+    """`n_files` files of ~15 kB: the generated notes of :func:`generate` followed by a variant of one
+    shared-corpus datasheet (real pin tables and alias sections) and more generated prose."""
+    rng = random.Random(SEED + 2)
+    words, weights = _vocabulary()
+    shared = [p.read_text(encoding="utf-8") for p in sorted(SHARED.glob("*.[mt][dx]*"))
+              if not p.name.startswith(("SOURCES", "README"))] if SHARED.is_dir() else []
+    total = 0
+    for i in range(n_files):
+        sub = root / f"vendor{i % 100:02d}"
+        sub.mkdir(parents=True, exist_ok=True)
+        text = _gen_file(rng, i, words, weights)
+        if shared:
+            text += "\n\n" + _shared_variant(rng, i, shared[i % len(shared)])
+        text += "\n\n## More notes\n\n" + " ".join(rng.choices(words, weights, k=max(0, 15_000 - len(text)) // 7))
+        (sub / f"part-{i:05d}.md").write_text(text)
         total += len(text)
     return total
 
@@ -157,9 +195,79 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
     print(json.dumps(result))
 
 
+def _child_large(corpus: str, index_dir: str) -> None:
+    """The 10,000-file figures of edge_agent: cold build, queries, memory growth, in-place refresh."""
+    sys.path.insert(0, str(REPO))
+    from bench._proc import status_kib
+
+    root = Path(corpus)
+    queries = _queries()
+    import numpy  # noqa: F401  # imported before the baseline reading: the index's growth is what is measured
+
+    from edge_agent.rag import HardwareRag
+
+    before = status_kib()
+    result: dict[str, float] = {"rss_before_mb": before["VmRSS"] / 1024}
+    c0, t0 = time.process_time(), time.perf_counter()
+    rag = HardwareRag.load(root, index_dir=Path(index_dir))
+    result["build_s"], result["build_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+    result["chunks"] = len(rag)
+    result["build_hwm_mb"] = status_kib()["VmHWM"] / 1024
+    rag.close()
+    del rag
+    c0, t0 = time.perf_counter(), time.process_time()
+    rag = HardwareRag.load(root, index_dir=Path(index_dir))  # what a restarted daemon does
+    result["reload_ms"] = (time.perf_counter() - c0) * 1000
+    result["reload_cpu_ms"] = (time.process_time() - t0) * 1000
+    board = ("part-00001",)
+    for q in queries[:10]:
+        rag.search(q, board)
+    times, cpu = [], []
+    for q in queries:
+        t, c = time.perf_counter(), time.process_time()
+        rag.search(q, board)
+        times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
+    times.sort()
+    cpu.sort()
+    result["p50_ms"], result["p99_ms"] = statistics.median(times) * 1000, times[int(len(times) * 0.99) - 1] * 1000
+    result["p50_cpu_ms"], result["p99_cpu_ms"] = statistics.median(cpu) * 1000, cpu[int(len(cpu) * 0.99) - 1] * 1000
+    after = status_kib()
+    result["rss_after_mb"] = after["VmRSS"] / 1024
+    result["growth_mb"] = (after["VmRSS"] - before["VmRSS"]) / 1024
+    changed = root / "vendor03" / "part-00003.md"
+    original = changed.read_text()
+    changed.write_text(original + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
+    try:
+        t, c = time.perf_counter(), time.process_time()
+        stats = rag.refresh()
+        result["refresh_ms"] = (time.perf_counter() - t) * 1000
+        result["refresh_cpu_ms"] = (time.process_time() - c) * 1000
+        result["refreshed_files"] = stats["indexed"]
+        t = time.perf_counter()
+        hits = rag.search("reset timer erratum 0x42", ("part-00003",))
+        result["after_refresh_query_ms"] = (time.perf_counter() - t) * 1000
+        assert hits and hits[0].source == "vendor03/part-00003.md", "refresh did not index the change"
+    finally:
+        changed.write_text(original)
+    result["final_hwm_mb"] = status_kib()["VmHWM"] / 1024
+    print(json.dumps(result))
+
+
+def _large_corpus() -> tuple[Path, int]:
+    """The generated 10,000-file corpus, kept under ~/.cache/edge_agent (generating it takes minutes)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache")) / "edge_agent" / f"bench-rag-{N_LARGE}-v1"
+    done = cache / ".complete"
+    if not done.is_file():
+        shutil.rmtree(cache, ignore_errors=True)
+        size = generate_large(cache)
+        done.write_text(str(size))
+    return cache, int(done.read_text())
+
+
 def _spawn(system: str, corpus: Path, index_dir: Path) -> dict[str, float]:
     out = subprocess.run([sys.executable, __file__, "--child", system, str(corpus), str(index_dir)],
-                         check=True, capture_output=True, text=True, timeout=600)
+                         check=True, capture_output=True, text=True, timeout=3600)
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -190,6 +298,7 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 def quality() -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and held-out sets (limit 5)."""
     from bench._rag_heldout import HELD_OUT
+    from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -197,7 +306,7 @@ def quality() -> dict[str, dict[str, float]]:
     ours = {name: HardwareRag.load(root) for name, root in _roots().items()}
     ref = {name: RevkaRag.load(root) for name, root in _roots().items()}
     out: dict[str, dict[str, float]] = {}
-    for set_name, questions in (("tuning", QUESTIONS), ("held-out", HELD_OUT)):
+    for set_name, questions in (("tuning", QUESTIONS), ("held-out", HELD_OUT), ("held-out 2", HELD_OUT_2)):
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
             got = {"ours": [(c.source, c.text) for c in ours[q.corpus].search(q.text, q.boards)],
@@ -213,15 +322,18 @@ _INTRO = """## HardwareRag (`bench/rag.py`)
 
 Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference runtime's retrieval
 (one chunk per file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased
-file, +2.0 for a named board, stable sort), measured in the same run. Two question sets in a field
+file, +2.0 for a named board, stable sort), measured in the same run. Three question sets in a field
 engineer's words over `../shared/corpus/datasheets` and the bundled datasheets: the tuning set
-(`bench/_rag_questions.py`), on which ranking changes were tried, and the held-out set
-(`bench/_rag_heldout.py`), written before those changes and only measured. A hit is a result from the
-right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies in the
-first 2,048 characters of the results joined in rank order (what one 512-token context slot holds).
-Targets: hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on both sets; query p50 >= 20x the
-reference. Each scale system runs in its own subprocess so peak RSS is its own; "without numpy" blocks
-the numpy import as on the base install.
+(`bench/_rag_questions.py`), on which ranking changes were tried; the held-out set
+(`bench/_rag_heldout.py`), written before the first ranking changes and only measured; and held-out 2
+(`bench/_rag_heldout2.py`: pin names as the only hint of the board, the shared Pi header asked through
+one model, two-pair tables, everyday words), written before pin names took part in the ranking and
+only measured. A hit is a result from the right file whose text holds the answer; "within 2,048
+chars" counts a hit when the answer lies in the first 2,048 characters of the results joined in rank
+order (what one 512-token context slot holds). Targets: hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >=
+0.95 on the tuning and first held-out set; hit@1 >= 0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on
+held-out 2; query p50 >= 20x the reference. Each scale system runs in its own subprocess so peak RSS
+is its own; "without numpy" blocks the numpy import as on the base install.
 """
 
 
@@ -249,9 +361,10 @@ def render() -> str:
                          f"{r['ref_within']:.3f} |")
         lines.append("")
         for set_name, r in q.items():
-            short = [f"{label} {r[key]:.3f} < {goal}" for label, key, goal in
-                     (("hit@1", "ours_hit1", 0.85), ("hit@3", "ours_hit3", 0.95), ("within 2,048", "ours_within", 0.95))
-                     if r[key] < goal]
+            goals = (0.92, 0.98, 0.97) if set_name == "held-out 2" else (0.85, 0.95, 0.95)
+            short = [f"{label} {r[key]:.3f} < {goal}" for (label, key), goal in
+                     zip((("hit@1", "ours_hit1"), ("hit@3", "ours_hit3"), ("within 2,048", "ours_within")), goals,
+                         strict=True) if r[key] < goal]
             lines.append(f"- {set_name}: " + ("every quality target met." if not short else
                                                 "target missed: " + ", ".join(short) + "."))
         lines += ["", _BEFORE, ""]
@@ -290,9 +403,47 @@ def render() -> str:
         f"{ref['build_s'] * 1000:.0f} ms | {ref['build_s'] * 1000 / ours['reload_one_changed_ms']:.1f}x faster |",
     ]
     load = os.getloadavg()
-    lines += ["", f"Load average at the end of the run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
-              "(2 shared cores)."]
+    lines += ["", f"Load average after the 1,000-file runs: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
+              "(2 shared cores).", ""]
+    lines += _render_large()
     return "\n".join(lines)
+
+
+def _render_large() -> list[str]:
+    corpus, size = _large_corpus()
+    tmp = Path(tempfile.mkdtemp(prefix="rag-bench-large-"))
+    try:
+        big = _spawn("large", corpus, tmp / "index")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    load = os.getloadavg()
+
+    def ok(value: float, limit: float) -> str:
+        return "met" if value <= limit else "missed"
+
+    return [
+        f"Scale to {N_LARGE:,} files ({size / 1e6:.0f} MB: the generated notes above plus a variant of one shared-"
+        f"corpus datasheet each, real pin tables included; {int(big['chunks']):,} chunks), edge_agent with numpy, "
+        f"{N_QUERIES} queries with one board named. Wall time, this process's CPU time in brackets; memory from "
+        "/proc/self/status, growth = VmRSS after the build, a restart and the queries minus VmRSS before the "
+        "index was opened (numpy already imported):",
+        "",
+        "| Figure | Value | Target | |",
+        "| --- | --- | --- | --- |",
+        f"| cold build (index persisted) | {big['build_s']:.1f} s ({big['build_cpu_s']:.1f} s) | <= 10 s | "
+        f"{ok(big['build_s'], 10)} |",
+        f"| restart, nothing changed | {big['reload_ms']:.0f} ms ({big['reload_cpu_ms']:.0f} ms) | | |",
+        f"| refresh in place after one file changed | {big['refresh_ms']:.0f} ms ({big['refresh_cpu_ms']:.0f} ms), "
+        f"{int(big['refreshed_files'])} file re-indexed | <= 100 ms | {ok(big['refresh_ms'], 100)} |",
+        f"| query p50 | {big['p50_ms']:.2f} ms ({big['p50_cpu_ms']:.2f} ms) | <= 1 ms | {ok(big['p50_ms'], 1)} |",
+        f"| query p99 | {big['p99_ms']:.2f} ms ({big['p99_cpu_ms']:.2f} ms) | <= 3 ms | {ok(big['p99_ms'], 3)} |",
+        f"| index memory growth (VmRSS) | {big['growth_mb']:.1f} MiB ({big['rss_before_mb']:.0f} -> "
+        f"{big['rss_after_mb']:.0f} MiB) | <= 50 MiB | {ok(big['growth_mb'], 50)} |",
+        f"| peak during the cold build (VmHWM) | {big['build_hwm_mb']:.0f} MiB | | |",
+        "",
+        f"Load average at the end of the 10,000-file run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (2 shared "
+        "cores): wall times include waiting for a core, so the CPU figures are the ones to compare.",
+    ]
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -304,7 +455,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child":
+    if len(sys.argv) == 5 and sys.argv[1] == "--child" and sys.argv[2] == "large":
+        _child_large(sys.argv[3], sys.argv[4])
+    elif len(sys.argv) == 5 and sys.argv[1] == "--child":
         _child(sys.argv[2], sys.argv[3], sys.argv[4])
     else:
         main()

@@ -101,7 +101,9 @@ class UnknownBoardError(PinError):
 
     def __init__(self, board: str, known: list[str]) -> None:
         self.board, self.known = board, known
-        super().__init__(f"unknown board {board!r}; known boards: {', '.join(known) or '(none)'}")
+        shown = ", ".join(known[:40]) + (f" and {len(known) - 40} more (edge-agent rag index lists the datasheets)"
+                                         if len(known) > 40 else "")
+        super().__init__(f"unknown board {board!r}; known boards: {shown or '(none)'}")
 
 
 class UnknownPinError(PinError):

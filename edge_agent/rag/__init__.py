@@ -4,9 +4,10 @@
 letter case, ``.pdf`` with the ``pdf`` extra), chunks each file on its Markdown headings and ranks
 chunks with BM25 over normalised tokens (see :mod:`edge_agent.rag.text` and
 :mod:`edge_agent.rag.postings`); heading words weigh three times body words and chunks covering more
-of the query's distinct terms rank higher. The index (SQLite plus a postings snapshot) is persisted in
-``index_dir`` and reused on the next start: only files whose size/mtime changed are re-read, and only
-those whose content hash changed are re-chunked. Without ``index_dir`` it lives in memory.
+of the query's distinct terms rank higher. The index (chunks, files and per-term postings in SQLite)
+is persisted in ``index_dir`` and reused on the next start: only files whose size/mtime changed are
+re-read, and only those whose content hash changed are re-chunked; :meth:`HardwareRag.refresh` does
+the same for a loaded index in place. Without ``index_dir`` it lives in an in-memory database.
 
 Board tag = file stem, lowercased; ``generic``/``generic_*``/``generic-*`` stems and files under
 ``_generic/`` have no board and answer every query. Naming boards in a query multiplies the score of
@@ -37,7 +38,7 @@ from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan
-from edge_agent.rag.postings import Postings, SnapshotBuilder
+from edge_agent.rag.postings import Postings, SnapshotBuilder, TermStore, stored_ids
 
 __all__ = ["BOARD_BOOST", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_index_for"]
 
@@ -50,7 +51,7 @@ HEADING_WEIGHT = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
-_SCHEMA = 3
+_SCHEMA = 4
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 
@@ -89,6 +90,9 @@ CREATE TABLE IF NOT EXISTS chunks (
     heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
+CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, cids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL,
+                                         tfs BLOB NOT NULL);
 """
 
 
@@ -110,15 +114,19 @@ class HardwareRag:
         self._alias_entries: list[AliasEntry] | None = None
         self._pin_index: PinIndex | None = None
         self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
-        self._postings = Postings({}, set(), {}, {}, Counter())
+        self._postings = Postings(TermStore(None), set(), {}, {}, Counter())
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._nicknames: dict[str, set[str]] | None = None
         self._tag_term_cache: frozenset[str] | None = None
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}
-        self._fresh: dict[int, tuple[dict[str, float], tuple[str, int, str | None, float]]] = {}
+        self._fresh: dict[int, dict[str, float]] = {}  # postings of chunks indexed in this pass
         self._next_id = 1
         self._builder: SnapshotBuilder | None = None
+        self._meta: dict[int, tuple[str, int, str | None, float]] | None = None  # live chunks, kept in step
+        self._base_ids: set[int] | None = None  # chunks the stored postings cover
+        self._seen_gen: Any = None  # the index generation this process last saw or wrote
+        self._max_file_bytes = MAX_FILE_BYTES
         self.stats: dict[str, int] = {}
 
     # --- loading --------------------------------------------------------------------------------
@@ -145,6 +153,7 @@ class HardwareRag:
             db_path = Path(index_dir) / f"rag-{hashlib.sha256(key.encode()).hexdigest()[:12]}.sqlite"
         conn = cls._open(db_path, max_file_bytes)
         rag = cls(root, conn, compact=compact, db_path=db_path)
+        rag._max_file_bytes = max_file_bytes
         try:
             rag._sync(max_file_bytes, progress)
         except sqlite3.OperationalError as exc:  # e.g. another process holds the index longer than the timeout
@@ -175,7 +184,7 @@ class HardwareRag:
         if row is None or row[0] != signature:
             with conn:
                 conn.execute("BEGIN")
-                for table in ("files", "chunks", "meta"):
+                for table in ("files", "chunks", "meta", "postings", "postings_run"):
                     conn.execute(f"DELETE FROM {table}")
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
         if db_path:
@@ -194,9 +203,12 @@ class HardwareRag:
             self._df = Counter(marshal.loads(row[0])) if row else Counter()
             nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
             self._next_id = int(nid[0]) if nid else 1
-            has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot'").fetchone()
-            # A cold build streams postings straight into the snapshot instead of keeping per-chunk dicts.
-            self._builder = None if has_snapshot else SnapshotBuilder()
+            gen = self._conn.execute("SELECT value FROM meta WHERE key = 'index_gen'").fetchone()
+            if gen is None or gen[0] != self._seen_gen:  # another process changed the index: forget our copies
+                self._meta = self._base_ids = None
+            has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot_ids'").fetchone()
+            # A cold build streams postings straight into the postings table instead of keeping per-chunk dicts.
+            self._builder = None if has_snapshot else SnapshotBuilder(self._conn)
             try:
                 for rel in sorted(set(known) - current):
                     self._delete(rel)
@@ -215,13 +227,22 @@ class HardwareRag:
                     if progress and (n % 25 == 0 or n == len(files)):
                         progress(n, len(files))
                 if self._builder is not None:  # one posting per chunk and term: the df of each term
-                    self._df.update({t: len(c) for t, c in self._builder.cids.items()})
-                if stats["indexed"] or stats["removed"] or row is None:
+                    self._builder.write(self._conn)
+                    self._df.update(self._builder.df)
+                    self._base_ids = set(self._builder.ids)
+                    self._builder = None
+                changed = bool(stats["indexed"] or stats["removed"] or row is None)
+                if changed:
                     self._df = +self._df  # drop zero counts
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
                                        (marshal.dumps(dict(self._df)),))
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('next_id', ?)", (self._next_id,))
-                self._postings = self._load_postings()
+                    self._seen_gen = (int(gen[0]) if gen else 0) + 1
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('index_gen', ?)", (self._seen_gen,))
+                else:
+                    self._seen_gen = gen[0] if gen else None
+                if changed or self._meta is None or not self._postings.n:
+                    self._postings = self._load_postings()
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -237,41 +258,51 @@ class HardwareRag:
         self._alias_entries = None
         self._pin_index = None
 
+    def refresh(self, progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Bring this loaded index up to date with its directory, in place: only files whose size or mtime
+        changed are read again, and the postings of unchanged files stay in memory (no snapshot re-read).
+        Returns the counts of the pass (files, reused, indexed, removed).
+
+        Raises:
+            DatasheetError: the index database is busy beyond the timeout or not writable.
+        """
+        try:
+            self._sync(self._max_file_bytes, progress)
+        except sqlite3.OperationalError as exc:
+            raise DatasheetError(f"datasheet index {self.db_path} is busy or not writable ({exc}); retry") from exc
+        return dict(self.stats)
+
+    def _live_meta(self) -> dict[int, tuple[str, int, str | None, float]]:
+        """(source, position, board, weighted length) of every live chunk: read once, then kept in step."""
+        if self._meta is None:
+            self._meta = {r[0]: (r[1], r[2], r[3], r[4]) for r in
+                          self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks")}
+        return self._meta
+
     def _load_postings(self) -> Postings:
-        """Snapshot + delta + tombstones; rewrites the snapshot when the delta grows past a fifth."""
-        live_ids = {r[0] for r in self._conn.execute("SELECT id FROM chunks")}
-        row = self._conn.execute("SELECT value FROM meta WHERE key = 'snapshot'").fetchone()
-        base, base_meta = Postings.read_snapshot(row[0]) if row else ({}, {})
-        base_ids = set(base_meta)
-        delta_ids = live_ids - base_ids
-        stale = len(delta_ids) + len(base_ids - live_ids)
-        fresh = self._fresh
-        if self._builder is not None:
-            blob = self._builder.blob()
-            self._builder = None
-            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (blob,))
-            base, base_meta = Postings.read_snapshot(blob)
-            base_ids, delta_ids = set(base_meta), set()
-        elif row is None or stale > max(50, len(live_ids) // 5):
-            builder = SnapshotBuilder()
-            for cid, rel, idx, board, dl, tf in self._conn.execute(
-                    "SELECT id, rel, idx, board, dl, tf FROM chunks ORDER BY id"):
-                builder.add(cid, (rel, idx, board, dl), marshal.loads(tf))
-            blob = builder.blob()
+        """Stored postings + delta + tombstones; rewrites the stored postings when the delta grows past a fifth."""
+        live = self._live_meta()
+        if self._base_ids is None:
+            self._base_ids = stored_ids(self._conn)
+        base_ids = self._base_ids
+        stale = (len(live.keys() - base_ids) + len(base_ids - live.keys())) if base_ids is not None else 0
+        if base_ids is None or stale > max(50, len(live) // 5):
+            builder = SnapshotBuilder(self._conn)
+            for cid, tf in self._conn.execute("SELECT id, tf FROM chunks ORDER BY id"):
+                builder.add(cid, marshal.loads(tf))
+            builder.write(self._conn)
+            base_ids = self._base_ids = set(builder.ids)
             del builder
-            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot', ?)", (blob,))
-            base, base_meta = Postings.read_snapshot(blob)
-            base_ids, delta_ids = set(base_meta), set()
-        live = {cid: m for cid, m in base_meta.items() if cid in live_ids}
+        fresh = self._fresh
         delta: dict[int, dict[str, float]] = {}
-        for cid in sorted(delta_ids):
+        for cid in sorted(live.keys() - base_ids):
             if cid in fresh:
-                delta[cid], live[cid] = fresh[cid]
+                delta[cid] = fresh[cid]
             else:
-                r = self._conn.execute("SELECT rel, idx, board, dl, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
-                delta[cid], live[cid] = marshal.loads(r[4]), (r[0], r[1], r[2], r[3])
+                r = self._conn.execute("SELECT tf FROM chunks WHERE id = ?", (cid,)).fetchone()
+                delta[cid] = marshal.loads(r[0])
         self._fresh = {}
-        return Postings(base, base_ids, delta, live, self._df)
+        return Postings(TermStore(self._conn), base_ids, delta, live, self._df)
 
     @staticmethod
     def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
@@ -289,8 +320,10 @@ class HardwareRag:
         return out
 
     def _delete(self, rel: str) -> None:
-        for (tf,) in self._conn.execute("SELECT tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
+        for cid, tf in self._conn.execute("SELECT id, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
             self._df.subtract(marshal.loads(tf).keys())
+            if self._meta is not None:
+                self._meta.pop(cid, None)
         self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
         self._conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
 
@@ -334,9 +367,11 @@ class HardwareRag:
             cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
             self._next_id += 1
             if self._builder is not None:
-                self._builder.add(cid, (f.rel, i, f.board, dl), tfd)
+                self._builder.add(cid, tfd)
             else:
-                fresh[cid] = (tfd, (f.rel, i, f.board, dl))
+                fresh[cid] = tfd
+            if self._meta is not None:
+                self._meta[cid] = (f.rel, i, f.board, dl)
             rows.append((cid, f.rel, i, f.board, s.heading, s.text, dl, marshal.dumps(tfd)))
         self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)

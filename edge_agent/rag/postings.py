@@ -1,9 +1,12 @@
-"""In-memory BM25 postings for HardwareRag, persisted as a snapshot plus deltas.
+"""BM25 postings for HardwareRag, stored in the index database and read one query term at a time.
 
-The snapshot holds, per term, the chunk ids and weighted term frequencies of every chunk indexed at
-the time it was written. Chunks indexed later (the delta) are read individually at start-up and
-chunks removed since (tombstones) are masked, so changing one file costs one file, not a rebuild.
-The snapshot is rewritten when the delta and tombstones pass a fifth of the index.
+The ``postings`` table holds, per term, the chunk ids and weighted term frequencies of every chunk
+indexed when it was written; a query reads only its own terms' rows (a small cache keeps the frequent
+ones), so the resident index is the chunk metadata, not the postings: a 10,000-file library does not
+live in memory. Chunks indexed later (the delta) are kept in memory and chunks removed since
+(tombstones) are masked, so changing one file costs one file, not a rebuild; the stored postings are
+rewritten when the delta and tombstones pass a fifth of the index. A cold build writes its postings
+in runs past a fixed size and merges them term by term, so its memory stays bounded too.
 
 Scoring is BM25 (k1 = 1.2, b = 0.75) with heading tokens counted HEADING_WEIGHT times, multiplied by
 the squared share of distinct query terms a chunk contains (coverage), and by the board boost. With
@@ -14,11 +17,11 @@ runs in Python, skipping (MaxScore-style) the chunks whose weight bounds show th
 from __future__ import annotations
 
 import heapq
-import marshal
 import math
+import sqlite3
 from array import array
-from collections import Counter
-from collections.abc import Iterable
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, countOf, ge, mul, truediv
 from typing import Any
@@ -51,37 +54,154 @@ def _numpy() -> Any:
     return _np
 
 
+#: Postings a cold build holds in memory before it writes them to the database as a run (8 bytes each).
+SPILL_POSTINGS = 1_500_000
+#: Bytes of postings rows kept decoded between queries (frequent terms stay, rare ones are read again).
+TERM_CACHE_BYTES = 8 * 1024 * 1024
+
+
+class _TermIds(dict[str, int]):
+    """term -> small int, numbering new terms as they come (C-level lookups for the known ones)."""
+
+    def __missing__(self, term: str) -> int:
+        n = self[term] = len(self)
+        return n
+
+
 class SnapshotBuilder:
-    """Accumulates postings chunk by chunk in compact arrays (4 bytes per entry), then serialises them."""
+    """Accumulates postings chunk by chunk and writes them to the ``postings`` table (one row per term:
+    chunk ids ascending and weighted tfs, 4 bytes each). Each chunk appends its term numbers, tfs and id
+    to three flat arrays at C speed; grouping by term happens once per run (with numpy when it is
+    installed). Past ``spill`` postings a run is written out and the arrays emptied, so a 10,000-file
+    build never holds its whole index in memory; :meth:`write` merges the runs term by term."""
 
-    def __init__(self) -> None:
+    def __init__(self, conn: sqlite3.Connection | None = None, spill: int | None = None) -> None:
         self.ids = array("i")
-        self.metas: list[ChunkMeta] = []
-        self.cids: dict[str, array[int]] = {}  # term -> chunk ids
-        self.tfs: dict[str, array[float]] = {}  # term -> weighted tfs, in step with cids
+        self.df: Counter[str] = Counter()  # chunks holding each term, known after write()
+        self._terms = _TermIds()
+        self._tids = array("i")
+        self._cids = array("i")
+        self._tfs = array("f")
+        self._conn = conn
+        self._spill = SPILL_POSTINGS if spill is None else spill
+        self._runs = 0
 
-    def add(self, cid: int, meta: ChunkMeta, tfs: dict[str, float]) -> None:
+    def add(self, cid: int, tfs: dict[str, float]) -> None:
         self.ids.append(cid)
-        self.metas.append(meta)
-        cids, weights = self.cids, self.tfs
-        for term, tf in tfs.items():
-            ids = cids.get(term)
-            if ids is None:
-                ids = cids[term] = array("i")
-                weights[term] = array("f")
-            ids.append(cid)
-            weights[term].append(tf)
+        self._tids.extend(map(self._terms.__getitem__, tfs))
+        self._tfs.extend(tfs.values())
+        self._cids.extend(repeat(cid, len(tfs)))
+        if self._conn is not None and len(self._tids) >= self._spill:
+            self._write_run(self._conn, "postings_run")
 
-    def blob(self) -> bytes:
-        tfs = self.tfs
-        terms = {t: (c.tobytes(), tfs[t].tobytes()) for t, c in self.cids.items()}
-        return marshal.dumps({"ids": self.ids.tobytes(), "meta": self.metas, "terms": terms})
+    def _grouped(self) -> Iterator[tuple[str, bytes, bytes]]:
+        """(term, chunk ids, tfs) of the held postings, chunk ids ascending within a term."""
+        names = list(self._terms)
+        np = _numpy()
+        if np is not None:
+            tids = np.frombuffer(self._tids, dtype=np.int32)
+            order = np.argsort(tids, kind="stable")  # stable: chunk ids stay in the order they were added
+            cids = np.frombuffer(self._cids, dtype=np.int32)[order]
+            tfs = np.frombuffer(self._tfs, dtype=np.float32)[order]
+            sorted_tids = tids[order]
+            starts = np.flatnonzero(np.r_[True, sorted_tids[1:] != sorted_tids[:-1]]) if len(order) else []
+            bounds = [*(int(x) for x in starts), len(order)]
+            df = self.df
+            for lo, hi in zip(bounds, bounds[1:], strict=False):
+                name = names[int(sorted_tids[lo])]
+                df[name] += hi - lo
+                yield name, cids[lo:hi].tobytes(), tfs[lo:hi].tobytes()
+            return
+        by_term: dict[int, tuple[array[int], array[float]]] = {}
+        for tid, cid, tf in zip(self._tids, self._cids, self._tfs, strict=True):
+            got = by_term.get(tid)
+            if got is None:
+                got = by_term[tid] = (array("i"), array("f"))
+            got[0].append(cid)
+            got[1].append(tf)
+        for tid, (c, f) in by_term.items():
+            self.df[names[tid]] += len(c)
+            yield names[tid], c.tobytes(), f.tobytes()
+
+    def _write_run(self, conn: sqlite3.Connection, table: str) -> None:
+        if table == "postings":
+            rows: Iterator[tuple[Any, ...]] = self._grouped()
+        else:
+            rows = ((t, self._runs, c, f) for t, c, f in self._grouped())
+        conn.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (3 if table == 'postings' else 4))})",
+                         rows)
+        self._runs += table != "postings"
+        self._tids, self._cids, self._tfs = array("i"), array("i"), array("f")
+
+    def write(self, conn: sqlite3.Connection) -> None:
+        """Replace the stored postings with these; :attr:`df` then holds every term's chunk count."""
+        conn.execute("DELETE FROM postings")
+        if not self._runs:
+            self._write_run(conn, "postings")
+        else:
+            self._write_run(conn, "postings_run")
+            reader = conn.cursor()
+            rows = reader.execute("SELECT term, cids, tfs FROM postings_run ORDER BY term, run")
+
+            def merged() -> Iterator[tuple[str, bytes, bytes]]:
+                term, cids, tfs = None, [], []
+                for t, c, f in rows:
+                    if t != term and term is not None:
+                        yield term, b"".join(cids), b"".join(tfs)
+                        cids, tfs = [], []
+                    term = t
+                    cids.append(c)
+                    tfs.append(f)
+                if term is not None:
+                    yield term, b"".join(cids), b"".join(tfs)
+
+            conn.executemany("INSERT INTO postings (term, cids, tfs) VALUES (?, ?, ?)", merged())
+            conn.execute("DELETE FROM postings_run")
+        conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (self.ids.tobytes(),))
+        self._terms = _TermIds()
+
+
+class TermStore:
+    """The stored postings, read one term at a time (the caller holds the connection's lock)."""
+
+    def __init__(self, conn: sqlite3.Connection | None, cache_bytes: int = TERM_CACHE_BYTES) -> None:
+        self._conn = conn
+        self._cache: OrderedDict[str, tuple[bytes, bytes] | None] = OrderedDict()
+        self._bytes = 0
+        self._limit = cache_bytes
+
+    def get(self, term: str) -> tuple[bytes, bytes] | None:
+        cache = self._cache
+        if term in cache:
+            cache.move_to_end(term)
+            return cache[term]
+        if self._conn is None:
+            return None
+        row = self._conn.execute("SELECT cids, tfs FROM postings WHERE term = ?", (term,)).fetchone()
+        got = (row[0], row[1]) if row else None
+        size = len(got[0]) + len(got[1]) if got else 0
+        while cache and self._bytes + size > self._limit:
+            _, old = cache.popitem(last=False)
+            self._bytes -= len(old[0]) + len(old[1]) if old else 0
+        cache[term] = got
+        self._bytes += size
+        return got
+
+
+def stored_ids(conn: sqlite3.Connection) -> set[int] | None:
+    """Chunk ids the stored postings cover, or None when no postings were written yet."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'snapshot_ids'").fetchone()
+    if row is None:
+        return None
+    ids = array("i")
+    ids.frombytes(row[0])
+    return set(ids)
 
 
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
-    def __init__(self, base: dict[str, tuple[bytes, bytes]], base_ids: set[int],
+    def __init__(self, base: TermStore, base_ids: set[int],
                  delta: dict[int, dict[str, float]], live: dict[int, tuple[str, int, str | None, float]],
                  df: Counter[str]) -> None:
         self._base = base
@@ -121,24 +241,6 @@ class Postings:
     def boards(self) -> set[str]:
         """Board tags of the indexed chunks."""
         return set(self._board_tags)
-
-    # --- snapshot (de)serialisation -------------------------------------------------------------
-
-    @staticmethod
-    def build_snapshot(chunks: Iterable[tuple[int, ChunkMeta, dict[str, float]]]) -> bytes:
-        """Serialise (chunk id, (rel, idx, board, dl), {term: weighted tf}) triples."""
-        builder = SnapshotBuilder()
-        for cid, meta, tfs in chunks:
-            builder.add(cid, meta, tfs)
-        return builder.blob()
-
-    @staticmethod
-    def read_snapshot(blob: bytes) -> tuple[dict[str, tuple[bytes, bytes]], dict[int, ChunkMeta]]:
-        """Postings and chunk metadata from a snapshot."""
-        data = marshal.loads(blob)
-        ids = array("i")
-        ids.frombytes(data["ids"])
-        return data["terms"], dict(zip(ids, data["meta"], strict=True))
 
     # --- querying ---------------------------------------------------------------------------------
 

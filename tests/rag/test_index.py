@@ -332,3 +332,39 @@ def test_pruned_pure_python_top_k_matches_the_exhaustive_numpy_scores(tmp_path: 
             assert index.top(terms, boosts, limit) == vectorised
         finally:
             index._np_norm = saved
+
+
+def test_refresh_updates_a_loaded_index_in_place_like_a_cold_build(small: Path, state: Path) -> None:
+    rag = HardwareRag.load(small, index_dir=state)
+    assert rag.refresh()["indexed"] == 0  # nothing changed: nothing read again
+    _write(small, "part3.md", "# Part 3\n## Errata\nreset timer erratum, revision C register map\n")
+    (small / "part5.md").unlink()
+    stats = rag.refresh()
+    assert (stats["indexed"], stats["removed"]) == (1, 1)
+    cold = HardwareRag.load(small)
+    for q in ("reset timer erratum", "register part", "chip id"):
+        assert [(c.source, round(c.score, 6)) for c in rag.search(q)] == [
+            (c.source, round(c.score, 6)) for c in cold.search(q)]
+
+
+def test_refresh_sees_what_another_process_wrote_to_the_same_index(small: Path, state: Path) -> None:
+    daemon = HardwareRag.load(small, index_dir=state)
+    _write(small, "part4.md", "# Part 4\n## Errata\nbrown-out detector erratum\n")
+    HardwareRag.load(small, index_dir=state).close()  # `edge-agent rag index` in another process
+    assert daemon.refresh()["indexed"] == 0  # the file is already indexed in the shared database
+    assert daemon.search("brown-out detector erratum")[0].source == "part4.md"
+
+
+def test_a_build_that_spills_postings_to_disk_ranks_like_one_that_does_not(
+        small: Path, state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.rag import postings
+
+    whole = HardwareRag.load(small)
+    monkeypatch.setattr(postings, "SPILL_POSTINGS", 7)  # many runs, merged term by term
+    spilled = HardwareRag.load(small, index_dir=state)
+    monkeypatch.setattr(postings, "_np", None)  # the base install groups the runs without numpy
+    pure = HardwareRag.load(small, index_dir=state / "pure")
+    for q in ("register part 3", "LED PA5", "chip id 0xD0"):
+        want = [(c.source, c.heading, round(c.score, 6)) for c in whole.search(q)]
+        assert [(c.source, c.heading, round(c.score, 6)) for c in spilled.search(q)] == want
+        assert [(c.source, c.heading, round(c.score, 6)) for c in pure.search(q)] == want
