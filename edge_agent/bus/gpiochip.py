@@ -57,7 +57,8 @@ def chip_list() -> str:
 
 
 def group_advice(path: Path) -> str:
-    """What to do about a device file the user may not open: join the group that owns it."""
+    """What to do about a device file the user may not open (a GPIO chip, /dev/i2c-N, a spidev node):
+    join the group that owns it."""
     try:
         group = grp.getgrgid(path.stat().st_gid).gr_name
     except (OSError, KeyError):

@@ -87,8 +87,10 @@ I2C_FUNC_SMBUS_READ_I2C_BLOCK = 0x04000000
 I2C_FUNC_SMBUS_WRITE_I2C_BLOCK = 0x08000000
 
 
-def map_oserror(exc: OSError, where: str, operation: str, address: int | None = None) -> BusError:
-    """Turn a kernel errno into our error tree (the errno stays in the message)."""
+def map_oserror(exc: OSError, where: str, operation: str, address: int | None = None,
+                path: Path | None = None) -> BusError:
+    """Turn a kernel errno into our error tree (the errno stays in the message); ``path`` is the device
+    file an open failed on, so a permission error can name the group that owns it."""
     code = exc.errno or 0
     name = errno.errorcode.get(code, str(code))
     addr = "" if address is None else f" target 0x{address:02X}"
@@ -102,8 +104,9 @@ def map_oserror(exc: OSError, where: str, operation: str, address: int | None = 
         return BusBusyError(f"{where}: {operation}:{addr} bus busy or arbitration lost ({name}); retry, or "
                             "check that no other process or kernel driver holds it", adapter=where, address=address)
     if code in (errno.EACCES, errno.EPERM):
-        return BusPermissionError(f"{where}: {operation}: permission denied ({name}); add the user to the "
-                                  "i2c/spi/gpio group or run under the edge-agent service", adapter=where,
+        advice = gpiochip.group_advice(path) if path is not None else (
+            "add the user to the i2c/spi/gpio group or run under the edge-agent service")
+        return BusPermissionError(f"{where}: {operation}: permission denied ({name}); {advice}", adapter=where,
                                   address=address)
     if code in _GONE:
         return AdapterUnavailableError(f"{where}: {operation}: the device is gone ({name}); check that the "
@@ -137,7 +140,8 @@ class LinuxI2C(I2CBus):
             try:
                 self._smbus = smbus2.SMBus(self.bus)
             except OSError as exc:
-                raise map_oserror(exc, self._where, f"open /dev/i2c-{self.bus}") from None
+                raise map_oserror(exc, self._where, f"open /dev/i2c-{self.bus}",
+                                  path=gpiochip.DEV_DIR / f"i2c-{self.bus}") from None
             if not self._smbus.funcs & I2C_FUNC_I2C:
                 self._smbus_only = True
         return self._smbus
@@ -248,8 +252,15 @@ class LinuxI2C(I2CBus):
         with self._lock:
             dev = self._dev()
             try:
-                # smbus2 claims the address with I2C_SLAVE, not _FORCE: one a kernel driver has bound
-                # answers EBUSY and is left alone.
+                # I2C_SLAVE, not _FORCE: an address a kernel driver has bound answers EBUSY and is left alone.
+                cast(Any, dev)._set_address(address, force=False)
+            except OSError as exc:
+                if exc.errno == errno.EBUSY:
+                    raise BusBusyError(f"{self._where}: target 0x{address:02X} on /dev/i2c-{self.bus} belongs to a "
+                                       "kernel driver (i2cdetect shows it as UU); use it through that driver, or "
+                                       "unbind it first", adapter=self._where, address=address) from None
+                raise self._error(exc, "claim address", address) from None
+            try:
                 return fn(dev)
             except OSError as exc:
                 raise self._error(exc, operation, address) from None
@@ -357,7 +368,8 @@ class LinuxSPI(SPIDevice):
                     dev.close()
                 except OSError:
                     pass
-                raise map_oserror(exc, self.adapter.url, f"open /dev/spidev{self.bus}.{self.cs}") from None
+                raise map_oserror(exc, self.adapter.url, f"open /dev/spidev{self.bus}.{self.cs}",
+                                  path=gpiochip.DEV_DIR / f"spidev{self.bus}.{self.cs}") from None
             self._dev = dev
         return self._dev
 

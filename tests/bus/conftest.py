@@ -82,6 +82,7 @@ class KernelI2C:
         self.driver_owned: set[int] = set()
         self.claims: list[tuple[str, int]] = []  # I2C_SLAVE / I2C_SLAVE_FORCE ioctls, in order
         self.funcs = FUNCS_I2C
+        self.denied: set[int] = set()  # buses whose device file the user may not open (not in group i2c)
         #: errno of a transfer no target answered: EREMOTEIO on i2c-bcm2835, ENXIO on several SoC and
         #: USB controllers, ENODEV on i2c-stub.
         self.nack_errno = errno.EREMOTEIO
@@ -99,6 +100,8 @@ class KernelI2C:
             return os.open(path, flags, *args)
         if int(m.group(1)) not in self.buses or self.unplugged:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), path)
+        if int(m.group(1)) in self.denied:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
         self.opens += 1
         fd = self.next_fd
         self.next_fd += 1

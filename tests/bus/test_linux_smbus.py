@@ -8,7 +8,9 @@ simulated parts as the bytes they put on the wire.
 from __future__ import annotations
 
 import errno
+import grp
 from collections.abc import Iterator
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -17,7 +19,13 @@ from edge_agent.bus import open_adapter
 from edge_agent.bus.base import Adapter
 from edge_agent.bus.sim.world import I2CWrite, I2CWriteRead
 from edge_agent.drivers.bme280 import BME280
-from edge_agent.errors import AdapterUnavailableError, I2CNackError, InvalidAddressError
+from edge_agent.errors import (
+    AdapterUnavailableError,
+    BusBusyError,
+    BusPermissionError,
+    I2CNackError,
+    InvalidAddressError,
+)
 
 URL = "linux://?i2c=1"
 I2C_SMBUS_READ, I2C_SMBUS_WRITE = 1, 0
@@ -135,3 +143,23 @@ def test_scan_with_the_device_file_gone_says_the_interface_is_off(linux_env: Sim
     linux_env.kernel.nack_errno = errno.ENODEV
     with pytest.raises(AdapterUnavailableError, match="interface is enabled"):
         bus.scan()
+
+
+def test_a_bus_the_user_may_not_open_names_the_group_that_owns_its_device_file(
+        linux_env: SimpleNamespace, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.bus import gpiochip
+
+    (tmp_path / "i2c-1").touch()
+    monkeypatch.setattr(gpiochip, "DEV_DIR", tmp_path)
+    linux_env.kernel.denied.add(1)
+    group = grp.getgrgid((tmp_path / "i2c-1").stat().st_gid).gr_name
+    with pytest.raises(BusPermissionError, match=f"belongs to group '{group}'.*usermod -aG {group}"):
+        open_adapter(URL).i2c().read_register(0x76, 0xD0, 1)
+
+
+def test_an_smbus_transfer_to_an_address_a_kernel_driver_owns_says_so(stub: Adapter,
+                                                                     linux_env: SimpleNamespace) -> None:
+    linux_env.kernel.driver_owned.add(0x50)
+    with pytest.raises(BusBusyError, match="0x50 .* belongs to a kernel driver .*UU"):
+        stub.i2c().read_register(0x50, 0x00, 4)
+    assert ("I2C_SLAVE_FORCE", 0x50) not in linux_env.kernel.claims
