@@ -33,7 +33,7 @@ from bench.runtime import EXE, _Daemon, _env, _median_wall, _rss_after
 
 RUNS = 15
 TRIPS = 400
-READ = {"url": None, "adapter": None, "board": None, "address": 0x76, "register": 0xF7, "length": 2, "bus": None}
+READ = {"addr": 0x76, "register": 0xF7, "len": 2}
 TOOL_ARGS = {"addr": "0x76", "register": 0xF7, "len": 2}
 #: What the daemon loads, in its own order, imported one after the other in one fresh interpreter: each
 #: step's VmRSS over the previous one is what that part adds on top of everything before it.

@@ -316,14 +316,17 @@ class Daemon:
     # the local socket ----------------------------------------------------------------------------
 
     async def _start_hub(self) -> None:
-        """Serve CLI commands, `edge-agent mcp` and the agent on <state>/hub.sock (needs the mcp extra)."""
+        """Serve CLI commands, `edge-agent mcp` and the agent on <state>/hub.sock (needs the mcp extra).
+
+        Without the socket a daemon would hold the hardware while every command beside it either opened
+        the same lines itself or failed, so a daemon that cannot serve it does not start.
+        """
         try:
             from edge_agent.hub.server import HubServer
         except ImportError as exc:
-            self._rt.mark("socket", False, f"the local socket needs the mcp extra ({exc.name}); CLI commands "
-                              "open the hardware themselves and meet the daemon's locks; install it with: "
-                              "pip install 'edge-agent[mcp]'")
-            return
+            raise DaemonError(f"the daemon serves CLI commands on its local socket, which needs the mcp extra "
+                              f"({exc.name} is not installed); install it with: pip install "
+                              "'edge-agent[mcp]' (on a Pi: 'edge-agent[linux,mcp]')") from None
         hub = HubServer(self._rt, self.options.state_dir)
         try:
             await hub.start()

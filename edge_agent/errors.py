@@ -10,7 +10,8 @@ Tests assert on type and structured fields, never on message text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import importlib
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -76,6 +77,104 @@ def echo(text: str, limit: int = ECHO_CHARS) -> str:
     if len(text) <= limit:
         return repr(text)
     return f"{text[:limit]!r}... ({len(text)} characters)"
+
+
+# --- errors across a process boundary -------------------------------------------------------------
+
+#: JSON data, as an error's fields travel between the daemon and its clients.
+WireValue = str | int | float | bool | None | list[Any] | dict[str, Any]
+
+
+def _plain(value: object) -> bool:
+    """True when ``value`` survives JSON unchanged (so an error field can travel as it is)."""
+    if value is None or isinstance(value, str | int | float | bool):
+        return True
+    if isinstance(value, list | tuple):
+        return all(_plain(v) for v in value)
+    if isinstance(value, dict):
+        return all(isinstance(k, str) and _plain(v) for k, v in value.items())
+    return False
+
+
+def error_to_wire(exc: EdgeAgentError) -> dict[str, WireValue]:
+    """``exc`` as JSON data: its class (and the edge_agent classes it derives from), message, next step
+    and structured fields, so the receiving side can raise the same error (:func:`error_from_wire`)."""
+    cls = type(exc)
+    hint = exc.hint
+    fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(exc).items()
+              if k != "hint" and not k.startswith("_") and _plain(v)}
+    return {
+        "type": cls.__name__, "module": cls.__module__, "message": exc.message(),
+        "bases": [c.__name__ for c in cls.__mro__[1:] if isinstance(c, type) and issubclass(c, EdgeAgentError)],
+        "hint": None if hint is None else {"purpose": hint.purpose, "command": hint.command, "tool": hint.tool,
+                                           "arguments": dict(hint.arguments)},
+        "fields": fields,
+    }
+
+
+def _subclasses(root: type[EdgeAgentError]) -> Iterator[type[EdgeAgentError]]:
+    todo = [root]
+    while todo:
+        cls = todo.pop()
+        yield cls
+        todo.extend(cls.__subclasses__())
+
+
+def _error_class(name: str, module: str, bases: list[str]) -> type[EdgeAgentError]:
+    """The class named ``name`` from ``module`` (imported on demand: this is the error path, not the fast
+    one), else the nearest edge_agent base class this process knows, else EdgeAgentError."""
+    def known(wanted: str, where: str | None) -> type[EdgeAgentError] | None:
+        return next((c for c in _subclasses(EdgeAgentError)
+                     if c.__name__ == wanted and (where is None or c.__module__ == where)), None)
+
+    found = known(name, module)
+    if found is None and module.startswith("edge_agent."):
+        try:
+            importlib.import_module(module)
+        except Exception:  # an optional extra this process lacks: a base class will do
+            pass
+        found = known(name, module)
+    for base in bases if found is None else ():
+        found = known(base, None)
+        if found is not None:
+            break
+    return found or EdgeAgentError
+
+
+def error_from_wire(data: Mapping[str, Any]) -> EdgeAgentError:
+    """The error :func:`error_to_wire` described, as the same class with the same message, hint and fields."""
+    cls = _error_class(str(data.get("type") or ""), str(data.get("module") or ""),
+                       [str(b) for b in data.get("bases") or []])
+    exc = cls.__new__(cls)
+    Exception.__init__(exc, str(data.get("message") or ""))
+    hint = data.get("hint")
+    if isinstance(hint, Mapping):
+        exc.hint = NextStep(str(hint.get("purpose") or ""), command=str(hint.get("command") or ""),
+                            tool=str(hint.get("tool") or ""), arguments=dict(hint.get("arguments") or {}))
+    fields = data.get("fields")
+    for key, value in (fields.items() if isinstance(fields, Mapping) else ()):
+        if isinstance(key, str) and not key.startswith("_") and key != "hint":
+            setattr(exc, key, value)
+    return exc
+
+
+# --- services -------------------------------------------------------------------------------------
+
+
+class InvalidArgumentError(EdgeAgentError, ValueError):
+    """An action's arguments do not match its input: a missing, unknown or mistyped argument. Nothing ran."""
+
+
+class UnknownActionError(EdgeAgentError, LookupError):
+    """No action of that name (from a CLI and a daemon of different versions, or a typo in a script)."""
+
+
+class ComponentUnavailable(EdgeAgentError):
+    """A runtime component (datasheets, memory, sync, an adapter) is not running."""
+
+    def __init__(self, component: str, reason: str) -> None:
+        self.component, self.reason = component, reason
+        super().__init__(f"{component} is not available: {reason}")
 
 
 # --- configuration -------------------------------------------------------------------------------

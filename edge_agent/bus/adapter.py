@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Self
 from edge_agent.bus.checks import MAX_PIN_CHARS, PIN_CACHE_SIZE, SPI_MODES, Direction, Pull
 from edge_agent.bus.i2c import I2CBus
 from edge_agent.bus.spi import SPIDevice
-from edge_agent.errors import AdapterUnavailableError, BusError, InvalidAddressError, PinError, echo
+from edge_agent.errors import AdapterUnavailableError, BusError, InvalidAddressError, NextStep, PinError, echo
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -26,8 +26,8 @@ log = logging.getLogger(__name__)
 class ReadOnlyPinError(InvalidAddressError):
     """The pin exists but cannot be driven (an input-only line such as a push button)."""
 
-    def __init__(self, message: str, *, adapter: str, pin: str) -> None:
-        super().__init__(message, adapter=adapter)
+    def __init__(self, message: str, *, adapter: str, pin: str, hint: NextStep | None = None) -> None:
+        super().__init__(message, adapter=adapter, hint=hint)
         self.pin = pin
 
 

@@ -60,24 +60,30 @@ def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
 
 
 def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeout: float | None = 120.0) -> Any:
-    """Run CLI operation ``name``: in the daemon serving this state dir if one runs, else in this process.
+    """Run action (or CLI operation) ``name``: in the daemon serving this state dir if one runs, else here.
 
-    Both paths run the same code (edge_agent.hub.ops) and return the same JSON, so commands print the
-    same thing either way. The routed path imports only the standard-library client.
+    Both paths run the same code (edge_agent.services, edge_agent.hub.ops) and return the same JSON, so
+    commands print the same thing either way. The routed path imports only the standard-library client.
+    A daemon that runs but cannot be reached stops the command (it owns the hardware).
     """
-    from edge_agent.hub.client import find_client
+    from edge_agent.hub.client import SocketServices
+    from edge_agent.hub.connect import connect
 
-    client = find_client(state_dir(getattr(args, "state", None)))
-    if client is not None:
-        _note_other_config(args, client.state_dir)
-        return client.op(name, params, timeout=timeout)
-    from edge_agent.hub import ops
-
-    return ops.run(ops.DirectContext(settings_from(args), state_from(args)), name, params)
+    with connect(state_from(args), lambda: settings_from(args)) as services:
+        if isinstance(services, SocketServices):
+            _note_other_config(args, services.state_dir)
+        return services.call(name, params, timeout=timeout)
 
 
 def _note_other_config(args: argparse.Namespace, state: Path) -> None:
-    """Say so on stderr when the daemon runs with another config file than this command would load."""
+    """Say so on stderr when this command names a config file (--config or $EDGE_AGENT_CONFIG) other than
+    the one the daemon runs with: the command runs there, under the daemon's configuration.
+
+    A config file found on its own (./edge-agent.toml) is not worth a note on every command; `edge-agent
+    status` shows the daemon's configuration.
+    """
+    if not getattr(args, "config", None) and not os.environ.get("EDGE_AGENT_CONFIG"):
+        return
     try:
         info = json.loads((state / "daemon.json").read_text())
     except (OSError, ValueError):

@@ -9,10 +9,13 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.cli._common import int_auto, print_json, run_op, settings_from, state_from
 from edge_agent.paths import state_dir
+
+if TYPE_CHECKING:
+    from edge_agent.bus.base import Adapter
 
 
 def _byte(text: str) -> int:
@@ -20,6 +23,17 @@ def _byte(text: str) -> int:
     if not 0 <= value <= 0xFF:
         raise argparse.ArgumentTypeError(f"{text!r} is not a byte (0-255 or 0x00-0xFF)")
     return value
+
+
+#: The sensors with a driver (the sensor_read action's choices).
+SENSORS = ("bme280",)
+
+
+def _sensor(text: str) -> str:
+    if text.lower() not in SENSORS:
+        raise argparse.ArgumentTypeError(f"no driver for a {text!r} sensor; the drivers are: {', '.join(SENSORS)}. "
+                                         "Other parts can be read with `edge-agent i2c read ADDRESS --register R`")
+    return text.lower()
 
 
 def _adapter_options(p: argparse.ArgumentParser, *, board: bool = True) -> None:
@@ -92,32 +106,50 @@ def register(subparsers: Any) -> None:
     sensor_sub = sensor.add_subparsers(dest="sensor_command", metavar="ACTION", required=True)
     sr = sensor_sub.add_parser("read", help="take one reading")
     _adapter_options(sr, board=False)
-    sr.add_argument("part", choices=("bme280",), help="sensor driver")
+    sr.add_argument("sensor", type=_sensor, metavar="SENSOR", help=f"sensor driver: {', '.join(SENSORS)}")
     sr.add_argument("--address", type=int_auto, default=0x76, help="I2C address (default 0x76)")
     sr.add_argument("--bus", type=int_auto, help="I2C bus number (default: the adapter's first bus)")
     sr.set_defaults(handler=cmd_sensor_read)
 
 
-def open_from_args(args: argparse.Namespace) -> Any:
+def open_from_args(args: argparse.Namespace) -> Adapter:
     """The adapter the command line names, opened in this process exactly as a command without a daemon opens it."""
-    from edge_agent.hub.ops import DirectContext
+    from edge_agent.services.resources import DirectResources, open_url
 
-    ctx = DirectContext(settings_from(args), state_from(args))
-    url, name, board = ctx.choose(args.url, args.adapter, getattr(args, "board", None))
-    return ctx.open_adapter(url, name, board, pins=bool(getattr(args, "gpio_command", None)))
+    res = DirectResources(settings_from(args), state_from(args))
+    url, name, board = res.choose(args.adapter, getattr(args, "board", None), args.url)
+    return open_url(res.settings, res.state_dir, url, name, board,
+                    pins=res.pins if getattr(args, "gpio_command", None) else None)
 
 
 def _target(args: argparse.Namespace) -> dict[str, Any]:
     return {"url": args.url, "adapter": args.adapter, "board": getattr(args, "board", None)}
 
 
-def cmd_scan(args: argparse.Namespace) -> int:
-    """`bus scan`: responding addresses as a grid or JSON list."""
+def _show(args: argparse.Namespace, result: dict[str, Any], text: str | None) -> None:
+    """The action's result: as JSON with --json (exactly what the MCP tool returns), else as ``text``."""
     if args.json:
-        print_json(run_op(args, "bus_scan", {**_target(args), "bus": args.bus}))
-    else:
-        report = run_op(args, "bus_scan", {**_target(args), "bus": args.bus, "report": True})
-        print(_scan_grid(report["found"], report["busy"]))
+        print_json(result)
+    elif text is not None:
+        print(text)
+
+
+def pin_text(result: dict[str, Any]) -> str:
+    """``PA5 (red_led) = 1``: the pin driven or read, as the request named it when that differs."""
+    pin, requested = str(result["pin"]), str(result.get("requested", result["pin"]))
+    named = pin if requested == pin else f"{pin} ({requested})"
+    return f"{named} = {result['value']}"
+
+
+def _where(result: dict[str, Any]) -> str:
+    reg = f" register {result['register_hex']}" if result.get("register_hex") else ""
+    return f"{result['addr_hex']}{reg}"
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    """`bus scan`: responding addresses as a grid, or the i2c_scan result as JSON."""
+    result = run_op(args, "i2c_scan", {"url": args.url, "adapter": args.adapter, "bus": args.bus})
+    _show(args, result, None if args.json else _scan_grid(result["addresses"], result["busy"]))
     return 0
 
 
@@ -128,9 +160,39 @@ def _scan_grid(found: list[int], busy: list[int]) -> str:
 
 
 def cmd_info(args: argparse.Namespace) -> int:
-    """`bus info`: capabilities and health."""
-    print_json(run_op(args, "bus_info", _target(args)))
+    """`bus info`: capabilities and health (the hardware_capabilities result)."""
+    result = run_op(args, "hardware_capabilities", _target(args))
+    _show(args, result, None if args.json else info_text(result))
     return 0
+
+
+def info_text(caps: dict[str, Any]) -> str:
+    """An adapter's capabilities as lines of ``key: value`` (nested records indented under their key)."""
+    lines: list[str] = []
+
+    def add(key: str, value: Any, indent: int) -> None:
+        pad = "  " * indent
+        if isinstance(value, dict):
+            if not value:
+                lines.append(f"{pad}{key}: (none)")
+                return
+            lines.append(f"{pad}{key}:")
+            for k, v in value.items():
+                add(str(k), v, indent + 1)
+        elif isinstance(value, list):
+            simple = all(not isinstance(v, dict | list) for v in value)
+            if simple:
+                lines.append(f"{pad}{key}: {', '.join(str(v) for v in value) if value else '(none)'}")
+            else:
+                lines.append(f"{pad}{key}:")
+                for i, v in enumerate(value):
+                    add(f"- {i}", v, indent + 1)
+        else:
+            lines.append(f"{pad}{key}: {'-' if value is None else value}")
+
+    for key, value in caps.items():
+        add(key, value, 0)
+    return "\n".join(lines)
 
 
 def cmd_backends(args: argparse.Namespace) -> int:
@@ -150,53 +212,44 @@ def cmd_backends(args: argparse.Namespace) -> int:
 
 def cmd_i2c_read(args: argparse.Namespace) -> int:
     """`i2c read`: bytes from a target or register."""
-    result = run_op(args, "i2c_read", {**_target(args), "address": args.address, "register": args.register,
-                                       "length": args.length, "bus": args.bus})
-    if args.json:
-        print_json(result)
-    else:
-        print(" ".join(f"0x{b:02X}" for b in result["data"]))
+    result = run_op(args, "i2c_read", {"url": args.url, "adapter": args.adapter, "addr": args.address,
+                                       "register": args.register, "len": args.length, "bus": args.bus})
+    _show(args, result, " ".join(f"0x{b:02X}" for b in result["data"]))
     return 0
 
 
 def cmd_i2c_write(args: argparse.Namespace) -> int:
     """`i2c write`: bytes to a target or register."""
-    result = run_op(args, "i2c_write", {**_target(args), "address": args.address, "register": args.register,
-                                        "data": list(args.data), "bus": args.bus})
-    if args.json:
-        print_json(result)
+    result = run_op(args, "i2c_write", {"url": args.url, "adapter": args.adapter, "addr": args.address,
+                                        "register": args.register, "bytes": list(args.data), "bus": args.bus})
+    _show(args, result, f"wrote {result['written']} byte(s) to {_where(result)} on {result['adapter']}")
     return 0
 
 
 def cmd_spi_transfer(args: argparse.Namespace) -> int:
     """`spi transfer`: one full-duplex transfer."""
-    result = run_op(args, "spi_transfer", {**_target(args), "data": list(args.data), "bus": args.bus,
-                                           "cs": args.cs, "mode": args.mode, "speed_hz": args.speed_hz})
-    if args.json:
-        print_json(result)
-    else:
-        print(" ".join(f"0x{b:02X}" for b in result["rx"]))
+    result = run_op(args, "spi_transfer", {"url": args.url, "adapter": args.adapter, "bytes": list(args.data),
+                                           "bus": args.bus, "cs": args.cs, "mode": args.mode,
+                                           "speed_hz": args.speed_hz})
+    _show(args, result, " ".join(f"0x{b:02X}" for b in result["rx"]))
     return 0
 
 
 def cmd_gpio_read(args: argparse.Namespace) -> int:
-    """`gpio read`: a line's level as {pin, value}."""
+    """`gpio read`: a line's level (``PC13 (B1) = 1``)."""
     result = run_op(args, "gpio_read", {**_target(args), "pin": args.pin, "pull": args.pull})
-    if args.json:
-        print_json(result)
-    else:
-        print(result["value"])
+    _show(args, result, pin_text(result))
     return 0
 
 
 def cmd_gpio_write(args: argparse.Namespace) -> int:
-    """`gpio write`: drive a line (held while a daemon holds the adapter; released at exit without one)."""
+    """`gpio write`: drive a line and say what was driven (``PA5 (red_led) = 1``); held while a daemon holds
+    the adapter, released at exit without one."""
     from edge_agent.hub.client import find_client
 
     one_shot = find_client(state_dir(getattr(args, "state", None))) is None  # the same test run_op makes
     result = run_op(args, "gpio_write", {**_target(args), "pin": args.pin, "value": args.value})
-    if args.json:
-        print_json(result)
+    _show(args, result, pin_text(result))
     if one_shot:
         _note_release(args)
     return 0
@@ -204,10 +257,10 @@ def cmd_gpio_write(args: argparse.Namespace) -> int:
 
 def _note_release(args: argparse.Namespace) -> None:
     """Say on stderr that a host GPIO line written by this process alone is released when it exits."""
-    from edge_agent.hub.ops import DirectContext
+    from edge_agent.services.resources import DirectResources
 
     try:
-        url = DirectContext(settings_from(args), state_from(args)).choose(args.url, args.adapter, None)[0]
+        url = DirectResources(settings_from(args), state_from(args)).choose(args.adapter, None, args.url)[0]
     except Exception:  # noqa: BLE001 - the write succeeded; the note is only advice
         return
     if url.startswith("linux://"):
@@ -220,11 +273,8 @@ def _note_release(args: argparse.Namespace) -> None:
 
 def cmd_sensor_read(args: argparse.Namespace) -> int:
     """`sensor read bme280`: one compensated reading."""
-    reading = run_op(args, "sensor_read", {**_target(args), "part": args.part, "address": args.address,
-                                           "bus": args.bus})
-    if args.json:
-        print_json(reading)
-    else:
-        print(f"temperature {reading['temperature_c']:.2f} C, pressure {reading['pressure_hpa']:.2f} hPa, "
-              f"humidity {reading['humidity_pct']:.1f} %")
+    reading = run_op(args, "sensor_read", {"url": args.url, "adapter": args.adapter, "sensor": args.sensor,
+                                           "addr": args.address, "bus": args.bus})
+    _show(args, reading, f"temperature {reading['temperature_c']:.2f} C, pressure {reading['pressure_hpa']:.2f} "
+          f"hPa, humidity {reading['humidity_pct']:.1f} %")
     return 0

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.cli._common import datasheets_from, print_json, settings_from
+from edge_agent.cli._common import datasheets_from, print_json, settings_from, state_from
 
 if TYPE_CHECKING:
     from edge_agent.pins import PinIndex
@@ -76,59 +77,75 @@ def _pin_dict(pin: Any) -> dict[str, Any]:
             "functions": list(pin.functions), "raw": pin.raw}
 
 
-def _describe(pin: Any) -> str:
-    parts = [pin.name]
-    if pin.number is not None:
-        parts.append(f"number {pin.number}")
-    if pin.headers:
-        parts.append("headers " + ", ".join(pin.headers))
-    if pin.functions:
-        parts.append("functions " + ", ".join(pin.functions))
-    if pin.raw is not None and pin.raw != pin.name:
-        parts.append(f"datasheet value {pin.raw!r}")
+def lookup(args: argparse.Namespace, name: str, params: dict[str, Any], *, note_missing: bool = False) -> Any:
+    """Run lookup action ``name``: through the daemon when one runs (its loaded index answers), else here.
+
+    With --datasheets naming a directory, the answer must come from that directory's index: it runs in
+    this process even beside a daemon (a lookup opens no hardware). ``note_missing``: say on stderr when
+    the bundled datasheet directory is missing from this install (results are then empty for that reason).
+    """
+    from edge_agent.hub.client import SocketServices, find_client
+    from edge_agent.hub.connect import LocalOps
+
+    state = state_from(args)
+    if not getattr(args, "datasheets", None):
+        client = find_client(state)
+        if client is not None:
+            return SocketServices(client).call(name, params)
+    settings = settings_from(args)
+    root = datasheets_from(args, settings).resolve()
+    if note_missing and not root.is_dir():  # only the bundled default gets here (see datasheets_from)
+        print(f"the bundled datasheet directory {root} is missing from this install; "
+              "set [peripherals] datasheet_dir or pass --datasheets DIR", file=sys.stderr)
+    peripherals = settings.peripherals.model_copy(update={"datasheet_dir": str(root)})
+    return LocalOps(settings.model_copy(update={"peripherals": peripherals}), state).call(name, params)
+
+
+def describe(pin: dict[str, Any]) -> str:
+    """One line about a pin record: its name, number, headers, functions and datasheet value."""
+    parts = [str(pin["name"])]
+    if pin.get("number") is not None:
+        parts.append(f"number {pin['number']}")
+    if pin.get("headers"):
+        parts.append("headers " + ", ".join(pin["headers"]))
+    if pin.get("functions"):
+        parts.append("functions " + ", ".join(pin["functions"]))
+    if pin.get("raw") is not None and pin["raw"] != pin["name"]:
+        parts.append(f"datasheet value {pin['raw']!r}")
     return "; ".join(parts)
 
 
-def _shared_note(index: PinIndex, board: str) -> str:
+def _shared_note(boards: list[str], board: str) -> str:
     """For a datasheet tag several board files share (rpi-gpio), the boards the answer holds for."""
-    boards = index.applies_to(board)
-    return f"  applies to {', '.join(boards)} (they share the {board} datasheets)" if len(boards) > 1 else ""
+    return f"  applies to {', '.join(boards)} (they share the {board} datasheets)"
 
 
 def _resolve(args: argparse.Namespace) -> int:
-    index = _index(args)
-    pin = index.resolve(args.board, args.name)
+    pin = lookup(args, "pin_resolve", {"name": args.name, "board": args.board})
     if args.json:
-        shared = index.applies_to(args.board)
-        print_json(_pin_dict(pin) | ({"applies_to": shared} if len(shared) > 1 else {}))
+        print_json(pin)
     else:
-        print(f"{args.board}: {args.name} = {_describe(pin)}")
-        if note := _shared_note(index, args.board):
-            print(note)
+        print(f"{pin['board']}: {args.name} = {describe(pin)}")
+        if len(pin.get("applies_to") or []) > 1:
+            print(_shared_note(pin["applies_to"], pin["board"]))
     return 0
 
 
 def _which(args: argparse.Namespace) -> int:
-    index = _index(args)
-    report = index.pins_on(args.board, args.name)
+    report = lookup(args, "pin_which", {"name": args.name, "board": args.board})
     if args.json:
-        shared = index.applies_to(args.board)
-        print_json({"board": report.board, "query": report.query, "power": report.power,
-                    **({"applies_to": shared} if len(shared) > 1 else {}),
-                    "pin": _pin_dict(report.pin) if report.pin else None, "labels": list(report.labels),
-                    "aliases": [{"alias": a, "source": s} for a, s in report.aliases]})
+        print_json(report)
         return 0
-    if report.power:
-        print(f"{report.board}: {args.name} is {report.power} (not a GPIO)")
+    if report["power"]:
+        print(f"{report['board']}: {args.name} is {report['power']} (not a GPIO)")
         return 0
-    assert report.pin is not None
-    print(f"{report.board}: {args.name} is {_describe(report.pin)}")
-    if note := _shared_note(index, args.board):
-        print(note)
-    if report.labels:
-        print("  board names: " + ", ".join(report.labels))
-    for alias, source in report.aliases:
-        print(f"  alias {alias} ({source})")
+    print(f"{report['board']}: {args.name} is {describe(report['pin'])}")
+    if len(report.get("applies_to") or []) > 1:
+        print(_shared_note(report["applies_to"], report["board"]))
+    if report["labels"]:
+        print("  board names: " + ", ".join(report["labels"]))
+    for alias in report["aliases"]:
+        print(f"  alias {alias['alias']} ({alias['source']})")
     return 0
 
 

@@ -69,22 +69,22 @@ def _index(args: argparse.Namespace) -> int:
 
 
 def _query(args: argparse.Namespace) -> int:
-    root, rag = _load(args)
-    if not root.is_dir():  # only the bundled default gets here: say why results are empty, not a bad query
-        print(f"the bundled datasheet directory {root} is missing from this install; "
-              "set [peripherals] datasheet_dir or pass --datasheets DIR", file=sys.stderr)
+    from edge_agent.cli.pins import lookup
+
     if args.context:
-        sys.stdout.write(rag.context(args.text, args.board))
+        got = lookup(args, "hardware_context", {"query": args.text, "boards": args.board or None})
+        sys.stdout.write(got["context"])
         return 0
-    chunks = rag.search(args.text, args.board, args.limit)
+    hits = lookup(args, "datasheet_search", {"query": args.text, "boards": args.board or None, "limit": args.limit},
+                  note_missing=True)
     if args.json:
-        print_json([c.__dict__ for c in chunks])
+        print_json(hits)
         return 0
-    if not chunks:
+    if not hits["results"]:
         print("no matching datasheet text", file=sys.stderr)
         return 0
-    for c in chunks:
-        print(f"--- {c.source} ({c.board or 'generic'}) score {c.score:.2f}: {c.heading}")
-        print(c.text.rstrip())
+    for c in hits["results"]:
+        print(f"--- {c['source']} ({c['board'] or 'generic'}) score {c['score']:.2f}: {c['heading']}")
+        print(c["text"].rstrip())
         print()
     return 0

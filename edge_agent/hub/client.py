@@ -20,7 +20,7 @@ import socket
 from pathlib import Path
 from typing import Any
 
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import EdgeAgentError, error_from_wire
 
 SOCKET_NAME = "hub.sock"
 CONNECT_TIMEOUT_S = 2.0
@@ -32,6 +32,11 @@ _SUN_PATH_MAX = 107
 
 class HubError(EdgeAgentError, ConnectionError):
     """The daemon's socket could not be used, or the daemon stopped while handling the request."""
+
+
+class DaemonUnreachableError(HubError):
+    """A daemon runs on the state directory but its socket cannot be used. It owns the hardware and the
+    databases, so the command stops rather than opening them behind the daemon's back."""
 
 
 class RemoteError(EdgeAgentError):
@@ -103,6 +108,38 @@ def daemon_pid(state_dir: Path) -> int | None:
         return None
 
 
+def running_daemon(state_dir: Path) -> int | None:
+    """The pid of the daemon that says it serves ``state_dir`` (its daemon.json) while that process lives.
+
+    A daemon removes the file when it stops; one that was killed leaves it behind with a pid that is
+    gone, or that the system has since given to an unrelated program (not an edge-agent command line).
+    """
+    pid = daemon_pid(state_dir)
+    if pid is None:
+        return None
+    if pid == os.getpid():
+        return pid
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # the service user's process: alive
+    try:
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return pid  # no /proc to ask: trust the file
+    return pid if b"edge-agent" in cmdline or b"edge_agent" in cmdline else None
+
+
+def _unreachable(state_dir: Path, pid: int, why: str) -> DaemonUnreachableError:
+    return DaemonUnreachableError(
+        f"the edge-agent daemon (pid {pid}) serves {state_dir} but its socket {socket_path(state_dir)} {why}; it "
+        "owns the hardware and the memory store, so this command did not open them itself. Check `edge-agent "
+        "status` and the daemon's log; restart the service if it has no socket, or stop it to use the hardware "
+        "directly")
+
+
 class HubClient:
     """Requests to the daemon of one state directory (a new connection per request: no shared state)."""
 
@@ -117,6 +154,10 @@ class HubClient:
         """A client when a daemon listens on the state dir's socket, else None (no daemon, or a stale socket)."""
         path = socket_path(state_dir)
         if not path.exists():
+            pid = running_daemon(state_dir)
+            if pid is not None:
+                raise _unreachable(Path(state_dir), pid, "is not there (a daemon without the local socket, or "
+                                   "one still starting)")
             return None
         try:
             connect_unix(path, timeout=CONNECT_TIMEOUT_S).close()
@@ -125,6 +166,9 @@ class HubClient:
                            "run as the service user or a member of its group") from None
         except OSError as exc:
             if exc.errno in (errno.ECONNREFUSED, errno.ENOENT, errno.ENOTSOCK):
+                pid = running_daemon(state_dir)
+                if pid is not None:
+                    raise _unreachable(Path(state_dir), pid, f"refuses connections ({exc.strerror})") from None
                 return None  # left behind by a daemon that was killed: nobody serves it
             raise HubError(f"cannot reach the edge-agent daemon on {path}: {exc.strerror or exc}") from None
         return cls(state_dir)
@@ -165,6 +209,8 @@ class HubClient:
         if status == 200 and isinstance(data, dict) and "result" in data:
             return data["result"]
         err = data.get("error") if isinstance(data, dict) else None
+        if isinstance(err, dict) and "bases" in err:  # an edge_agent error: raised here as the same type
+            raise error_from_wire(err)
         if isinstance(err, dict):
             raise RemoteError(str(err.get("message", "")), str(err.get("type", "EdgeAgentError")), status)
         raise HubError(f"the edge-agent daemon answered /op/{name} with HTTP {status}: {payload[:200]!r}")
@@ -194,5 +240,35 @@ def _last_sse_data(payload: bytes) -> bytes:
 
 
 def find_client(state_dir: Path) -> HubClient | None:
-    """The client of the daemon serving ``state_dir``, or None to use the hardware directly."""
+    """The client of the daemon serving ``state_dir``, or None when no daemon runs there (use the hardware
+    directly); DaemonUnreachableError when one runs but cannot be reached."""
     return HubClient.find(state_dir)
+
+
+class SocketServices:
+    """The service actions of the daemon serving a state directory, over its socket (``POST /op/<name>``).
+
+    Arguments and results are the actions' JSON, as :class:`edge_agent.services.core.LocalServices` takes
+    and returns them; an error the action raised in the daemon is raised here as the same edge_agent error
+    type with the same hint. Standard library only: a routed command never imports pydantic.
+    """
+
+    def __init__(self, client: HubClient) -> None:
+        self.client = client
+
+    @property
+    def state_dir(self) -> Path:
+        return self.client.state_dir
+
+    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = READ_TIMEOUT_S) -> Any:
+        """Run action ``name`` in the daemon; its result JSON."""
+        return self.client.op(name, args, timeout=timeout)
+
+    def close(self) -> None:
+        pass
+
+    def __enter__(self) -> SocketServices:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

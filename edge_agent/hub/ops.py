@@ -12,308 +12,67 @@ from __future__ import annotations
 
 import contextlib
 import io
-import threading
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.errors import ConfigError, EdgeAgentError, SyncError
+from edge_agent.errors import ConfigError, EdgeAgentError, SyncError, UnknownActionError
+from edge_agent.services.resources import DirectResources, RuntimeResources, open_memory_store, open_url
 
 if TYPE_CHECKING:
+    from edge_agent.bus.base import Adapter
+    from edge_agent.bus.bridge.adapter import BridgeAdapter
     from edge_agent.config import Settings
     from edge_agent.runtime import Runtime
 
+__all__ = ["DaemonContext", "DirectContext", "open_memory_store", "run"]
 
 
-class UnknownOperationError(EdgeAgentError, LookupError):
-    """The daemon was asked for an operation it does not have (an older or newer edge-agent)."""
-
-
-def open_memory_store(state: Path, settings: Settings, *, workspace: str | None = None) -> Any:
-    """The memory store as the daemon opens it: with [kumiho] enabled, captures also go to the sync outbox."""
-    from edge_agent.memory import MemoryStore
-
-    sink = None
-    if settings.kumiho.enabled:
-        from edge_agent.sync import OutboxSink
-
-        sink = OutboxSink(settings, state)
-    return MemoryStore.open(state, settings, capture_sink=sink, workspace=workspace)
+UnknownOperationError = UnknownActionError  # the name this module used before the service actions
 
 
 def _jsonable(obj: Any) -> Any:
-    """``obj`` as JSON data, converted as the MCP tools convert their results."""
-    from edge_agent.mcp.tools import _jsonable as convert
+    """``obj`` as JSON data, converted as the service actions convert their results."""
+    from edge_agent.services.args import jsonable
 
-    return convert(obj)
-
-
-# --- contexts -------------------------------------------------------------------------------------------
+    return jsonable(obj)
 
 
-def attach_sim_state(adapter: Any, state_dir: Path) -> None:
-    """Give a simulated board its state file in the state directory (other adapters are left alone)."""
-    attach = getattr(adapter, "attach_state", None)
-    if callable(attach) and getattr(adapter, "scheme", "") == "sim":
-        attach(state_dir)
+# --- contexts: the service resources, plus what the remaining operations use ------------------------------
 
 
-class Context:
-    """What an operation may use: settings, the state directory, adapters, the store, the cache."""
+class DirectContext(DirectResources):
+    """This process opens what the operation needs and closes it afterwards (no daemon is running)."""
 
     runtime: Runtime | None = None
 
-    @property
-    def settings(self) -> Settings:
-        raise NotImplementedError
-
-    @property
-    def state_dir(self) -> Path:
-        raise NotImplementedError
-
-    def adapter(self, url: str | None, name: str | None, board: str | None, *,
-                pins: bool = False) -> contextlib.AbstractContextManager[Any]:
-        """The adapter to use; ``pins``: resolve pin names with the configured datasheets' aliases too."""
-        raise NotImplementedError
-
     @contextlib.contextmanager
-    def store(self, workspace: str | None) -> Iterator[Any]:
-        store = open_memory_store(self.state_dir, self.settings, workspace=workspace)
-        try:
-            yield store
-        finally:
-            store.close()
+    def adapter(self, url: str | None, name: str | None, board: str | None) -> Iterator[Adapter]:
+        with self.hardware(name, board, url) as slot:
+            yield slot.require()
 
-    def choose(self, url: str | None, name: str | None, board: str | None) -> tuple[str, str | None, str | None]:
-        """(url, adapter name, board) for the command's --url/--adapter/--board, as the CLI always chose."""
-        if url and not name:
-            return url, None, board
-        boards = self.settings.peripherals.boards
-        chosen = next((b for b in boards if b.adapter_name == name), None) if name else (boards[0] if boards else None)
-        if chosen is None:
-            names = ", ".join(b.adapter_name for b in boards) or "(none configured)"
-            if not name:
-                raise ConfigError("no adapter: pass --url or configure [[peripherals.boards]]")
-            raise ConfigError(f"no [[peripherals.boards]] entry named {name!r}; configured: {names}; or pass --url")
-        chosen_url = chosen.adapter_url()
-        if board is None and not chosen_url.startswith("sim://"):
-            board = chosen.board
-        return chosen_url, chosen.adapter_name, board
-
-    def open_adapter(self, url: str, name: str | None, board: str | None, *, pins: bool = False) -> Any:
-        from edge_agent.bus import open_adapter
-
-        adapter = open_adapter(url, name=name, safety=self.settings.hardware.safety, board=board)
-        attach_sim_state(adapter, self.state_dir)
-        if pins and adapter.board:
-            from edge_agent.rag import pin_index_for
-
-            # pin names from the configured datasheets too, as the daemon resolves them
-            adapter.use_pins(pin_index_for(self.settings.datasheet_dir()))
-        return adapter
-
-    def datasheets(self) -> contextlib.AbstractContextManager[Any]:
-        """The datasheet index (None when it cannot be built: the caller answers without it)."""
-        raise NotImplementedError
-
-    @contextlib.contextmanager
-    def cache(self, workspace: str | None) -> Iterator[Any]:
-        from edge_agent.memory.response_cache import ResponseCache
-        from edge_agent.memory.store import effective_workspace, memory_dir
-
-        folder = memory_dir(self.state_dir, effective_workspace(self.settings, workspace))
-        cache = ResponseCache.open(folder, self.settings)
-        try:
-            yield cache
-        finally:
-            cache.close()
+    def open_adapter(self, url: str, name: str | None, board: str | None) -> Adapter:
+        return open_url(self.settings, self.state_dir, url, name, board)
 
 
-class DirectContext(Context):
-    """This process opens what the operation needs and closes it afterwards (no daemon is running)."""
-
-    def __init__(self, settings: Settings, state_dir: Path) -> None:
-        self._settings, self._state_dir = settings, Path(state_dir)
-
-    @property
-    def settings(self) -> Settings:
-        return self._settings
-
-    @property
-    def state_dir(self) -> Path:
-        return self._state_dir
-
-    @contextlib.contextmanager
-    def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
-        url, name, board = self.choose(url, name, board)
-        with self.open_adapter(url, name, board, pins=pins) as adapter:
-            yield adapter
-
-    @contextlib.contextmanager
-    def datasheets(self) -> Iterator[Any]:
-        from edge_agent.rag import HardwareRag
-
-        rag = HardwareRag.load(self.settings.datasheet_dir(), index_dir=self.state_dir / "rag",
-                               compact=self.settings.agent.compact_context)
-        try:
-            yield rag
-        finally:
-            rag.close()
-
-
-class DaemonContext(Context):
+class DaemonContext(RuntimeResources):
     """Operations inside the daemon: its adapter slots (one transaction at a time each) and its store."""
 
+    runtime: Runtime
+
     def __init__(self, runtime: Runtime) -> None:
-        self.runtime = runtime
-        self._transient_locks: dict[str, threading.Lock] = {}
-        self._guard = threading.Lock()
-
-    @property
-    def settings(self) -> Settings:
-        assert self.runtime is not None
-        return self.runtime.settings
-
-    @property
-    def state_dir(self) -> Path:
-        assert self.runtime is not None
-        return self.runtime.state_dir
+        super().__init__(runtime)
 
     @contextlib.contextmanager
-    def adapter(self, url: str | None, name: str | None, board: str | None, *, pins: bool = False) -> Iterator[Any]:
-        rt = self.runtime
-        assert rt is not None
-        if name or not url:
-            if (name is None and not rt.adapters) or (name is not None and name not in rt.adapters):
-                self.choose(url, name, board)  # raises the error the command gives without a daemon
-            with rt.hardware(name) as slot:
-                yield slot.adapter
-            return
-        if any(s.url == url for s in rt.adapters.values()):
-            with rt.hardware(url) as slot:
-                yield slot.adapter
-            return
-        # A URL the daemon does not serve: opened here, for this operation only, one user at a time.
-        with self._guard:
-            lock = self._transient_locks.setdefault(url, threading.Lock())
-        with lock, self.open_adapter(url, None, board) as adapter:
-            if adapter.board:
-                adapter.use_pins(rt.pins)  # the daemon's one pin index
-            yield adapter
+    def adapter(self, url: str | None, name: str | None, board: str | None) -> Iterator[Adapter]:
+        with self.hardware(name, board, url) as slot:
+            yield slot.require()
 
-    def _held_store(self, workspace: str | None) -> Any:
-        """The daemon's open store when ``workspace`` resolves to its workspace, else None."""
-        rt = self.runtime
-        assert rt is not None
-        from edge_agent.memory.store import effective_workspace
-
-        if rt.memory is not None and effective_workspace(rt.settings, workspace) == rt.memory.workspace:
-            return rt.memory
-        return None
-
-    @contextlib.contextmanager
-    def store(self, workspace: str | None) -> Iterator[Any]:
-        rt = self.runtime
-        assert rt is not None
-        if (memory := self._held_store(workspace)) is not None:
-            yield memory
-            return
-        if rt.memory is None and workspace is None:
-            rt.require_memory()  # raises with the reason the store is unavailable
-        with super().store(workspace) as store:
-            yield store
-
-    @contextlib.contextmanager
-    def datasheets(self) -> Iterator[Any]:
-        assert self.runtime is not None
-        yield self.runtime.rag  # the daemon's one index, rebuilt by the daemon when the files change
-
-    @contextlib.contextmanager
-    def cache(self, workspace: str | None) -> Iterator[Any]:
-        """The open store's response cache (one connection, one hot tier), else the cache opened for this call."""
-        if (memory := self._held_store(workspace)) is not None:
-            try:
-                shared = memory.response_cache
-            except EdgeAgentError:
-                shared = None
-            if shared is not None:
-                yield shared
-                return
-        with super().cache(workspace) as cache:
-            yield cache
+    def open_adapter(self, url: str, name: str | None, board: str | None) -> Adapter:
+        return open_url(self.settings, self.state_dir, url, name, board)
 
 
-# --- hardware -------------------------------------------------------------------------------------------
-
-
-def _target(args: dict[str, Any]) -> tuple[str | None, str | None, str | None]:
-    return args.get("url"), args.get("adapter"), args.get("board")
-
-
-def op_bus_scan(ctx: Context, args: dict[str, Any]) -> Any:
-    """The responding addresses; with ``report`` also the driver-owned ones: {"found", "busy"}."""
-    with ctx.adapter(*_target(args)) as adapter:
-        report = adapter.i2c(args.get("bus")).scan_report()
-    if args.get("report"):
-        return {"found": report.found, "busy": report.busy}
-    return list(report.found)
-
-
-def op_bus_info(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(*_target(args)) as adapter:
-        return _jsonable({"capabilities": adapter.capabilities(), "health": adapter.health()})
-
-
-def op_i2c_read(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(*_target(args)) as adapter:
-        port = adapter.i2c(args.get("bus"))
-        if args.get("register") is None:
-            data = port.read(args["address"], args["length"])
-        else:
-            data = port.read_register(args["address"], args["register"], args["length"])
-    return {"address": args["address"], "register": args.get("register"), "data": list(data), "hex": data.hex()}
-
-
-def op_i2c_write(ctx: Context, args: dict[str, Any]) -> Any:
-    data = bytes(args["data"])
-    with ctx.adapter(*_target(args)) as adapter:
-        port = adapter.i2c(args.get("bus"))
-        if args.get("register") is None:
-            port.write(args["address"], data)
-        else:
-            port.write_register(args["address"], args["register"], data)
-    return {"address": args["address"], "register": args.get("register"), "written": len(data)}
-
-
-def op_spi_transfer(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(*_target(args)) as adapter:
-        dev = adapter.spi(args.get("bus"), args["cs"], mode=args["mode"], speed_hz=args["speed_hz"])
-        rx = dev.transfer(bytes(args["data"]))
-        bus = dev.bus
-    return {"bus": bus, "cs": args["cs"], "tx": list(args["data"]), "rx": list(rx)}
-
-
-def op_gpio_read(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(*_target(args), pins=True) as adapter:
-        if args.get("pull"):
-            adapter.gpio_mode(args["pin"], "in", args["pull"])
-        value = adapter.gpio_read(args["pin"])
-    return {"pin": args["pin"], "value": value}
-
-
-def op_gpio_write(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(*_target(args), pins=True) as adapter:
-        adapter.gpio_write(args["pin"], args["value"])
-    return {"pin": args["pin"], "value": args["value"]}
-
-
-def op_sensor_read(ctx: Context, args: dict[str, Any]) -> Any:
-    from edge_agent.drivers.bme280 import BME280
-
-    with ctx.adapter(*_target(args)) as adapter:
-        reading = BME280(adapter.i2c(args.get("bus")), address=args["address"]).read()
-    return reading.as_dict()
+Context = DirectContext | DaemonContext
 
 
 def _bridge_url(ctx: Context, url: str | None) -> str:
@@ -325,8 +84,17 @@ def _bridge_url(ctx: Context, url: str | None) -> str:
     return url
 
 
+@contextlib.contextmanager
+def _bridge(ctx: Context, url: str | None) -> Iterator[BridgeAdapter]:
+    from edge_agent.bus.bridge.adapter import BridgeAdapter
+
+    with ctx.adapter(_bridge_url(ctx, url), None, None) as adapter:
+        assert isinstance(adapter, BridgeAdapter)  # a bridge:// URL opens one
+        yield adapter
+
+
 def op_bridge_ping(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(_bridge_url(ctx, args.get("url")), None, None) as adapter:
+    with _bridge(ctx, args.get("url")) as adapter:
         rtts = []
         for _ in range(max(1, int(args.get("count") or 1))):
             t0 = time.perf_counter()
@@ -337,7 +105,7 @@ def op_bridge_ping(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 def op_bridge_capabilities(ctx: Context, args: dict[str, Any]) -> Any:
-    with ctx.adapter(_bridge_url(ctx, args.get("url")), None, None) as adapter:
+    with _bridge(ctx, args.get("url")) as adapter:
         return _jsonable({"adapter": adapter.capabilities(), "firmware": adapter.firmware_capabilities(),
                           "hello": adapter.link.hello, "url": str(adapter.url), "protocol": adapter.link.protocol,
                           "board": adapter.board})
@@ -497,8 +265,15 @@ def hardware_context(rag: Any, query: str, boards: Any, *, offline: bool = False
 
 def op_agent_context(ctx: Context, args: dict[str, Any]) -> Any:
     """The hardware context of an agent turn (see :func:`hardware_context`), from the owner's index."""
-    with ctx.datasheets() as rag:
-        return hardware_context(rag, str(args["query"]), args.get("boards") or [], offline=bool(args.get("offline")))
+    from edge_agent.errors import ComponentUnavailable
+
+    try:
+        with ctx.datasheets() as rag:
+            return hardware_context(rag, str(args["query"]), args.get("boards") or [],
+                                    offline=bool(args.get("offline")))
+    except ComponentUnavailable:  # answered without an index
+        return hardware_context(None, str(args["query"]), args.get("boards") or [],
+                                offline=bool(args.get("offline")))
 
 
 # --- sync -----------------------------------------------------------------------------------------------
@@ -654,9 +429,7 @@ def op_status(ctx: Context, args: dict[str, Any]) -> Any:
 
 
 OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {
-    "bus_scan": op_bus_scan, "bus_info": op_bus_info, "i2c_read": op_i2c_read, "i2c_write": op_i2c_write,
-    "spi_transfer": op_spi_transfer, "gpio_read": op_gpio_read, "gpio_write": op_gpio_write,
-    "sensor_read": op_sensor_read, "bridge_ping": op_bridge_ping, "bridge_capabilities": op_bridge_capabilities,
+    "bridge_ping": op_bridge_ping, "bridge_capabilities": op_bridge_capabilities,
     "memory_store": op_memory_store, "memory_get": op_memory_get, "memory_list": op_memory_list,
     "memory_recall": op_memory_recall, "memory_engage": op_memory_engage, "memory_reflect": op_memory_reflect,
     "memory_forget": op_memory_forget, "memory_stats": _store_call("stats"),
@@ -671,7 +444,11 @@ OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {
 
 
 def run(ctx: Context, name: str, args: dict[str, Any]) -> Any:
-    """Run operation ``name``; errors from the edge_agent tree propagate with their sentences."""
+    """Run service action or operation ``name``; errors from the edge_agent tree propagate with their sentences."""
+    from edge_agent.services.core import LocalServices, actions
+
+    if name in actions():
+        return LocalServices(ctx).call(name, args)
     op = OPS.get(name)
     if op is None:
         raise UnknownOperationError(f"this edge-agent daemon has no operation {name!r}; the CLI and the daemon "

@@ -5,8 +5,9 @@ Routes:
 * ``POST /mcp``: MCP streamable HTTP in stateless mode with JSON responses, the same tools as the TCP
   endpoint; ``edge-agent mcp`` relays a desktop client's messages here and the agent calls its tools
   here;
-* ``POST /op/<name>``: the CLI operations of :mod:`edge_agent.hub.ops` (``{"args": {...}}`` in,
-  ``{"result": ...}`` or ``{"error": {"type", "message"}}`` out).
+* ``POST /op/<name>``: the service actions (:mod:`edge_agent.services`) and the remaining CLI operations
+  of :mod:`edge_agent.hub.ops` (``{"args": {...}}`` in, ``{"result": ...}`` or ``{"error": {...}}`` out;
+  an edge_agent error travels whole, see :func:`edge_agent.errors.error_to_wire`).
 
 There is no token: the socket file is mode 0660, so the service user and the members of its group can
 connect and nobody else can (the state directory's own mode applies on top). Each request runs in a
@@ -31,7 +32,7 @@ import uvicorn
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import EdgeAgentError, InvalidArgumentError, UnknownActionError, error_to_wire
 from edge_agent.hub import ops
 from edge_agent.hub.client import _ShortPath, connect_unix, socket_path
 from edge_agent.mcp.limits import MAX_MCP_BODY, BodyLimit, stop_server
@@ -130,10 +131,10 @@ class HubServer:
             return _error(400, "BadRequest", f"the request body is not {{\"args\": {{...}}}} JSON ({exc})")
         try:
             result = await anyio.to_thread.run_sync(ops.run, self.ctx, name, args, limiter=self._limiter)
-        except ops.UnknownOperationError as exc:
-            return _error(404, type(exc).__name__, str(exc))
-        except EdgeAgentError as exc:
-            return _error(422, type(exc).__name__, str(exc))
+        except EdgeAgentError as exc:  # sent whole: the client raises the same type with the same hint
+            status = 404 if isinstance(exc, UnknownActionError) else 400 if isinstance(exc, InvalidArgumentError) \
+                else 422
+            return JSONResponse({"error": error_to_wire(exc)}, status_code=status)
         except OSError as exc:  # a file or device the operation was pointed at
             return _error(422, type(exc).__name__, str(exc))
         except (TypeError, ValueError, KeyError, AttributeError, IndexError, OverflowError, RecursionError) as exc:

@@ -8,15 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import ComponentUnavailable, EdgeAgentError
 
-
-class ComponentUnavailable(EdgeAgentError):
-    """A runtime component (datasheets, memory, sync, an adapter) is not running."""
-
-    def __init__(self, component: str, reason: str) -> None:
-        self.component, self.reason = component, reason
-        super().__init__(f"{component} is not available: {reason}")
+__all__ = ["Component", "ComponentUnavailable"]  # the error lives in the one error tree; re-exported here
 
 
 @dataclass

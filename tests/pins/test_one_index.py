@@ -65,8 +65,10 @@ def test_a_datasheet_alias_gives_the_same_pin_through_every_path(
         explicit = None
     got = {"pins resolve": _cli_json([*prefix, "pins", "resolve", "probe_led", "--board", "nucleo-f401re",
                                       "--json"], capsys)["name"]}
-    assert _cli_json([*prefix, "gpio", "write", "probe_led", "1", "--json"], capsys)["pin"] == "probe_led"
-    assert _cli_json([*prefix, "gpio", "read", "probe_led", "--json"], capsys)["pin"] == "probe_led"
+    wrote = _cli_json([*prefix, "gpio", "write", "probe_led", "1", "--json"], capsys)
+    read = _cli_json([*prefix, "gpio", "read", "probe_led", "--json"], capsys)
+    assert wrote["requested"] == read["requested"] == "probe_led"
+    got["cli gpio write"], got["cli gpio read"] = wrote["pin"], read["pin"]
     # the adapter those commands open, asked which pin the name is
     args = argparse.Namespace(config=explicit, url=None, adapter=None, board=None, gpio_command="read")
     with open_from_args(args) as adapter:

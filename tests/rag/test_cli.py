@@ -26,7 +26,7 @@ def test_rag_index_persists_under_the_state_directory(state: Path, capsys: pytes
 
 def test_rag_query_answers_from_the_bundled_datasheets(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["--state", str(state), "rag", "query", "BME280 chip id register", "--json", "--limit", "2"]) == 0
-    got = _json(capsys)
+    got = _json(capsys)["results"]  # the datasheet_search tool's result
     assert isinstance(got, list) and len(got) == 2
     assert got[0]["source"] == "bme280.md" and "0x60" in got[0]["text"]
 
@@ -43,7 +43,7 @@ def test_rag_query_with_another_datasheet_dir(tmp_path: Path, state: Path, capsy
     (tmp_path / "ds" / "widget.md").write_text("# Widget\n## Reset\nHold RST low for 10 ms.\n")
     assert main(["--state", str(state), "rag", "query", "reset pulse", "--datasheets", str(tmp_path / "ds"),
                  "--json"]) == 0
-    assert [c["source"] for c in _json(capsys)] == ["widget.md"]
+    assert [c["source"] for c in _json(capsys)["results"]] == ["widget.md"]
 
 
 def test_rag_query_with_an_unknown_board_fails_with_the_known_list(
@@ -61,7 +61,7 @@ def test_config_datasheet_dir_is_used_by_default(tmp_path: Path, state: Path,
     cfg = tmp_path / "edge-agent.toml"
     cfg.write_text('[peripherals]\ndatasheet_dir = "sheets"\n')
     assert main(["--config", str(cfg), "--state", str(state), "rag", "query", "gizmo strobe", "--json"]) == 0
-    assert [c["source"] for c in _json(capsys)] == ["gizmo.md"]
+    assert [c["source"] for c in _json(capsys)["results"]] == ["gizmo.md"]
 
 
 def test_pins_resolve_prints_the_canonical_pin(capsys: pytest.CaptureFixture[str]) -> None:

@@ -44,10 +44,11 @@ def test_cli_commands_reach_the_running_daemon_and_share_its_board(daemon_factor
 
     wrote = cli(edge_agent_cmd, state, config, "gpio", "write", "red_led", "1", "--json")
     assert wrote.returncode == 0, wrote.stderr
-    assert json.loads(wrote.stdout) == {"pin": "red_led", "value": 1}
+    assert json.loads(wrote.stdout) == {"adapter": "nucleo-f401re", "board": "nucleo-f401re", "pin": "PA5",
+                                        "requested": "red_led", "value": 1}
     read = cli(edge_agent_cmd, state, config, "gpio", "read", "PA5", "--json")
     assert read.returncode == 0, read.stderr
-    assert json.loads(read.stdout) == {"pin": "PA5", "value": 1}  # the daemon's board, not a fresh one
+    assert json.loads(read.stdout)["value"] == 1  # the daemon's board, not a fresh one
 
     # A refusal comes back as the same one-line error and exit status as the direct path.
     bad = cli(edge_agent_cmd, state, config, "gpio", "write", "B1", "1")
@@ -167,6 +168,7 @@ def test_a_damaged_board_state_file_is_reported_and_the_board_starts_from_its_sc
 
     base = ["--config", str(config), "--state", str(state)]
     assert main([*base, "gpio", "write", "red_led", "1"]) == 0
+    capsys.readouterr()
     saved = next((state / "sim").glob("nucleo-f401re-*.json"))
     saved.write_text('{"lines": ')  # cut short, as by a power cut during a write of an older version
     assert main([*base, "gpio", "read", "PA5", "--json"]) == 0

@@ -27,7 +27,7 @@ from edge_agent.bus.sim.world import (
     scenario_path,
 )
 from edge_agent.bus.url import AdapterURL
-from edge_agent.errors import InvalidAdapterURL
+from edge_agent.errors import InvalidAdapterURL, NextStep
 from edge_agent.paths import private_dir, write_private
 
 __all__ = ["SCENARIO_DIR", "SimAdapter", "SimWorld", "Scenario", "load_scenario", "open_url", "scenario_path"]
@@ -199,8 +199,10 @@ class SimAdapter(Adapter):
         if state.input_only:
             raise ReadOnlyPinError(
                 f"{self.url}: {line} ({state.label}) is a push-button input; driving it would fight the "
-                "button's pull-up, so it cannot be written (read it, or press it with sim.press())",
+                "button's pull-up, so writes to it are refused (drive an output such as an LED instead)",
                 adapter=self.url, pin=line,
+                hint=NextStep("to see its level", command=f"edge-agent gpio read {line} --url {self.url}",
+                              tool="gpio_read", arguments={"pin": line}),
             )
 
     def _extra_capabilities(self) -> dict[str, Any]:

@@ -1,0 +1,152 @@
+"""The argument types every face of an action shares, with the limits a caller sees in the schema.
+
+The MCP tools' input schemas, the service actions' input models and the agent's tool specs are all
+built from these annotated types, so a limit or a description is written once.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping
+from typing import Annotated, Any
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+
+from edge_agent.bus.base import MAX_PIN_CHARS
+from edge_agent.errors import InvalidAddressError
+from edge_agent.memory.captures import KnowledgeType
+
+# Argument types, with the limits an agent sees in the schema ----------------------------------------
+
+AdapterArg = Annotated[str | None, Field(
+    description="Configured adapter name (see runtime_status); omit to use `board` or the first board.",
+    max_length=200)]
+BoardArg = Annotated[str | None, Field(
+    description="Board id such as 'nucleo-f401re' or 'rpi-4b' (picks its configured adapter).",
+    max_length=100)]
+PinArg = Annotated[Annotated[str, Field(max_length=MAX_PIN_CHARS)] | int, Field(
+    description="Pin name, number or alias: 'PA5', 'D13', 'red_led', 17.")]
+AddrArg = Annotated[int | str, Field(
+    description="7-bit I2C target address, 0x03-0x77; an integer or a string like '0x76'.")]
+BusArg = Annotated[int | str | None, Field(
+    description="Bus number or name such as 'i2c1'; omit for the adapter's first bus.")]
+# Small models often write bytes the way datasheets and i2c-tools print them, so a hex string is
+# accepted too, when it cannot be read another way: with 0x ("0x27", "0x018000", "0x01,0x80") or
+# with separators between byte pairs ("01 80 00", "01:80"). A bare run like "27" is refused: a JSON
+# integer 27 is decimal, so reading the string as hex 0x27 would send a different byte.
+_PAIR = r"[0-9A-Fa-f]{2}"
+_SEP = r"[\s,:;]+"
+HEX_BYTES = rf"^\s*(0[xX](?:{_PAIR})+|(?:0[xX])?{_PAIR}(?:{_SEP}(?:0[xX])?{_PAIR})+)\s*$"
+
+
+def _refuse_bare_digits(value: object) -> object:
+    """A string of hex digits alone is ambiguous; say both readings so the caller can pick one."""
+    if not isinstance(value, str) or not re.fullmatch(r"[0-9A-Fa-f]+", text := value.strip()):
+        return value
+    forms = [f"'0x{text}'"]
+    if len(text) > 2 and len(text) % 2 == 0:
+        forms.append(repr(" ".join(text[i:i + 2] for i in range(0, len(text), 2))))
+    hex_reading = (f"as hex bytes [{', '.join(f'0x{b:02X}' for b in bytes.fromhex(text))}]"
+                   if len(text) % 2 == 0 else "")
+    if not text.isdigit():
+        raise ValueError(f"{value!r} needs 0x or separators between byte pairs to be read as hex"
+                         + (f" ({hex_reading})" if hex_reading else " (it has an odd number of digits)")
+                         + f"; write {' or '.join(forms)}, or give the bytes as a list of integers")
+    number = int(text)
+    as_number = f"as the number {number}" + (f" (byte 0x{number:02X})" if number < 256 else " (not one byte)")
+    raise ValueError(f"{value!r} is ambiguous: {hex_reading + ' or ' if hex_reading else ''}{as_number}; "
+                     f"write hex as {' or '.join(forms)}, or the number as the list [{number}]"
+                     if number < 256 else
+                     f"{value!r} is ambiguous: {hex_reading + ' or ' if hex_reading else ''}{as_number}; "
+                     f"write hex as {' or '.join(forms)}, or give the bytes as a list of integers")
+
+
+ByteList = Annotated[
+    Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=1, max_length=4096)]
+    | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5), BeforeValidator(_refuse_bare_digits)],
+    Field(description="Bytes as integers 0-255, or hex with 0x or separators: \"0x27\", \"01 80 00\".")]
+QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
+LimitArg = Annotated[int | None, Field(
+    description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
+MemoryTypes = Annotated[list[str] | None, Field(
+    description="Only these memory types (decision, preference, fact, correction, architecture, "
+    "implementation, synthesis, reflection, summary, skill, or an event type).", max_length=32)]
+MinScore = Annotated[float | None, Field(
+    description="Minimum relevance 0-1; never below [memory] min_relevance_score.", ge=0.0, le=1.0)]
+SpacePath = Annotated[str | None, Field(
+    description="Memory space (namespace), e.g. 'Devices/bench-1'; omit for the default.", max_length=300)]
+
+
+class CaptureIn(BaseModel):
+    """One capture for memory_reflect, in Kumiho's reflect shape."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    type: KnowledgeType = Field(description="Kumiho memory type of this capture.")
+    title: str = Field(description="Short title.", min_length=1, max_length=300)
+    content: str = Field(description="What to remember, self-contained.", min_length=1, max_length=65536)
+    tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=32)
+    space_hint: str = Field("", description="Space to file it under (slugified upstream).", max_length=300)
+    importance: float = Field(0.5, ge=0.0, le=1.0, description="0-1; low-importance captures may be "
+                              "refused when the outbox is full.")
+    revises: str | None = Field(None, description="kref of the memory this capture supersedes.", max_length=500)
+    event_date: str | None = Field(None, description="When it happened: YYYY, YYYY-MM or YYYY-MM-DD.",
+                                   max_length=10)
+    origin: str | None = Field(None, description="Where the knowledge came from.", max_length=300)
+    decision_state: str | None = Field(None, description="For decisions: e.g. proposed, accepted.", max_length=40)
+
+
+def parse_int(value: int | str, what: str, adapter: str = "") -> int:
+    if isinstance(value, bool):
+        raise InvalidAddressError(f"{what} must be a number, not {value!r}", adapter=adapter)
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value.strip(), 0)
+    except ValueError:
+        raise InvalidAddressError(f"{what} {value!r} is not a number; use decimal or 0x-hex like '0x76'",
+                                  adapter=adapter) from None
+
+
+def to_bytes(value: list[int] | str) -> list[int]:
+    """Tool byte arguments as a list of ints (a hex string has already matched HEX_BYTES)."""
+    if isinstance(value, list):
+        return list(value)
+    digits = "".join(part[2:] if part[:2] in ("0x", "0X") else part
+                     for part in re.split(_SEP, value.strip()) if part)
+    return list(bytes.fromhex(digits))
+
+
+def address_fields(address: int) -> dict[str, Any]:
+    """An I2C address as an integer (for programs) and a hex string (for people)."""
+    return {"addr": address, "addr_hex": f"0x{address:02X}"}
+
+
+def location_fields(address: int, register: int | None) -> dict[str, Any]:
+    """An I2C address and register (None: no register) as integers and hex strings."""
+    return {**address_fields(address), "register": register,
+            "register_hex": None if register is None else f"0x{register:02X}"}
+
+
+def hex_text(data: bytes) -> str:
+    return data.hex(" ") if data else ""
+
+
+def jsonable(obj: Any) -> Any:
+    to_dict = getattr(obj, "to_dict", None)
+    if callable(to_dict) and not isinstance(obj, type):
+        return jsonable(to_dict())
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {str(k): jsonable(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple | set | frozenset):
+        return [jsonable(v) for v in obj]
+    if isinstance(obj, bytes):
+        return obj.hex()
+    if isinstance(obj, int | float | str | bool) or obj is None:
+        return obj
+    if hasattr(obj, "model_dump"):
+        return obj.model_dump(mode="json")
+    return str(obj)

@@ -1,0 +1,245 @@
+"""What each tool returns, as pydantic models: the MCP server publishes their JSON schemas as the tools'
+``outputSchema`` and sends their JSON as ``structuredContent``.
+
+Fields named here are the ones an agent relies on; a result that passes a deeper record through
+(an adapter's capabilities, a memory entry, the runtime status) also keeps that record's other keys
+(``extra="allow"``). Absent optional parts (``capture`` when writes are not recorded, ``adapter``
+for a board that is not configured) are left out of the JSON rather than sent as null.
+
+A result also reads like the JSON a client receives (``result["pin"]``, ``"capture" in result``),
+so in-process callers and MCP clients see one shape.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+
+JSON = dict[str, Any]
+
+
+class ToolResult(BaseModel):
+    """Base of every tool result."""
+
+    model_config = ConfigDict(extra="forbid", serialize_by_alias=True, validate_by_name=True, validate_by_alias=True)
+    #: Optional fields left out of the JSON when they are None.
+    omit_if_none: ClassVar[frozenset[str]] = frozenset()
+
+    @model_serializer(mode="wrap")
+    def _without_absent_parts(self, handler: SerializerFunctionWrapHandler) -> JSON:
+        data: JSON = handler(self)
+        for key in self.omit_if_none:
+            if data.get(key, 0) is None:
+                del data[key]
+        return data
+
+    def as_json(self) -> JSON:
+        """The JSON object a client receives."""
+        return self.model_dump(mode="json")
+
+    def __getitem__(self, key: str) -> Any:
+        return self.as_json()[key]
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.as_json()
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``result[key]``, or ``default`` when the JSON has no such key."""
+        return self.as_json().get(key, default)
+
+
+class _Open(ToolResult):
+    """A result that passes a deeper record through: its other keys are kept."""
+
+    model_config = ConfigDict(extra="allow")  # pydantic merges this over ToolResult's config
+
+
+# --- hardware -------------------------------------------------------------------------------------
+
+
+class WriteRecord(ToolResult):
+    """With ``[server] record_hardware_writes``: whether the write was kept as a capture."""
+
+    omit_if_none = frozenset({"capture_id", "entry_id", "error"})
+    stored: bool
+    capture_id: str | None = None
+    entry_id: str | None = None
+    error: str | None = Field(None, description="Why the capture was not stored (the write itself happened).")
+
+
+class GpioResult(ToolResult):
+    omit_if_none = frozenset({"capture"})
+    adapter: str
+    board: str | None
+    pin: str = Field(description="The board's native pin name the request resolved to.")
+    requested: str | int = Field(description="The pin as the request named it.")
+    value: int = Field(description="Level read or written: 0 or 1.")
+    capture: WriteRecord | None = None
+
+
+class I2CScanResult(ToolResult):
+    adapter: str
+    bus: int
+    addresses: list[int] = Field(description="7-bit addresses that acknowledged.")
+    addresses_hex: list[str]
+    busy: list[int] = Field(description="Addresses a kernel driver owns (i2cdetect's UU); not probed.")
+    busy_hex: list[str]
+
+
+class _I2CLocation(ToolResult):
+    adapter: str
+    bus: int
+    addr: int = Field(description="7-bit target address.")
+    addr_hex: str
+    # Python name register_: a field named register would clash with the model class's ABCMeta.register.
+    register_: int | None = Field(alias="register", description="Register number; null for a plain read or write.")
+    register_hex: str | None
+
+
+class I2CReadResult(_I2CLocation):
+    data: list[int] = Field(description="Bytes read, 0-255 each.")
+    hex: str = Field(description="The same bytes as hex pairs.")
+
+
+class I2CWriteResult(_I2CLocation):
+    omit_if_none = frozenset({"capture"})
+    written: int = Field(description="Bytes written.")
+    capture: WriteRecord | None = None
+
+
+class SpiResult(ToolResult):
+    omit_if_none = frozenset({"capture"})
+    adapter: str
+    cs: int
+    mode: int
+    rx: list[int] = Field(description="Bytes clocked in, as many as were sent.")
+    hex: str
+    capture: WriteRecord | None = None
+
+
+class BoardInfo(ToolResult):
+    omit_if_none = frozenset({"adapter"})
+    board: str
+    name: str
+    mcu: str
+    leds: dict[str, str]
+    buttons: dict[str, str]
+    buses: dict[str, Any] = Field(description="Bus name -> its signal pins.")
+    pin_count: int
+    pins: list[str] = Field(description="Every pin by native name, with its header positions.")
+    datasheet_tags: list[str]
+    adapter: JSON | None = Field(None, description="The configured adapter serving the board, with its health.")
+
+
+class Capabilities(_Open):
+    """What an adapter offers (keys depend on the backend) and its health."""
+
+    health: JSON
+
+
+class SensorReading(ToolResult):
+    adapter: str
+    sensor: str
+    addr: int
+    addr_hex: str
+    at: float = Field(description="Unix time of the sample.")
+    temperature_c: float
+    pressure_hpa: float
+    humidity_pct: float
+
+
+# --- datasheets and pins --------------------------------------------------------------------------
+
+
+class DatasheetChunk(_Open):
+    source: str = Field(description="File name, as datasheet_read takes it.")
+    board: str | None
+    heading: str
+    text: str
+    score: float
+
+
+class DatasheetHits(ToolResult):
+    query: str
+    results: list[DatasheetChunk]
+
+
+class DatasheetText(ToolResult):
+    source: str
+    heading: str | None
+    text: str
+
+
+class DatasheetFiles(ToolResult):
+    files: list[JSON] = Field(description="One record per indexed file: source, board, kind, size, chunks.")
+
+
+class PinRecord(_Open):
+    board: str
+    name: str = Field(description="The board's native pin name.")
+    headers: list[str]
+    functions: list[str]
+
+
+class HardwareContext(ToolResult):
+    boards: list[str]
+    context: str = Field(description="Pin aliases and datasheet excerpts, ready for a prompt.")
+
+
+# --- memory ---------------------------------------------------------------------------------------
+
+
+class MemoryEntry(_Open):
+    id: str
+    key: str
+    content: str
+    namespace: str
+
+
+class EngageResult(_Open):
+    context: str = Field(description="Compact context to put before answering.")
+    results: list[JSON]
+    source_krefs: list[str] = Field(description="Pass these to memory_reflect after answering.")
+
+
+class RecallResult(ToolResult):
+    query: str
+    results: list[JSON] = Field(description="Entries, best first, each with its decayed score.")
+
+
+class ReflectResult(_Open):
+    session_id: str
+    stored: int = Field(description="Captures newly stored (identical content is stored once).")
+    captures: list[JSON]
+    source_refs: list[str]
+
+
+class ForgetResult(ToolResult):
+    forgotten: int
+    key: str
+
+
+class ExportResult(ToolResult):
+    entries: list[JSON]
+    count: int
+
+
+# --- runtime --------------------------------------------------------------------------------------
+
+
+class SyncStatus(_Open):
+    enabled: bool
+
+
+class RuntimeStatus(_Open):
+    adapters: list[JSON]
+    components: JSON
+
+
+__all__ = [
+    "JSON", "BoardInfo", "Capabilities", "DatasheetChunk", "DatasheetFiles", "DatasheetHits", "DatasheetText",
+    "EngageResult", "ExportResult", "ForgetResult", "GpioResult", "HardwareContext", "I2CReadResult",
+    "I2CScanResult", "I2CWriteResult", "MemoryEntry", "PinRecord", "RecallResult", "ReflectResult",
+    "RuntimeStatus", "SensorReading", "SpiResult", "SyncStatus", "ToolResult", "WriteRecord",
+]

@@ -1,0 +1,142 @@
+"""The one door: service actions reached in-process or through the daemon, errors crossing the socket whole,
+and a CLI that never opens the hardware behind a running daemon's back."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.bus.base import ReadOnlyPinError
+from edge_agent.errors import (
+    EdgeAgentError,
+    InvalidArgumentError,
+    NextStep,
+    UnknownPinError,
+    WriteRefusedError,
+    error_from_wire,
+    error_to_wire,
+)
+from edge_agent.hub.client import DaemonUnreachableError, SocketServices
+from edge_agent.hub.connect import LocalOps, connect
+
+SIM_BOARD = '[[peripherals.boards]]\nboard = "nucleo-f401re"\ntransport = "sim"\n'
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Path:
+    path = tmp_path / "edge-agent.toml"
+    path.write_text(SIM_BOARD)
+    return path
+
+
+def test_an_error_survives_the_wire_as_the_same_type_with_its_hint_and_fields() -> None:
+    original = UnknownPinError("nucleo-f401re", "PZ9", ["PA9", "PB9"], ["board file", "board file"])
+    wire = json.loads(json.dumps(error_to_wire(original)))  # what travels is JSON
+    back = error_from_wire(wire)
+    assert type(back) is UnknownPinError
+    assert str(back) == str(original) and back.message() == original.message()
+    assert back.hint == original.hint and isinstance(back.hint, NextStep)
+    assert back.hint.for_reader("agent") == original.hint.for_reader("agent")
+    assert (back.board, back.name, back.suggestions) == ("nucleo-f401re", "PZ9", ["PA9", "PB9"])
+
+
+def test_an_error_class_this_process_cannot_import_arrives_as_its_nearest_known_base() -> None:
+    wire = error_to_wire(WriteRefusedError("refused", adapter="sim://x"))
+    wire.update(type="SomeFutureRefusal", module="edge_agent.not_a_module")
+    wire["bases"] = ["WriteRefusedError", *wire["bases"]]  # type: ignore[misc]  # it derives from one we know
+    back = error_from_wire(wire)
+    assert type(back) is WriteRefusedError and back.adapter == "sim://x"
+    assert isinstance(error_from_wire({"type": "Nope", "module": "x", "bases": [], "message": "m"}), EdgeAgentError)
+
+
+def test_the_actions_in_process_check_their_arguments_and_run(config: Path, tmp_path: Path) -> None:
+    from edge_agent.config import load_settings
+
+    services = connect(tmp_path / "state", load_settings(config))
+    assert isinstance(services, LocalOps)
+    with services:
+        wrote = services.call("gpio_write", {"pin": "red_led", "value": 1})
+        assert (wrote["pin"], wrote["requested"], wrote["value"]) == ("PA5", "red_led", 1)
+        with pytest.raises(InvalidArgumentError, match="valu"):
+            services.call("gpio_write", {"pin": "red_led", "valu": 1})
+        with pytest.raises(UnknownPinError):
+            services.call("gpio_read", {"pin": "no_such_pin"})
+
+
+def test_through_the_daemon_the_same_error_type_arrives_with_its_hint(
+        daemon_factory: Any, config: Path, state: Path) -> None:
+    d = daemon_factory(config)
+    d.wait_ready()
+    services = connect(state, lambda: pytest.fail("a routed call must not load settings"))  # type: ignore[arg-type]
+    assert isinstance(services, SocketServices)
+    assert services.call("gpio_read", {"pin": "red_led"})["pin"] == "PA5"
+    with pytest.raises(UnknownPinError) as err:
+        services.call("gpio_read", {"pin": "no_such_pin"})
+    assert err.value.board == "nucleo-f401re" and err.value.hint is not None
+    assert err.value.hint.tool == "hardware_board_info"
+    with pytest.raises(ReadOnlyPinError) as refused:
+        services.call("gpio_write", {"pin": "B1", "value": 1})  # the user button is an input
+    assert refused.value.pin == "PC13" and refused.value.hint is not None
+    assert refused.value.hint.arguments == {"pin": "PC13"} and "sim.press" not in str(refused.value)
+    with pytest.raises(InvalidArgumentError):
+        services.call("gpio_write", {"pin": "red_led", "value": 7})
+
+
+def test_a_running_daemon_without_a_socket_stops_the_cli_instead_of_opening_the_hardware(
+        state: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from edge_agent.cli import main
+
+    # A live daemon process (this one stands in for it) that serves no socket.
+    (state / "daemon.json").write_text(json.dumps({"pid": os.getpid(), "socket": None, "config": None}))
+    code = main(["--config", str(config), "--state", str(state), "gpio", "write", "red_led", "1"])
+    err = capsys.readouterr().err
+    assert code == 1 and "did not open them itself" in err and f"pid {os.getpid()}" in err
+    assert not (state / "sim").exists()  # the simulated board was never opened
+    with pytest.raises(DaemonUnreachableError):
+        connect(state, lambda: pytest.fail("must not get this far"))  # type: ignore[arg-type]
+    # A daemon that was killed leaves daemon.json naming a process that is gone: the command runs here.
+    (state / "daemon.json").write_text(json.dumps({"pid": 2**22 + 12345, "socket": None, "config": None}))
+    assert main(["--config", str(config), "--state", str(state), "gpio", "write", "red_led", "1"]) == 0
+
+
+#: Run edge-agent's CLI with these top-level packages made unimportable, as on an install without the extra.
+_BLOCKED_RUN = """
+import sys
+blocked = set(sys.argv[1].split(","))
+class Block:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in blocked:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+        return None
+sys.meta_path.insert(0, Block())
+from edge_agent.cli import main
+sys.exit(main(sys.argv[2:]))
+"""
+
+
+def _blocked(blocked: str, *argv: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", _BLOCKED_RUN, blocked, *argv], capture_output=True, text=True,
+                          timeout=120)
+
+
+def test_the_thin_client_needs_only_the_base_install(daemon_factory: Any, config: Path, state: Path) -> None:
+    d = daemon_factory(config)
+    d.wait_ready()
+    # Not even pydantic: the routed command reads JSON; mcp, anyio, uvicorn, starlette are the daemon's.
+    got = _blocked("mcp,anyio,uvicorn,starlette,pydantic,pydantic_core", "--config", str(config), "--state",
+                   str(state), "gpio", "write", "red_led", "1")
+    assert got.returncode == 0, got.stderr
+    assert got.stdout == "PA5 (red_led) = 1\n" and got.stderr == ""
+
+
+def test_a_daemon_that_cannot_serve_its_socket_does_not_start(config: Path, state: Path) -> None:
+    got = _blocked("uvicorn", "--config", str(config), "--state", str(state), "run", "--no-http")
+    assert got.returncode == 1
+    assert "needs the mcp extra" in got.stderr and "edge-agent[linux,mcp]" in got.stderr
+    assert not (state / "daemon.json").exists()
