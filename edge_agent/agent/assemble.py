@@ -46,8 +46,8 @@ def open_agent(settings: Settings, state_dir: Path) -> Iterator[Agent]:
         memory = _open_memory(settings, state_dir)
     caller = LazyToolCaller(settings, state_dir)
     agent_state = AgentState(state_dir, settings.kumiho.secret_policy)
-    agent = Agent(settings, hardware=hardware, memory=memory, caller=caller, chain=ProviderChain(settings),
-                  state=agent_state)
+    agent = Agent(settings, hardware=hardware, memory=memory, caller=caller,
+                  chain=ProviderChain(settings, probes=agent_state), state=agent_state)
     try:
         yield agent
     finally:

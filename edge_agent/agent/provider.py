@@ -16,6 +16,7 @@ once as :class:`ModelOutputError` for the turn to handle (retry once, then answe
 from __future__ import annotations
 
 import errno
+import hashlib
 import ipaddress
 import logging
 import os
@@ -23,9 +24,10 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from edge_agent.config import Settings, provider_url, redact_url
+from edge_agent.agent.toolmode import prompt_mode
+from edge_agent.config import Settings, redact_url, resolve_provider
 from edge_agent.errors import BackendUnavailable, ModelOutputError, ProviderError
 
 log = logging.getLogger(__name__)
@@ -59,6 +61,8 @@ class Provider:
     spec: str
     url: str
     client: Any = None
+    api_key: str = ""
+    tool_calls: str = "auto"  # auto | native | prompt
 
     @property
     def shown(self) -> str:
@@ -118,15 +122,21 @@ def _refused(exc: BaseException) -> bool:
 class ProviderChain:
     """The default provider, then the fallbacks, each with retries and backoff."""
 
-    def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep) -> None:
-        specs = [settings.default_provider, *settings.reliability.fallback_providers]
-        self.providers = [Provider(s, provider_url(s)) for s in dict.fromkeys(specs)]
+    def __init__(self, settings: Settings, *, sleep: Callable[[float], None] = time.sleep,
+                 probes: ProbeCache | None = None) -> None:
+        specs = list(dict.fromkeys([settings.default_provider, *settings.reliability.fallback_providers]))
+        self.providers = []
+        for i, spec in enumerate(specs):
+            url, entry = resolve_provider(spec, settings.providers)
+            provider = Provider(spec, url, tool_calls=entry.tool_calls if entry is not None else "auto")
+            provider.api_key = _key_for(provider, entry, settings if i == 0 else None)
+            self.providers.append(provider)
         self.model = settings.default_model
         self.temperature = settings.default_temperature
         self.timeout = settings.provider_timeout_secs
         self.retries = settings.reliability.provider_retries
         self.backoff_s = settings.reliability.provider_backoff_ms / 1000
-        self._api_key = os.environ.get(API_KEY_ENV) or settings.api_key
+        self.probes = probes
         self._sleep = sleep
 
     def _client(self, provider: Provider) -> Any:
@@ -135,9 +145,45 @@ class ProviderChain:
 
             # The SDK insists on some key; with none configured the Authorization header is omitted on
             # each request instead (local servers expect none).
-            provider.client = openai.OpenAI(base_url=provider.url, api_key=self._api_key or "no-key",
+            provider.client = openai.OpenAI(base_url=provider.url, api_key=provider.api_key or "no-key",
                                             timeout=self.timeout, max_retries=0)
         return provider.client
+
+    def mode(self, provider: Provider) -> str:
+        """How this provider takes tools: "native" or "prompt" (``tool_calls = "auto"`` probes once)."""
+        if provider.tool_calls != "auto":
+            return provider.tool_calls
+        key = _probe_key(provider.url)
+        known = self.probes.probed_mode(key, self.model) if self.probes is not None else None
+        if known is None:
+            known = self._probe(provider)
+            if known is not None and self.probes is not None:
+                self.probes.note_probe(key, self.model, known)
+        provider.tool_calls = known or "native"  # unknown (server down): native, probed again next process
+        return provider.tool_calls
+
+    def _probe(self, provider: Provider) -> str | None:
+        """Ask the server for one token with one tool declared: accepted -> native, refused over the tools ->
+        prompt; None when the probe says nothing about tools (server down, model missing)."""
+        openai = _sdk()
+        kwargs: dict[str, Any] = {"model": self.model, "max_tokens": 1, "temperature": 0,
+                                  "messages": [{"role": "user", "content": "ping"}], "tools": [PROBE_TOOL]}
+        if not provider.api_key:
+            kwargs["extra_headers"] = {"Authorization": openai.Omit()}
+        try:
+            self._client(provider).chat.completions.create(**kwargs)
+        except openai.APIStatusError as exc:
+            detail = _detail(exc)
+            if exc.status_code in (400, 422, 500, 501) and re.search(r"tool|jinja|function", detail, re.I):
+                log.info("provider %s refuses the tools field (%s): tools go in the prompt", provider.shown_url,
+                         detail)
+                return "prompt"
+            return None
+        except openai.APIError:
+            return None
+        except (ValueError, TypeError, AttributeError):
+            return None
+        return "native"
 
     def warm(self) -> None:
         """Import the SDK and make the first provider's client now (a chat does it while the user types)."""
@@ -156,7 +202,10 @@ class ProviderChain:
                 if attempt:
                     self._sleep(self.backoff_s * 2 ** (attempt - 1))
                 try:
-                    reply = self._request(provider, messages, tools, on_token)
+                    if tools and self.mode(provider) == "prompt":
+                        reply = self._request(provider, prompt_mode(messages, tools), None, on_token)
+                    else:
+                        reply = self._request(provider, messages, tools, on_token)
                 except _Refused as exc:
                     reason = str(exc)
                     log.info("provider %s refused the connection; trying the next one", provider.shown_url)
@@ -183,7 +232,7 @@ class ProviderChain:
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if tools:
             kwargs["tools"] = tools
-        if not self._api_key:
+        if not provider.api_key:
             kwargs["extra_headers"] = {"Authorization": openai.Omit()}
         try:
             client = self._client(provider)
@@ -211,7 +260,8 @@ class ProviderChain:
         except openai.RateLimitError as exc:
             raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
         except openai.APIStatusError as exc:
-            hint = {401: "check api_key or EDGE_AGENT_API_KEY", 403: "check api_key or EDGE_AGENT_API_KEY",
+            key_hint = "check the provider's api_key_env or api_key"
+            hint = {401: key_hint, 403: key_hint,
                     404: f"is the model {self.model!r} pulled/served there, and the URL right?"}.get(exc.status_code)
             raise ProviderError(f"HTTP {exc.status_code}: {_detail(exc)}" + (f" ({hint})" if hint else "")) from None
         except openai.APIError as exc:  # an error event inside a stream (no status of its own)
@@ -224,6 +274,42 @@ class ProviderChain:
             raise _Retryable(f"the reply is not a valid chat completion ({type(exc).__name__}: {exc})") from None
         except RecursionError:  # a body nested deeper than the JSON decoder can follow
             raise _Retryable("the reply is not a valid chat completion (JSON nested too deeply)") from None
+
+
+PROBE_TOOL = {"type": "function", "function": {"name": "ping", "description": "Answer a ping.",
+                                              "parameters": {"type": "object", "properties": {}}}}
+
+
+class ProbeCache(Protocol):
+    def probed_mode(self, url: str, model: str) -> str | None: ...
+
+    def note_probe(self, url: str, model: str, mode: str) -> None: ...
+
+
+def _probe_key(url: str) -> str:
+    """What the probe cache keys a server by: a digest, so a password in the URL is not stored."""
+    return hashlib.sha256(url.encode()).hexdigest()[:32]
+
+
+def _key_for(provider: Provider, entry: Any, default_settings: Settings | None) -> str:
+    """The API key this provider gets: its entry's (api_key_env, then api_key); the default provider alone also
+    gets the top-level api_key / EDGE_AGENT_API_KEY. Never over plain http to another host without opt-in."""
+    key = ""
+    if entry is not None and entry.api_key_env:
+        key = os.environ.get(entry.api_key_env, "")
+        if not key:
+            log.warning("provider %s: the environment variable %s is not set; no API key sent",
+                        provider.shown, entry.api_key_env)
+    elif entry is not None and entry.api_key:
+        key = entry.api_key
+    elif default_settings is not None:
+        key = os.environ.get(API_KEY_ENV) or default_settings.api_key
+    if key and provider.url.lower().startswith("http://") and not is_loopback(provider.url) and \
+            not (entry is not None and entry.allow_plain_http_key):
+        log.warning("provider %s: not sending its API key over plain http to another host; use https, or set "
+                    "allow_plain_http_key = true in its [providers] entry", provider.shown)
+        return ""
+    return key
 
 
 def _sdk() -> Any:

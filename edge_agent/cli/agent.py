@@ -69,12 +69,12 @@ def run(args: argparse.Namespace) -> int:
 def _settings(args: argparse.Namespace) -> Any:
     """The configuration with --provider, --model and --compact applied (checked as the file's keys are)."""
     from edge_agent.cli._common import settings_from
-    from edge_agent.config import provider_url
+    from edge_agent.config import resolve_provider
 
     settings = settings_from(args)
     update: dict[str, Any] = {}
     if args.provider:
-        provider_url(args.provider)  # ConfigError naming the forms when it is none
+        resolve_provider(args.provider, settings.providers)  # ConfigError naming the forms when it is none
         update["default_provider"] = args.provider.strip()
     if args.model is not None:
         if not args.model.strip():

@@ -15,9 +15,11 @@ from edge_agent.config.agent import (
     PROVIDER_URLS,
     AgentConfig,
     AutonomyConfig,
+    ProviderEntry,
     ReliabilityConfig,
     provider_url,
     redact_url,
+    resolve_provider,
 )
 from edge_agent.config.device import DeviceConfig
 from edge_agent.config.hardware import AdapterSafety, HardwareConfig, SafetyConfig
@@ -53,6 +55,7 @@ __all__ = [
     "MemoryConfig",
     "MemoryPolicy",
     "PeripheralsConfig",
+    "ProviderEntry",
     "RateLimit",
     "ReliabilityConfig",
     "SafetyConfig",
@@ -70,6 +73,7 @@ __all__ = [
     "parse_settings",
     "provider_url",
     "redact_url",
+    "resolve_provider",
     "to_toml",
     "toml_key",
     "toml_value",

@@ -70,12 +70,74 @@ def provider_url(spec: str) -> str:
     raise ConfigError(f"unknown provider {spec!r}; use {_PROVIDER_FORMS}")
 
 
+_ENTRY_NAME = re.compile(r"[A-Za-z0-9_.-]{1,64}")
+
+
 def _check_provider(v: str) -> str:
+    """A provider string in one of the forms; a bare name may also be a ``[providers.NAME]`` entry, which the
+    settings check once every table is read."""
+    if _ENTRY_NAME.fullmatch(v.strip()):
+        return v.strip()
     try:
         provider_url(v)
     except ConfigError as exc:
         raise ValueError(str(exc)) from None
     return v.strip()
+
+
+class ProviderEntry(_Section):
+    """One ``[providers.NAME]`` table: a model server, its key, and how it takes tool calls.
+
+    ``default_provider`` and ``fallback_providers`` name the entry. An entry named like a built-in
+    provider (``openai``, ``ollama``...) may leave ``url`` empty and only add a key or a tool-call mode.
+    """
+
+    url: str = Field("", description="OpenAI-compatible base URL (http:// or https://); empty keeps a named "
+                     "provider's usual address.")
+    api_key_env: str = Field("", description="Environment variable holding this server's API key (preferred: the "
+                             "key stays out of the file).")
+    api_key: str = Field("", exclude=True, repr=False, description="This server's API key; never printed. A key "
+                         "is sent only to the entry it belongs to.")
+    tool_calls: Literal["auto", "native", "prompt"] = Field(
+        "auto", description="native: send the OpenAI `tools` field; prompt: describe the tools in the system "
+        "prompt and read calls from the reply's text; auto: probe the server once (the result is kept in the "
+        "state directory).")
+    allow_plain_http_key: bool = Field(False, description="Send the key over plain http to a host that is not "
+                                       "this machine (it crosses the network readable by anyone on the path).")
+
+    @field_validator("url")
+    @classmethod
+    def _url(cls, v: str) -> str:
+        v = v.strip().rstrip("/")
+        if v and not re.fullmatch(r"https?://[^\s/?#]+(/[^\s?#]*)?", v):
+            raise ValueError("must be an http:// or https:// base URL such as http://10.0.0.5:8080/v1")
+        return v
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _env(cls, v: str) -> str:
+        if v and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", v):
+            raise ValueError("must be an environment variable name such as OPENAI_API_KEY")
+        return v
+
+
+def resolve_provider(spec: str, entries: dict[str, ProviderEntry]) -> tuple[str, ProviderEntry | None]:
+    """(base URL, its ``[providers]`` entry or None) for a provider string; ConfigError when it is neither a
+    configured entry nor one of the built-in forms."""
+    name = spec.strip()
+    entry = entries.get(name)
+    if entry is not None:
+        if entry.url:
+            return entry.url, entry
+        if name.lower() in PROVIDER_URLS:
+            return PROVIDER_URLS[name.lower()], entry
+        raise ConfigError(f"providers.{name}: needs url = \"http://host:port/v1\" (only the built-in names "
+                          f"{', '.join(PROVIDER_URLS)} have a default address)")
+    if _ENTRY_NAME.fullmatch(name) and name.lower() not in PROVIDER_URLS:
+        known = ", ".join(sorted(entries)) or "none"
+        raise ConfigError(f"unknown provider {spec!r}: not a [providers.NAME] entry (entries: {known}) nor one of "
+                          f"{_PROVIDER_FORMS}")
+    return provider_url(name), None
 
 
 class ReliabilityConfig(_Section):

@@ -5,14 +5,24 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from edge_agent.config.agent import redact_url
 from edge_agent.config.settings import Settings
 
 
 def to_toml(settings: Settings) -> str:
-    """Render the effective configuration as TOML (for `edge-agent config check`); it parses back equal."""
+    """Render the effective configuration as TOML (for `edge-agent config check`); it parses back equal,
+    except that a password inside a URL (``http://user:pass@host``) is printed as ``***``."""
     import tomli_w
 
-    return tomli_w.dumps(_without_none(settings.model_dump(mode="json")))
+    return tomli_w.dumps(_redacted(_without_none(settings.model_dump(mode="json"))))
+
+
+def _redacted(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _redacted(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redacted(v) for v in value]
+    return redact_url(value) if isinstance(value, str) else value
 
 
 def toml_value(value: Any) -> str:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError, field_validator, model_validator
 
 from edge_agent.config._base import _Section
-from edge_agent.config.agent import _PROVIDER_FORMS, AgentConfig, AutonomyConfig, ReliabilityConfig, _check_provider
+from edge_agent.config.agent import (
+    _PROVIDER_FORMS,
+    AgentConfig,
+    AutonomyConfig,
+    ProviderEntry,
+    ReliabilityConfig,
+    _check_provider,
+    resolve_provider,
+)
 from edge_agent.config.device import DeviceConfig
 from edge_agent.config.hardware import HardwareConfig
 from edge_agent.config.kumiho import KumihoConfig
@@ -25,8 +34,9 @@ class Settings(_Section):
     default_provider: str = Field("ollama", description=f"Model server: {_PROVIDER_FORMS}.")
     default_model: str = Field("qwen2.5:3b", description="Model name as the provider knows it.")
     default_temperature: float = Field(0.7, ge=0.0, le=2.0)
-    api_key: str = Field("", exclude=True, repr=False, description="Provider API key; EDGE_AGENT_API_KEY wins. "
-                         "Empty sends no Authorization header (local servers need none). Never printed.")
+    api_key: str = Field("", exclude=True, repr=False, description="API key of default_provider only "
+                         "(EDGE_AGENT_API_KEY wins); fallbacks get their own in [providers.NAME]. Empty sends no "
+                         "Authorization header (local servers need none). Never printed.")
     provider_timeout_secs: float = Field(120.0, gt=0, le=3600, description="Per request; on-device models are slow.")
     device: DeviceConfig = Field(default_factory=DeviceConfig)
     peripherals: PeripheralsConfig = Field(default_factory=PeripheralsConfig)
@@ -39,6 +49,8 @@ class Settings(_Section):
     server: ServerConfig = Field(default_factory=ServerConfig)
     watch: list[WatchConfig] = Field(default_factory=list)
     reliability: ReliabilityConfig = Field(default_factory=ReliabilityConfig)
+    providers: dict[str, ProviderEntry] = Field(default_factory=dict, description="Named model servers "
+                                                "([providers.NAME]): URL, API key, tool-call mode.")
 
     # Where the file came from (None = embedded defaults); relative paths resolve against its folder.
     source: Path | None = Field(None, exclude=True)
@@ -47,6 +59,16 @@ class Settings(_Section):
     @classmethod
     def _provider(cls, v: str) -> str:
         return _check_provider(v)
+
+    @model_validator(mode="after")
+    def _providers_resolve(self) -> Settings:
+        keys = ["default_provider"] + ["reliability.fallback_providers"] * len(self.reliability.fallback_providers)
+        for key, spec in zip(keys, [self.default_provider, *self.reliability.fallback_providers], strict=True):
+            try:
+                resolve_provider(spec, self.providers)
+            except ConfigError as exc:
+                raise ValueError(f"{key}: {exc}") from None
+        return self
 
     @field_validator("default_model")
     @classmethod
@@ -59,11 +81,16 @@ class Settings(_Section):
         return self.peripherals.datasheet_path(self.source.parent if self.source else None)
 
 
+_KEYED = re.compile(r"^([a-z_]+(?:\.[a-z_]+)*): ")
+
+
 def _format_errors(exc: ValidationError, origin: str) -> str:
     lines = []
     for err in exc.errors():
         path = ".".join(str(p) for p in err["loc"]) or "(top level)"
         msg = str(err["msg"]).removeprefix("Value error, ")  # the sentence is ours; pydantic's tag adds nothing
+        if not err["loc"] and (named := _KEYED.match(msg)):  # a check across sections names its key itself
+            path, msg = named.group(1), msg[named.end():]
         if err["type"] == "extra_forbidden":
             msg = "unknown key" + _allowed_keys_hint(err["loc"])
         elif err["type"] == "literal_error":

@@ -69,6 +69,10 @@ class ScriptedModel:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.request_times: list[float] = []
+        # The one-token request a provider's tool-call mode is probed with is answered apart from the
+        # script: accepted, or refused the way llama.cpp's server refuses `tools` without --jinja.
+        self.probes: list[dict[str, Any]] = []
+        self.refuse_tools = False
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -79,6 +83,16 @@ class ScriptedModel:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = json.loads(self.rfile.read(int(self.headers.get("content-length", 0))) or b"{}")
+                if body.get("max_tokens") == 1 and [t["function"]["name"] for t in body.get("tools", [])] == ["ping"]:
+                    model.probes.append(body)
+                    model._answer(self, Step(kind="status", status=500, message="tools param requires --jinja flag")
+                                  if model.refuse_tools else Step(content="p"), False)
+                    return
+                if model.refuse_tools and body.get("tools"):
+                    model.requests.append(body)
+                    model._answer(self, Step(kind="status", status=500, message="tools param requires --jinja flag"),
+                                  False)
+                    return
                 model.requests.append(body)
                 model.headers.append({k.lower(): v for k, v in self.headers.items()})
                 model.request_times.append(time.time())

@@ -83,7 +83,9 @@ def test_harness_judges_real_turns_by_their_effect(tmp_path: Path, model: Any, s
     assert any("pump relay" in m["content"] for r in model.requests for m in r["messages"] if m["role"] == "user")
     s = summarize(list(results.values()))
     assert (s["tasks"], s["passed"], s["spurious_writes"], s["calls"], s["valid_calls"]) == (4, 2, 0, 3, 3)
-    assert s["requests"] == len(model.requests) == 7
+    # Seven turn requests, and one probe of the tool-call mode, kept in the state directory for the rest.
+    assert len(model.requests) == 7 and len(model.probes) == 1
+    assert s["requests"] == len(model.requests) + len(model.probes)
 
 
 def test_judge_counts_invalid_calls_and_writes_outside_the_policy() -> None:
