@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from edge_agent import __version__
-from edge_agent.dashboard.chart import line_chart
+from edge_agent.dashboard.chart import format_value, line_chart
 from edge_agent.errors import EdgeAgentError
 from edge_agent.runtime import AdapterSlot, Runtime
 
@@ -186,6 +186,9 @@ class Collector:
                 status["scores"] = hist["scores"][-20:]
                 status["recent_captures"] = _plain(hist["captures"][-10:])
                 status["readings"] = len(hist["t"])
+            score = status.get("last_score")
+            # The page shows this text, formatted as the chart's labels are (a tiny score is not "0.0000").
+            status["last_score_text"] = format_value(float(score)) if isinstance(score, int | float) else None
             out.append(status)
         return out
 

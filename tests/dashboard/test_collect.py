@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +11,7 @@ import pytest
 
 from edge_agent.bus import open_adapter
 from edge_agent.config import Settings, load_settings
-from edge_agent.dashboard.chart import line_chart
+from edge_agent.dashboard.chart import format_value, line_chart
 from edge_agent.dashboard.collect import Collector, scan_grid
 from edge_agent.mcp.tools import Tools
 from edge_agent.runtime import Runtime
@@ -112,6 +113,9 @@ def test_watch_readings_are_plotted_with_model_score_and_captures(state: Path) -
         if watch.model is not None:  # the demo runs its bundled model when an interpreter is installed
             assert names[3] == "model score" and page["last_score"] is not None
             assert f'data-points="{len(watch.scores)}"' in charts[3] and watch.scores
+            # The facts show the score formatted as its chart's last value is.
+            assert page["last_score_text"] == format_value(page["last_score"])
+            assert f'class="last">{page["last_score_text"]}<' in charts[3]
     finally:
         rt.close()
 
@@ -124,6 +128,23 @@ def test_a_chart_marks_captures_and_escapes_names() -> None:
     assert "no readings yet" in line_chart([], [], label="x")
     many = line_chart(list(range(1000)), [float(i % 7) for i in range(1000)], label="x")
     assert many.split('points="')[2].count(",") <= 160
+
+
+def test_values_are_formatted_one_way_and_tiny_scores_are_not_rounded_to_zero() -> None:
+    assert [format_value(v) for v in (21.5, 1013.25, 0.0, 3.51e-07, 123456.0, -0.004)] == [
+        "21.5", "1013.25", "0", "3.51e-07", "1.23e+05", "-0.004"]
+
+
+def test_the_min_and_max_labels_sit_right_of_the_line_and_a_time_axis_runs_under_it() -> None:
+    svg = line_chart([1000.0, 1060.0, 1120.0], [1013.25, 1009.5, 1011.0], label="pressure_hpa", unit="hPa")
+    xs = [float(p.split(",")[0]) for p in svg.split('<polyline points="')[1].split('"')[0].split()]
+    scale_x = [float(x) for x in re.findall(r'<text x="([\d.]+)" y="[\d.]+" text-anchor="end" class="scale">', svg)]
+    labels = re.findall(r'class="scale">([^<]+)<', svg)
+    assert labels == ["1013.25", "1009.5"]
+    # A right-anchored label of n characters reaches at most 6 units per character to the left of its x.
+    assert max(xs) < min(scale_x) - 6 * max(len(s) for s in labels)
+    times = re.findall(r'class="time" data-t="([\d.]+)">(\d\d:\d\d:\d\d)<', svg)
+    assert [float(t) for t, _ in times] == [1000.0, 1120.0] and '<g class="axis">' in svg
 
 
 def test_memory_counts_by_category_and_namespace_and_the_response_cache(tmp_path: Path) -> None:

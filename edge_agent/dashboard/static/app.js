@@ -85,6 +85,8 @@ function renderWatches(watches) {
   $("watch-list").replaceChildren(...(watches.length ? watches.map((w) => {
     const charts = el("div", { class: "charts" });
     charts.innerHTML = (w.charts || []).join("");
+    // The time axis is drawn with the device's clock; show it in this browser's time zone, as the captures are.
+    for (const t of charts.querySelectorAll("text[data-t]")) t.textContent = when(Number(t.dataset.t));
     const caps = (w.recent_captures || []).slice().reverse();
     return el("div", { class: "watch", "data-watch": w.name, "data-ok": w.state !== "error" && w.state !== "backoff" },
       el("h3", {}, `${w.name} `, el("span", { class: "state" }, w.state)),
@@ -92,7 +94,7 @@ function renderWatches(watches) {
         w.interval_s ? `, every ${w.interval_s} s` : ""),
       el("dl", { class: "facts" },
         el("dt", {}, "Samples"), el("dd", {}, w.samples ?? "—"),
-        el("dt", {}, "Model score"), el("dd", { class: "score" }, w.last_score === null || w.last_score === undefined ? "—" : Number(w.last_score).toFixed(4)),
+        el("dt", {}, "Model score"), el("dd", { class: "score" }, w.last_score_text ?? "—"),
         el("dt", {}, "Captures"), el("dd", { class: "capture-count" }, w.captures ?? 0),
         el("dt", {}, "Last error"), el("dd", {}, w.last_error || "—")),
       charts,
@@ -106,10 +108,18 @@ function counts(table, obj) {
 }
 
 function renderSync(s) {
+  const queued = ["Queued", s.queued ?? s.outbox_depth ?? 0];
+  if (!s.enabled) {
+    // Turned off is a setting, not an error: say so, and what is still waiting in the outbox.
+    facts($("sync-facts"), [["Sync", "off ([kumiho] enabled = false)"], queued]);
+    return;
+  }
   const err = s.last_error ? `${s.last_error.code || ""} ${s.last_error.message || s.last_error.detail || JSON.stringify(s.last_error)} ${s.last_error.at || ""}` : "";
-  facts($("sync-facts"), [["Enabled", s.enabled ? "yes" : "no"], ["Running", s.running ? "yes" : "no"],
-    ["Queued", s.queued ?? s.outbox_depth ?? 0], ["In flight", s.in_flight ?? 0], ["Dead letters", s.dead_letters ?? 0],
-    ["Last success", s.last_success || "never"], ["Last error", err || s.error || s.detail || ""]]);
+  const rows = [["Sync", s.running ? "running" : "not running"], queued, ["In flight", s.in_flight ?? 0],
+    ["Dead letters", s.dead_letters ?? 0], ["Last success", s.last_success || "never"]];
+  if (!s.running && s.detail) rows.push(["Why", s.detail]);
+  rows.push(["Last error", err || s.error || "none"]);
+  facts($("sync-facts"), rows);
 }
 
 function renderMemory(m, c) {
