@@ -213,7 +213,8 @@ class UnknownPinError(PinError):
         self.sources = list(sources) if sources is not None else []  # where each suggestion comes from
         shown = [f"{s} ({src})" for s, src in zip(suggestions, self.sources, strict=False)] + suggestions[
             len(self.sources):]
-        hint = f"; did you mean {', '.join(shown)}?" if suggestions else ""
+        # A list rather than a question, so the next step can follow after "; " without a stray "?;".
+        hint = f"; the closest names are {', '.join(shown)}" if suggestions else ""
         super().__init__(
             f"{board} has no pin or alias {echo(name)}{hint}",
             hint=NextStep("to see every name", command=f"edge-agent pins list --board {board}",

@@ -22,6 +22,11 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
                 "NOTIFY_SOCKET", "WATCHDOG_USEC", "KUMIHO_AUTH_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    # An edge-agent.toml in the checkout (where the docs suggest one) is the developer's, not the test's:
+    # each test runs from an empty directory of its own, so ./edge-agent.toml is never found.
+    cwd = tmp_path / "cwd"
+    cwd.mkdir(exist_ok=True)
+    monkeypatch.chdir(cwd)
 
 
 @pytest.fixture

@@ -13,6 +13,7 @@ import logging
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
@@ -33,8 +34,48 @@ COMMAND_MODULES = (
 )
 
 
+#: Spellings a newcomer tries, with the command that does it (shown instead of a bare "invalid choice").
+COMMON_SPELLINGS: dict[tuple[str, str], str] = {
+    ("i2c", "scan"): "edge-agent bus scan",
+    ("i2c", "detect"): "edge-agent bus scan",
+    ("i2c", "list"): "edge-agent bus scan",
+    ("gpio", "list"): "edge-agent pins list",
+    ("gpio", "set"): "edge-agent gpio write PIN 0|1",
+    ("gpio", "get"): "edge-agent gpio read PIN",
+    ("sensor", "list"): "edge-agent sensor read --help (it lists the sensor drivers)",
+    ("sensor", "get"): "edge-agent sensor read SENSOR",
+    ("pins", "show"): "edge-agent pins list",
+    ("bus", "list"): "edge-agent bus backends",
+    ("scan", ""): "edge-agent bus scan",
+}
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a hint after an unknown command: the command that does it, or the closest names."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.format_usage()}{self.prog}: error: {message}{_did_you_mean(self.prog, message)}\n")
+
+
+def _did_you_mean(prog: str, message: str) -> str:
+    import difflib
+    import re
+
+    found = re.search(r"invalid choice: '([^']*)' \(choose from (.*)\)", message)
+    if found is None:
+        return ""
+    given, choices = found.group(1), re.findall(r"'([^']*)'", found.group(2))
+    area = prog.split()[-1] if len(prog.split()) > 1 else ""
+    known = COMMON_SPELLINGS.get((area, given)) or COMMON_SPELLINGS.get((given, ""))
+    if known:
+        command, _, note = known.partition(" (")
+        return f"; did you mean `{command}`{f' ({note}' if note else ''}?"
+    close = difflib.get_close_matches(given, choices, n=3, cutoff=0.6)
+    return f"; did you mean {' or '.join(f'`{prog} {c}`' for c in close)}?" if close else ""
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="edge-agent",
         description="Edge runtime that lets AI agents work with real hardware boards safely, offline.",
     )

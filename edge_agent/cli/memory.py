@@ -26,6 +26,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     s.add_argument("--importance", type=float, default=0.5, help="0 to 1 (default 0.5)")
     s.add_argument("--timestamp", help="RFC 3339 time of the entry (default now)")
     s.add_argument("--title", default="", help="short title shown in recall and engage results")
+    s.add_argument("--json", action="store_true", help="print the stored entry as JSON")
     s.set_defaults(handler=_store)
 
     g = msub.add_parser("get", help="show the live entry stored under KEY")
@@ -146,9 +147,13 @@ class _CliInputError(EdgeAgentError, ValueError):
 
 def _store(args: argparse.Namespace) -> int:
     content = sys.stdin.read() if args.content == "-" else args.content
-    print_json(_op(args, "memory_store", key=args.key, content=content, category=args.category,
-                   namespace=args.namespace, session=args.session, importance=args.importance,
-                   timestamp=args.timestamp, title=args.title))
+    entry = _op(args, "memory_store", key=args.key, content=content, category=args.category,
+                namespace=args.namespace, session=args.session, importance=args.importance,
+                timestamp=args.timestamp, title=args.title)
+    if args.json:
+        print_json(entry)
+    else:
+        print(f"stored {entry['key']} [{entry['category']}] in {entry['namespace']} ({entry['source_ref']})")
     return 0
 
 

@@ -172,7 +172,20 @@ def _status(args: argparse.Namespace) -> int:
         print_json(data)
         return 0
     print(render_status(data))
+    if data.get("running") and (note := _config_note(args, data.get("config"))):
+        print(note)
     return 0
+
+
+def _config_note(args: argparse.Namespace, running: object) -> str:
+    """When the daemon runs with another configuration than a command here would load, say so (once, here:
+    every command beside the daemon runs there, under the daemon's configuration)."""
+    wanted = _config_path(args)
+    mine = str(wanted.resolve()) if wanted is not None else "embedded defaults"
+    if running in (None, mine):
+        return ""
+    return (f"note: commands run in the daemon under its configuration ({running}), not {mine}, which a command "
+            "would load here without a daemon; restart the daemon with --config to change it")
 
 
 def render_status(data: dict[str, Any]) -> str:

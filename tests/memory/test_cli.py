@@ -20,8 +20,11 @@ def run(state: Path, *argv: str, capsys: pytest.CaptureFixture[str]) -> tuple[in
 
 def test_store_get_list_and_forget(state: Path, capsys: pytest.CaptureFixture[str]) -> None:
     rc, out, _ = run(state, "memory", "store", "--key", "led", "--content", "LD2 is on PA5", "--category", "Daily",
-                     "--importance", "0.7", "--timestamp", "2026-01-02T03:04:05Z", capsys=capsys)
+                     "--importance", "0.7", "--timestamp", "2026-01-02T03:04:05Z", "--json", capsys=capsys)
     assert rc == 0 and json.loads(out)["category"] == "daily"
+    rc, out, _ = run(state, "memory", "store", "--key", "fan", "--content", "the fan relay is on D7", capsys=capsys)
+    assert rc == 0 and out.startswith("stored fan [core] in default (mem://")  # text unless --json
+    assert run(state, "memory", "forget", "fan", capsys=capsys)[0] == 0
     rc, out, _ = run(state, "memory", "get", "led", capsys=capsys)
     got = json.loads(out)
     assert (got["content"], got["importance"]) == ("LD2 is on PA5", 0.7)
@@ -165,7 +168,7 @@ def test_provenance_and_audit(state: Path, tmp_path: Path, capsys: pytest.Captur
     cfg = tmp_path / "edge-agent.toml"
     cfg.write_text("[memory]\naudit_enabled = true\n")
     rc, out, _ = main_with_config(cfg, state, "memory", "store", "--key", "src", "--content", "BME280 at 0x76",
-                                  capsys=capsys)
+                                  "--json", capsys=capsys)
     src = json.loads(out)
     f = tmp_path / "r.json"
     f.write_text(json.dumps({"session_id": "s", "captures": [{"type": "fact", "title": "t", "content": "derived"}],

@@ -76,7 +76,7 @@ def test_the_response_kept_in_working_memory_is_redacted_too(store: MemoryStore)
 def test_memory_store_of_an_entry_with_a_bearer_token_stores_it_redacted(
         state: Path, capsys: pytest.CaptureFixture[str]) -> None:
     content = f"call the gateway with Authorization: Bearer {BEARER} from the bench pi"
-    rc, out, _ = run(state, "memory", "store", "--key", "gateway", "--content", content, capsys=capsys)
+    rc, out, _ = run(state, "memory", "store", "--key", "gateway", "--content", content, "--json", capsys=capsys)
     assert rc == 0 and BEARER not in out and "[REDACTED:bearer_token:" in json.loads(out)["content"]
     rc, out, _ = run(state, "memory", "get", "gateway", capsys=capsys)
     assert rc == 0 and BEARER not in out and "from the bench pi" in out

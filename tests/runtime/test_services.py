@@ -140,3 +140,25 @@ def test_a_daemon_that_cannot_serve_its_socket_does_not_start(config: Path, stat
     assert got.returncode == 1
     assert "needs the mcp extra" in got.stderr and "edge-agent[linux,mcp]" in got.stderr
     assert not (state / "daemon.json").exists()
+
+
+def test_the_configuration_note_is_said_in_status_not_on_every_routed_command(
+        daemon_factory: Any, state: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.cli import main
+
+    d = daemon_factory(None)  # the embedded defaults
+    d.wait_ready()
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "edge-agent.toml").write_text(SIM_BOARD)  # found on its own by every command run here
+    monkeypatch.chdir(work)
+    assert main(["--state", str(state), "gpio", "read", "red_led"]) == 0
+    assert capsys.readouterr().err == ""  # routed, and nothing to say about it
+    assert main(["--state", str(state), "status"]) == 0
+    out = capsys.readouterr().out
+    assert "note: commands run in the daemon under its configuration (embedded defaults)" in out
+    assert str(work / "edge-agent.toml") in out
+    # Named on the command line, a different file matters to the command: it is told at once.
+    assert main(["--state", str(state), "--config", str(work / "edge-agent.toml"), "gpio", "read", "red_led"]) == 0
+    assert "runs with the embedded defaults" in capsys.readouterr().err
