@@ -13,6 +13,7 @@ so no extra dependency. Logs are one line per record; under journald each line c
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import faulthandler
 import json
 import logging
@@ -269,7 +270,8 @@ class Daemon:
             if summary != self._last_summary:  # e.g. a component failed: `systemctl status` shows it
                 self._last_summary = summary
                 self.notifier.status(summary)
-        log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
+        if flags.signal_name != "SIGINT":  # Ctrl-C has said so already
+            log.info("stopping on %s: finishing the current bus transaction, then closing", flags.signal_name)
         if self._reload_task is not None and not self._reload_task.done():
             await self._reload_task
         return 0
@@ -278,6 +280,9 @@ class Daemon:
 
     def _on_stop(self, sig: int) -> None:
         assert self._flags is not None
+        if sig == signal.SIGINT and not self._flags.stop.is_set():
+            # Someone at a terminal pressed Ctrl-C: answer at once and whatever the log level, in one line.
+            _say(STOPPING_ON_CTRL_C)
         self._flags.signal_name = signal.Signals(sig).name
         self._flags.stop.set()
 
@@ -526,6 +531,15 @@ def limit_malloc_arenas(arenas: int = ARENAS) -> bool:
     return bool(mallopt(_M_ARENA_MAX, arenas))
 
 
+STOPPING_ON_CTRL_C = "edge-agent: Ctrl-C: stopping (finishing the current bus transaction, then closing)"
+
+
+def _say(line: str) -> None:
+    """One line for the person at the terminal, on stderr, past the log level."""
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+
+
 def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
     """Load settings and run the daemon in the foreground (the `edge-agent run` handler)."""
     limit_malloc_arenas()  # before any thread exists
@@ -541,6 +555,9 @@ def run_daemon(options: DaemonOptions, verbosity: int = 0) -> int:
         log.info("edge-agent starting: config %s, state %s", options.config_path or "embedded defaults",
                  options.state_dir)
         code = Daemon(settings, options).run()
+    except KeyboardInterrupt:  # Ctrl-C before the loop took over the signal (during start-up)
+        _say(STOPPING_ON_CTRL_C)
+        code = 130
     finally:
         lock.close()
     sys.stderr.flush()

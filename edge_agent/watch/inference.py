@@ -10,10 +10,15 @@ file fails when the daemon starts, not on the first window.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import logging
+import os
+import re
+import sys
+import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -93,6 +98,36 @@ def interpreter_class() -> tuple[str, Any]:
     )
 
 
+# The interpreters' C++ logger writes its notes ("INFO: Created TensorFlow Lite XNNPACK delegate for CPU.")
+# straight to file descriptor 2, past Python's logging and with no setting that turns them off.
+_NATIVE_NOTE = re.compile(rb"^INFO: ")
+
+
+@contextlib.contextmanager
+def _native_notes_to_debug_log() -> Iterator[None]:
+    """While the interpreter is built, catch what it writes to fd 2: its ``INFO:`` notes go to this module's
+    debug log (one stray line in the daemon's log otherwise); anything else is passed on to stderr as it was."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError):  # no usable fd 2: nothing to keep clean
+        yield
+        return
+    with tempfile.TemporaryFile() as caught:
+        os.dup2(caught.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+            caught.seek(0)
+            for line in caught.read().splitlines(keepends=True):
+                if _NATIVE_NOTE.match(line):
+                    log.debug("TFLite: %s", line.decode("utf-8", "replace").strip())
+                else:
+                    os.write(2, line)
+
+
 def available_backend() -> str | None:
     """Name of the interpreter backend that would be used, or None when the `ml` extra is absent."""
     try:
@@ -129,8 +164,9 @@ class Model:
         _check_file(path)
         backend, interp_cls = interpreter_class()
         try:
-            interp = interp_cls(model_path=str(path), num_threads=num_threads)
-            interp.allocate_tensors()
+            with _native_notes_to_debug_log():
+                interp = interp_cls(model_path=str(path), num_threads=num_threads)
+                interp.allocate_tensors()
         except (ValueError, RuntimeError) as exc:
             raise ModelFileError(
                 f"model {path} could not be loaded by {backend}: {exc}; regenerate it "

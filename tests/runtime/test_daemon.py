@@ -251,3 +251,22 @@ def test_an_operators_malloc_arena_max_is_left_alone() -> None:
     said, arenas = _arenas_used("cap", MALLOC_ARENA_MAX="4")
     assert said == "False"
     assert arenas > 2
+
+
+def test_ctrl_c_says_in_one_line_that_the_daemon_is_stopping_whatever_the_log_level(
+        daemon_factory: Any, tmp_path: Path) -> None:
+    from edge_agent.daemon import STOPPING_ON_CTRL_C
+
+    config = tmp_path / "edge-agent.toml"
+    config.write_text('[device]\nlog_level = "error"\n\n[server]\nhttp_enabled = false\n\n'
+                      '[[watch]]\nname = "bench"\nmodel = { path = "builtin:bme280_anomaly" }\n')
+    d = daemon_factory(config, port=None)
+    d.wait_ready()
+    d.send(signal.SIGINT)
+    assert d.wait_exit() == 0
+    lines = d.log().splitlines()
+    stopping = [line for line in lines if "stopping" in line.lower()]
+    assert stopping == [STOPPING_ON_CTRL_C], lines
+    assert "Ctrl-C" in STOPPING_ON_CTRL_C
+    # The watch loaded its model (when the ml extra is installed) without the runtime's native note.
+    assert not [line for line in lines if line.startswith("INFO: ")], lines

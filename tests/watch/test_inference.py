@@ -29,6 +29,25 @@ def test_bundled_model_is_a_few_kilobytes_and_loads_with_the_first_available_bac
     assert model.input == IN and model.output == OUT
 
 
+def test_the_interpreters_native_info_note_goes_to_the_debug_log_not_stderr(model_path: Path) -> None:
+    # The C++ runtime writes its note once per process, to fd 2: each case runs in a fresh interpreter.
+    def run(body: str) -> subprocess.CompletedProcess[str]:
+        script = textwrap.dedent(f"""
+            import logging, sys
+            logging.basicConfig(stream=sys.stdout, level=logging.DEBUG, format="%(levelname)s %(message)s")
+            from edge_agent.watch.inference import Model, TensorSpec, interpreter_class
+            path = {str(model_path)!r}
+        """) + textwrap.dedent(body)
+        return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+    raw = run("interpreter_class()[1](model_path=path).allocate_tensors()")  # the runtime as it is
+    assert raw.returncode == 0 and "INFO: Created TensorFlow Lite" in raw.stderr
+    loaded = run("Model.load(path, TensorSpec((1, 16, 3)), TensorSpec((1, 1))); print('loaded')")
+    assert loaded.returncode == 0 and "loaded" in loaded.stdout, loaded.stderr
+    assert "INFO:" not in loaded.stderr, loaded.stderr
+    assert "DEBUG TFLite: INFO: Created TensorFlow Lite" in loaded.stdout
+
+
 def test_model_scores_a_quiet_room_low_and_a_temperature_step_high(model_path: Path) -> None:
     model = Model.load(model_path, IN, OUT)
     quiet = _room()
