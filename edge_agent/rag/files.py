@@ -16,6 +16,7 @@ from __future__ import annotations
 import logging
 import os
 import stat
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,12 +52,16 @@ class Problem:
 class DocFile:
     """A datasheet file found under the datasheet directory."""
 
-    path: Path
+    fspath: str  # where to open it (a str: 10,000 Path objects per directory scan add up)
     rel: str  # POSIX path relative to the datasheet directory
     board: str | None  # board tag (file stem, lowercased) or None for generic files
     kind: str  # "text" or "pdf"
     size: int
     mtime_ns: int
+
+    @property
+    def path(self) -> Path:
+        return Path(self.fspath)
 
 
 def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
@@ -96,8 +101,9 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
                 continue
             # Only a symlink can lead outside: a plain entry lies in its (already checked) directory. Resolving
             # every path would cost a readlink per path component per file on a 10,000-file library.
-            real = os.path.realpath(entry.path) if entry.is_symlink() else os.path.join(real_dir, entry.name)
-            if os.path.commonpath([real_root, real]) != real_root:
+            link = entry.is_symlink()
+            real = os.path.realpath(entry.path) if link else os.path.join(real_dir, entry.name)
+            if link and os.path.commonpath([real_root, real]) != real_root:
                 problems.append(_problem(rel, "outside", "is a symlink to a path outside the datasheet directory; "
                                          "not indexed (copy the file into the directory to index it)"))
                 continue
@@ -122,9 +128,46 @@ def scan(root: Path) -> tuple[list[DocFile], list[Problem]]:
                 kind = "pdf"
             else:
                 continue
-            files.append(DocFile(Path(entry.path), rel, board_tag(rel), kind, est.st_size, est.st_mtime_ns))
+            files.append(DocFile(entry.path, rel, board_tag(rel), kind, est.st_size, est.st_mtime_ns))
 
     walk(root, "")
+    return files, problems
+
+
+def scan_paths(root: Path, rels: Iterable[str]) -> tuple[list[DocFile], list[Problem]]:
+    """The files among `rels` (POSIX paths relative to `root`) that :func:`scan` would list, checked the
+    same way (dotfiles, folder descriptions, ``.ragignore``, symlinks leaving the directory, suffixes),
+    in sorted order. A path that no longer exists is simply not listed."""
+    files: list[DocFile] = []
+    problems: list[Problem] = []
+    if not root.is_dir():
+        return files, problems
+    real_root = os.path.realpath(root)
+    ignore = _ignore_spec(root, problems)
+    for rel in sorted(set(rels)):
+        parts = rel.split("/")
+        if any(not p or p.startswith(".") for p in parts) or parts[-1].lower().startswith(SKIPPED_PREFIXES):
+            continue
+        if ignore is not None and (ignore.match_file(rel) or any(
+                ignore.match_file("/".join(parts[:i]) + "/") for i in range(1, len(parts)))):
+            continue
+        path = os.path.join(root, *parts)
+        if os.path.commonpath([real_root, os.path.realpath(path)]) != real_root:
+            if os.path.lexists(path):
+                problems.append(_problem(rel, "outside", "is a symlink to a path outside the datasheet directory; "
+                                         "not indexed (copy the file into the directory to index it)"))
+            continue
+        try:
+            est = os.stat(path)
+        except FileNotFoundError:
+            continue
+        except OSError as exc:
+            problems.append(_problem(rel, "loop" if exc.errno == 40 else "unreadable", f"cannot stat: {exc.strerror}"))
+            continue
+        suffix = os.path.splitext(parts[-1])[1].lower()
+        kind = "text" if suffix in TEXT_SUFFIXES else "pdf" if suffix == PDF_SUFFIX else None
+        if kind is not None and stat.S_ISREG(est.st_mode):
+            files.append(DocFile(path, rel, board_tag(rel), kind, est.st_size, est.st_mtime_ns))
     return files, problems
 
 
@@ -145,7 +188,7 @@ def read_text(doc: DocFile, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None
     """Read a text datasheet; None when it must be skipped. Problems say what was wrong and what was done."""
     problems: list[Problem] = []
     try:
-        with open(doc.path, "rb") as fh:
+        with open(doc.fspath, "rb") as fh:
             raw = fh.read(max_bytes + 1)
     except OSError as exc:
         return None, [_problem(doc.rel, "unreadable", f"cannot read: {exc.strerror}; fix its permissions")]
@@ -187,7 +230,7 @@ def read_pdf(doc: DocFile) -> tuple[list[tuple[int, str]] | None, list[Problem]]
         return None, [_problem(doc.rel, "pdf", "skipped: reading PDFs needs pypdf; "
                                "install it with: pip install 'edge-agent[pdf]'")]
     try:
-        reader = pypdf.PdfReader(str(doc.path))
+        reader = pypdf.PdfReader(doc.fspath)
         pages = [(i + 1, (page.extract_text() or "")) for i, page in enumerate(reader.pages)]
     except Exception as exc:  # pypdf raises many unrelated types for broken files
         return None, [_problem(doc.rel, "pdf", f"could not be parsed as PDF ({type(exc).__name__}: {exc}), skipped")]

@@ -198,49 +198,145 @@ def stored_ids(conn: sqlite3.Connection) -> set[int] | None:
     return set(ids)
 
 
+class ChunkTable:
+    """Chunk id -> (source path, position, board, weighted length) of the live chunks, held as four arrays
+    indexed by chunk id (16 bytes a chunk) instead of a dict of tuples (about 270 bytes a chunk): the
+    resident part of a 10,000-file index. Reads like a mapping; ``None`` boards are generic files."""
+
+    def __init__(self) -> None:
+        self._file = array("i")  # file number, -1 where no live chunk has that id
+        self._idx = array("i")
+        self._board = array("i")
+        self._dl = array("d")
+        self._files: list[str] = []
+        self._file_no: dict[str, int] = {}
+        self._boards: list[str | None] = [None]
+        self._board_no: dict[str | None, int] = {None: 0}
+        self._n = 0
+
+    def __setitem__(self, cid: int, meta: ChunkMeta) -> None:
+        rel, idx, board, dl = meta
+        if cid >= len(self._file):
+            grow = cid + 1 - len(self._file)
+            self._file.extend(repeat(-1, grow))
+            self._idx.extend(repeat(0, grow))
+            self._board.extend(repeat(0, grow))
+            self._dl.extend(repeat(0.0, grow))
+        if self._file[cid] < 0:
+            self._n += 1
+        f = self._file_no.get(rel)
+        if f is None:
+            f = self._file_no[rel] = len(self._files)
+            self._files.append(rel)
+        bn = self._board_no.get(board)
+        if bn is None:
+            bn = self._board_no[board] = len(self._boards)
+            self._boards.append(board)
+        self._file[cid], self._idx[cid], self._board[cid], self._dl[cid] = f, idx, bn, dl
+
+    def __getitem__(self, cid: int) -> ChunkMeta:
+        if not 0 <= cid < len(self._file) or self._file[cid] < 0:
+            raise KeyError(cid)
+        return (self._files[self._file[cid]], self._idx[cid], self._boards[self._board[cid]], self._dl[cid])
+
+    def __contains__(self, cid: object) -> bool:
+        return isinstance(cid, int) and 0 <= cid < len(self._file) and self._file[cid] >= 0
+
+    def __len__(self) -> int:
+        return self._n
+
+    def pop(self, cid: int, default: object = None) -> object:
+        if cid not in self:
+            return default
+        got = self[cid]
+        self._file[cid] = -1
+        self._n -= 1
+        return got
+
+    def ids(self) -> list[int]:
+        """Live chunk ids, ascending."""
+        return list(compress(range(len(self._file)), map(ge, self._file, repeat(0))))
+
+    def board_of(self, cid: int) -> str | None:
+        return self._boards[self._board[cid]]
+
+    def arrays(self) -> tuple[array[int], array[int], array[float]]:
+        """(file numbers, board numbers, weighted lengths) indexed by chunk id; file number -1 = no chunk."""
+        return self._file, self._board, self._dl
+
+    def board_number(self, board: str) -> int | None:
+        return self._board_no.get(board)
+
+    def boards(self) -> frozenset[str]:
+        """Board tags with at least one live chunk."""
+        used = set(compress(self._board, map(ge, self._file, repeat(0))))
+        return frozenset(b for n, b in enumerate(self._boards) if n in used and b)
+
+
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
-    def __init__(self, base: TermStore, base_ids: set[int],
-                 delta: dict[int, dict[str, float]], live: dict[int, tuple[str, int, str | None, float]],
+    def __init__(self, base: TermStore, base_ids: set[int], delta: dict[int, dict[str, float]], live: ChunkTable,
                  df: Counter[str]) -> None:
         self._base = base
         self._decoded: dict[str, tuple[array[int], array[float]]] = {}
         self._w_cache: dict[str, tuple[dict[int, float], float]] = {}
         self._w_cached = 0
         self.meta = live  # cid -> (rel, idx, board, dl)
-        self.tomb = base_ids - set(live)
+        ids = live.ids()
+        self.tomb = base_ids.difference(ids)
         self.df = df
-        self.n = len(live)
+        self.n = len(ids)
         self._delta: dict[str, list[tuple[int, float]]] = {}
         for cid, tfs in delta.items():
             for term, tf in tfs.items():
                 self._delta.setdefault(term, []).append((cid, tf))
-        avgdl = (sum(m[3] for m in live.values()) / self.n) if self.n else 1.0
-        self._norm = {cid: K1 * (1 - B + B * m[3] / avgdl) for cid, m in live.items()}
-        self._norm_list = [K1] * (max(max(live, default=0), max(base_ids, default=0)) + 1)
-        self._ints = list(range(len(self._norm_list)))
-        for cid, value in self._norm.items():
-            self._norm_list[cid] = value
-        self._by_board: dict[str | None, list[int]] = {}
-        for cid, m in live.items():
-            self._by_board.setdefault(m[2], []).append(cid)
-        self._board_tags = frozenset(b for b in self._by_board if b)
+        files, board_nos, dls = live.arrays()
+        self._avgdl = (sum(compress(dls, map(ge, files, repeat(0)))) / self.n) if self.n else 1.0
+        self._size = max(len(files), max(base_ids, default=0) + 1)
+        self._board_tags = live.boards()
+        self._board_ids: dict[str, list[int]] = {}
+        self._py: tuple[dict[int, float], list[float], list[int]] | None = None
         self._np_norm = None
-        np = _numpy() if len(live) >= NUMPY_FROM_CHUNKS else None
-        if np is not None and live:
-            size = max(max(live), max(base_ids, default=0)) + 1
-            norm = np.full(size, K1, dtype=np.float64)
-            for cid, value in self._norm.items():
-                norm[cid] = value
-            self._np_norm = norm
+        np = _numpy() if self.n >= NUMPY_FROM_CHUNKS else None
+        if np is not None:
+            # the pure-Python formula K1 * (1 - B + B * dl / avgdl), element-wise in the same order
+            dl = np.zeros(self._size, dtype=np.float64)
+            dl[:len(dls)] = np.frombuffer(dls, dtype=np.float64)
+            alive = np.zeros(self._size, dtype=bool)
+            alive[:len(files)] = np.frombuffer(files, dtype=np.int32) >= 0
+            self._np_norm = np.where(alive, K1 * (1 - B + B * dl / self._avgdl), K1)
             self._np_tomb = np.fromiter(self.tomb, dtype=np.int64, count=len(self.tomb))
-            self._np_boards = {b: np.array(ids, dtype=np.int64) for b, ids in self._by_board.items() if b}
+            self._np_board_nos = np.frombuffer(board_nos, dtype=np.int32).copy()  # the table must stay growable
+            self._np_alive = alive[:len(files)]
             self._npmod = np
 
     def boards(self) -> set[str]:
         """Board tags of the indexed chunks."""
         return set(self._board_tags)
+
+    def _norms(self) -> tuple[dict[int, float], list[float], list[int]]:
+        """The pure-Python path's per-chunk length norms (dict and list by chunk id) and shared int keys,
+        built on first use: an index scored with numpy never holds them."""
+        if self._py is None:
+            avgdl = self._avgdl
+            norm = {cid: K1 * (1 - B + B * m[3] / avgdl) for cid in self.meta.ids() for m in (self.meta[cid],)}
+            norm_list = [K1] * self._size
+            for cid, value in norm.items():
+                norm_list[cid] = value
+            self._py = (norm, norm_list, list(range(self._size)))
+        return self._py
+
+    def _chunks_of(self, board: str) -> list[int]:
+        """Live chunk ids of one board (cached per board: queries name few)."""
+        got = self._board_ids.get(board)
+        if got is None:
+            n = self.meta.board_number(board)
+            files, board_nos, _ = self.meta.arrays()
+            got = [] if n is None else list(compress(range(len(files)), (
+                f >= 0 and b == n for f, b in zip(files, board_nos, strict=True))))
+            self._board_ids[board] = got
+        return got
 
     # --- querying ---------------------------------------------------------------------------------
 
@@ -252,6 +348,8 @@ class Postings:
             if raw is not None:
                 cids.frombytes(raw[0])
                 tfs.frombytes(raw[1])
+            if len(self._decoded) > 4096:  # bounded: a long-running daemon sees many distinct terms
+                self._decoded.clear()
             got = self._decoded[term] = (cids, tfs)
         return got
 
@@ -273,6 +371,15 @@ class Postings:
         """Whether chunk `cid` holds `term`."""
         if self.df.get(term, 0) <= 0:
             return False
+        if self._np_norm is not None:  # binary search in the stored ids (ascending), then the delta
+            np = self._npmod
+            raw = self._base.get(term)
+            if raw is not None and cid not in self.tomb:
+                ids = np.frombuffer(raw[0], dtype=np.int32)
+                at = int(np.searchsorted(ids, cid))
+                if at < len(ids) and int(ids[at]) == cid:
+                    return True
+            return any(c == cid for c, _ in self._delta.get(term, ()))
         return cid in self._term_weights(term)[0]
 
     def _idf(self, term: str, n: int) -> float:
@@ -285,13 +392,14 @@ class Postings:
         got = self._w_cache.get(term)
         if got is None:
             cids, tfs = self._term(term)
+            norm, norm_list, ints = self._norms()
             idfk = self._idf(term, self.n) * (K1 + 1.0)
             # idfk * tf / (tf + norm): the numpy path's operations in its order (identical scores), as C-level maps
-            weights = map(truediv, map(mul, repeat(idfk), tfs), map(add, tfs, map(self._norm_list.__getitem__, cids)))
-            # keys through the shared int objects of `_ints`: no fresh int per cached posting
-            wd = dict(zip(map(self._ints.__getitem__, cids), weights, strict=True))
+            weights = map(truediv, map(mul, repeat(idfk), tfs), map(add, tfs, map(norm_list.__getitem__, cids)))
+            # keys through the shared int objects of `ints`: no fresh int per cached posting
+            wd = dict(zip(map(ints.__getitem__, cids), weights, strict=True))
             for cid, tf in self._delta.get(term, ()):
-                wd[cid] = idfk * tf / (tf + self._norm[cid])
+                wd[cid] = idfk * tf / (tf + norm[cid])
             if self._w_cached + len(wd) > WEIGHT_CACHE_POSTINGS:
                 self._w_cache.clear()
                 self._w_cached = 0
@@ -308,7 +416,7 @@ class Postings:
         # could give; once that bound falls below the current limit-th score the rest is skipped.
         infos = [self._term_weights(t) for t in terms]
         wds = [wd for wd, _ in infos]
-        boost_of = {cid: f for board, f in boards.items() for cid in self._by_board.get(board, ())}
+        boost_of = {cid: f for board, f in boards.items() for cid in self._chunks_of(board)}
         tomb = self.tomb
         coverage = [((len(wds) - missing) / nterms) ** COVERAGE_EXPONENT for missing in range(len(wds) + 1)]
 
@@ -409,11 +517,19 @@ class Postings:
             cnt[self._np_tomb] = 0.0
         acc *= (cnt / nterms) ** COVERAGE_EXPONENT
         for board, boost in boards.items():
-            ids = self._np_boards.get(board)
-            if ids is not None:
-                acc[ids] *= boost
+            number = self.meta.board_number(board)
+            if number is not None:
+                mask = (self._np_board_nos == number) & self._np_alive
+                acc[:len(mask)][mask] *= boost
         hit = np.flatnonzero(cnt)
-        vals = np.round(acc[hit], 9)
+        raw = acc[hit]
+        if len(hit) > 4 * limit + 64:
+            # Round only near the top: rounding to 9 places moves a score by at most 5e-10, so every chunk
+            # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.
+            floor = np.partition(raw, len(raw) - limit)[len(raw) - limit] - 1e-9
+            near = raw >= floor
+            hit, raw = hit[near], raw[near]
+        vals = np.round(raw, 9)
         if len(hit) > limit:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
             keep = vals >= cutoff

@@ -334,7 +334,14 @@ def test_pruned_pure_python_top_k_matches_the_exhaustive_numpy_scores(tmp_path: 
             index._np_norm = saved
 
 
-def test_refresh_updates_a_loaded_index_in_place_like_a_cold_build(small: Path, state: Path) -> None:
+@pytest.mark.parametrize("numpy_from", [None, 0], ids=["as-configured", "numpy-path"])
+def test_refresh_updates_a_loaded_index_in_place_like_a_cold_build(
+        small: Path, state: Path, numpy_from: int | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    if numpy_from is not None:
+        pytest.importorskip("numpy")
+        from edge_agent.rag import postings
+
+        monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", numpy_from)
     rag = HardwareRag.load(small, index_dir=state)
     assert rag.refresh()["indexed"] == 0  # nothing changed: nothing read again
     _write(small, "part3.md", "# Part 3\n## Errata\nreset timer erratum, revision C register map\n")
@@ -368,3 +375,17 @@ def test_a_build_that_spills_postings_to_disk_ranks_like_one_that_does_not(
         want = [(c.source, c.heading, round(c.score, 6)) for c in whole.search(q)]
         assert [(c.source, c.heading, round(c.score, 6)) for c in spilled.search(q)] == want
         assert [(c.source, c.heading, round(c.score, 6)) for c in pure.search(q)] == want
+
+
+def test_refresh_of_named_paths_looks_only_at_them(small: Path, state: Path) -> None:
+    rag = HardwareRag.load(small, index_dir=state)
+    _write(small, "part3.md", "# Part 3\n## Errata\nwatchdog erratum, revision D\n")
+    _write(small, "part6.md", "# Part 6\n## Errata\nbrown-out erratum\n")  # changed, but not named
+    (small / "part5.md").unlink()
+    stats = rag.refresh([small / "part3.md", "part5.md"])
+    assert (stats["indexed"], stats["removed"]) == (1, 1)
+    assert rag.search("watchdog erratum")[0].source == "part3.md"
+    assert all(c.source != "part5.md" for c in rag.search("register part 5"))
+    assert rag.refresh()["indexed"] == 1  # the full walk still finds what was not named
+    with pytest.raises(DatasheetError, match="not under the datasheet directory"):
+        rag.refresh(["/elsewhere/part1.md"])

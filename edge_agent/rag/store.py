@@ -1,0 +1,335 @@
+"""The persisted side of HardwareRag: files, chunks and postings in SQLite, kept in step with the
+datasheet directory.
+
+A load or :meth:`IndexStore.refresh` compares each file's size and mtime with the index; only changed
+files are read again, and only those whose content hash changed are re-chunked. Chunk ids are never
+reused. The stored postings cover the chunks indexed when they were written; chunks indexed since
+(the delta) are kept in memory and removed ones masked, until the delta passes a fifth of the index
+and the postings are rewritten (see :mod:`edge_agent.rag.postings`). An ``index_gen`` counter tells a
+process that another one (``edge-agent rag index`` beside a daemon) changed the shared index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import marshal
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from edge_agent.errors import DatasheetError
+from edge_agent.paths import private_file
+from edge_agent.pins.datasheet import parse_aliases
+from edge_agent.rag import text as _text
+from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
+from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan, scan_paths
+from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, stored_ids
+
+log = logging.getLogger("edge_agent.rag")
+
+HEADING_WEIGHT = 3.0
+_SCHEMA = 4
+_BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
+
+_DDL = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS files (
+    rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chunks (
+    id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT,
+    heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
+);
+CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
+CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, cids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL,
+                                         tfs BLOB NOT NULL);
+"""
+
+
+def _meta_signature(max_file_bytes: int) -> str:
+    return json.dumps({"schema": _SCHEMA, "tokenizer": _text.TOKENIZER_VERSION, "chunk": MAX_CHARS,
+                       "cap": max_file_bytes})
+
+
+class IndexStore:
+    """Files, chunks and postings of one datasheet directory, persisted in SQLite (or in memory)."""
+
+    def __init__(self, root: Path | None, conn: sqlite3.Connection, *, db_path: Path | None) -> None:
+        self.root = root
+        self.db_path = db_path
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._problems: list[Problem] = []
+        self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
+        self._postings = Postings(TermStore(None), set(), {}, ChunkTable(), Counter())
+        self._fresh: dict[int, dict[str, float]] = {}  # postings of chunks indexed in this pass
+        self._next_id = 1
+        self._builder: SnapshotBuilder | None = None
+        self._meta: ChunkTable | None = None  # live chunks, kept in step
+        self._base_ids: set[int] | None = None  # chunks the stored postings cover
+        self._seen_gen: Any = None  # the index generation this process last saw or wrote
+        self._max_file_bytes = MAX_FILE_BYTES
+        self.stats: dict[str, int] = {}
+
+    def _after_sync(self) -> None:
+        """Called after every sync: drop what was derived from the previous index state."""
+
+    @staticmethod
+    def _open(db_path: Path | None, max_file_bytes: int) -> sqlite3.Connection:
+        target = str(db_path) if db_path else ":memory:"
+        try:
+            if db_path is not None:
+                private_file(db_path)
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
+            conn.executescript(_DDL)
+            row = conn.execute("SELECT value FROM meta WHERE key = 'signature'").fetchone()
+        except sqlite3.DatabaseError as exc:
+            if db_path is None:
+                raise DatasheetError(f"SQLite cannot build the datasheet index: {exc}") from exc
+            log.warning("datasheet index %s is unreadable (%s); rebuilding it", db_path, exc)
+            db_path.unlink(missing_ok=True)
+            private_file(db_path)
+            conn = sqlite3.connect(target, check_same_thread=False, isolation_level=None, timeout=_BUSY_TIMEOUT_S)
+            conn.executescript(_DDL)
+            row = None
+        signature = _meta_signature(max_file_bytes)
+        if row is None or row[0] != signature:
+            with conn:
+                conn.execute("BEGIN")
+                for table in ("files", "chunks", "meta", "postings", "postings_run"):
+                    conn.execute(f"DELETE FROM {table}")
+                conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
+        if db_path:
+            conn.execute("PRAGMA synchronous = NORMAL")
+        return conn
+
+    def _sync(self, max_file_bytes: int, progress: Callable[[int, int], None] | None,
+              only: set[str] | None = None) -> None:
+        if only is None:
+            files, problems = scan(self.root) if self.root else ([], [])
+        else:  # the caller knows what changed: look at those paths only, not the whole tree
+            files, problems = scan_paths(self.root, only) if self.root else ([], [])
+        current = {f.rel for f in files}
+        stats = {"files": len(files), "reused": 0, "indexed": 0, "removed": 0}
+        with self._lock:
+            self._conn.execute("BEGIN")  # reads and writes below see one consistent index
+            if only is None:
+                known = {r[0]: r[1:] for r in
+                         self._conn.execute("SELECT rel, size, mtime_ns, sha256, problems FROM files")}
+            else:
+                known = {r[0]: r[1:] for rel in sorted(only) for r in self._conn.execute(
+                    "SELECT rel, size, mtime_ns, sha256, problems FROM files WHERE rel = ?", (rel,))}
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
+            self._df = Counter(marshal.loads(row[0])) if row else Counter()
+            nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
+            self._next_id = int(nid[0]) if nid else 1
+            gen = self._conn.execute("SELECT value FROM meta WHERE key = 'index_gen'").fetchone()
+            if gen is None or gen[0] != self._seen_gen:  # another process changed the index: forget our copies
+                self._meta = self._base_ids = None
+            has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot_ids'").fetchone()
+            # A cold build streams postings straight into the postings table instead of keeping per-chunk dicts.
+            self._builder = None if has_snapshot else SnapshotBuilder(self._conn)
+            try:
+                for rel in sorted(set(known) - current):
+                    self._delete(rel)
+                    stats["removed"] += 1
+                for n, f in enumerate(files, 1):
+                    old = known.get(f.rel)
+                    if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
+                        # still wrong: report again, the file was not re-read
+                        for p in json.loads(old[3]) if old[3] != "[]" else ():
+                            log.warning("datasheet %s: %s", p["source"], p["message"])
+                            problems.append(Problem(**p))
+                        stats["reused"] += 1
+                    else:
+                        reused = self._index_file(f, old, max_file_bytes, problems)
+                        stats["reused" if reused else "indexed"] += 1
+                    if progress and (n % 25 == 0 or n == len(files)):
+                        progress(n, len(files))
+                if self._builder is not None:  # one posting per chunk and term: the df of each term
+                    self._builder.write(self._conn)
+                    self._df.update(self._builder.df)
+                    self._base_ids = set(self._builder.ids)
+                    self._builder = None
+                changed = bool(stats["indexed"] or stats["removed"] or row is None)
+                if changed:
+                    self._df = +self._df  # drop zero counts
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
+                                       (marshal.dumps(dict(self._df)),))
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('next_id', ?)", (self._next_id,))
+                    self._seen_gen = (int(gen[0]) if gen else 0) + 1
+                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('index_gen', ?)", (self._seen_gen,))
+                else:
+                    self._seen_gen = gen[0] if gen else None
+                if changed or self._meta is None or not self._postings.n:
+                    self._postings = self._load_postings()
+                self._conn.execute("COMMIT")
+            except BaseException:
+                self._conn.execute("ROLLBACK")
+                raise
+        if stats["indexed"] or stats["removed"]:
+            log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
+        self.stats = stats
+        if only is None:
+            self._problems = problems + self._duplicate_boards(files)
+        else:  # the other files' warnings still stand
+            self._problems = [p for p in self._problems if p.source not in only] + problems
+        self._after_sync()
+
+    def refresh(self, paths: Iterable[str | Path] | None = None,
+                progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
+        """Bring this loaded index up to date with its directory, in place: only files whose size or mtime
+        changed are read again, and the postings of unchanged files stay in memory (no snapshot re-read).
+        With `paths` (absolute, or relative to the datasheet directory; what a file watcher reports),
+        only those are looked at, new, changed or deleted, without walking the directory.
+        Returns the counts of the pass (files looked at, reused, indexed, removed).
+
+        Raises:
+            DatasheetError: a path outside the datasheet directory, or the index database is busy beyond
+                the timeout or not writable.
+        """
+        only = None if paths is None else {self._rel(p) for p in paths}
+        try:
+            self._sync(self._max_file_bytes, progress, only)
+        except sqlite3.OperationalError as exc:
+            raise DatasheetError(f"datasheet index {self.db_path} is busy or not writable ({exc}); retry") from exc
+        return dict(self.stats)
+
+    def _rel(self, path: str | Path) -> str:
+        p = Path(path)
+        if not p.is_absolute():
+            return p.as_posix()
+        if self.root is not None:
+            for root in (self.root.absolute(), self.root.resolve()):
+                if p.is_relative_to(root):
+                    return p.relative_to(root).as_posix()
+        raise DatasheetError(f"{path} is not under the datasheet directory {self.root}; pass a path inside it")
+
+    def _live_meta(self) -> ChunkTable:
+        """(source, position, board, weighted length) of every live chunk: read once, then kept in step."""
+        if self._meta is None:
+            table = ChunkTable()
+            for cid, rel, idx, board, dl in self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks"):
+                table[cid] = (rel, idx, board, dl)
+            self._meta = table
+        return self._meta
+
+    def _load_postings(self) -> Postings:
+        """Stored postings + delta + tombstones; rewrites the stored postings when the delta grows past a fifth."""
+        live = self._live_meta()
+        if self._base_ids is None:
+            self._base_ids = stored_ids(self._conn)
+        base_ids = self._base_ids
+        live_ids = set(live.ids())
+        stale = (len(live_ids - base_ids) + len(base_ids - live_ids)) if base_ids is not None else 0
+        if base_ids is None or stale > max(50, len(live) // 5):
+            builder = SnapshotBuilder(self._conn)
+            for cid, tf in self._conn.execute("SELECT id, tf FROM chunks ORDER BY id"):
+                builder.add(cid, marshal.loads(tf))
+            builder.write(self._conn)
+            base_ids = self._base_ids = set(builder.ids)
+            del builder
+        fresh = self._fresh
+        delta: dict[int, dict[str, float]] = {}
+        for cid in sorted(live_ids - base_ids):
+            if cid in fresh:
+                delta[cid] = fresh[cid]
+            else:
+                r = self._conn.execute("SELECT tf FROM chunks WHERE id = ?", (cid,)).fetchone()
+                delta[cid] = marshal.loads(r[0])
+        self._fresh = {}
+        return Postings(TermStore(self._conn), base_ids, delta, live, self._df)
+
+    @staticmethod
+    def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
+        by_board: dict[str, list[str]] = {}
+        for f in files:
+            if f.board:
+                by_board.setdefault(f.board, []).append(f.rel)
+        out = []
+        for board, rels in sorted(by_board.items()):
+            if len(rels) > 1:
+                msg = (f"board {board!r} is described by {len(rels)} files ({', '.join(rels)}); all are indexed and "
+                       "their pin aliases merged, the first path winning conflicts")
+                log.warning("datasheet %s", msg)
+                out.append(Problem(rels[1], "duplicate_board", msg))
+        return out
+
+    def _delete(self, rel: str) -> None:
+        for cid, tf in self._conn.execute("SELECT id, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
+            self._df.subtract(marshal.loads(tf).keys())
+            if self._meta is not None:
+                self._meta.pop(cid, None)
+        self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
+        self._conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
+
+    def _index_file(self, f: DocFile, old: tuple[Any, ...] | None, max_file_bytes: int,
+                    problems: list[Problem]) -> bool:
+        """(Re)index one file; returns True when its content hash was unchanged (only stat data updated)."""
+        file_problems: list[Problem] = []
+        if f.kind == "pdf":
+            pages, file_problems = read_pdf(f)
+            text = "\n\n".join(t for _, t in pages) if pages else None
+        else:
+            pages = None
+            text, file_problems = read_text(f, max_file_bytes)
+        sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
+        problems.extend(file_problems)
+        pjson = json.dumps([p.__dict__ for p in file_problems])
+        if old is not None and old[2] == sha:
+            self._conn.execute("UPDATE files SET size = ?, mtime_ns = ?, problems = ? WHERE rel = ?",
+                               (f.size, f.mtime_ns, pjson, f.rel))
+            return True
+        if old is not None:
+            self._delete(f.rel)
+        sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
+        entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
+        alias_problems = [Problem(p.source, p.kind, p.message) for p in parsed]
+        problems.extend(alias_problems)
+        all_problems = json.dumps([p.__dict__ for p in (*file_problems, *alias_problems)])
+        stem_words = _text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " "))
+        rows = []
+        fresh = self._fresh
+        for i, s in enumerate(sections):
+            heading_tokens = stem_words + _text.tokens(s.heading)
+            body_tokens = _text.tokens(s.text)
+            tf: dict[str, float] = dict(Counter(body_tokens))
+            for t in heading_tokens:
+                tf[t] = tf.get(t, 0) + HEADING_WEIGHT
+            if self._builder is None:  # a cold build counts document frequencies from the builder at the end
+                self._df.update(tf.keys())
+            dl = len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
+            tfd = tf
+            cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
+            self._next_id += 1
+            if self._builder is not None:
+                self._builder.add(cid, tfd)
+            else:
+                fresh[cid] = tfd
+            if self._meta is not None:
+                self._meta[cid] = (f.rel, i, f.board, dl)
+            rows.append((cid, f.rel, i, f.board, s.heading, s.text, dl, marshal.dumps(tfd)))
+        self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        self._conn.execute(
+            "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (f.rel, f.board, f.kind, f.size, f.mtime_ns, sha, all_problems,
+             json.dumps([e.__dict__ for e in entries]), len(sections)))
+        return False
+
+    def close(self) -> None:
+        """Close the index database."""
+        with self._lock:
+            self._conn.close()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return int(self._conn.execute("SELECT count(*) FROM chunks").fetchone()[0])
