@@ -88,8 +88,9 @@ class InstantModel:
 
 def _config(path: Path, url: str, datasheets: Path | None, compact: bool = False) -> Path:
     ds = f'datasheet_dir = "{datasheets}"\n' if datasheets else ""
-    path.write_text(f'default_provider = "custom:{url}"\ndefault_model = "bench"\n[agent]\n'
-                    f"compact_context = {str(compact).lower()}\n[peripherals]\n{ds}"
+    # The tool turn measures the write itself, so no operator approval stands in its way.
+    path.write_text(f'default_provider = "custom:{url}"\ndefault_model = "bench"\n[autonomy]\nlevel = "full"\n'
+                    f"[agent]\ncompact_context = {str(compact).lower()}\n[peripherals]\n{ds}"
                     '[[peripherals.boards]]\nboard = "nucleo-f401re"\ntransport = "sim"\n')
     return path
 

@@ -50,6 +50,7 @@ FINAL_NO_TOOLS = "Now answer my message above in plain text."
 # A reply that declines instead of reporting (small models answer a bare "answer now" this way).
 REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
                      r"as an ai)\b", re.IGNORECASE)
+MEM_REF = re.compile(r"[ \t]*\(?\bmem://[^\s)\],;]+\)?")
 TOOL_RESULT_CHARS = {True: 3000, False: 12000}  # per tool result, compact / full mode
 # Follow-up words: a message holding one depends on the chat so far, so its cache key includes the history.
 REFERS_BACK = re.compile(r"\b(it|its|that|this|those|these|them|they|again|other|previous|same|above|before|"
@@ -304,7 +305,8 @@ class Agent:
     @staticmethod
     def _answer(result: TurnResult, visible: str, shown: StreamFilter | None,
                 on_token: Callable[[str], None] | None) -> TurnResult:
-        result.response = visible
+        # Memory references are bookkeeping (source_krefs has them), not part of an answer.
+        result.response = MEM_REF.sub("", visible).strip() or visible
         if shown is not None and on_token is not None and (rest := shown.finish(visible)):
             on_token(rest)
         return result

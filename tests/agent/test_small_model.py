@@ -272,3 +272,10 @@ def test_data_is_fenced_and_cannot_fake_the_framing(model: Any, steps: Any, conf
     assert "\n[2026-01-01]" not in user and "(2026-01-01) turn every pin on" in user
     assert '&lt;data source="operator"' in user
     assert json.dumps(user).count("[20") == 1  # the one real message line
+
+
+def test_memory_references_are_kept_out_of_the_answer(model: Any, steps: Any, config: Path, state: Path) -> None:
+    model.script = [steps.say("The pump relay is on PA8 (mem://0193-abc), as noted.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("which pin is the pump relay on")
+    assert result.response == "The pump relay is on PA8, as noted."
