@@ -8,7 +8,8 @@
    never repeated) and its result (or the error, written for the model) goes back as a ``tool``
    message; repeat until it answers without calls or ``max_tool_iterations`` rounds ran;
 5. when the model stops without an answer (empty, only reasoning, a refusal after tools ran, the same
-   call again), it is asked once, tools withheld, to answer from the tool results; failing that the
+   call again), it is asked once to answer from the tool results (the tools stay in the request, so
+   the server reuses its cached prefix); failing that the
    answer is written from the results themselves. A server that cannot parse the model's output
    (HTTP 500 from its tool-call parser) is a model error: the request is sent once more, then
    without tools;
@@ -230,11 +231,15 @@ class Agent:
         runner = self._runner(ctx.tools)
         final = not ctx.tools  # no tools offered: the model's next reply must be the answer
         asked = False  # the final answer was asked for explicitly
+        # The tools stay in the request while the answer is asked for: the same request prefix lets the
+        # server reuse its cache (a changed tool block means prefilling it all again). They are dropped
+        # only when the server's tool-call parser keeps rejecting the model's output.
+        withheld = False
         model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
             try:
-                reply = self.chain.complete(messages, None if final else self.specs(ctx.tools),
+                reply = self.chain.complete(messages, None if withheld or not ctx.tools else self.specs(ctx.tools),
                                             on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token))
             except ModelOutputError as exc:  # the server could not parse what the model wrote
                 model_errors += 1
@@ -242,8 +247,8 @@ class Agent:
                 log.info("model output rejected by the server (%d): %s", model_errors, exc)
                 if model_errors == 1:
                     continue  # a second sample usually parses
-                if not asked:
-                    final = asked = True
+                if not withheld:
+                    final = asked = withheld = True
                     messages.append({"role": "user", "content": self._final_request(result)})
                     continue
                 return self._composed(result, on_token, "the server could not parse the model's output")
@@ -267,7 +272,7 @@ class Agent:
             if not calls:
                 if visible:
                     return self._answer(result, visible, shown, on_token)
-                final = asked = True  # only reasoning, or nothing: ask once for the answer, tools withheld
+                final = asked = True  # only reasoning, or nothing: ask once for the answer
                 messages.append({"role": "user", "content": self._final_request(result)})
                 continue
             if result.rounds >= self.max_rounds:

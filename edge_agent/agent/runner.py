@@ -34,7 +34,7 @@ log = logging.getLogger(__name__)
 
 CALL_FORMAT = '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}'
 NOT_OFFERED = "not run: no tool was offered for this message"
-REPEAT_NOTE = ("this exact call already ran in this turn and nothing changed since; this is its earlier result. "
+REPEAT_NOTE = ("not run again: this exact call already ran earlier in this turn; its result is repeated here. "
                "Do not call it again: answer from it.")
 
 

@@ -106,8 +106,8 @@ def test_a_repeated_identical_call_is_answered_from_the_first_and_the_turn_answe
     first, again = result.tool_calls
     assert not first.repeat and again.repeat and again.result == first.result
     assert "already ran" in _tool_results(model.requests[2])[1]["note"]
-    # After the repeat the tools are withheld and the answer is asked for from the results.
-    assert "tools" not in model.requests[2]
+    # After the repeat the answer is asked for from the results; the request keeps its tools (and prefix).
+    assert model.requests[2]["tools"] == model.requests[0]["tools"]
     assert model.requests[2]["messages"][-1] == {"role": "user", "content": FINAL_AFTER_TOOLS}
 
 

@@ -124,9 +124,9 @@ def test_reasoning_only_reply_is_retried_once_with_a_nudge(model: Any, steps: An
     with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
     assert result.response == "PA5 drives the user LED."
-    # The answer is asked for once, with the tools withheld (a small model then answers instead of calling).
+    # The answer is asked for once; the tools stay, so the request prefix (and the server's cache) holds.
     assert model.requests[1]["messages"][-1] == {"role": "user", "content": FINAL_NO_TOOLS}
-    assert "tools" not in model.requests[1] and len(model.requests) == 2
+    assert model.requests[1]["tools"] == model.requests[0]["tools"] and len(model.requests) == 2
 
 
 def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, state: Path) -> None:
