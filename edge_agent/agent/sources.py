@@ -24,7 +24,7 @@ class LocalHardware:
     def context(self, query: str, boards: Sequence[str]) -> str:
         from edge_agent.hub.ops import hardware_context
 
-        return hardware_context(self.rag, query, boards, offline=False)["hardware"]
+        return str(hardware_context(self.rag, query, boards, offline=False)["hardware"])
 
     def offline(self, query: str, boards: Sequence[str]) -> dict[str, Any]:
         from edge_agent.hub.ops import hardware_context

@@ -146,7 +146,7 @@ class AardvarkAdapter(Adapter):
             except BusError:
                 self._drop_handle()
                 raise
-            return handle
+            return int(handle)
 
     def _choose(self, pairs: list[tuple[int, int]]) -> tuple[int, int]:
         if not pairs:
@@ -226,7 +226,8 @@ class AardvarkAdapter(Adapter):
             free = ", ".join(self._gpio_pins()) or "none (use config=gpio+i2c, spi+gpio or gpio)"
             raise InvalidAddressError(f"{self.url}: {raw!r} is not a GPIO line with config={self.config}; "
                                       f"GPIO lines: {free}", adapter=self.url)
-        return GPIO_BITS[name]
+        bit: Hashable = GPIO_BITS[name]
+        return bit
 
     def _gpio_read(self, line: Any) -> int:
         with self._hw_lock:

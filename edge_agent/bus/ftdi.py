@@ -240,7 +240,8 @@ class FtdiSPI(SPIDevice):
             port.set_frequency(float(self.speed_hz))
             return bytes(port.exchange(data, duplex=True))
 
-        return a.call(f"SPI transfer on CS{self.cs}", xfer)
+        received: bytes = a.call(f"SPI transfer on CS{self.cs}", xfer)
+        return received
 
 
 def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPolicy) -> FtdiAdapter:

@@ -509,7 +509,8 @@ class LinuxAdapter(Adapter):
             raise
 
     def _gpio_read(self, line: Any) -> int:
-        return self._gpio_call(line, "read", lambda p: 1 if p.state else 0)
+        level: int = self._gpio_call(line, "read", lambda p: 1 if p.state else 0)
+        return level
 
     def _gpio_write(self, line: Any, value: int) -> None:
         def write(p: Any) -> None:

@@ -42,7 +42,7 @@ class TraceAdapter(Adapter):
             log.debug("%s: %s%s", self.inner.url, describe(transaction), failed)
 
     def _i2c_buses(self) -> list[int]:
-        return self.inner.capabilities()["i2c"]
+        return list(self.inner.capabilities()["i2c"])
 
     def _open_i2c(self, bus: int) -> I2CBus:
         inner = self.inner.i2c(bus)

@@ -24,6 +24,10 @@ LAYERS: list[set[str]] = [
     {"bus"},
     {"drivers"},  # sensor drivers talk through the bus port API
     {"watch"},
+    # The application's own order, downward: the faces (cli, agent, mcp, daemon) and the hub that routes
+    # them stand on the runtime, which serves the service actions; an action names every lower part it
+    # uses and nothing above (a runtime reaches it only as the structural RuntimeLike it declares).
+    {"services"},
     {"runtime"},
 ]
 TOP = len(LAYERS)
@@ -77,6 +81,12 @@ def all_imports() -> list[tuple[str, int, str]]:
         for line, target in imports(path):
             out.append((f"{path.relative_to(PACKAGE.parent)}:{line}", module_name(path), target))
     return out
+
+
+def test_the_service_actions_sit_between_the_parts_and_the_runtime() -> None:
+    assert layer_of("drivers") < layer_of("services") < layer_of("runtime") < layer_of("hub") == layer_of("mcp")
+    assert any(unit_of(src) == "services" and unit_of(t) == "bus" for _, src, t in all_imports())
+    assert any(unit_of(src) in ("mcp", "hub") and unit_of(t) == "services" for _, src, t in all_imports())
 
 
 def test_the_walk_sees_the_package() -> None:

@@ -144,8 +144,10 @@ class BridgeAdapter(Adapter):
         if pin is not None:
             if self.link.protocol == 0:
                 # Protocol-0 firmware only understands Arduino integers.
-                return pin.number if pin.number is not None else pin.name
-            return pin.name
+                number: Hashable = pin.number if pin.number is not None else pin.name
+                return number
+            name: Hashable = pin.name
+            return name
         return raw
 
     def _gpio_read(self, line: Any) -> int:

@@ -22,10 +22,10 @@ from edge_agent.bus.sim.world import (
     FaultEntry,
     Scenario,
     SimWorld,
-    Transaction,
     load_scenario,
     scenario_path,
 )
+from edge_agent.bus.transactions import Transaction
 from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import InvalidAdapterURL, NextStep
 from edge_agent.paths import private_dir, write_private
