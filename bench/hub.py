@@ -271,8 +271,96 @@ def render(res: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+#: Lookups a user runs beside the daemon: answered from its loaded indexes and open store when routed.
+LOOKUPS: tuple[tuple[str, ...], ...] = (
+    ("pins", "resolve", "red_led", "--json"),
+    ("pins", "which", "PA5", "--json"),
+    ("rag", "query", "BME280 chip id register", "--json"),
+    ("memory", "recall", "fan relay", "--json"),
+    ("cache", "stats"),
+    ("gpio", "read", "PA5", "--json"),  # a hardware command, for reference
+)
+LOOKUP_RUNS = 11
+DIRECT_RUNS = 5
+
+
+def _imports_of(state: Path, argv: tuple[str, ...]) -> list[str]:
+    code = f"import sys; from edge_agent.cli import main; main(['--state', {str(state)!r}, *{list(argv)!r}])"
+    err = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
+                         env=_env(), check=True).stderr
+    return [line.rsplit("|", 1)[1].strip() for line in err.splitlines() if line.startswith("import time:")
+            and "|" in line]
+
+
+def _wall(cmd: list[str]) -> float:
+    t = time.perf_counter()
+    subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True, env=_env())
+    return time.perf_counter() - t
+
+
+def _paired(cmd: list[str], n: int) -> tuple[float, float]:
+    """Medians of `cmd` and of `edge-agent --help`, run alternately, so both see the same load on a shared
+    machine."""
+    help_, runs = [], []
+    for _ in range(n):
+        help_.append(_wall([EXE, "--help"]))
+        runs.append(_wall(cmd))
+    return statistics.median(runs), statistics.median(help_)
+
+
+def measure_lookups() -> dict[str, Any]:
+    res: dict[str, Any] = {"load": os.getloadavg()[0], "routed": {}, "help": {}, "direct": {}, "forbidden": {}}
+    with tempfile.TemporaryDirectory() as tmp:
+        direct_state = Path(tmp) / "direct"
+        direct_state.mkdir()
+        for argv in LOOKUPS:  # no daemon: each run loads what it needs (the rag index is built on the first)
+            subprocess.run([EXE, "--state", str(direct_state), *argv], capture_output=True, env=_env(), check=True)
+            res["direct"][argv] = _median_wall([EXE, "--state", str(direct_state), *argv], DIRECT_RUNS)
+        d = _Daemon(Path(tmp) / "routed")
+        try:
+            for argv in LOOKUPS:
+                res["routed"][argv], res["help"][argv] = _paired([EXE, "--state", str(d.state), *argv], LOOKUP_RUNS)
+                mods = _imports_of(d.state, argv)
+                res["forbidden"][argv] = sorted({m for m in mods if m.startswith(FORBIDDEN)})
+        finally:
+            d.stop()
+    return res
+
+
+def render_lookups(res: dict[str, Any]) -> str:
+    ms = 1000.0
+    rows = []
+    for argv in LOOKUPS:
+        routed, help_s, direct = res["routed"][argv], res["help"][argv], res["direct"][argv]
+        forbidden = ", ".join(res["forbidden"][argv]) or "none"
+        rows.append(f"| `{' '.join(argv)}` | {routed * ms:.0f} ms | `--help` {help_s * ms:.0f} ms | "
+                    f"{routed / help_s:.2f}x | {direct * ms:.0f} ms | {direct / routed:.1f}x | {forbidden} |")
+    return "\n".join([
+        "## Lookups through the daemon (`bench/hub.py --lookups`)",
+        "",
+        f"Medians of {LOOKUP_RUNS} runs of each routed command, each run right after one of `edge-agent --help` "
+        "(the baseline, so both see the same load on the shared machine); load average "
+        f"{res['load']:.1f} at the start (2 cores shared by every job). Target: a routed command <= 2x `--help`. "
+        f"\"No daemon\" ({DIRECT_RUNS} runs) is the same command with no daemon serving the state directory: it "
+        "loads the pin index, the datasheet index or the store itself (the datasheet index is built once before "
+        "timing).",
+        "",
+        "| Command | Routed | Baseline (same run) | Routed / `--help` | No daemon | No daemon / routed | bus, index, "
+        "memory, config, pydantic, numpy, mcp modules the routed command imports |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+        *rows,
+    ])
+
+
 def main(argv: list[str] | None = None) -> None:
-    """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md."""
+    """Run the benchmark, print the Markdown section and (unless --no-write) store it in BENCHMARKS.md.
+
+    ``--lookups`` measures only the routed lookups (section hub-lookups), which takes a minute or two.
+    """
+    args = sys.argv[1:] if argv is None else argv
+    if "--lookups" in args:
+        publish("hub-lookups", lambda: render_lookups(measure_lookups()), args)
+        return
     publish("hub", lambda: render(measure()), argv)
 
 

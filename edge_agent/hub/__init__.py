@@ -5,7 +5,9 @@ While ``edge-agent run`` serves a state directory it listens on ``<state>/hub.so
 there (:mod:`edge_agent.hub.client`, standard library only) instead of opening buses and databases
 themselves. With no daemon they run the same operation in their own process.
 
-:class:`ToolCaller` is how the agent runs MCP tools by name on either path; :func:`open_tool_caller`
+:func:`edge_agent.hub.connect.connect` gives a caller the service actions (:mod:`edge_agent.services`)
+of a state directory on either path, with the same arguments, results and error types;
+:class:`ToolCaller` is how the agent runs MCP tools by name on either path, and :func:`open_tool_caller`
 picks the path for a state directory.
 """
 
