@@ -139,6 +139,13 @@ class LinuxI2C(I2CBus):
         if self._smbus is None:
             try:
                 self._smbus = smbus2.SMBus(self.bus)
+            except FileNotFoundError:
+                # The one failure that means the interface is off (or the number is wrong).
+                found = sorted(p.name for p in gpiochip.DEV_DIR.glob("i2c-*") if p.name[4:].isdigit())
+                raise AdapterUnavailableError(
+                    f"{self._where}: there is no /dev/i2c-{self.bus}: that I2C interface is off or the bus number "
+                    f"is wrong (buses here: {', '.join(found) or 'none'}); on a Pi enable it with raspi-config or "
+                    "dtparam=i2c_arm=on in config.txt, and load i2c-dev", adapter=self._where) from None
             except OSError as exc:
                 raise map_oserror(exc, self._where, f"open /dev/i2c-{self.bus}",
                                   path=gpiochip.DEV_DIR / f"i2c-{self.bus}") from None

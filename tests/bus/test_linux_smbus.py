@@ -143,6 +143,8 @@ def test_scan_with_the_device_file_gone_says_the_interface_is_off(linux_env: Sim
     linux_env.kernel.nack_errno = errno.ENODEV
     with pytest.raises(AdapterUnavailableError, match="interface is enabled"):
         bus.scan()
+    with pytest.raises(AdapterUnavailableError, match=r"there is no /dev/i2c-1: that I2C interface is off"):
+        bus.scan()  # reopened: now the file itself is missing
 
 
 def test_a_bus_the_user_may_not_open_names_the_group_that_owns_its_device_file(
