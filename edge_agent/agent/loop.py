@@ -38,7 +38,7 @@ from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, 
 from edge_agent.agent.provider import ProviderChain, Reply
 from edge_agent.agent.runner import NOT_OFFERED, OnTool, ToolRecord, ToolRunner, summarize
 from edge_agent.agent.state import AgentState
-from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs
+from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs, simplified
 from edge_agent.config import Settings
 from edge_agent.errors import EdgeAgentError, ModelOutputError
 
@@ -115,7 +115,10 @@ class Agent:
         self.tools = openai_tool_specs(COMPACT_TOOLS if self.compact else None)
         self.available = [t["function"]["name"] for t in self.tools]
         self.offered = set(self.available)
-        self._specs = {t["function"]["name"]: t for t in self.tools}
+        # With one board there is nothing to choose: `adapter` and `board` leave the compact schemas, one
+        # less thing for a small model to copy wrongly ("adapter": "board") and fewer tokens to read.
+        drop = ("adapter", "board") if self.compact and len(self.boards) == 1 else ()
+        self._specs = {t["function"]["name"]: simplified(t, drop) if self.compact else t for t in self.tools}
         self.max_rounds = settings.agent.max_tool_iterations or DEFAULT_ITERATIONS
         self.autonomy = Autonomy(settings.autonomy.level, settings.autonomy.max_actions_per_hour, state)
         self._pool: ThreadPoolExecutor | None = None

@@ -70,6 +70,21 @@ def openai_tool_specs(names: Sequence[str] | None = None) -> list[dict[str, Any]
             for n in wanted]
 
 
+def simplified(spec: dict[str, Any], drop: Sequence[str] = ()) -> dict[str, Any]:
+    """A tool spec for a small model: the `drop` arguments left out and pydantic's per-field ``title``
+    removed (it repeats the argument's name). Calls are still checked against the full schema."""
+    fn = dict(spec["function"])
+    params = dict(fn.get("parameters") or {})
+    props = {k: {kk: vv for kk, vv in v.items() if kk != "title"} if isinstance(v, dict) else v
+             for k, v in (params.get("properties") or {}).items() if k not in drop}
+    params["properties"] = props
+    params.pop("title", None)
+    if "required" in params:
+        params["required"] = [r for r in params["required"] if r in props]
+    fn["parameters"] = params
+    return {**spec, "function": fn}
+
+
 def specs_chars(specs: list[dict[str, Any]]) -> int:
     """Characters of the tool specs as sent (compact JSON)."""
     return len(json.dumps(specs, separators=(",", ":")))

@@ -279,3 +279,18 @@ def test_memory_references_are_kept_out_of_the_answer(model: Any, steps: Any, co
     with _agent(config, state) as agent:
         result = agent.turn("which pin is the pump relay on")
     assert result.response == "The pump relay is on PA8, as noted."
+
+
+def test_with_one_board_the_compact_schemas_leave_out_adapter_and_board(model: Any, steps: Any, tmp_path: Path,
+                                                                        state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, compact=True)
+    model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1, "adapter": "nucleo-f401re"})),
+                    steps.say("On.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("turn PA5 on")
+        assert _writes(agent) == [("PA5", 1)]  # a model that sends adapter anyway is still understood
+    assert result.tool_calls[0].error is None
+    for tool in model.requests[0]["tools"]:
+        params = tool["function"]["parameters"]
+        assert not {"adapter", "board"} & set(params["properties"]), tool["function"]["name"]
+        assert all("title" not in p for p in params["properties"].values())
