@@ -20,6 +20,7 @@ import heapq
 import math
 import sqlite3
 from array import array
+from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from itertools import chain, compress, filterfalse, islice, repeat
@@ -372,12 +373,11 @@ class Postings:
         if self.df.get(term, 0) <= 0:
             return False
         if self._np_norm is not None:  # binary search in the stored ids (ascending), then the delta
-            np = self._npmod
             raw = self._base.get(term)
             if raw is not None and cid not in self.tomb:
-                ids = np.frombuffer(raw[0], dtype=np.int32)
-                at = int(np.searchsorted(ids, cid))
-                if at < len(ids) and int(ids[at]) == cid:
+                ids = memoryview(raw[0]).cast("i")
+                at = bisect_left(ids, cid)
+                if at < len(ids) and ids[at] == cid:
                     return True
             return any(c == cid for c, _ in self._delta.get(term, ()))
         return cid in self._term_weights(term)[0]

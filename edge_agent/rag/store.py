@@ -126,13 +126,17 @@ class IndexStore:
             else:
                 known = {r[0]: r[1:] for rel in sorted(only) for r in self._conn.execute(
                     "SELECT rel, size, mtime_ns, sha256, problems FROM files WHERE rel = ?", (rel,))}
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
-            self._df = Counter(marshal.loads(row[0])) if row else Counter()
             nid = self._conn.execute("SELECT value FROM meta WHERE key = 'next_id'").fetchone()
             self._next_id = int(nid[0]) if nid else 1
             gen = self._conn.execute("SELECT value FROM meta WHERE key = 'index_gen'").fetchone()
-            if gen is None or gen[0] != self._seen_gen:  # another process changed the index: forget our copies
+            ours = gen is not None and gen[0] == self._seen_gen and self._meta is not None
+            if not ours:  # first load, or another process changed the index: forget our copies
                 self._meta = self._base_ids = None
+            # the document frequencies this process holds are current unless another process wrote since
+            row = self._conn.execute("SELECT 1 FROM meta WHERE key = 'df'").fetchone()
+            if not ours:
+                df = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
+                self._df = Counter(marshal.loads(df[0])) if df else Counter()
             has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot_ids'").fetchone()
             # A cold build streams postings straight into the postings table instead of keeping per-chunk dicts.
             self._builder = None if has_snapshot else SnapshotBuilder(self._conn)

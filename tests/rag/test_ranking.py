@@ -152,3 +152,10 @@ def test_pin_alias_sections_yield_to_the_prose_and_tables_that_explain_the_pin(t
            "Buttons are active low.\n\n## Pin Aliases\n\nbutton3: P0.24\nsw2: P0.24\n")
     rag = HardwareRag.load(tmp_path)
     assert rag.search("P0.24 button")[0].heading == "Kit > Buttons"
+
+
+def test_second_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
+    """Regression floor at the level measured when pin names joined the ranking (see BENCHMARKS.md); the
+    set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
+    hit1, hit3, within = _rates(HELD_OUT_2, shared_corpus)
+    assert hit1 >= 0.65 and hit3 >= 0.87 and within >= 0.8, (hit1, hit3, within)
