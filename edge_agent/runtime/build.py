@@ -28,7 +28,14 @@ def build_rag(rt: Runtime) -> None:
         from edge_agent.rag import HardwareRag
 
         started = time.monotonic()
-        rag = HardwareRag.load(directory, index_dir=rt.state_dir / "rag", compact=rt.settings.agent.compact_context)
+        current = rt.rag
+        if (current is not None and current.root == directory
+                and current.compact == rt.settings.agent.compact_context):
+            current.refresh()  # in place: only changed files are read again, the rest stays in memory
+            rag = current
+        else:
+            rag = HardwareRag.load(directory, index_dir=rt.state_dir / "rag",
+                                   compact=rt.settings.agent.compact_context)
     except Exception as exc:
         rt.rag = None
         rt.use_pins(default_index())
