@@ -48,7 +48,9 @@ PROVIDER_URLS: dict[str, str] = {
 _PROVIDER_FORMS = f"{', '.join(PROVIDER_URLS)} or custom:<base URL> (e.g. custom:http://10.0.0.5:8080/v1)"
 
 
-_URL_PASSWORD = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/\s:@]*):[^@\s/]*@")
+# The password runs to the last '@' before the host: URL parsers split user part from host there, so an
+# unescaped '@' inside a password is still part of it.
+_URL_PASSWORD = re.compile(r"(?i)([a-z][a-z0-9+.-]*://[^/\s:@]*):[^\s/]*@")
 
 
 def redact_url(text: str) -> str:

@@ -97,6 +97,19 @@ def test_a_password_in_a_provider_url_is_never_printed(model: Any, steps: Any, t
     assert "s3cret-pw" not in shown and "bench:***@" in shown
 
 
+def test_a_password_holding_an_at_sign_is_hidden_whole(model: Any, steps: Any, tmp_path: Path, state: Path,
+                                                      capsys: Any) -> None:
+    """URL parsers split the user part from the host at the last '@', so an unescaped '@' belongs to the password."""
+    dead = _dead_url().replace("http://", "http://bench:s3cret@tail-pw@")
+    config = steps.write_config(tmp_path / "c.toml", model, fallbacks=[f"custom:{dead}"])
+    model.script = [steps.http_error(404)]
+    code, out, err = _run(capsys, config, state, "-m", "hello", "--json")
+    assert code == 3 and "tail-pw" not in out + err and "bench:***@127.0.0.1" in out
+    assert main(["--state", str(state), "--config", str(config), "config", "check"]) == 0
+    shown = capsys.readouterr().out
+    assert "tail-pw" not in shown and "s3cret" not in shown and "bench:***@127.0.0.1" in shown
+
+
 # --- tool-call mode --------------------------------------------------------------------------------------
 
 
