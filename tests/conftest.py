@@ -17,16 +17,15 @@ SHARED_CORPUS = REPO_ROOT.parent / "shared" / "corpus" / "datasheets"
 
 
 @pytest.fixture(autouse=True)
-def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tmp_path_factory: pytest.TempPathFactory) -> None:
     for var in ("EDGE_AGENT_CONFIG", "EDGE_AGENT_STATE", "STATE_DIRECTORY", "CONFIGURATION_DIRECTORY",
                 "NOTIFY_SOCKET", "WATCHDOG_USEC", "KUMIHO_AUTH_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
     # An edge-agent.toml in the checkout (where the docs suggest one) is the developer's, not the test's:
     # each test runs from an empty directory of its own, so ./edge-agent.toml is never found.
-    cwd = tmp_path / "cwd"
-    cwd.mkdir(exist_ok=True)
-    monkeypatch.chdir(cwd)
+    # (Beside tmp_path, not in it: a test may expect its tmp_path to hold only what it made.)
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
 
 
 @pytest.fixture
