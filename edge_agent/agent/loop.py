@@ -38,7 +38,7 @@ from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, 
 from edge_agent.agent.provider import ProviderChain, Reply
 from edge_agent.agent.runner import NOT_OFFERED, OnTool, ToolRecord, ToolRunner, summarize
 from edge_agent.agent.state import AgentState
-from edge_agent.agent.tools import COMPACT_TOOLS, openai_tool_specs, simplified
+from edge_agent.agent.tools import COMPACT_TOOLS, compact_spec, openai_tool_specs, simplified
 from edge_agent.config import Settings
 from edge_agent.errors import EdgeAgentError, ModelOutputError
 
@@ -111,8 +111,10 @@ class Agent:
         self.compact = settings.agent.compact_context
         boards = settings.peripherals.boards if settings.peripherals.enabled else []
         self.boards = [(b.adapter_name, b.board) for b in boards]
-        self.system = promptmod.system_prompt(self.boards)
+        self.system = promptmod.system_prompt(self.boards, compact=self.compact, hints=_board_hints(self.boards))
         self.tools = openai_tool_specs(COMPACT_TOOLS if self.compact else None)
+        if self.compact:
+            self.tools = [compact_spec(t, boards=len(self.boards)) for t in self.tools]
         self.available = [t["function"]["name"] for t in self.tools]
         self.offered = set(self.available)
         # With one board there is nothing to choose: `adapter` and `board` leave the compact schemas, one
@@ -407,6 +409,22 @@ class Agent:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _board_hints(boards: list[tuple[str, str]]) -> list[str]:
+    """The LED and button line of each configured board that has a board file."""
+    from edge_agent.errors import EdgeAgentError
+    from edge_agent.pins import get_board
+
+    hints = []
+    for board in dict.fromkeys(b for _, b in boards):
+        try:
+            info = get_board(board)
+        except EdgeAgentError:
+            continue
+        if hint := promptmod.board_hint(board, info.leds, info.buttons):
+            hints.append(hint)
+    return hints
 
 
 def _filtered(shown: StreamFilter | None, on_token: Callable[[str], None] | None) -> Callable[[str], None] | None:

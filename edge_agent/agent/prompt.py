@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -38,12 +38,48 @@ _SYSTEM = (
 )
 
 
-def system_prompt(boards: Sequence[tuple[str, str]]) -> str:
-    """The stable system prompt; `boards` are (adapter name, board id) pairs from the configuration."""
+# Compact mode is for small models, which follow short numbered rules better than prose. Each rule
+# answers a mistake 0.5B-1.5B models make on the field tasks: a tool call on small talk, a write on a
+# question, a lookup tool for what the documentation in the message already says, a second call of
+# the tool that just answered, an answer that leaves the tool's values out.
+_SMALL_MODEL_RULES = (
+    "\nRules:\n"
+    "1. Call a tool only when the message asks to read or change the hardware now (a pin, LED, button, the "
+    "I2C bus, the sensor). Greetings, thanks, jokes and general questions get a short plain answer and no tool.\n"
+    "2. Change only the pins the message names, to the level it asks for. A question never changes a pin.\n"
+    "3. Which pin, register or address something is: answer from the notes and documentation given with "
+    "the message.\n"
+    "4. After a tool result, answer in one or two sentences with the values it returned (levels, addresses, "
+    "readings with units). Do not call the same tool again.\n"
+    "5. If a tool refuses or fails, say so and why; never claim a change that did not happen."
+)
+
+
+def system_prompt(boards: Sequence[tuple[str, str]], *, compact: bool = False,
+                  hints: Sequence[str] = ()) -> str:
+    """The stable system prompt; `boards` are (adapter name, board id) pairs from the configuration.
+
+    In compact mode it ends with the small-model rules and `hints`: one line per board naming its
+    LEDs and buttons (a small model guesses pin names it is not shown).
+    """
+    rules = _SMALL_MODEL_RULES if compact else ""
     if not boards:
-        return _SYSTEM + "\nNo boards are configured."
-    listed = ", ".join(f"{board} (adapter {name})" if name != board else board for name, board in boards)
-    return _SYSTEM + f"\nConfigured boards: {listed}. Omit `adapter` to use the first one."
+        return _SYSTEM + rules + "\nNo boards are configured."
+    if compact and len(boards) == 1:
+        listed = boards[0][1]
+        tail = f"\nThe board is {listed}."
+    else:
+        listed = ", ".join(f"{board} (adapter {name})" if name != board else board for name, board in boards)
+        tail = f"\nConfigured boards: {listed}. Omit `adapter` to use the first one."
+    extra = "".join(f"\n{h}" for h in hints) if compact else ""
+    return _SYSTEM + rules + tail + extra
+
+
+def board_hint(board: str, leds: Mapping[str, str], buttons: Mapping[str, str]) -> str:
+    """One line naming a board's LEDs and buttons with their pins ("" when it has none)."""
+    parts = [f"{name} = {pin} (LED)" for name, pin in leds.items()]
+    parts += [f"{name} = {pin} (button)" for name, pin in buttons.items()]
+    return f"On {board}: {', '.join(parts)}. Arduino names such as D7 can be passed as they are." if parts else ""
 
 
 @dataclass

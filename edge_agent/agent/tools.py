@@ -85,6 +85,43 @@ def simplified(spec: dict[str, Any], drop: Sequence[str] = ()) -> dict[str, Any]
     return {**spec, "function": fn}
 
 
+def compact_spec(spec: dict[str, Any], *, boards: int) -> dict[str, Any]:
+    """A tool spec trimmed for a small model: only the arguments a call on this bench needs.
+
+    Small models copy optional arguments between tools (a ``"bus": null`` on ``gpio_write``) and take
+    an example value literally (``"adapter": "board"``). So the compact form leaves out ``adapter``
+    (``board`` names the same thing), ``board`` and ``bus`` when one board is configured (the
+    first board's first bus is the default), result limits, and arguments with a single allowed value;
+    titles and length limits go too. The tool still accepts every argument of the full schema.
+    """
+    fn = spec["function"]
+    params = fn["parameters"]
+    drop = {"adapter", "limit"} | ({"board", "bus"} if boards <= 1 else set())
+    props: dict[str, Any] = {}
+    for name, prop in params.get("properties", {}).items():
+        if name in drop or "const" in prop:
+            continue
+        props[name] = _plain(prop)
+    out = {"type": "object", "properties": props, "additionalProperties": False}
+    required = [r for r in params.get("required", []) if r in props]
+    if required:
+        out["required"] = required
+    return {"type": "function", "function": {"name": fn["name"], "description": fn["description"], "parameters": out}}
+
+
+def _plain(prop: dict[str, Any]) -> dict[str, Any]:
+    """A property schema without titles and length limits; ``anyOf`` with null reduced to the other type."""
+    out = {k: v for k, v in prop.items() if k not in ("title", "maxLength", "minLength")}
+    alts = [a for a in out.pop("anyOf", []) if a.get("type") != "null"]
+    if len(alts) == 1:
+        out = {**{k: v for k, v in alts[0].items() if k not in ("maxLength", "minLength")}, **out}
+    elif alts:
+        out["anyOf"] = [{k: v for k, v in a.items() if k not in ("maxLength", "minLength")} for a in alts]
+    if out.get("default", 0) is None:
+        del out["default"]
+    return out
+
+
 def specs_chars(specs: list[dict[str, Any]]) -> int:
     """Characters of the tool specs as sent (compact JSON)."""
     return len(json.dumps(specs, separators=(",", ":")))
