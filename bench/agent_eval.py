@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,8 +123,10 @@ def run_task(task: Task, config: Path, state: Path, proxy: RecordingProxy, pins:
 
 
 def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] = (), compact: bool = True,
-            temperature: float | None = None, progress: bool = True, task_dir: Path = TASK_DIR) -> list[TaskResult]:
-    """Run one task set against the model server at ``url`` with a fresh state and daemon."""
+            temperature: float | None = None, progress: bool = True, task_dir: Path = TASK_DIR,
+            after_each: Callable[[list[TaskResult]], None] | None = None) -> list[TaskResult]:
+    """Run one task set against the model server at ``url`` with a fresh state and daemon
+    (``after_each`` gets the results so far after every task, so an interrupted run keeps them)."""
     tasks = [t for t in load_tasks(name, task_dir) if not only or t.id in only]
     state = work / name
     state.mkdir(parents=True)
@@ -138,6 +140,8 @@ def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] 
             for task in tasks:
                 res = run_task(task, config, state, proxy, pins, yes_flag)
                 results.append(res)
+                if after_each is not None:
+                    after_each(results)
                 if progress:
                     v = res.verdict
                     print(f"  {name}/{task.id}: {'ok' if v.ok else 'FAIL'} {res.seconds:.1f}s "
@@ -217,6 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--label", default="", help="name of this run in the results file")
     ap.add_argument("--full", action="store_true", help="compact_context = false")
     ap.add_argument("--temperature", type=float)
+    ap.add_argument("--threads", type=int, default=2, help="llama-server threads (-t); on a machine busy with "
+                    "other work 1 is faster than 2")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     args = ap.parse_args(argv)
     sets = [s for s in args.sets.split(",") if s]
@@ -236,18 +242,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             if url is None:
                 if model not in MODELS:
                     ap.error(f"unknown model {model!r}; the cached ones are {', '.join(MODELS)}")
-                with llama_server(model, log_path=CACHE / f"llama-server-{model}.log") as (served, proc):
-                    for name in sets:
-                        print(f"{label}: {name}", file=sys.stderr, flush=True)
-                        runs[name] = run_set(name, served, MODELS[model], work=work, only=only, compact=not args.full,
-                                             temperature=args.temperature)
-                    hwm = memory_kib(proc.pid)
+                with llama_server(model, threads=args.threads,
+                                  log_path=CACHE / f"llama-server-{label}.log") as (served, proc):
+                    runs = _run_served(label, model, served, proc.pid, sets, args, work, only, hwm)
             else:
                 for name in sets:
                     runs[name] = run_set(name, url, model, work=work, only=only, compact=not args.full,
                                          temperature=args.temperature)
             saved = save(label, runs, {"model": model, "server_kib": hwm, "compact": not args.full,
-                                       "temperature": args.temperature})
+                                       "temperature": args.temperature, "threads": args.threads})
             print(f"per-task results: {saved}", file=sys.stderr)
             for name, results in runs.items():
                 rows.append(row(label, name, summarize(results)))
@@ -262,6 +265,24 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         replace_section("agent-eval", _section(text, notes))
     return 0
+
+
+def _run_served(label: str, model: str, url: str, pid: int, sets: Sequence[str], args: argparse.Namespace,
+                work: Path, only: Sequence[str], hwm: dict[str, int]) -> dict[str, list[TaskResult]]:
+    """Every set against the model server this run started; the results file is kept current after each task."""
+    runs: dict[str, list[TaskResult]] = {}
+    meta = {"model": model, "server_kib": hwm, "compact": not args.full, "threads": args.threads,
+            "temperature": args.temperature}
+    for name in sets:
+        print(f"{label}: {name}", file=sys.stderr, flush=True)
+
+        def keep(done: list[TaskResult], name: str = name) -> None:
+            hwm.update(memory_kib(pid))
+            save(label, {**runs, name: done}, meta)
+
+        runs[name] = run_set(name, url, MODELS[model], work=work, only=only, compact=not args.full,
+                             temperature=args.temperature, after_each=keep)
+    return runs
 
 
 def _section(table: str, notes: Sequence[str]) -> str:
