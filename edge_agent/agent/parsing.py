@@ -128,13 +128,42 @@ def _call_from(obj: Any, tagged: bool) -> ParsedCall | None:
     return ParsedCall(name.strip(), args, error=error)
 
 
+# A bare hexadecimal number as a JSON value (`"address": 0x1E`): small models write register and
+# bus addresses the way datasheets print them. Quoted, it is a string the tools accept ("0x1E").
+_HEX_VALUE = re.compile(r"(:\s*|\[\s*|,\s*)(0[xX][0-9a-fA-F]+)(?=\s*[,}\]])")
+
+
+def _json_values(text: str) -> list[Any] | None:
+    """The JSON value of `text`, or the values of several written one after another (a small model
+    writes one object per call, a line each); None when it is not JSON even with hex numbers quoted."""
+    for candidate in dict.fromkeys((text, _HEX_VALUE.sub(lambda m: f'{m.group(1)}"{m.group(2)}"', text))):
+        try:
+            value = loads(candidate)
+            return value if isinstance(value, list) else [value]
+        except ValueError:
+            pass
+        values, pos, decoder = [], 0, json.JSONDecoder()
+        try:
+            while pos < len(candidate):
+                value, pos = decoder.raw_decode(candidate, pos)
+                values.append(value)
+                while pos < len(candidate) and candidate[pos].isspace():
+                    pos += 1
+        except (ValueError, RecursionError):
+            continue
+        if len(values) > 1:
+            return values
+    return None
+
+
 def _calls_from_json(text: str, tagged: bool = False) -> list[ParsedCall] | None:
-    """Calls from a JSON object or list of objects; None when `text` is not JSON or holds no call."""
-    try:
-        value = loads(text)
-    except ValueError:
+    """Calls from a JSON object, a list of objects or objects one after another; None when `text` is
+    not JSON or holds no call."""
+    if too_deep(text):
         return None
-    items = value if isinstance(value, list) else [value]
+    items = _json_values(text)
+    if items is None:
+        return None
     calls = [_call_from(item, tagged) for item in items]
     if not calls or any(c is None for c in calls):
         return None

@@ -70,3 +70,14 @@ def test_stream_filter_holds_back_a_call() -> None:
     f = StreamFilter()
     assert "".join(f.feed(d) for d in ['{"na', 'me": "x", "arguments": {}}']) == ""
     assert f.finish(None) == ""
+
+
+def test_calls_written_one_after_another_and_bare_hex_numbers_are_read_as_a_small_model_writes_them() -> None:
+    lines = ('{"name": "gpio_read", "arguments": {"pin": "D13"}}\n'
+             '{"name": "gpio_write", "arguments": {"pin": "D13", "value": 1}}')
+    assert [(c.name, c.arguments, c.error) for c in text_tool_calls(lines)] == [
+        ("gpio_read", {"pin": "D13"}, ""), ("gpio_write", {"pin": "D13", "value": 1}, "")]
+    fenced = '```json\n{\n  "name": "i2c_read",\n  "arguments": {"addr": 0x76, "register": 0xD0}\n}\n```'
+    (call,) = text_tool_calls(fenced)
+    assert (call.name, call.arguments, call.error) == ("i2c_read", {"addr": "0x76", "register": "0xD0"}, "")
+    assert text_tool_calls('{"ok": true}\n{"ok": false}') == []  # JSON that is not a call stays an answer
