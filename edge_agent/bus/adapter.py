@@ -11,9 +11,10 @@ from collections.abc import Hashable
 from typing import TYPE_CHECKING, Any, Self
 
 from edge_agent.bus.checks import MAX_PIN_CHARS, PIN_CACHE_SIZE, SPI_MODES, Direction, Pull
+from edge_agent.bus.gpio_grants import GpioGrant, PinSource, resolve_entries, spelled
 from edge_agent.bus.i2c import I2CBus
 from edge_agent.bus.spi import SPIDevice
-from edge_agent.errors import AdapterUnavailableError, BusError, InvalidAddressError, NextStep, PinError, echo
+from edge_agent.errors import AdapterUnavailableError, BusError, InvalidAddressError, NextStep, echo
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -49,7 +50,10 @@ class Adapter(abc.ABC):
         self._i2c: dict[int, I2CBus] = {}
         self._spi: dict[tuple[int, int, int, int], SPIDevice] = {}
         self._pins: dict[str | int, tuple[str, Hashable]] = {}
-        self._gpio_allowed: frozenset[str] | None = None
+        # writable_gpio resolved to backend lines once, at open (see fix_gpio_grants); never moved after.
+        self._gpio_grants: dict[Hashable, GpioGrant] = {}
+        self._gpio_any = False
+        self._grants_fixed = False
         self._pin_index: PinIndex | None = None  # None: the default index (board files and bundled datasheets)
         # What this adapter last did to or saw on each GPIO line (canonical name -> mode/level/at), so a
         # status view can show levels without touching the bus: on Linux, reading a line requests it as
@@ -122,7 +126,6 @@ class Adapter(abc.ABC):
         with self._lock:
             self._pin_index = index
             self._pins.clear()
-            self._gpio_allowed = None
 
     def resolve_pin(self, pin: str | int) -> tuple[str, Hashable]:
         """Map a pin name, alias or number to (canonical name, backend line id), via the pin resolver."""
@@ -164,12 +167,16 @@ class Adapter(abc.ABC):
         if value not in (0, 1) or isinstance(value, float):
             raise InvalidAddressError(f"{self.url}: GPIO value {value!r} must be 0 or 1", adapter=self.url)
         name, line = self.resolve_pin(pin)
-        self._check_gpio_write(name, pin)
+        self._check_gpio(line, f"drive GPIO {_shown(name, pin)} to {int(value)}", pin)
         self._gpio_write(line, int(value))
         self._note_gpio(name, mode="out", level=int(value))
 
     def gpio_mode(self, pin: str | int, direction: Direction, pull: Pull = "none") -> None:
-        """Set a GPIO line's direction ("in"/"out") and pull ("up"/"down"/"none")."""
+        """Set a GPIO line's direction ("in"/"out") and pull ("up"/"down"/"none").
+
+        A write for the safety policy whatever the direction: making a driven output an input, or changing
+        its pull, changes the level on the wire as surely as driving it.
+        """
         self._check_open()
         if direction not in ("in", "out"):
             raise InvalidAddressError(f"{self.url}: direction {direction!r} must be 'in' or 'out'",
@@ -177,8 +184,7 @@ class Adapter(abc.ABC):
         if pull not in ("up", "down", "none"):
             raise InvalidAddressError(f"{self.url}: pull {pull!r} must be 'up', 'down' or 'none'", adapter=self.url)
         name, line = self.resolve_pin(pin)
-        if direction == "out":  # an output drives the wire: same policy as a write
-            self._check_gpio_write(name, pin)
+        self._check_gpio(line, f"make GPIO {_shown(name, pin)} an {direction}put with pull {pull}", pin)
         self._gpio_mode(line, direction, pull)
         self._note_gpio(name, mode=direction, pull=pull)
 
@@ -199,36 +205,54 @@ class Adapter(abc.ABC):
 
     def gpio_writable(self, pin: str | int) -> bool:
         """Whether the safety policy lets this adapter drive ``pin`` (a check only: nothing is written)."""
-        from edge_agent.errors import ConfigError, EdgeAgentError
+        from edge_agent.errors import EdgeAgentError
 
         try:
-            name, _ = self.resolve_pin(pin)
-            self._check_gpio_write(name, pin)
-        except (ConfigError, EdgeAgentError):
+            name, line = self.resolve_pin(pin)
+            self._check_gpio(line, f"drive GPIO {_shown(name, pin)}", pin)
+        except EdgeAgentError:
             return False
         return True
 
-    def _check_gpio_write(self, name: str, given: str | int) -> None:
+    def fix_gpio_grants(self, pins: PinSource = None) -> None:
+        """Resolve the policy's ``writable_gpio`` entries to this adapter's lines, once.
+
+        :func:`~edge_agent.bus.registry.open_adapter` calls this right after the backend opens, with the
+        pin index of the configured datasheets (``pins``); the lines stay fixed when the adapter's pin
+        index changes later. An entry that does not resolve to one line is a ConfigError naming it.
+        """
+        from edge_agent.errors import ConfigError, EdgeAgentError
+
+        policy = self.safety
+        grants: dict[Hashable, GpioGrant] = {}
+        if policy.mode == "allowlist":
+            key = policy.key_path("writable_gpio")
+            for grant in resolve_entries(policy.gpio, self.board, pins, key):
+                try:
+                    line = self._gpio_line(grant.pin, spelled(grant.entry))
+                except ConfigError:
+                    raise
+                except EdgeAgentError as exc:
+                    raise ConfigError(f"{key}: entry {grant.entry!r} is not a GPIO line of {self.url}: "
+                                      f"{exc.message()}") from None
+                grants.setdefault(line, grant)
+        self._gpio_grants = grants
+        self._gpio_any = any(e.strip() == "*" for e in policy.gpio)
+        self._grants_fixed = True
+
+    def gpio_grants(self) -> list[str]:
+        """The resolved ``writable_gpio`` entries (``red_led -> PA5``), as fixed when the adapter opened."""
+        if not self._grants_fixed and self.safety.mode == "allowlist":
+            self.fix_gpio_grants()
+        return (["*"] if self._gpio_any else []) + [g.describe() for g in self._gpio_grants.values()]
+
+    def _check_gpio(self, line: Hashable, what: str, given: str | int) -> None:
         policy = self.safety
         if policy.writes_open:
             return
-        if self._gpio_allowed is None:
-            self._gpio_allowed = frozenset(self._resolve_allowed_gpio(policy.gpio_entries()))
-        policy.check_gpio_write(self.url, name, given, self._gpio_allowed)
-
-    def _resolve_allowed_gpio(self, entries: tuple[str, ...]) -> set[str]:
-        from edge_agent.errors import ConfigError
-
-        names: set[str] = set()
-        for entry in entries:
-            if entry == "*":
-                names.add("*")
-                continue
-            try:
-                names.add(self.resolve_pin(int(entry) if entry.isdigit() else entry)[0])
-            except PinError as exc:
-                raise ConfigError(f"{self.safety.key_path('writable_gpio')}: {exc}") from None
-        return names
+        if not self._grants_fixed:
+            self.fix_gpio_grants()
+        policy.check_gpio(self.url, what, given, allowed=self._gpio_any or line in self._gpio_grants)
 
     # info ------------------------------------------------------------------------------------
     def capabilities(self) -> dict[str, Any]:
@@ -246,7 +270,7 @@ class Adapter(abc.ABC):
             "spi": spi,
             "gpio": self._has_gpio(),
             "ten_bit_addresses": False,
-            "writes": self.safety.describe(),
+            "writes": {**self.safety.describe(), "writable_gpio_resolved": self.gpio_grants()},
             **self._extra_capabilities(),
         }
 
@@ -317,6 +341,10 @@ class Adapter(abc.ABC):
 
     def _release(self) -> None:  # noqa: B027 - optional hook
         """Free the device handle."""
+
+
+def _shown(name: str, given: str | int) -> str:
+    return name if str(given) == name else f"{given!s} ({name})"
 
 
 def _bus_number(bus: int | str, kind: str, adapter: str) -> int:

@@ -112,38 +112,38 @@ class I2CBus(abc.ABC):
         check_address(address, self._where)
         payload = as_bytes(data, self._where)
         check_length(len(payload), self.max_transfer, self._where, "write", address)
-        self.adapter.safety.check_i2c_write(self._where, self.bus, address, payload[0])
+        self.adapter.safety.check_i2c(self._where, self.bus, address, payload)
         self._write(address, payload)
 
     def write_read(self, address: int, data: bytes | bytearray | list[int], n: int) -> bytes:
         """Write ``data`` then read ``n`` bytes with a repeated START (no STOP in between).
 
         A one-byte ``data`` is a register pointer and counts as a read. Longer ``data`` may store values
-        in the target (register, value, ...), so the safety policy checks it like a write.
+        in the target (register, value, ...), so the safety policy checks every register it can store into.
         """
         self._check_open()
         check_address(address, self._where)
         payload = as_bytes(data, self._where)
         check_length(len(payload), self.max_transfer, self._where, "write", address)
         check_length(n, self.max_transfer, self._where, "read", address)
-        if len(payload) > 1:
-            self.adapter.safety.check_i2c_write(self._where, self.bus, address, payload[0], len(payload) - 1)
+        self.adapter.safety.check_i2c(self._where, self.bus, address, payload, then_read=True)
         return self._write_read(address, payload, n)
 
     def read_register(self, address: int, register: int, n: int = 1, *, register_width: int = 1) -> bytes:
         """Read ``n`` bytes starting at ``register`` (pointer write, repeated START, read).
 
         A two-byte pointer is a read on parts that take one (24C32 and up) but stores the second byte
-        in a part with 8-bit registers, so the safety policy checks ``register_width=2`` like a write.
+        in a part with 8-bit registers, so the safety policy checks ``register_width=2`` like a write unless
+        the allow-list says the part at ``address`` has two-byte register addresses.
         """
         self._check_open()
         check_address(address, self._where)
         check_register(register, register_width, self._where, address)
         check_length(n, self.max_transfer, self._where, "read", address)
-        if register_width > 1:
-            self.adapter.safety.check_i2c_write(self._where, self.bus, address, register, 1)
+        pointer = _register_bytes(register, register_width)
+        self.adapter.safety.check_i2c(self._where, self.bus, address, pointer, then_read=True)
         try:
-            return self._write_read(address, _register_bytes(register, register_width), n)
+            return self._write_read(address, pointer, n)
         except BusError as exc:
             if exc.register is None:
                 exc.register = register
@@ -158,9 +158,10 @@ class I2CBus(abc.ABC):
         check_register(register, register_width, self._where, address)
         payload = as_bytes(data, self._where)
         check_length(len(payload) + register_width, self.max_transfer, self._where, "write", address)
-        self.adapter.safety.check_i2c_write(self._where, self.bus, address, register, len(payload))
+        wire = _register_bytes(register, register_width) + payload
+        self.adapter.safety.check_i2c(self._where, self.bus, address, wire)
         try:
-            self._write(address, _register_bytes(register, register_width) + payload)
+            self._write(address, wire)
         except BusError as exc:
             if exc.register is None:
                 exc.register = register

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 from edge_agent.bus.base import Adapter
+from edge_agent.bus.gpio_grants import PinSource
 from edge_agent.bus.safety import SafetyPolicy, SafetyRules
 from edge_agent.bus.url import GRAMMAR, AdapterURL
 from edge_agent.errors import BackendUnavailable, InvalidAdapterURL
@@ -96,6 +97,7 @@ def open_adapter(
     name: str | None = None,
     safety: SafetyRules | SafetyPolicy | None = None,
     board: str | None = None,
+    pins: PinSource = None,
 ) -> Adapter:
     """Open the adapter that ``url`` names.
 
@@ -105,18 +107,22 @@ def open_adapter(
         safety: the ``[hardware.safety]`` section (or a resolved policy); None = defaults (simulator
             writable, real adapters read-only except allow-listed writes).
         board: board id for pin-name resolution when the URL does not imply one (``linux://`` on a Pi).
+        pins: the pin index of the configured datasheets (or a function building it), used to resolve
+            ``writable_gpio`` names the board file does not define; None = the bundled datasheets. The
+            entries are resolved once, here, and stay fixed for the adapter's life.
 
     Raises:
         InvalidAdapterURL: malformed URL, unknown scheme or unknown option.
         BackendUnavailable: the scheme's optional dependency is not installed.
         AdapterUnavailableError: the device is absent or busy.
+        ConfigError: a ``writable_gpio`` entry does not resolve to one line of this adapter.
     """
     parsed = url if isinstance(url, AdapterURL) else AdapterURL.parse(url)
     if parsed.scheme.startswith("trace+"):
         # trace+URL: the inner adapter does all the work; the wrapper records and logs each transaction.
         from edge_agent.bus.trace import TraceAdapter
 
-        inner = open_adapter(str(parsed)[len("trace+"):], name=name, safety=safety, board=board)
+        inner = open_adapter(str(parsed)[len("trace+"):], name=name, safety=safety, board=board, pins=pins)
         return TraceAdapter(parsed, inner)
     module = load_backend(parsed.scheme)
     adapter_name = name or str(parsed)
@@ -124,5 +130,10 @@ def open_adapter(
         safety, name=name or parsed.scheme, scheme=parsed.scheme
     )
     adapter: Adapter = module.open_url(parsed, name=adapter_name, board=board, safety=policy)
+    try:
+        adapter.fix_gpio_grants(pins)
+    except BaseException:
+        adapter.close()
+        raise
     log.debug("opened %r", adapter)
     return adapter

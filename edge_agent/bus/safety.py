@@ -6,11 +6,16 @@ Rules, in order:
 2. ``hardware.safety.adapters.<key>`` is looked up by adapter name (its ``[[peripherals.boards]]``
    name), then by URL scheme (``sim``, ``linux``, ...). Its ``read_only = true`` refuses every write
    on that adapter; ``read_only = false`` allows every write on it.
-3. Otherwise (``read_only`` unset) the simulator (``sim://``) is writable, and a real adapter allows
-   only writes named in ``writable_gpio`` / ``writable_i2c`` / ``writable_spi``.
+3. Otherwise (``read_only`` unset) an adapter allows only the writes named in ``writable_gpio`` /
+   ``writable_i2c`` / ``writable_spi``. This holds for the simulator (``sim://``) too as soon as a
+   section applies to it, so a policy can be rehearsed before it meets hardware; a simulator that no
+   section names is writable (it cannot damage anything).
 
-Reads are never refused. A refusal is a :class:`~edge_agent.errors.WriteRefusedError` whose message
-names the key (and value) that would allow the write.
+What counts as a write: an I2C transaction that stores a byte in a register (see
+:mod:`edge_agent.bus.i2c_rules` for how each byte's register is worked out), every SPI transfer (MOSI
+always drives), and any GPIO call that sets a line's level, direction or pull. Reads are never
+refused. A refusal is a :class:`~edge_agent.errors.WriteRefusedError` whose message names the key (and
+value) that would allow the write.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from edge_agent.bus.i2c_rules import I2CRule, check_rule_widths, parse_i2c_rule, spans, stored_registers
 from edge_agent.errors import ConfigError, WriteRefusedError
 
 Mode = Literal["open", "allowlist", "read_only"]
@@ -46,46 +52,6 @@ class SafetyRules(Protocol):
     def adapters(self) -> Mapping[str, AdapterRules]: ...
 #: Schemes whose writes cannot damage anything, so they are writable unless configured otherwise.
 SIMULATED_SCHEMES = frozenset({"sim"})
-
-
-@dataclass(frozen=True, slots=True)
-class I2CRule:
-    """One ``writable_i2c`` entry: an address and an inclusive register range."""
-
-    address: int
-    first: int = 0x00
-    last: int = 0xFFFF
-
-    def allows(self, address: int, register: int | None, length: int) -> bool:
-        """Whether this rule covers a write of ``length`` bytes at ``register`` of ``address``."""
-        if address != self.address:
-            return False
-        if register is None:
-            return self.first == 0 and self.last == 0xFFFF
-        return self.first <= register and register + max(length, 1) - 1 <= self.last
-
-
-def parse_i2c_rule(text: str, key: str) -> I2CRule | None:
-    """Parse '0x3C', '0x76:0xF4' or '0x76:0xF2-0xF5' ('*' returns None = any)."""
-    text = text.strip()
-    if text == "*":
-        return None
-    addr_text, _, regs = text.partition(":")
-    try:
-        address = int(addr_text, 0)
-        if regs:
-            lo, _, hi = regs.partition("-")
-            first = int(lo, 0)
-            last = int(hi, 0) if hi else first
-        else:
-            first, last = 0x00, 0xFFFF
-    except ValueError:
-        raise ConfigError(
-            f"{key}: {text!r} is not an I2C rule; use '0x3C' (any register), '0x76:0xF4' or '0x76:0xF2-0xF5'"
-        ) from None
-    if not 0x03 <= address <= 0x77 or not 0 <= first <= last <= 0xFFFF:
-        raise ConfigError(f"{key}: {text!r} has an address outside 0x03-0x77 or a bad register range")
-    return I2CRule(address, first, last)
 
 
 def parse_spi_rule(text: str, key: str) -> tuple[int, int] | None:
@@ -125,17 +91,19 @@ class SafetyPolicy:
         read_only = entry.read_only if entry is not None else None
         if read_only is True:
             return cls(key, "read_only", read_only_key=f"{prefix}.read_only")
-        if read_only is False or (read_only is None and scheme in SIMULATED_SCHEMES):
+        if read_only is False or (entry is None and scheme in SIMULATED_SCHEMES):
             return cls(key, "open")
         if entry is None:
             return cls(key, "allowlist")
         rules = [parse_i2c_rule(t, f"{prefix}.writable_i2c") for t in entry.writable_i2c]
+        i2c = tuple(r for r in rules if r is not None)
+        check_rule_widths(i2c, f"{prefix}.writable_i2c")
         spi = [parse_spi_rule(t, f"{prefix}.writable_spi") for t in entry.writable_spi]
         return cls(
             key,
             "allowlist",
             gpio=tuple(entry.writable_gpio),
-            i2c=tuple(r for r in rules if r is not None),
+            i2c=i2c,
             i2c_any=any(r is None for r in rules),
             spi=frozenset(s for s in spi if s is not None),
             spi_any=any(s is None for s in spi),
@@ -155,17 +123,13 @@ class SafetyPolicy:
         """The config key path of ``leaf`` for this adapter."""
         return f"hardware.safety.adapters.{_toml_key(self.adapter_key)}.{leaf}"
 
-    def gpio_entries(self) -> tuple[str, ...]:
-        """The raw ``writable_gpio`` entries (resolved to pins by the adapter)."""
-        return self.gpio
-
     def describe(self) -> dict[str, Any]:
         """The policy as data (for capabilities() and `bus` CLI output)."""
         return {
             "mode": self.mode,
             "key": self.adapter_key,
             "writable_gpio": list(self.gpio),
-            "writable_i2c": ["*"] if self.i2c_any else [_rule_text(r) for r in self.i2c],
+            "writable_i2c": ["*"] if self.i2c_any else [r.text() for r in self.i2c],
             "writable_spi": ["*"] if self.spi_any else [f"{b}.{c}" for b, c in sorted(self.spi)],
         }
 
@@ -180,23 +144,41 @@ class SafetyPolicy:
             register=register,
         )
 
-    def check_i2c_write(self, adapter: str, bus: int, address: int, register: int | None, length: int = 1) -> None:
-        """Raise WriteRefusedError unless a write to ``address``/``register`` is allowed."""
+    def check_i2c(self, adapter: str, bus: int, address: int, wire: bytes, *, then_read: bool = False) -> None:
+        """Raise WriteRefusedError unless every register the transaction stores into is allowed.
+
+        ``wire`` is every byte sent after the address byte; ``then_read`` says a repeated START and a read
+        follow (a pointer alone is then a read).
+        """
         if self.mode == "open":
             return
-        reg = "" if register is None else f" register 0x{register:02X}"
-        what = f"write I2C target 0x{address:02X}{reg} on bus {bus}"
+        rules = [r for r in self.i2c if r.address == address]
+        width = next((r.pointer_bytes for r in rules if not r.every_register), 1)
+        stored = stored_registers(address, wire, then_read=then_read, pointer_bytes=width)
+        if not stored:
+            return  # only a register pointer for the read that follows
+        digits = 2 * width
+        where = f"I2C target 0x{address:02X} on bus {bus}"
+        what = f"write {where} (registers {spans(list(stored), digits)})"
+        first = min(stored)
         if self.mode == "read_only":
-            self._refuse_read_only(adapter, what, address, register)
-        if self.i2c_any or any(r.allows(address, register, length) for r in self.i2c):
+            self._refuse_read_only(adapter, what, address, first)
+        if self.i2c_any:
             return
-        value = f"0x{address:02X}" if register is None else f"0x{address:02X}:0x{register:02X}"
+        outside = sorted(r for r in stored if not any(rule.covers(r) for rule in rules))
+        if not outside:
+            return
+        how = stored[outside[0]].how
+        listed = ", ".join(f'"{r.text()}"' for r in rules) or "no entry"
+        wanted = ", ".join(f'"0x{address:02X}:{span}"' for span in spans(list(stored), digits).split(", "))
         raise WriteRefusedError(
-            f"{adapter}: refused to {what}: writes on a real adapter need an allow-list entry; "
-            f'add "{value}" (or "0x{address:02X}" for every register) to {self.key_path("writable_i2c")}',
+            f"{adapter}: refused to write {where}: the transaction would store into register(s) "
+            f"{spans(outside, digits)} (on {how}); {self.key_path('writable_i2c')} does not allow them "
+            f"(it has {listed} for this address); to allow it add {wanted} (or \"0x{address:02X}\" for every "
+            "register)",
             adapter=adapter,
             address=address,
-            register=register,
+            register=outside[0],
         )
 
     def check_spi(self, adapter: str, bus: int, cs: int) -> None:
@@ -212,27 +194,21 @@ class SafetyPolicy:
             f'{adapter}: refused to {what}: add "{bus}.{cs}" to {self.key_path("writable_spi")}', adapter=adapter
         )
 
-    def check_gpio_write(self, adapter: str, name: str, given: str | int, allowed: frozenset[str]) -> None:
-        """Raise WriteRefusedError unless pin ``name`` (canonical) is in ``allowed`` (canonical names)."""
+    def check_gpio(self, adapter: str, what: str, given: str | int, *, allowed: bool) -> None:
+        """Raise WriteRefusedError unless a line may be changed; ``allowed``: the line is on the resolved allow-list.
+
+        ``what`` says what the call would do ("drive GPIO LD2 (PA5) to 1"), ``given`` is the caller's spelling.
+        """
         if self.mode == "open":
             return
-        shown = name if str(given) == name else f"{given!s} ({name})"
-        what = f"drive GPIO {shown}"
         if self.mode == "read_only":
             self._refuse_read_only(adapter, what)
-        if "*" in allowed or name in allowed:
+        if allowed:
             return
         raise WriteRefusedError(
-            f'{adapter}: refused to {what}: add "{given}" to {self.key_path("writable_gpio")}', adapter=adapter
+            f'{adapter}: refused to {what}: the line is not on {self.key_path("writable_gpio")}; add "{given}" there '
+            "(setting a line's level, direction or pull counts as a write)", adapter=adapter
         )
-
-
-def _rule_text(rule: I2CRule) -> str:
-    if rule.first == 0 and rule.last == 0xFFFF:
-        return f"0x{rule.address:02X}"
-    if rule.first == rule.last:
-        return f"0x{rule.address:02X}:0x{rule.first:02X}"
-    return f"0x{rule.address:02X}:0x{rule.first:02X}-0x{rule.last:02X}"
 
 
 def _toml_key(key: str) -> str:

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from edge_agent.errors import ConfigError, EdgeAgentError
 from edge_agent.paths import find_config
@@ -33,7 +34,31 @@ def _check(args: argparse.Namespace) -> int:
         raise ConfigError(f"{where} is invalid:\n" + "\n".join(f"  {p}" for p in problems))
     print(f"# edge-agent effective configuration from {origin}", file=sys.stderr)
     sys.stdout.write(to_toml(settings))
+    resolved = gpio_allow_lists(settings)
+    if resolved:
+        # TOML comments, so stdout stays a valid config file
+        print("\n# writable_gpio as resolved at load (board file first, then datasheets); writes compare lines:")
+        for name, key, grants in resolved:
+            print(f"#   {name}: {key} = [{', '.join(g.describe() for g in grants)}]")
     return 0
+
+
+def gpio_allow_lists(settings: Settings) -> list[tuple[str, str, list[Any]]]:
+    """(adapter, key, resolved entries) of each configured board's writable_gpio, resolved as the runtime does."""
+    from edge_agent.bus.gpio_grants import resolve_boards
+
+    def datasheet_pins() -> Any:
+        from edge_agent.rag import pin_index_for
+
+        return pin_index_for(settings.datasheet_dir())
+
+    boards = []
+    for entry in settings.peripherals.boards:
+        try:
+            boards.append((entry.adapter_name, entry.adapter_url(), entry.board))
+        except EdgeAgentError:
+            continue  # reported by semantic_problems
+    return resolve_boards(settings.hardware.safety, boards, functools.cache(datasheet_pins))
 
 
 def semantic_problems(settings: Settings) -> list[str]:
@@ -58,6 +83,10 @@ def semantic_problems(settings: Settings) -> list[str]:
             problems.append(f"peripherals.boards.{i}: {exc}")
         else:
             names.add(str(url))
+    try:
+        gpio_allow_lists(settings)
+    except ConfigError as exc:
+        problems.append(str(exc))
     for i, watch in enumerate(settings.watch):
         if watch.adapter and "://" not in watch.adapter and watch.adapter not in names:
             problems.append(f"watch.{i}.adapter: {watch.adapter!r} is not a [[peripherals.boards]] name "

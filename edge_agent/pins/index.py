@@ -81,6 +81,8 @@ class _BoardNames:
     bus_roles: dict[str, str] = field(default_factory=dict)
     contradictions: list[Contradiction] = field(default_factory=list)
     shared: tuple[str, ...] = ()  # a datasheet tag several board files answer to: those boards
+    #: Datasheet names dropped because another datasheet gives the same spelling another pin, by name key.
+    dropped: dict[str, list[_Name]] = field(default_factory=dict)
 
     def add(self, n: _Name) -> None:
         self.exact.setdefault(n.spelling, []).append(n)
@@ -241,6 +243,7 @@ class PinIndex:
         clash = better or twin
         if clash:
             x = clash[0]
+            idx.dropped.setdefault(k, []).append(n)
             log.warning("conflicting pin alias %r on %s: %s says %s (%s), %s says %s (%s); using %s (board-specific "
                         "files first, then by path)", n.spelling, idx.board_id, x.source, x.pin.raw, x.pin.name,
                         n.source, n.pin.raw, n.pin.name, x.source)
@@ -272,6 +275,7 @@ class PinIndex:
                     if name_key(x.pin.name) != name_key(pin_name) and not _same_table_rows(x, named)]
             if twin:
                 x = twin[0]
+                idx.dropped.setdefault(name_key(e.alias), []).append(named)
                 log.warning("conflicting pin alias %r on %s: %s says %s, %s says %s; using %s", e.alias, tag,
                             x.source, x.pin.raw, named.source, value, x.source)
                 continue
@@ -384,6 +388,23 @@ class PinIndex:
         close = sorted(by_key, key=closeness)[:3]
         picked = [by_key[c] for c in close]
         return UnknownPinError(idx.board_id, name, [n for n, _ in picked], [src for _, src in picked])
+
+    def disputes(self, board: str, name: str) -> list[tuple[str, str, str]]:
+        """(spelling, pin, source) of every datasheet name spelled like `name` when the datasheets give such
+        names different pins (the index keeps one and logs a warning); empty when they agree.
+
+        A pin that decides what may be written must not depend on which file sorts first: the write policy
+        refuses an allow-list entry with a dispute.
+        """
+        idx = self._names(board)
+        k = name_key(name)
+        lost = idx.dropped.get(k, [])
+        if not lost:
+            return []
+        names = [*idx.keyed.get(k, []), *lost]
+        if len({n.pin.name for n in names}) < 2:
+            return []
+        return [(n.spelling, n.pin.name, n.source) for n in names]
 
     def aliases_for(self, board: str) -> dict[str, Pin]:
         """Every datasheet name of a board (as written -> pin), sorted by name."""

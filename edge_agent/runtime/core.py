@@ -23,7 +23,7 @@ from edge_agent.runtime import status as _status
 from edge_agent.runtime.build import build_memory, build_rag, build_sync, build_watches
 from edge_agent.runtime.components import Component, ComponentUnavailable, datasheet_fingerprint, describe_exc
 from edge_agent.runtime.jobs import BackgroundJobs
-from edge_agent.runtime.pool import AdapterPool
+from edge_agent.runtime.pool import AdapterPool, check_allow_lists
 
 if TYPE_CHECKING:  # built lazily: each needs its own extra or is costly to import
     from edge_agent.memory import Capture, MemoryStore
@@ -60,10 +60,12 @@ class Runtime:
 
     @classmethod
     def build(cls, settings: Settings, state_dir: Path) -> Runtime:
-        """Build every component; failures are recorded, never raised (the rest keeps serving)."""
+        """Build every component; failures are recorded, never raised (the rest keeps serving), except a
+        ``writable_gpio`` entry that does not name one pin: that ConfigError stops the start."""
         rt = cls(settings, state_dir)
         private_dir(rt.state_dir)
         build_rag(rt)
+        check_allow_lists(_boards(settings), settings.hardware.safety, rt.pins)
         rt.pool.open_all(_boards(settings), settings.hardware.safety)
         rt.components["adapters"] = rt.pool.health()
         build_memory(rt)

@@ -45,7 +45,8 @@ class AdapterPool:
         def opener() -> Adapter:
             from edge_agent.bus import open_adapter
 
-            adapter = open_adapter(url, name=name, board=entry.board, safety=safety)
+            # writable_gpio is resolved here, once, with the index the runtime uses now
+            adapter = open_adapter(url, name=name, board=entry.board, safety=safety, pins=self._pins())
             adapter.use_pins(self._pins())
             attach = getattr(adapter, "attach_state", None)
             if callable(attach):  # a simulated board continues where the last process left it
@@ -143,3 +144,17 @@ class AdapterPool:
     def close_all(self) -> None:
         for slot in list(self.slots.values()):
             self.close_slot(slot)
+
+
+def check_allow_lists(entries: list[BoardConfig], safety: SafetyConfig, pins: PinIndex) -> None:
+    """Resolve every writable_gpio entry before anything opens: one that names no pin, or several, stops the
+    start with a ConfigError (a policy must not depend on the order datasheets are read in)."""
+    from edge_agent.bus.gpio_grants import resolve_boards
+
+    boards = []
+    for entry in entries:
+        try:
+            boards.append((entry.adapter_name, entry.adapter_url(), entry.board))
+        except ConfigError:
+            continue  # a malformed entry is reported by its slot
+    resolve_boards(safety, boards, pins)

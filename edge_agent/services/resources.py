@@ -74,10 +74,20 @@ def attach_sim_state(adapter: Adapter, state_dir: Path) -> None:
 
 def open_url(settings: Settings, state_dir: Path, url: str, name: str | None, board: str | None, *,
              pins: PinIndex | None = None) -> Adapter:
-    """Open the adapter at ``url`` under the configured safety policy (``pins``: the index to resolve with)."""
+    """Open the adapter at ``url`` under the configured safety policy (``pins``: the index to resolve with).
+
+    The policy's writable_gpio entries are resolved as the adapter opens, with ``pins`` or, without it, the
+    configured datasheets' index (built only if an entry is not a board-file name).
+    """
     from edge_agent.bus import open_adapter
 
-    adapter = open_adapter(url, name=name, safety=settings.hardware.safety, board=board)
+    def datasheet_pins() -> PinIndex:
+        from edge_agent.rag import pin_index_for
+
+        return pin_index_for(settings.datasheet_dir())
+
+    adapter = open_adapter(url, name=name, safety=settings.hardware.safety, board=board,
+                           pins=pins if pins is not None else datasheet_pins)
     attach_sim_state(adapter, state_dir)
     if pins is not None and adapter.board:
         adapter.use_pins(pins)

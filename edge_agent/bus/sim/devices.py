@@ -435,7 +435,7 @@ class EEPROM24Sim(RegisterDevice):
         offset = self.pointer % self.page_size
         for value in data[width:]:
             # The address counter's low bits roll over inside the page (page-write wrap).
-            self.regs[page_base + offset] = value
+            self.store(page_base + offset, value)
             offset = (offset + 1) % self.page_size
         self.pointer = page_base + offset
         self.writes += 1

@@ -5,7 +5,7 @@ Without options the suite runs against ``sim://`` and, through fakes at the vend
 it runs against real adapters instead; ``--bus-gpio-loop OUT,IN``, ``--bus-spi-loop BUS.CS`` and
 ``--bus-board`` describe the bench wiring (docs/adapters.md, "Contract suite on a bench"). Writes on real adapters are
 allowed only to what the suite needs: the EEPROM at 0x50, the BME280's two control registers, the
-looped GPIO output and SPI device.
+looped GPIO pair and SPI device.
 """
 
 from __future__ import annotations
@@ -53,10 +53,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("bench", targets, indirect=True, ids=[t.removeprefix("url:") for t in targets])
 
 
-def _safety(scheme: str, gpio_out: str | None, spi: tuple[int, int] | None) -> SafetyConfig:
+def _safety(scheme: str, gpio: tuple[str, str] | None, spi: tuple[int, int] | None) -> SafetyConfig:
     return SafetyConfig(adapters={scheme: AdapterSafety(
         writable_i2c=["0x50", "0x76:0xF2", "0x76:0xF4"],  # EEPROM; BME280 ctrl_hum/ctrl_meas for forced mode
-        writable_gpio=[gpio_out] if gpio_out else [],
+        writable_gpio=list(gpio) if gpio else [],  # the looped pair: the input is set to an input, also a write
         writable_spi=[f"{spi[0]}.{spi[1]}"] if spi else [],
     )})
 
@@ -78,7 +78,7 @@ def _builtin(request: pytest.FixtureRequest, target: str) -> Iterator[Bench]:
     elif target == "linux":
         env = request.getfixturevalue("linux_env")
         gpio, spi = ("GPIO20", "GPIO21"), (0, 1)
-        adapter = open_adapter("linux://?i2c=1&spi=0.0,0.1&board=rpi-4b", safety=_safety("linux", gpio[0], spi))
+        adapter = open_adapter("linux://?i2c=1&spi=0.0,0.1&board=rpi-4b", safety=_safety("linux", gpio, spi))
         # J8-38 (GPIO20) jumpered to J8-40 (GPIO21), in gpiozero's mock world.
         from gpiozero.pins.mock import MockConnectedPin
 
@@ -92,12 +92,12 @@ def _builtin(request: pytest.FixtureRequest, target: str) -> Iterator[Bench]:
         env = request.getfixturevalue("ftdi_env")
         gpio, spi = ("AD4", "AD5"), None
         env.bench.gpio_jumpers[1 << 5] = 1 << 4
-        adapter = open_adapter("ftdi://ftdi:232h/1", safety=_safety("ftdi", gpio[0], spi))
+        adapter = open_adapter("ftdi://ftdi:232h/1", safety=_safety("ftdi", gpio, spi))
     elif target == "ftdi-spi":
         env = request.getfixturevalue("ftdi_env")
         gpio, spi = ("AD6", "AD7"), (0, 1)
         env.bench.gpio_jumpers[1 << 7] = 1 << 6
-        adapter = open_adapter("ftdi://ftdi:232h/1?mode=spi&cs_count=2", safety=_safety("ftdi", gpio[0], spi))
+        adapter = open_adapter("ftdi://ftdi:232h/1?mode=spi&cs_count=2", safety=_safety("ftdi", gpio, spi))
     else:  # pragma: no cover
         raise AssertionError(target)
     yield Bench(target, adapter, gpio, spi, strict=True, env=env)
@@ -111,7 +111,7 @@ def _real_bench(request: pytest.FixtureRequest, url: str) -> Iterator[Bench]:
     spi_opt = cfg.getoption("bus_spi_loop")
     spi = (int(spi_opt.split(".")[0]), int(spi_opt.split(".")[1])) if spi_opt else None
     scheme = AdapterURL.parse(url).scheme
-    adapter = open_adapter(url, safety=_safety(scheme, gpio[0] if gpio else None, spi),
+    adapter = open_adapter(url, safety=_safety(scheme, gpio, spi),
                            board=cfg.getoption("bus_board") or None)
     yield Bench(url, adapter, gpio, spi, strict=False)  # type: ignore[arg-type]
     adapter.close()
