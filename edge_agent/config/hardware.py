@@ -11,11 +11,12 @@ class AdapterSafety(_Section):
     """Per-adapter write policy; the table key is the adapter name or URL scheme."""
 
     read_only: bool | None = Field(None, description="true refuses every write on this adapter, false allows every "
-                                   "write; unset: the simulator is writable, real adapters only the writable_* lists.")
-    writable_gpio: list[str] = Field(default_factory=list, description="Pins that may be driven; any pin name or "
-                                     "alias.")
+                                   "write; unset: only the writable_* lists, on a simulated adapter too.")
+    writable_gpio: list[str] = Field(default_factory=list, description="Pins whose level, direction or pull may be "
+                                     "changed; any pin name or alias, resolved once when the adapter opens.")
     writable_i2c: list[str] = Field(
-        default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range)."
+        default_factory=list, description="'0x3C' (any register) or '0x76:0xF2-0xF5' (register range; every byte a "
+        "write stores must land inside); '0x50:0x0000-0x0FFF' for two-byte register addresses."
     )
     writable_spi: list[str] = Field(default_factory=list, description="'0.0' bus.chip-select, or '*'.")
 
@@ -24,7 +25,7 @@ class AdapterSafety(_Section):
     def _i2c_rules(cls, v: list[str]) -> list[str]:
         num = r"(0[xX][0-9a-fA-F]+|\d+)"
         return _each_matches(v, rf"{num}(:{num}(-{num})?)?|\*", "is not an I2C rule; use '0x3C' (any register), "
-                             "'0x76:0xF4' or '0x76:0xF2-0xF5', or '*'")
+                             "'0x76:0xF4', '0x76:0xF2-0xF5' or '0x50:0x0000-0x0FFF', or '*'")
 
     @field_validator("writable_spi")
     @classmethod
