@@ -35,8 +35,10 @@ class WriteLayout:
     pointer_bytes: int = 1
     #: The payload is register/value pairs instead of one pointer and a stream of values.
     pairs: bool = False
-    #: The pointer wraps inside aligned blocks of this many registers (a write page or the register file).
+    #: The pointer wraps inside aligned blocks of this many registers (a write page).
     wrap: int | None = None
+    #: The part has this many registers: the pointer is taken modulo it and wraps to 0 past the last one.
+    registers: int | None = None
     #: The pointer may alternate between the two registers of a pair (register ^ 1) instead of advancing.
     toggles_pairs: bool = False
     #: How the part is described in a refusal.
@@ -54,11 +56,15 @@ class WriteLayout:
             return []
         start = int.from_bytes(wire[:width], "big")
         count = len(wire) - width
+        if self.registers:
+            start %= self.registers
         if self.wrap:
             base, offset = start - start % self.wrap, start % self.wrap
             regs = [base + (offset + i) % self.wrap for i in range(min(count, self.wrap))]
         else:
             regs = list(range(start, start + count))
+        if self.registers:
+            regs = sorted({r % self.registers for r in regs})
         if self.toggles_pairs:
             regs = sorted(set(regs) | {r ^ 1 for r in regs})
         return regs
@@ -76,17 +82,18 @@ _MCP23017 = tuple(range(0x20, 0x28))
 LAYOUTS: tuple[WriteLayout, ...] = (
     WriteLayout("BME280/BMP280", (0x76, 0x77), pairs=True,
                 how="a BME280 or BMP280, which takes register/value pairs"),
-    WriteLayout("24C01/24C02 EEPROM", _EEPROM, wrap=8, how="a 24C01/02 EEPROM, whose 8-byte write page wraps"),
+    WriteLayout("24C01 EEPROM", _EEPROM, wrap=8, registers=128,
+                how="a 24C01 EEPROM, whose 8-byte write page and 128-byte memory wrap"),
+    WriteLayout("24C02 EEPROM", _EEPROM, wrap=8, how="a 24C02 EEPROM, whose 8-byte write page wraps"),
     WriteLayout("24C04-24C16 EEPROM", _EEPROM, wrap=16, how="a 24C04-16 EEPROM, whose 16-byte write page wraps"),
-    WriteLayout("24C32/24C64 EEPROM", _EEPROM, 2, wrap=32, how="a 24C32/64 EEPROM, whose 32-byte write page wraps"),
-    WriteLayout("24C128/24C256 EEPROM", _EEPROM, 2, wrap=64,
-                how="a 24C128/256 EEPROM, whose 64-byte write page wraps"),
-    WriteLayout("24C512 EEPROM", _EEPROM, 2, wrap=128, how="a 24C512 EEPROM, whose 128-byte write page wraps"),
-    WriteLayout("MCP23017", _MCP23017, wrap=0x16, how="an MCP23017, whose pointer wraps after register 0x15"),
+    *(WriteLayout(f"24C{size * 8 // 1024:d} EEPROM", _EEPROM, 2, wrap=page, registers=size,
+                  how=f"a 24C{size * 8 // 1024:d} EEPROM, whose {page}-byte write page and memory wrap")
+      for size, page in ((4096, 32), (8192, 32), (16384, 64), (32768, 64), (65536, 128))),
+    WriteLayout("MCP23017", _MCP23017, registers=0x16, how="an MCP23017, whose pointer wraps after register 0x15"),
     WriteLayout("MCP23017 byte mode", _MCP23017, toggles_pairs=True,
                 how="an MCP23017 in byte mode, which toggles between the A and B register of a pair"),
-    WriteLayout("DS3231", (0x68,), wrap=0x13, how="a DS3231, whose pointer wraps after register 0x12"),
-    WriteLayout("DS1307", (0x68,), wrap=0x40, how="a DS1307, whose pointer wraps after its 64 registers"),
+    WriteLayout("DS3231", (0x68,), registers=0x13, how="a DS3231, whose pointer wraps after register 0x12"),
+    WriteLayout("DS1307", (0x68,), registers=0x40, how="a DS1307, whose pointer wraps after its 64 registers"),
 )
 
 
