@@ -49,7 +49,8 @@ class TaskResult:
 
 def eval_config(path: Path, url: str, model: str, *, compact: bool = True, temperature: float | None = None,
                 timeout: float = 300) -> Path:
-    """The run's configuration: the simulated board, a write policy naming three pins, no MCP HTTP."""
+    """The run's configuration: the simulated board, a write policy naming three pins and the sensor's two
+    control registers, no MCP HTTP."""
     from edge_agent.config import Settings
 
     temp = "" if temperature is None else f"default_temperature = {temperature}\n"
@@ -59,7 +60,10 @@ def eval_config(path: Path, url: str, model: str, *, compact: bool = True, tempe
             "[reliability]\nprovider_retries = 1\nprovider_backoff_ms = 200\n"
             "[server]\nhttp_enabled = false\n"
             f'[[peripherals.boards]]\nboard = "{BOARD}"\ntransport = "sim"\n'
-            f'[hardware.safety.adapters."{BOARD}"]\nwritable_gpio = {json.dumps(list(WRITABLE_PINS))}\n')
+            f'[hardware.safety.adapters."{BOARD}"]\nwritable_gpio = {json.dumps(list(WRITABLE_PINS))}\n'
+            # the policy applies to the simulator as on hardware: a BME280 reading from sleep writes ctrl_hum
+            # and ctrl_meas (a forced measurement)
+            'writable_i2c = ["0x76:0xF2", "0x76:0xF4"]\n')
     if "autonomy" in Settings.model_fields:  # one-shot writes need --yes under supervised autonomy
         text += '[autonomy]\nlevel = "supervised"\n'
     path.write_text(text)
