@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -13,8 +12,9 @@ from edge_agent.config import load_settings
 POLICY = '[hardware.safety.adapters.sim]\nwritable_i2c = ["0x50:0x00"]\nwritable_gpio = ["LD2"]'
 
 
-def _errors(request: dict[str, Any]) -> list[str]:
-    return [json.loads(m["content"]).get("error", "") for m in request["messages"] if m["role"] == "tool"]
+def _results(request: dict[str, Any]) -> list[str]:
+    """The tool results sent back to the model, as text (however the prompt frames them)."""
+    return [m["content"] for m in request["messages"] if m["role"] == "tool"]
 
 
 def test_the_agent_cannot_write_past_a_register_or_drive_an_unlisted_line(model: Any, steps: Any, tmp_path: Path,
@@ -32,6 +32,6 @@ def test_the_agent_cannot_write_past_a_register_or_drive_an_unlisted_line(model:
         assert sim.world.device(0x50).regs[:4] == b"\xff" * 4
         driven = {t.pin for t in sim.log if isinstance(t, GPIOWrite | GPIOMode)}
     assert driven == {"PA5"}  # 13 is D13 = PA5 = LD2; D7 was refused
-    errors = _errors(model.requests[1])
-    assert '"0x50:0x00-0x03"' in errors[0] and "writable_gpio" in errors[1] and errors[2] == ""
+    results = _results(model.requests[1])
+    assert "0x50:0x00-0x03" in results[0] and "writable_gpio" in results[1] and "error" not in results[2]
     assert result.response == "Done what the policy allows."
