@@ -228,7 +228,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2, help="llama-server threads (-t); on a machine busy with "
                     "other work 1 is faster than 2")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
+    ap.add_argument("--report", default="", help="comma list of saved run labels: print (and store) their table "
+                    "from the results files instead of running anything")
     args = ap.parse_args(argv)
+    if args.report:
+        return _report([lab for lab in args.report.split(",") if lab], write=not args.no_write)
     sets = [s for s in args.sets.split(",") if s]
     only = [s for s in args.only.split(",") if s]
     rows, notes = [], []
@@ -265,6 +269,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(text)
     print("\n".join(notes))
     if not args.no_write and not only:
+        from bench._sections import replace_section
+
+        replace_section("agent-eval", _section(text, notes))
+    return 0
+
+
+def load_results(label: str) -> dict[str, list[TaskResult]]:
+    """A saved run (``<cache>/results/<label>.json``) as task results per set."""
+    data = json.loads((CACHE / "results" / f"{label}.json").read_text())
+    keys = {f for f in Verdict.__dataclass_fields__}
+    return {name: [TaskResult(Verdict(**{k: v for k, v in r.items() if k in keys}), r["seconds"], r["turn"],
+                              r["requests"], r.get("exit_status", 0)) for r in results]
+            for name, results in data["sets"].items()}
+
+
+def _report(labels: Sequence[str], *, write: bool) -> int:
+    rows, notes = [], []
+    for label in labels:
+        for name, results in load_results(label).items():
+            rows.append(row(label, name, summarize(results)))
+            notes += failures(label, name, results)
+    text = "\n".join([HEADER, *rows])
+    print(text)
+    print("\n".join(notes))
+    if write:
         from bench._sections import replace_section
 
         replace_section("agent-eval", _section(text, notes))
