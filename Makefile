@@ -7,7 +7,7 @@ STATE ?= .state
 EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent,secrets
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
 
-.PHONY: run test lint docs bench firmware wheel clean install arm-check agent-eval
+.PHONY: run test lint docs bench firmware wheel clean install arm-check agent-eval field-check
 
 install: $(STAMP)
 
@@ -57,6 +57,13 @@ firmware:
 # Every extra must install from wheels on 64-bit and 32-bit Pi OS (asks the package index; ~30 s).
 arm-check: $(STAMP)
 	$(PY) tools/check_arm_install.py
+
+# Boot a Debian 12 arm64 guest (QEMU) whose kernel simulates GPIO (gpio-sim), I2C (i2c-stub) and SPI
+# (spi-gpio + spidev), install the project in it as docs/install-arm.md and docs/deployment.md say, run
+# the device-level suite under its real systemd and print the results. Needs root; the guest image is
+# built once (~10-20 min) and cached under ~/.cache/edge_agent/field-rig (EDGE_AGENT_FIELD_RIG_CACHE).
+field-check: $(STAMP)
+	$(PY) tools/field_rig/field_check.py $(FIELD_CHECK_ARGS)
 
 wheel: $(STAMP)
 	$(PY) -m pip wheel --no-deps -w dist .
