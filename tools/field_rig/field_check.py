@@ -42,7 +42,7 @@ from check_arm_install import TARGETS, requirements_for  # noqa: E402
 
 CACHE = Path(os.environ.get("EDGE_AGENT_FIELD_RIG_CACHE") or Path.home() / ".cache/edge_agent/field-rig")
 #: The emulated machine; the device tree is dumped with exactly these options (it depends on them).
-MACHINE = ["-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048"]
+MACHINE = ["-M", "virt", "-cpu", "cortex-a72", "-smp", "2", "-m", "2048", "-nic", "none"]
 #: Seconds the guest may take to boot to the suite, and one step to finish, before the rig gives up.
 BOOT_TIMEOUT = 600
 STEP_TIMEOUT = 1800
@@ -163,7 +163,7 @@ def boot(image: Path, dtb: Path, share: Path, work: Path, timeout: float) -> tup
            "-append", "root=/dev/vda rw console=ttyAMA0 field_rig=1 quiet systemd.show_status=0",
            "-drive", f"file={overlay},if=virtio,format=qcow2,cache=unsafe",
            "-virtfs", f"local,path={share},mount_tag=rig,security_model=none,id=rig",
-           "-nic", "none", "-serial", f"file:{console}", "-monitor", "none"]
+           "-serial", f"file:{console}", "-monitor", "none"]
     t0 = time.monotonic()
     stop = threading.Event()
     tail = threading.Thread(target=_follow, args=(share / "out" / "progress.log", stop), daemon=True)

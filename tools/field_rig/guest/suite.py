@@ -221,10 +221,11 @@ def setup_hardware() -> str:
         check(found, f"no gpio-sim sysfs for gpiochip{num}")
         HW[f"{key}_sysfs"] = str(found[0].parent)
     check(Path("/dev/spidev0.0").exists(), "no /dev/spidev0.0 (spi-gpio or spidev did not probe)")
-    check(read("/proc/device-tree/system/linux,revision").strip("\x00") or True, "no board revision")
+    revision = Path("/proc/device-tree/system/linux,revision").read_bytes()
+    check(len(revision) == 4, "the device tree carries no board revision (/system/linux,revision)")
     HW["url"] = f"linux://?i2c={bus}&spi=0.0&gpiochip={HW['header_chip']}"
     return (f"i2c-stub on i2c-{bus} (0x76 BME280 image, 0x50 held by at24), pi-header = gpiochip{HW['header_chip']} "
-            f"({chips['pi-header'][1]} lines), spidev0.0 on gpiochip{HW['spi_chip']}; gpiodetect: {chips}")
+            f"({chips['pi-header'][1]} lines), spidev0.0 on gpiochip{HW['spi_chip']}, revision 0x{revision.hex()}")
 
 
 def write_config() -> None:
