@@ -94,7 +94,9 @@ def makefile_extras() -> list[str]:
 def wheelhouse(extras: list[str]) -> Path:
     """aarch64 / CPython 3.11 wheels for the base install and `extras`, cached by what they resolve from."""
     reqs = requirements_for("aarch64", extras)
-    build_reqs = ["hatchling>=1.21", "pip"]
+    # What `make install` needs besides: pip upgrades itself, and an editable install builds with
+    # hatchling, which asks for editables.
+    build_reqs = ["hatchling>=1.21", "editables", "pip"]
     platforms = TARGETS["aarch64"]["platforms"]
     key = hashlib.sha256(json.dumps([reqs, build_reqs, platforms]).encode()).hexdigest()[:16]
     out = CACHE / f"wheels-{key}"

@@ -268,7 +268,7 @@ def doc_commands(doc: str) -> list[str]:
             if in_block:
                 in_block = False
             elif lang in ("sh", "bash", "shell"):
-                in_block = not re.search(r"32-bit|armv7", heading)
+                in_block = not re.match(r"#+ .*(32-bit|armv7)", heading) or "64-bit" in heading
             continue
         if in_block and raw.strip() and not raw.lstrip().startswith("#"):
             lines.append(raw.strip())
@@ -674,7 +674,8 @@ def main() -> int:
     run_step("setup: Pi user, checkout and offline package index", prepare_user)
     for doc in PLAN["docs"]:
         for cmd in doc_commands(doc):
-            run_step(f"docs {doc.split('/')[-1]}: {cmd}", lambda d=doc, c=cmd: run_doc_command(d, c))  # type: ignore[misc]
+            shown = re.sub(r"\s+#.*$", "", cmd)
+            run_step(f"docs {doc.split('/')[-1]}: {shown}", lambda d=doc, c=cmd: run_doc_command(d, c))  # type: ignore[misc]
     for name, fn in service_checks() + oneshot_checks() + user_checks():
         run_step(name, fn)
     return 0
