@@ -48,6 +48,8 @@ BOOT_TIMEOUT = 600
 STEP_TIMEOUT = 1800
 #: Docs whose shell blocks the guest runs, in order, as a Pi user would.
 DOCS = ("docs/install-arm.md", "docs/deployment.md")
+#: A kept overlay to boot again instead of a fresh one (--reuse-overlay; for working on the suite).
+REUSE: Path | None = None
 
 
 def log(msg: str) -> None:
@@ -144,7 +146,8 @@ def make_share(work: Path, wheels: Path, only: list[str]) -> Path:
     for rel in checkout_files():
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, src / rel)
-    (share / "guest" / "plan.json").write_text(json.dumps({"only": only, "docs": list(DOCS)}))
+    (share / "guest" / "plan.json").write_text(json.dumps({"only": only, "docs": list(DOCS),
+                                                          "resume": REUSE is not None}))
     for dirpath, dirnames, filenames in os.walk(share):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
@@ -157,8 +160,11 @@ def make_share(work: Path, wheels: Path, only: list[str]) -> Path:
 def boot(image: Path, dtb: Path, share: Path, work: Path, timeout: float) -> tuple[int, float]:
     """Boot an overlay of the image; the guest runs the suite and powers off. (qemu status, seconds)."""
     overlay = work / "overlay.qcow2"
-    subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(image / "disk.qcow2"),
-                    str(overlay)], check=True)
+    if REUSE is not None:
+        overlay = REUSE
+    else:
+        subprocess.run(["qemu-img", "create", "-q", "-f", "qcow2", "-F", "qcow2", "-b", str(image / "disk.qcow2"),
+                        str(overlay)], check=True)
     console = work / "console.log"
     cmd = ["qemu-system-aarch64", *MACHINE, "-accel", "tcg", "-nographic", "-no-reboot",
            "-kernel", str(image / "vmlinuz"), "-initrd", str(image / "initrd.img"), "-dtb", str(dtb),
@@ -234,7 +240,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", action="append", default=[], help="run only steps whose name starts with this")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (overlay, share, logs)")
     parser.add_argument("--timeout", type=float, default=2400, help="seconds the guest may run (default 2400)")
+    parser.add_argument("--reuse-overlay", type=Path, help="boot this kept overlay again (skips the install steps)")
     args = parser.parse_args(argv)
+    global REUSE
+    REUSE = args.reuse_overlay
     if os.geteuid() != 0:
         print("field-check needs root: it builds the guest image with debootstrap and chroot", file=sys.stderr)
         return 2
