@@ -153,7 +153,15 @@ class HubClient:
     def find(cls, state_dir: Path) -> HubClient | None:
         """A client when a daemon listens on the state dir's socket, else None (no daemon, or a stale socket)."""
         path = socket_path(state_dir)
-        if not path.exists():
+        try:
+            exists = path.exists()
+        except PermissionError:
+            # The kernel refuses even to look inside a state directory without search permission for
+            # this user: the service creates /var/lib/edge-agent 0700 unless its group is let in.
+            raise HubError(f"this user may not enter {Path(state_dir)}, where the edge-agent daemon's socket is; "
+                           "run as the service user, or join its group and give the group traversal with "
+                           "StateDirectoryMode=0710 in a drop-in (docs/hub.md, 'Who may connect')") from None
+        if not exists:
             pid = running_daemon(state_dir)
             if pid is not None:
                 raise _unreachable(Path(state_dir), pid, "is not there (a daemon without the local socket, or "

@@ -442,3 +442,21 @@ def test_status_json_has_the_same_keys_through_the_daemon_as_without_it(
         _same_keys(off, live, f"adapters.{live['name']}")
     assert direct["adapters"][0]["ok"] is None and routed["adapters"][0]["ok"] is True
     assert direct["components"]["mcp_http"]["url"] is None and routed["components"]["mcp_http"]["url"]
+
+
+def test_a_state_directory_the_user_may_not_enter_is_named_with_the_group_fix(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # As on a real kernel for a non-root user: stat() of <state>/hub.sock fails with EACCES when the
+    # service's state directory is 0700 (tests run as root, which the kernel never refuses).
+    from edge_agent.hub import client
+
+    real_exists = Path.exists
+
+    def refused(self: Path, *args: Any, **kwargs: Any) -> bool:
+        if self.parent == tmp_path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_exists(self, *args, **kwargs)
+
+    monkeypatch.setattr(Path, "exists", refused)
+    with pytest.raises(client.HubError, match=r"may not enter .*StateDirectoryMode=0710"):
+        HubClient.find(tmp_path)
