@@ -319,6 +319,8 @@ def service_checks() -> list[tuple[str, Callable[[], str | None]]]:
 
     @add("service: active through Type=notify")
     def _active() -> str:
+        # At boot the unit may still be starting (the interpreter imports are slow under emulation).
+        wait_for(lambda: unit_props("ActiveState")["ActiveState"] in ("active", "failed"), 300, "the unit to settle")
         p = unit_props("ActiveState", "SubState", "Type", "StatusText", "MainPID", "NRestarts", "WatchdogUSec")
         check(p["Type"] == "notify", f"unit Type is {p['Type']}")
         check(p["ActiveState"] == "active" and p["SubState"] == "running",
