@@ -286,7 +286,21 @@ def run_doc_command(doc: str, cmd: str) -> str:
     return (proc.stdout + proc.stderr).strip().splitlines()[-1][:150] if (proc.stdout + proc.stderr).strip() else ""
 
 
+def emulation_allowance() -> None:
+    """Scale the unit's start timeout to the emulated machine, which runs many times slower than a Pi.
+
+    The shipped TimeoutStartSec=60 holds on hardware; under QEMU's software emulation on a shared host
+    the interpreter's imports alone can take longer. A drop-in, as an administrator would add one.
+    """
+    drop = Path("/etc/systemd/system/edge-agent.service.d/emulation.conf")
+    drop.parent.mkdir(parents=True, exist_ok=True)
+    drop.write_text("[Service]\n# QEMU software emulation: start-up is many times slower than on a Pi.\n"
+                    "TimeoutStartSec=600\n")
+    sh("systemctl daemon-reload")
+
+
 def prepare_user() -> str:
+    emulation_allowance()
     if PLAN.get("resume"):
         # A second boot of a kept overlay: the installs are in place, only the share moved.
         write_config()
