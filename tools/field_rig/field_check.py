@@ -276,6 +276,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the guest reported no results (qemu exit {code}); console log: {last / 'console.log'}")
             return 2
         table, ok = report(results)
+        finished = (share / "out" / "finished").exists()
+        if not finished:
+            table += "\n| (the suite did not finish: the guest stopped before its last step) | FAIL | | |"
+            ok = False
         timing = (f"image {t_image:.0f} s (cached: {'yes' if t_image < 60 else 'no'}), wheels and share "
                   f"{t_prep:.0f} s, guest boot-to-poweroff {seconds:.0f} s, total {time.monotonic() - t0:.0f} s")
         (last / "results.md").write_text(table + "\n\n" + timing + "\n")
