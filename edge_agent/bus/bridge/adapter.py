@@ -165,7 +165,10 @@ class BridgeAdapter(Adapter):
     def adc_read(self, pin: str | int) -> int:
         """One 12-bit ADC conversion (0-4095) on an analog-capable pin (A0-A5)."""
         self._check_open()
-        _, line = self.resolve_pin(pin)
+        name, line = self.resolve_pin(pin)
+        # The firmware switches the pad to analog mode for the conversion, which stops a driven output:
+        # for the safety policy that is a mode change, so a write.
+        self._check_gpio(line, f"switch GPIO {name} to analog input for an ADC conversion", pin)
         result = self.link.request("adc_read", {"pin": line})
         if not isinstance(result, int) or isinstance(result, bool):
             raise ProtocolError(f"{self.url}: adc_read returned {result!r}, expected an integer", adapter=self.url)
