@@ -49,6 +49,8 @@ fi
 update-binfmts --enable qemu-aarch64 >/dev/null 2>&1 || true
 
 root="$work/rootfs"
+# Packages handed into the guest are staged here, relative to its root.
+stage=var/tmp/field-rig
 chroot_run() { chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8 \
   DEBIAN_FRONTEND=noninteractive "$@"; }
 mount_chroot() {
@@ -91,7 +93,8 @@ SRC
   chroot_run apt-get install -y -qq --no-install-recommends linux-image-arm64 >"$work/kernel.log" 2>&1 \
     || { tail -30 "$work/kernel.log" >&2; exit 1; }
   kver="$(ls "$root/lib/modules" | sort -V | tail -1)"
-  chroot_run sh -c "cd /root && apt-get download -qq linux-headers-$kver linux-headers-${kver%-arm64}-common"
+  mkdir -p "$root/$stage"
+  chroot_run sh -c "cd /$stage && apt-get download -qq linux-headers-$kver linux-headers-${kver%-arm64}-common"
   umount_chroot; trap - EXIT
   echo "$kver" >"$work/kver"
   touch "$work/kernel.done"
@@ -110,7 +113,7 @@ if [ ! -f "$work/modules.done" ]; then
         "$srcpkg" "$kbuild" bc flex bison libelf-dev >/dev/null; }
   hdr="$work/headers"
   rm -rf "$hdr"; mkdir -p "$hdr"
-  for deb in "$root"/root/linux-headers-*.deb; do dpkg-deb -x "$deb" "$hdr"; done
+  for deb in "$root/$stage"/linux-headers-*.deb; do dpkg-deb -x "$deb" "$hdr"; done
   # The arm64 headers link their build scripts to linux-kbuild's arm64 binaries; use the host's.
   kdir="$hdr/usr/src/linux-headers-$kver"
   find "$hdr" -type l -lname "*lib/$kbuild*" | while read -r l; do
@@ -170,9 +173,10 @@ Description: lgpio Python binding (stand-in for Raspberry Pi OS's package)
  Built from the lgpio wheel on the package index for the edge-agent field rig.
 CTL
   dpkg-deb --root-owner-group -b "$lg/pkg" "$lg/python3-lgpio.deb" >/dev/null
-  cp "$lg/python3-lgpio.deb" "$root/root/"
-  chroot "$root" /usr/bin/dpkg -i /root/python3-lgpio.deb >/dev/null
-  rm -f "$root/root/python3-lgpio.deb"
+  mkdir -p "$root/$stage"
+  cp "$lg/python3-lgpio.deb" "$root/$stage/"
+  chroot "$root" /usr/bin/dpkg -i "/$stage/python3-lgpio.deb" >/dev/null
+  rm -f "$root/$stage/python3-lgpio.deb"
   touch "$work/lgpio.done"
 fi
 
@@ -213,7 +217,8 @@ UNIT
   for t in apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer man-db.timer; do
     rm -f "$root/etc/systemd/system/timers.target.wants/$t"
   done
-  rm -f "$root/usr/bin/qemu-aarch64-static" "$root"/root/linux-headers-*.deb
+  rm -f "$root/usr/bin/qemu-aarch64-static"
+  rm -rf "${root:?}/$stage"
   rm -rf "$root/var/cache/apt/archives/"*.deb "$root/var/lib/apt/lists/"* "$root/debootstrap"
   touch "$work/config.done"
 fi
