@@ -610,7 +610,7 @@ def oneshot_checks() -> list[tuple[str, Callable[[], str | None]]]:
         return f"line back at its pull after exit; CLI said: {text[-150:]}"
 
     def _oneshot_scan() -> str:
-        proc = sh(f"/home/pi/edge-agent/bin/edge-agent bus scan --url 'linux://?i2c={HW['i2c_bus']}'", user="pi",
+        proc = sh(f"{HOME}/edge-agent/bin/edge-agent bus scan --url 'linux://?i2c={HW['i2c_bus']}'", user="pi",
                   check_rc=False)
         text = proc.stdout + proc.stderr
         check(proc.returncode == 0, f"bus scan without a daemon failed: {text.strip()[-300:]}")
@@ -622,7 +622,7 @@ def oneshot_checks() -> list[tuple[str, Callable[[], str | None]]]:
         # kernel's line events as the pull applied from outside changes.
         script = GUEST / "button.py"
         set_pull("header", 5, "pull-down")
-        proc = subprocess.Popen(["sudo", "-u", "pi", "-H", "/home/pi/edge-agent/bin/python", str(script),
+        proc = subprocess.Popen(["sudo", "-u", "pi", "-H", str(HOME / "edge-agent/bin/python"), str(script),
                                  str(HW["header_chip"]), "5", str(OUT / "button.json")],
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd="/tmp")
         wait_for(lambda: (OUT / "button.ready").exists() or proc.poll() is not None, 60, "the button script")
