@@ -31,7 +31,7 @@ import os
 import threading
 from collections.abc import Hashable
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 import gpiozero
 import smbus2
@@ -258,15 +258,10 @@ class LinuxI2C(I2CBus):
     def _smbus_call(self, address: int, operation: str, fn: Any) -> Any:
         with self._lock:
             dev = self._dev()
-            try:
-                # I2C_SLAVE, not _FORCE: an address a kernel driver has bound answers EBUSY and is left alone.
-                cast(Any, dev)._set_address(address, force=False)
-            except OSError as exc:
-                if exc.errno == errno.EBUSY:
-                    raise BusBusyError(f"{self._where}: target 0x{address:02X} on /dev/i2c-{self.bus} belongs to a "
-                                       "kernel driver (i2cdetect shows it as UU); use it through that driver, or "
-                                       "unbind it first", adapter=self._where, address=address) from None
-                raise self._error(exc, "claim address", address) from None
+            if not self._claim(dev, address):
+                raise BusBusyError(f"{self._where}: target 0x{address:02X} on /dev/i2c-{self.bus} belongs to a "
+                                   "kernel driver (i2cdetect shows it as UU); use it through that driver, or "
+                                   "unbind it first", adapter=self._where, address=address)
             try:
                 return fn(dev)
             except OSError as exc:
@@ -300,18 +295,8 @@ class LinuxI2C(I2CBus):
     def _probe_state(self, address: int, method: ProbeMethod) -> ProbeState:
         with self._lock:
             dev = self._dev()
-            try:
-                # I2C_SLAVE (not _FORCE): i2c-dev refuses an address a kernel driver has bound with
-                # EBUSY, and that address must not be touched (the driver may be mid-transaction).
-                # smbus2 issues that ioctl (and remembers the address) in its _set_address.
-                cast(Any, dev)._set_address(address, force=False)
-            except OSError as exc:
-                if exc.errno == errno.EBUSY:
-                    return "busy"
-                err = map_oserror(exc, self._where, "claim address", address)
-                if isinstance(err, AdapterUnavailableError):
-                    self._drop()
-                raise err from None
+            if not self._claim(dev, address):
+                return "busy"
             # i2cdetect's choice when the adapter lacks the command the address would get.
             if method == "read" and not dev.funcs & I2C_FUNC_SMBUS_READ_BYTE:
                 method = "quick"
@@ -325,11 +310,23 @@ class LinuxI2C(I2CBus):
             except OSError as exc:
                 if exc.errno in _PROBE_EMPTY and self._device_file_present():
                     return "nack"
-                err = map_oserror(exc, self._where, "probe", address)
-                if isinstance(err, AdapterUnavailableError):
-                    self._drop()
-                raise err from None
+                raise self._error(exc, "probe", address) from None
         return "ack"
+
+    def _claim(self, dev: Any, address: int) -> bool:
+        """Point the open device at ``address``; False when a kernel driver has bound it (call with the lock held).
+
+        I2C_SLAVE, not _FORCE: i2c-dev refuses an address a kernel driver holds with EBUSY, and that address
+        must not be touched (the driver may be mid-transaction). smbus2 issues the ioctl, and remembers the
+        address, in its _set_address.
+        """
+        try:
+            dev._set_address(address, force=False)
+        except OSError as exc:
+            if exc.errno == errno.EBUSY:
+                return False
+            raise self._error(exc, "claim address", address) from None
+        return True
 
     def _device_file_present(self) -> bool:
         """Whether /dev/i2c-N can still be opened (an ENODEV from a probe is then an empty address)."""
