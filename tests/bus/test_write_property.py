@@ -159,6 +159,18 @@ def _policy(scheme: str, rules: list[str]) -> SafetyConfig:
     return SafetyConfig(adapters={scheme: AdapterSafety(writable_i2c=rules)})
 
 
+def _check_backend(world: SimWorld, bus: int, url: str, scheme: str, rules: list[str],
+                   ops: list[tuple[str, int, Any]]) -> None:
+    """Open ``url`` under the allow-list ``rules`` and check every transaction of ``ops`` against ``world``."""
+    if 0x20 not in world.i2c[bus]:
+        _prepare(world, bus)
+    adapter = open_adapter(url, safety=_policy(scheme, rules))
+    try:
+        _check(adapter, world, bus, rules, ops)
+    finally:
+        adapter.close()
+
+
 @pytest.mark.parametrize("url", ["sim://nucleo-f401re", "trace+sim://nucleo-f401re"])
 @SETTINGS
 @given(rules=allow_lists(), ops=st.lists(transactions(), min_size=1, max_size=6))
@@ -180,42 +192,21 @@ def test_simulator_stores_nothing_outside_the_policy(url: str, rules: list[str],
 @given(rules=allow_lists(), ops=st.lists(transactions(), min_size=1, max_size=6))
 def test_linux_stores_nothing_outside_the_policy(linux_env: Any, url: str, rules: list[str],
                                                  ops: list[tuple[str, int, Any]]) -> None:
-    world: SimWorld = linux_env.world
-    if 0x20 not in world.i2c[1]:
-        _prepare(world, 1)
-    adapter = open_adapter(url, safety=_policy("linux", rules))
-    try:
-        _check(adapter, world, 1, rules, ops)
-    finally:
-        adapter.close()
+    _check_backend(linux_env.world, 1, url, "linux", rules, ops)
 
 
 @SETTINGS
 @given(rules=allow_lists(), ops=st.lists(transactions(), min_size=1, max_size=6))
 def test_aardvark_stores_nothing_outside_the_policy(aardvark_env: Any, rules: list[str],
                                                     ops: list[tuple[str, int, Any]]) -> None:
-    world: SimWorld = aardvark_env.world
-    if 0x20 not in world.i2c[0]:
-        _prepare(world, 0)
-    adapter = open_adapter("aardvark://2237-170206", safety=_policy("aardvark", rules))
-    try:
-        _check(adapter, world, 0, rules, ops)
-    finally:
-        adapter.close()
+    _check_backend(aardvark_env.world, 0, "aardvark://2237-170206", "aardvark", rules, ops)
 
 
 @SETTINGS
 @given(rules=allow_lists(), ops=st.lists(transactions(), min_size=1, max_size=6))
 def test_ftdi_stores_nothing_outside_the_policy(ftdi_env: Any, rules: list[str],
                                                 ops: list[tuple[str, int, Any]]) -> None:
-    world: SimWorld = ftdi_env.world
-    if 0x20 not in world.i2c[0]:
-        _prepare(world, 0)
-    adapter = open_adapter("ftdi://ftdi:232h/1", safety=_policy("ftdi", rules))
-    try:
-        _check(adapter, world, 0, rules, ops)
-    finally:
-        adapter.close()
+    _check_backend(ftdi_env.world, 0, "ftdi://ftdi:232h/1", "ftdi", rules, ops)
 
 
 # --- SPI and GPIO at the vendor seam ---------------------------------------------------------------------------
