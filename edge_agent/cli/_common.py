@@ -69,7 +69,7 @@ def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeo
     from edge_agent.hub.client import SocketServices
     from edge_agent.hub.connect import connect
 
-    with connect(state_from(args), lambda: settings_from(args)) as services:
+    with connect(state_from(args, create=False), lambda: settings_from(args)) as services:
         if isinstance(services, SocketServices):
             _note_other_config(args, services.state_dir)
         return services.call(name, params, timeout=timeout)

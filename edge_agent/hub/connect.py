@@ -64,6 +64,11 @@ def connect(state_dir: Path, settings: Settings | Callable[[], Settings]) -> Soc
     client = find_client(Path(state_dir))
     if client is not None:
         return SocketServices(client)
+    # Only the in-process path writes the state directory: a member of the daemon's group reaches the
+    # socket in a directory it may enter but not write.
+    from edge_agent.paths import ensure_state_dir
+
+    ensure_state_dir(Path(state_dir))
     return LocalOps(settings() if callable(settings) else settings, Path(state_dir))
 
 

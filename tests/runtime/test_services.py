@@ -162,3 +162,21 @@ def test_the_configuration_note_is_said_in_status_not_on_every_routed_command(
     # Named on the command line, a different file matters to the command: it is told at once.
     assert main(["--state", str(state), "--config", str(work / "edge-agent.toml"), "gpio", "read", "red_led"]) == 0
     assert "runs with the embedded defaults" in capsys.readouterr().err
+
+
+def test_a_routed_command_needs_only_to_enter_the_state_directory(
+        daemon_factory: Any, config: Path, state: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """A member of the daemon's group may enter its state directory but not write it; the command is routed."""
+    from edge_agent.cli import main
+
+    d = daemon_factory(config)
+    d.wait_ready()
+    real_access = os.access
+    monkeypatch.setattr(os, "access", lambda p, mode, **kw: (
+        False if Path(p) == state.resolve() and mode & os.W_OK else real_access(p, mode, **kw)))
+    assert main(["--state", str(state), "gpio", "write", "red_led", "1"]) == 0
+    assert "PA5 (red_led) = 1" in capsys.readouterr().out
+    d.stop()
+    assert main(["--state", str(state), "gpio", "write", "red_led", "1"]) != 0  # in process it must write there
+    assert "not writable by this user" in capsys.readouterr().err
