@@ -93,11 +93,15 @@ def parser_error(detail: str) -> bool:
 
 
 def is_loopback(url: str) -> bool:
-    """True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1)."""
+    """True when the URL's host is this machine (localhost, 127.0.0.0/8, ::1).
+
+    Names under ``.localhost`` are not counted: only resolvers that follow the special-use rule map them
+    to loopback, and a plain /etc/hosts plus DNS setup may send them anywhere, with the key in clear text.
+    """
     from urllib.parse import urlsplit
 
     host = (urlsplit(url).hostname or "").strip("[]").lower()
-    if host == "localhost" or host.endswith(".localhost"):
+    if host == "localhost":
         return True
     try:
         return ipaddress.ip_address(host).is_loopback

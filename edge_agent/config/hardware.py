@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from pydantic import Field, field_validator
+from typing import Any
+
+from pydantic import Field, ValidationInfo, field_validator
 
 from edge_agent.config._base import _each_matches, _Section
 
@@ -19,6 +21,15 @@ class AdapterSafety(_Section):
         "write stores must land inside); '0x50:0x0000-0x0FFF' for two-byte register addresses."
     )
     writable_spi: list[str] = Field(default_factory=list, description="'0.0' bus.chip-select, or '*'.")
+
+    @field_validator("writable_gpio", "writable_i2c", mode="before")
+    @classmethod
+    def _numbers_as_names(cls, v: Any, info: ValidationInfo) -> Any:
+        """A bare TOML integer is a line number (``17``) or an I2C address (``0x3C``): the same entry as its text."""
+        if not isinstance(v, list):
+            return v
+        shown = "0x{:02X}".format if info.field_name == "writable_i2c" else str
+        return [shown(item) if isinstance(item, int) and not isinstance(item, bool) else item for item in v]
 
     @field_validator("writable_i2c")
     @classmethod

@@ -71,6 +71,18 @@ def test_no_key_over_plain_http_to_another_host_without_opt_in(tmp_path: Path, m
     assert ProviderChain(load_settings(config)).providers[0].api_key == sent
 
 
+@pytest.mark.parametrize("host,sent", [("127.0.0.1", "sk-lab"), ("localhost", "sk-lab"), ("[::1]", "sk-lab"),
+                                       ("lab.localhost", ""), ("localhost.example.com", ""), ("127.example", "")])
+def test_only_a_loopback_host_gets_a_key_over_plain_http(tmp_path: Path, monkeypatch: Any, host: str,
+                                                          sent: str) -> None:
+    """A name that merely looks local may resolve to another machine; the key would cross the network in clear."""
+    monkeypatch.setenv("LAB_KEY", "sk-lab")
+    config = tmp_path / "c.toml"
+    config.write_text(f'default_provider = "lab"\n[providers.lab]\nurl = "http://{host}:8080/v1"\n'
+                      'api_key_env = "LAB_KEY"\n')
+    assert ProviderChain(load_settings(config)).providers[0].api_key == sent
+
+
 def test_an_unknown_provider_name_is_a_config_error_naming_the_key(tmp_path: Path, state: Path) -> None:
     config = tmp_path / "c.toml"
     config.write_text('default_provider = "lab"\n')

@@ -154,3 +154,14 @@ def test_written_config_parses_back_equal_with_keys_toml_must_quote(tmp_path: Pa
     assert again.model_dump() == settings.model_dump()
     assert set(again.hardware.safety.adapters) == {"café", "bench pi.2"}
     assert again.memory.policy.retention_days_by_category == {"déjà vu": 3}
+
+
+def test_bare_numbers_in_allow_lists_are_the_same_entries_as_their_text() -> None:
+    """`writable_gpio = [17]` is how a Pi user writes BCM 17; `writable_i2c = [0x3C]` is TOML's hex integer."""
+    settings = parse_settings(tomllib.loads('[hardware.safety.adapters.pi]\nwritable_gpio = [17, "GPIO27"]\n'
+                                            'writable_i2c = [0x3C, "0x76:0xF4"]\n'))
+    policy = settings.hardware.safety.adapters["pi"]
+    assert policy.writable_gpio == ["17", "GPIO27"]
+    assert policy.writable_i2c == ["0x3C", "0x76:0xF4"]
+    with pytest.raises(ConfigError, match="writable_gpio"):
+        parse_settings(tomllib.loads('[hardware.safety.adapters.pi]\nwritable_gpio = [true]\n'))
