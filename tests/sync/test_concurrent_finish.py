@@ -144,7 +144,7 @@ def test_the_test_server_serves_slow_calls_side_by_side():
     try:
         client = uploader.build_client(srv.endpoint, None, 10.0)
         stub = uploader._finishing_stub(client)
-        calls = [stub.GetProjects.future(pb.GetProjectsRequest(), timeout=10) for _ in range(8)]
+        calls = [stub.GetProjects.future(pb.GetProjectsRequest(), timeout=120) for _ in range(8)]
         assert all(len(f.result().projects) == 0 for f in calls)
         client.close()
     finally:

@@ -78,10 +78,11 @@ def test_acknowledged_captures_reach_kumiho_exactly_once_across_sigkills_and_fau
                 cid, eid, *sources = line.split()[1:]
                 acks[cid] = (eid, sources)
     assert len(acks) > 50, "the children did not get far enough to test anything"
-    lost_replies = sum(1 for c in server.servicer.calls if c.outcome == "lost")
-    assert lost_replies > 0  # the faults did happen
     f.pre_commit_failure_rate, f.post_commit_failure_rate = 0.05, 0.05
     assert _run_child(state, server.endpoint, 999, "drain", kill_after=None)[-1] == "drained True"
+    # The faults did happen. Counted over the drain too: on a loaded machine the killed children may have
+    # made too few calls for a 10% fault rate to have struck one, and the drain's own faults count the same.
+    assert sum(1 for c in server.servicer.calls if c.outcome == "lost") > 0
 
     by_capture = server.servicer.revisions_by_capture()
     # Exactly once: every capture upstream (acknowledged or committed just before a kill) has one revision.
