@@ -16,6 +16,7 @@ from edge_agent.rag.text import tokens
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench._rag_heldout import HELD_OUT  # noqa: E402
 from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
+from bench._rag_heldout3 import HELD_OUT_3  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 from bench.rag import _score  # noqa: E402
 
@@ -105,6 +106,18 @@ def test_the_second_held_out_set_shares_no_question_with_the_others_and_its_fact
     assert not {q.text.lower() for q in HELD_OUT_2} & others
     roots = {"shared": shared_corpus, "bundled": bundled_datasheets_dir()}
     for q in (*HELD_OUT_2, *QUESTIONS):
+        texts = [(roots[q.corpus] / s).read_text().lower() for s in q.source.split("|")]
+        assert any(q.fact.lower() in t for t in texts), q
+
+
+def test_the_third_held_out_set_shares_no_question_with_the_others_and_its_facts_are_real(
+        shared_corpus: Path) -> None:
+    assert len(HELD_OUT_3) >= 60
+    others = {q.text.lower() for q in (*QUESTIONS, *HELD_OUT, *HELD_OUT_2)}
+    assert not {q.text.lower() for q in HELD_OUT_3} & others
+    assert len({q.text.lower() for q in HELD_OUT_3}) == len(HELD_OUT_3)
+    roots = {"shared": shared_corpus, "bundled": bundled_datasheets_dir()}
+    for q in HELD_OUT_3:
         texts = [(roots[q.corpus] / s).read_text().lower() for s in q.source.split("|")]
         assert any(q.fact.lower() in t for t in texts), q
 

@@ -1,0 +1,161 @@
+"""Pin lookups a field engineer types (``edge-agent pins resolve NAME --board B``), with the pin that answers.
+
+Each lookup names a board (a board file, a datasheet tag, or the tag every 40-pin Pi shares) and a
+name as a datasheet or silkscreen writes it: alias lines, pin-table rows (two (name, pin) pairs per
+row included), header positions, bus roles. `pin` is the canonical pin the lookup must return
+(alternatives separated by ``|``); `corpus` names the datasheet directory as in the question sets.
+PIN_LOOKUPS is the tuning set; PIN_LOOKUPS_HELD_OUT was written beside it before any pin-index
+change of this round and is only measured.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class PinLookup(NamedTuple):
+    board: str
+    name: str
+    pin: str
+    corpus: str = "shared"
+
+
+def _set(rows: str, corpus: str = "shared") -> tuple[PinLookup, ...]:
+    out = []
+    for line in rows.strip().splitlines():
+        board, name, pin = (p.strip() for p in line.split(";"))
+        out.append(PinLookup(board, name, pin, corpus))
+    return tuple(out)
+
+
+PIN_LOOKUPS: tuple[PinLookup, ...] = _set("""
+arduino-mega2560; D44; PL5
+arduino-mega2560; D45; PL4
+arduino-mega2560; D22; PA0
+arduino-mega2560; D30; PC7
+arduino-mega2560; D49; PL0
+arduino-mega2560; A7; PF7
+arduino-mega2560; TX1; PD3
+arduino-mega2560; RX3; PJ0
+arduino-mega2560; SDA; PD1
+arduino-mega2560; LED_BUILTIN; PB7
+arduino-mega2560; A0; PF0
+arduino-nano; A6; ADC6
+arduino-nano; SCK; PB5
+arduino-nano; D12; PB4
+arduino-nano; D11; PB3
+arduino-uno; INT0; PD2
+arduino-uno; D9; PB1
+arduino-uno; A5; PC5
+arduino-uno; SS; PB2
+arduino-uno; 13; PB5
+nrf52840dk; LED4; P0.16
+nrf52840dk; sw2; P0.24
+nrf52840dk; Button 3; P0.24
+nrf52840dk; D8; P1.10
+nrf52840dk; D7; P1.08
+nrf52840dk; A2; P0.28
+nrf52840dk; UART0_TX; P0.06
+nucleo-g071rb; LD4; PA5
+nucleo-g071rb; D0; PC5
+nucleo-g071rb; A4; PB11
+nucleo-g071rb; I2C2_SDA; PA12
+nucleo-f401re; USER_BTN; PC13
+nucleo-f401re; D7; PA8
+nucleo-f401re; A3; PB0
+nucleo-f401re; VCP_TX; PA2
+nucleo-f446re; CAN1_TX; PB9
+nucleo-f446re; I2C3_SDA; PB4
+nucleo-l476rg; I2C3_SCL; PC0
+nucleo-l476rg; SPI3_MOSI; PC12
+nucleo-l476rg; USART3_TX; PB10
+esp32-devkitc; VSPI_CS; GPIO5
+esp32-devkitc; TOUCH8; GPIO33
+esp32-devkitc; SENSOR_VP; GPIO36
+esp32-devkitc; DAC_2; GPIO26
+rpi-pico; LED; GP25
+rpi-pico; A1; GP27
+rpi-pico; SPI_MOSI; GP19
+rpi-pico; pin 34; GP28
+rpi-gpio; GPIO17; GPIO17
+rpi-gpio; WPI0; GPIO17
+rpi-gpio; PCM_FS; GPIO19
+rpi-4b; UART3_TXD; GPIO4
+rpi-4b; PWM0_CHAN1; GPIO13
+rpi-4b; BCM17; GPIO17
+rpi-5; I2S0_WS; GPIO19
+rpi-5; MIC_CLK; GPIO25
+fan-shim; FAN; GPIO18
+blinkt; CLK; GPIO24
+explorer-hat-pro; MOTOR2_MINUS; GPIO26
+automation-hat; relay.two; GPIO19
+traffic-hat; AMBER; GPIO23
+sense-hat; ATMEL_CS; GPIO8
+enviro-plus; LCD_DC; GPIO9
+unicorn-hat; DATA; GPIO18
+enviro-phat; LEDS; GPIO4
+""") + _set("""
+nucleo-f401re; red_led; PA5
+rpi-pico; i2c_sda; GP4
+rpi-zero-2w; act_led; GPIO29
+esp32-devkitc; boot_button; GPIO0
+""", "bundled")
+
+PIN_LOOKUPS_HELD_OUT: tuple[PinLookup, ...] = _set("""
+arduino-mega2560; SCK; PB1
+arduino-mega2560; MISO; PB3
+arduino-mega2560; D46; PL3
+arduino-mega2560; A8; PK0
+arduino-mega2560; TX2; PH1
+arduino-mega2560; D6; PH3
+arduino-mega2560; D37; PC0
+arduino-nano; TX; PD1
+arduino-nano; A7; ADC7
+arduino-uno; MOSI; PB3
+arduino-uno; A0; PC0
+arduino-uno; D7; PD7
+rpi-pico; UART_RX; GP1
+rpi-pico; VBUS_SENSE; GP24
+rpi-pico; A2; GP28
+nrf52840dk; sw0; P0.11
+nrf52840dk; D14; P0.26
+nrf52840dk; A5; P0.31
+nrf52840dk; D13; P1.15
+nrf52840dk; LED2; P0.14
+nrf52840dk; Button 1; P0.11
+nucleo-g071rb; DAC1_OUT1; PA4
+nucleo-g071rb; D1; PC4
+nucleo-g071rb; A5; PB12
+nucleo-g071rb; D6; PB14
+nucleo-l476rg; SPI3_NSS; PA15
+nucleo-l476rg; A4; PC1
+nucleo-f446re; CAN2_RX; PB12
+nucleo-f446re; I2C2_SCL; PB10
+nucleo-f401re; LED_GREEN; PA5
+nucleo-f401re; D14; PB9
+esp32-devkitc; HSPI_CLK; GPIO14
+esp32-devkitc; XTAL_32K_N; GPIO33
+esp32-devkitc; BOOT; GPIO0
+esp32-devkitc; U0TXD; GPIO1
+rpi-5; UART4_TXD; GPIO12
+rpi-5; AAUD_RIGHT; GPIO13
+rpi-4b; SPI6_CE0; GPIO18
+rpi-4b; UART5_RXD; GPIO13
+rpi-zero-2w; pin 11; GPIO17
+rpi-gpio; ID_SD; GPIO0
+rpi-gpio; CE1; GPIO7
+rpi-gpio; pin 40; GPIO21
+fan-shim; WAKE; GPIO3
+sense-hat; IMU_INT_B; GPIO24
+explorer-hat-pro; OUT3; GPIO13
+explorer-hat-pro; LED3; GPIO27
+enviro-plus; MIC_FS; GPIO19
+traffic-hat; BUTTON; GPIO25
+automation-hat; output.three; GPIO6
+""") + _set("""
+nucleo-f401re; user_button; PC13
+rpi-pico; i2c_scl; GP5
+esp32-devkitc; clone_led; GPIO2
+rpi-4b; act_led; GPIO42
+nucleo-l476rg; i2c3_sda; PC1
+""", "bundled")
