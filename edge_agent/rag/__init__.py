@@ -183,7 +183,10 @@ class HardwareRag(IndexStore):
         if limit <= 0 or not terms:
             return []
         named = tuple(boards)
-        detected = tuple(b for b in self.detect_boards(query) if b not in named)
+        spans = self._mentions(query)
+        detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
+        # a Pi model's name is not written in the header file every 40-pin model shares
+        terms = _query.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
         # With no board named, a chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it.
         pinned = () if named or detected else tuple(self.pin_boards(query))
         key = (*named, "|", *detected, "|", *pinned)
@@ -217,9 +220,13 @@ class HardwareRag(IndexStore):
 
     def detect_boards(self, query: str) -> list[str]:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
-        if self._nicknames is None:
-            self._nicknames = _query.nicknames(self._postings.boards())
-        return _query.detect(query, self._nicknames)
+        return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
+
+    def _mentions(self, query: str) -> list[tuple[str, str]]:
+        if self._nicknames is None:  # the index's tags and every board with a board file (a Zero 2 W answers
+            # through the shared header file even when no file of its own is indexed)
+            self._nicknames = _query.nicknames(set(self._postings.boards()) | set(list_boards()))
+        return _query.mentions(query, self._nicknames)
 
     def pin_boards(self, query: str) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags."""
@@ -361,6 +368,13 @@ def _board_file_tags() -> frozenset[str]:
     if _BOARD_FILE_TAGS is None:
         _BOARD_FILE_TAGS = frozenset(t for b in list_boards() for t in (b, *get_board(b).datasheet_tags))
     return _BOARD_FILE_TAGS
+
+
+def _answers_shared_tag(board: str) -> bool:
+    """Whether `board` is a board file answering to a datasheet tag other boards share (each 40-pin Pi)."""
+    if board not in list_boards():
+        return False
+    return bool(set(get_board(board).datasheet_tags) & _shared_tags())
 
 
 def _shared_tags() -> set[str]:

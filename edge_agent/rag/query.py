@@ -27,7 +27,7 @@ import re
 from collections.abc import Callable, Collection, Iterable
 
 from edge_agent.pins import PinIndex, name_key
-from edge_agent.rag.text import VOCABULARY
+from edge_agent.rag.text import VOCABULARY, tokens
 
 #: Candidates fetched per result asked for, before reranking.
 CANDIDATES_PER_RESULT = 2
@@ -89,21 +89,43 @@ def nicknames(tags: Iterable[str]) -> dict[str, set[str]]:
 
 def detect(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[str]:
     """Tags a question names (longest names first; a name fitting several tags is skipped)."""
-    words = _norm_text(query).split()
     found: list[str] = []
+    for tag, _name in mentions(query, names, max_words):
+        if tag not in found:
+            found.append(tag)
+    return found
+
+
+def mentions(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[tuple[str, str]]:
+    """(tag, the words naming it) for each board or part name in a question, longest names first; a name
+    fitting several tags is skipped."""
+    words = _norm_text(query).split()
+    found: list[tuple[str, str]] = []
     used = [False] * len(words)
     for n in range(min(max_words, len(words)), 0, -1):
         for i in range(len(words) - n + 1):
             if any(used[i:i + n]):
                 continue
-            tags = names.get(" ".join(words[i:i + n]))
+            name = " ".join(words[i:i + n])
+            tags = names.get(name)
             if tags and len(tags) == 1:
-                tag = next(iter(tags))
-                if tag not in found:
-                    found.append(tag)
+                found.append((next(iter(tags)), name))
                 for j in range(i, i + n):
                     used[j] = True
     return found
+
+
+def content_terms(terms: list[str], naming: Iterable[str]) -> list[str]:
+    """The query terms left once the words that only name a board in scope are taken out.
+
+    A board's name ("zero 2 w", "pi 4", "mega") says which files to prefer, which the board boost already
+    does; scored as text it favours the file's overview and any other file that happens to name the board
+    (a HAT "for every Pi"), and its digits would count as exact numbers. All terms stay when nothing else
+    would be left.
+    """
+    drop = {t for name in naming for t in tokens(name)}
+    left = [t for t in terms if t not in drop]
+    return left or terms
 
 
 #: Chip-specific pin spellings: STM32/AVR ports (PA5, PL5), nRF port.pin (P0.13), Broadcom/ESP32 GPIOn and
@@ -148,6 +170,16 @@ def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[s
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
 
 
+_GPIO_TERM = re.compile(r"gpio(\d+)")
+
+
+def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> bool:
+    """Whether a chunk holds ``GPIO22`` as a table row numbered ``22`` under a GPIO column or heading (the
+    alternate-function tables of the Pi SoCs number their rows)."""
+    m = _GPIO_TERM.fullmatch(term)
+    return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
+
+
 def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
            scoped: Collection[str], other_boards: Collection[str], exact: list[str],
            has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
@@ -161,7 +193,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
         wanted = [t for t in exact if t not in file_terms(rel)]
         if wanted:
-            held = sum(1 for t in wanted if has_term(t, cid))
+            held = sum(1 for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term))
             score *= 1.0 + EXACT_BONUS * held / len(wanted)
         if cid in alias_lists:
             score *= ALIAS_LIST

@@ -172,3 +172,25 @@ def test_second_held_out_set_stays_at_its_measured_level(shared_corpus: Path) ->
     set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
     hit1, hit3, within = _rates(HELD_OUT_2, shared_corpus)
     assert hit1 >= 0.65 and hit3 >= 0.87 and within >= 0.8, (hit1, hit3, within)
+
+
+def test_a_pi_models_name_leads_to_the_shared_header_file_not_to_other_files_naming_the_model(
+        tmp_path: Path) -> None:
+    _write(tmp_path, "rpi-gpio.md", "# 40-pin header\n\n## I2C\n\nEnable the user I2C bus with "
+           "dtparam=i2c_arm=on, then list devices with i2cdetect -y 1.\n")
+    _write(tmp_path, "weather-phat.md", "# Weather pHAT\n\nA board in the Pi Zero 2 W footprint.\n\n## Setup\n\n"
+           "Enable I2C in raspi-config first; the Zero 2 W then finds the sensor at 0x77.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("enable i2c on a zero 2 w", ["rpi-zero-2w"])[0].source == "rpi-gpio.md"
+    assert rag.search("enable i2c on a zero 2 w")[0].source == "rpi-gpio.md"  # the model named, no scope
+
+
+def test_a_gpio_name_counts_as_held_by_a_row_numbered_like_it_in_a_gpio_table() -> None:
+    from edge_agent.rag.query import rerank
+
+    held = {1: {"gpio22", "gpio"}, 2: {"22", "gpio"}, 3: {"22", "uart"}, 4: {"gpio", "23"}}
+    got = rerank([(1.0, "a.md", 10 - i, i) for i in (4, 3, 2, 1)], dict.fromkeys(held, "rpi-4b"), 4, scoped=(),
+                 other_boards=(), exact=["gpio22"], has_term=lambda t, cid: t in held[cid],
+                 file_terms=lambda rel: (), )
+    order = [cid for _, _, _, cid in got]
+    assert set(order[:2]) == {1, 2}  # the pin's name, or its number under a GPIO column
