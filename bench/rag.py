@@ -17,6 +17,7 @@ import json
 import os
 import random
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -211,6 +212,8 @@ def _child_large(corpus: str, index_dir: str) -> None:
     c0, t0 = time.process_time(), time.perf_counter()
     rag = HardwareRag.load(root, index_dir=Path(index_dir))
     result["build_s"], result["build_cpu_s"] = time.perf_counter() - t0, time.process_time() - c0
+    workers = resource.getrusage(resource.RUSAGE_CHILDREN)  # parsing workers, if the build started any
+    result["build_worker_cpu_s"] = workers.ru_utime + workers.ru_stime
     result["chunks"] = len(rag)
     result["build_hwm_mb"] = status_kib()["VmHWM"] / 1024
     rag.close()

@@ -33,7 +33,8 @@ from edge_agent.pins.datasheet import AliasEntry, parse_aliases
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.files import MAX_FILE_BYTES, Problem, read_pdf, read_text, scan
-from edge_agent.rag.store import HEADING_WEIGHT, IndexStore
+from edge_agent.rag.parse import HEADING_WEIGHT
+from edge_agent.rag.store import IndexStore
 
 __all__ = ["BOARD_BOOST", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_index_for"]
 

@@ -25,7 +25,10 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, countOf, ge, mul, truediv
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from edge_agent.rag.parse import ParsedFile
 
 K1 = 1.2
 B = 0.75
@@ -95,23 +98,52 @@ class SnapshotBuilder:
         if self._conn is not None and len(self._tids) >= self._spill:
             self._write_run(self._conn, "postings_run")
 
-    def _grouped(self) -> Iterator[tuple[str, bytes, bytes]]:
-        """(term, chunk ids, tfs) of the held postings, chunk ids ascending within a term."""
-        names = list(self._terms)
+    def add_file(self, first: int, parsed: ParsedFile) -> None:
+        """Add the chunks of one parsed file, numbered from `first`."""
+        n = len(parsed.sections)
+        self.ids.extend(range(first, first + n))
+        gids = array("i", map(self._terms.__getitem__, parsed.terms))  # the file's term numbers -> the build's
+        self._tfs.frombytes(parsed.tfs)
         np = _numpy()
         if np is not None:
-            tids = np.frombuffer(self._tids, dtype=np.int32)
-            order = np.argsort(tids, kind="stable")  # stable: chunk ids stay in the order they were added
-            cids = np.frombuffer(self._cids, dtype=np.int32)[order]
-            tfs = np.frombuffer(self._tfs, dtype=np.float32)[order]
-            sorted_tids = tids[order]
-            starts = np.flatnonzero(np.r_[True, sorted_tids[1:] != sorted_tids[:-1]]) if len(order) else []
-            bounds = [*(int(x) for x in starts), len(order)]
+            local = np.frombuffer(parsed.tids, dtype=np.int32)
+            self._tids.frombytes(np.frombuffer(gids, dtype=np.int32)[local].tobytes())
+            sizes = np.frombuffer(parsed.sizes, dtype=np.int32)
+            self._cids.frombytes(np.repeat(np.arange(first, first + n, dtype=np.int32), sizes).tobytes())
+        else:
+            local_ids = array("i")
+            local_ids.frombytes(parsed.tids)
+            self._tids.extend(map(gids.__getitem__, local_ids))
+            sizes_list = array("i")
+            sizes_list.frombytes(parsed.sizes)
+            for k, size in enumerate(sizes_list):
+                self._cids.extend(repeat(first + k, size))
+        if self._conn is not None and len(self._tids) >= self._spill:
+            self._write_run(self._conn, "postings_run")
+
+    def _grouped(self) -> Iterator[tuple[str, bytes, bytes]]:
+        """(term, chunk ids, tfs) of the held postings in term order (so the rows append to the table's
+        B-tree instead of splitting pages all over it), chunk ids ascending within a term."""
+        names = list(self._terms)
+        by_name = sorted(range(len(names)), key=names.__getitem__)
+        np = _numpy()
+        if np is not None:
+            rank = np.empty(len(names), dtype=np.int32)
+            rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(names), dtype=np.int32)
+            keys = rank[np.frombuffer(self._tids, dtype=np.int32)]
+            order = np.argsort(keys, kind="stable")  # stable: chunk ids stay in the order they were added
+            total = len(order)
+            cids = np.frombuffer(self._cids, dtype=np.int32)[order].tobytes()
+            tfs = np.frombuffer(self._tfs, dtype=np.float32)[order].tobytes()
+            sorted_keys = keys[order]
+            del keys, order
+            starts = np.flatnonzero(np.r_[True, sorted_keys[1:] != sorted_keys[:-1]]) if total else []
+            bounds = [*(4 * int(x) for x in starts), 4 * total]  # byte offsets: 4 bytes per id and per tf
+            term_at = [names[by_name[k]] for k in sorted_keys[starts].tolist()] if total else []
             df = self.df
-            for lo, hi in zip(bounds, bounds[1:], strict=False):
-                name = names[int(sorted_tids[lo])]
-                df[name] += hi - lo
-                yield name, cids[lo:hi].tobytes(), tfs[lo:hi].tobytes()
+            for name, lo, hi in zip(term_at, bounds, bounds[1:], strict=False):
+                df[name] += (hi - lo) >> 2
+                yield name, cids[lo:hi], tfs[lo:hi]
             return
         by_term: dict[int, tuple[array[int], array[float]]] = {}
         for tid, cid, tf in zip(self._tids, self._cids, self._tfs, strict=True):
@@ -120,9 +152,11 @@ class SnapshotBuilder:
                 got = by_term[tid] = (array("i"), array("f"))
             got[0].append(cid)
             got[1].append(tf)
-        for tid, (c, f) in by_term.items():
-            self.df[names[tid]] += len(c)
-            yield names[tid], c.tobytes(), f.tobytes()
+        for tid in by_name:
+            if tid in by_term:
+                c, f = by_term[tid]
+                self.df[names[tid]] += len(c)
+                yield names[tid], c.tobytes(), f.tobytes()
 
     def _write_run(self, conn: sqlite3.Connection, table: str) -> None:
         if table == "postings":

@@ -11,28 +11,27 @@ process that another one (``edge-agent rag index`` beside a daemon) changed the 
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import marshal
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
-from edge_agent.pins.datasheet import parse_aliases
 from edge_agent.rag import text as _text
-from edge_agent.rag.chunker import MAX_CHARS, chunk_markdown, chunk_pages
-from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, read_pdf, read_text, scan, scan_paths
+from edge_agent.rag.chunker import MAX_CHARS
+from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
+from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
 from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, stored_ids
 
 log = logging.getLogger("edge_agent.rag")
 
-HEADING_WEIGHT = 3.0
 _SCHEMA = 4
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
@@ -51,6 +50,17 @@ CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, cids BLOB NOT NULL, 
 CREATE TABLE IF NOT EXISTS postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL,
                                          tfs BLOB NOT NULL);
 """
+
+
+def _same_stat(old: tuple[Any, ...] | None, f: DocFile) -> bool:
+    """Whether the index holds `f` with its current size and mtime (so it is not read again)."""
+    return old is not None and old[0] == f.size and old[1] == f.mtime_ns
+
+
+def _stored_tf(rel: str, heading: str, body: str, tf: bytes) -> dict[str, float]:
+    """A stored chunk's term frequencies: kept for chunks indexed after the postings were written, and
+    computed again from the text (as indexing did) for those of a cold build."""
+    return marshal.loads(tf) if tf else chunk_tf(stem_words(rel), heading, body)[0]
 
 
 def _meta_signature(max_file_bytes: int) -> str:
@@ -144,19 +154,11 @@ class IndexStore:
                 for rel in sorted(set(known) - current):
                     self._delete(rel)
                     stats["removed"] += 1
-                for n, f in enumerate(files, 1):
-                    old = known.get(f.rel)
-                    if old is not None and old[0] == f.size and old[1] == f.mtime_ns:
-                        # still wrong: report again, the file was not re-read
-                        for p in json.loads(old[3]) if old[3] != "[]" else ():
-                            log.warning("datasheet %s: %s", p["source"], p["message"])
-                            problems.append(Problem(**p))
-                        stats["reused"] += 1
-                    else:
-                        reused = self._index_file(f, old, max_file_bytes, problems)
-                        stats["reused" if reused else "indexed"] += 1
-                    if progress and (n % 25 == 0 or n == len(files)):
-                        progress(n, len(files))
+                stale = [f for f in files if not _same_stat(known.get(f.rel), f)]
+                parsed = parse_many(stale, [known[f.rel][2] if f.rel in known else None for f in stale],
+                                    max_file_bytes)
+                with closing(parsed):
+                    self._store_all(files, known, parsed, problems, stats, progress)
                 if self._builder is not None:  # one posting per chunk and term: the df of each term
                     self._builder.write(self._conn)
                     self._df.update(self._builder.df)
@@ -186,6 +188,24 @@ class IndexStore:
         else:  # the other files' warnings still stand
             self._problems = [p for p in self._problems if p.source not in only] + problems
         self._after_sync()
+
+    def _store_all(self, files: list[DocFile], known: dict[str, tuple[Any, ...]], parsed: Iterator[ParsedFile],
+                   problems: list[Problem], stats: dict[str, int],
+                   progress: Callable[[int, int], None] | None) -> None:
+        for n, f in enumerate(files, 1):
+            old = known.get(f.rel)
+            if _same_stat(old, f):
+                assert old is not None
+                # still wrong: report again, the file was not re-read
+                for p in json.loads(old[3]) if old[3] != "[]" else ():
+                    log.warning("datasheet %s: %s", p["source"], p["message"])
+                    problems.append(Problem(**p))
+                stats["reused"] += 1
+            else:
+                reused = self._index_file(f, old, next(parsed), problems)
+                stats["reused" if reused else "indexed"] += 1
+            if progress and (n % 25 == 0 or n == len(files)):
+                progress(n, len(files))
 
     def refresh(self, paths: Iterable[str | Path] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -235,8 +255,9 @@ class IndexStore:
         stale = (len(live_ids - base_ids) + len(base_ids - live_ids)) if base_ids is not None else 0
         if base_ids is None or stale > max(50, len(live) // 5):
             builder = SnapshotBuilder(self._conn)
-            for cid, tf in self._conn.execute("SELECT id, tf FROM chunks ORDER BY id"):
-                builder.add(cid, marshal.loads(tf))
+            for cid, rel, heading, body, tf in self._conn.execute(
+                    "SELECT id, rel, heading, text, tf FROM chunks ORDER BY id"):
+                builder.add(cid, _stored_tf(rel, heading, body, tf))
             builder.write(self._conn)
             base_ids = self._base_ids = set(builder.ids)
             del builder
@@ -246,8 +267,8 @@ class IndexStore:
             if cid in fresh:
                 delta[cid] = fresh[cid]
             else:
-                r = self._conn.execute("SELECT tf FROM chunks WHERE id = ?", (cid,)).fetchone()
-                delta[cid] = marshal.loads(r[0])
+                r = self._conn.execute("SELECT rel, heading, text, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
+                delta[cid] = _stored_tf(*r)
         self._fresh = {}
         return Postings(TermStore(self._conn), base_ids, delta, live, self._df)
 
@@ -267,66 +288,56 @@ class IndexStore:
         return out
 
     def _delete(self, rel: str) -> None:
-        for cid, tf in self._conn.execute("SELECT id, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
-            self._df.subtract(marshal.loads(tf).keys())
+        for cid, heading, body, tf in self._conn.execute(
+                "SELECT id, heading, text, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
+            self._df.subtract(_stored_tf(rel, heading, body, tf).keys())
             if self._meta is not None:
                 self._meta.pop(cid, None)
         self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
         self._conn.execute("DELETE FROM files WHERE rel = ?", (rel,))
 
-    def _index_file(self, f: DocFile, old: tuple[Any, ...] | None, max_file_bytes: int,
-                    problems: list[Problem]) -> bool:
-        """(Re)index one file; returns True when its content hash was unchanged (only stat data updated)."""
-        file_problems: list[Problem] = []
-        if f.kind == "pdf":
-            pages, file_problems = read_pdf(f)
-            text = "\n\n".join(t for _, t in pages) if pages else None
-        else:
-            pages = None
-            text, file_problems = read_text(f, max_file_bytes)
-        sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
+    def _index_file(self, f: DocFile, old: tuple[Any, ...] | None, pf: ParsedFile, problems: list[Problem]) -> bool:
+        """Store one parsed file; returns True when its content hash was unchanged (only stat data updated)."""
+        file_problems = pf.file_problems
+        if not pf.logged:  # parsed in a worker process: log here what reading it found
+            for p in (*file_problems, *pf.alias_problems):
+                log.warning("datasheet %s: %s", p.source, p.message)
         problems.extend(file_problems)
-        pjson = json.dumps([p.__dict__ for p in file_problems])
-        if old is not None and old[2] == sha:
+        if pf.unchanged:
+            pjson = json.dumps([p.__dict__ for p in file_problems])
             self._conn.execute("UPDATE files SET size = ?, mtime_ns = ?, problems = ? WHERE rel = ?",
                                (f.size, f.mtime_ns, pjson, f.rel))
             return True
         if old is not None:
             self._delete(f.rel)
-        sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
-        entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
-        alias_problems = [Problem(p.source, p.kind, p.message) for p in parsed]
-        problems.extend(alias_problems)
-        all_problems = json.dumps([p.__dict__ for p in (*file_problems, *alias_problems)])
-        stem_words = _text.tokens(f.rel.rsplit(".", 1)[0].replace("/", " "))
-        rows = []
-        fresh = self._fresh
-        for i, s in enumerate(sections):
-            heading_tokens = stem_words + _text.tokens(s.heading)
-            body_tokens = _text.tokens(s.text)
-            tf: dict[str, float] = dict(Counter(body_tokens))
-            for t in heading_tokens:
-                tf[t] = tf.get(t, 0) + HEADING_WEIGHT
-            if self._builder is None:  # a cold build counts document frequencies from the builder at the end
-                self._df.update(tf.keys())
-            dl = len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
-            tfd = tf
-            cid = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
-            self._next_id += 1
-            if self._builder is not None:
-                self._builder.add(cid, tfd)
-            else:
-                fresh[cid] = tfd
-            if self._meta is not None:
-                self._meta[cid] = (f.rel, i, f.board, dl)
-            rows.append((cid, f.rel, i, f.board, s.heading, s.text, dl, marshal.dumps(tfd)))
+        problems.extend(pf.alias_problems)
+        all_problems = json.dumps([p.__dict__ for p in (*file_problems, *pf.alias_problems)])
+        first = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
+        self._next_id += len(pf.sections)
+        if self._builder is not None:
+            # a cold build: postings go to the builder, which also counts document frequencies at the end;
+            # the chunk's tf is not stored (the postings hold it; a removal tokenises the chunk again)
+            self._builder.add_file(first, pf)
+            tf_blobs: list[bytes] = [b""] * len(pf.sections)
+        else:
+            tf_blobs = []
+            for k, tfd in enumerate(pf.chunk_tfs()):
+                self._df.update(tfd.keys())
+                self._fresh[first + k] = tfd
+                tf_blobs.append(marshal.dumps(tfd))
+        if self._meta is not None:
+            for i, (_heading, _body, dl) in enumerate(pf.sections):
+                self._meta[first + i] = (f.rel, i, f.board, dl)
         self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
-                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
+                               "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                               [(first + i, f.rel, i, f.board, heading, body, dl, blob)
+                                for i, ((heading, body, dl), blob)
+                                in enumerate(zip(pf.sections, tf_blobs, strict=True))])
         self._conn.execute(
             "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (f.rel, f.board, f.kind, f.size, f.mtime_ns, sha, all_problems,
-             json.dumps([e.__dict__ for e in entries]), len(sections)))
+            (f.rel, f.board, f.kind, f.size, f.mtime_ns, pf.sha256, all_problems, pf.aliases_json,
+             len(pf.sections)))
         return False
 
     def close(self) -> None:

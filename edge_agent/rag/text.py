@@ -172,12 +172,20 @@ def _expand(raw: str) -> tuple[str, ...]:
     return (word, _norm(m.group(1))) if m else (word,)
 
 
-def tokens(text: str) -> list[str]:
-    """Normalised tokens of `text` in order (duplicates kept)."""
+def spelling_hints(text: str) -> tuple[bool, bool]:
+    """Whether `text` may hold a vocabulary phrase and a multi-word spelling (a cheap pre-check: a document
+    without either lets :func:`tokens` skip looking for them in each of its pieces)."""
     t = text.lower()
-    if _PHRASE is not None and any(h in t for h in _PHRASE_HINTS):
+    return _PHRASE is not None and any(h in t for h in _PHRASE_HINTS), any(h in t for h in _MULTI_HINTS)
+
+
+def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
+    """Normalised tokens of `text` in order (duplicates kept). `hints`: :func:`spelling_hints` of a text
+    holding this one (False = that kind of spelling cannot occur, so it is not looked for)."""
+    t = text.lower()
+    if hints[0] and _PHRASE is not None and any(h in t for h in _PHRASE_HINTS):
         t = _PHRASE.sub(_phrase, t)
-    if any(h in t for h in _MULTI_HINTS):
+    if hints[1] and any(h in t for h in _MULTI_HINTS):
         t = _MULTI.sub(_multi, t)
     return list(chain.from_iterable(map(_memo.__getitem__, _TOKEN.findall(t))))
 

@@ -1,0 +1,258 @@
+"""Reading one datasheet into what the index stores: chunks, their term frequencies, pin aliases.
+
+:func:`parse_file` is pure (a file in, a :class:`ParsedFile` out, nothing shared), so a large build
+runs it in worker processes (:func:`parse_many`) while the indexing process only numbers terms and
+writes rows. The term frequencies of a file travel as flat arrays over the file's own vocabulary
+(local term numbers, weighted frequencies, distinct terms per chunk) instead of one dict per chunk:
+that is cheap to pickle and cheap to append to the postings being built.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import os
+import pickle
+import subprocess
+import sys
+from array import array
+from collections import Counter
+from collections.abc import Generator, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, cast
+
+from edge_agent.pins.datasheet import parse_aliases
+from edge_agent.rag import text as _text
+from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages
+from edge_agent.rag.files import DocFile, Problem, read_pdf, read_text
+
+log = logging.getLogger("edge_agent.rag")
+
+HEADING_WEIGHT = 3.0
+#: Files to (re)read in one pass from which worker processes parse them: below it, starting the workers
+#: (a fresh interpreter each, importing this package) costs more than it saves.
+PARALLEL_FROM_FILES = 200
+#: Files a worker parses and sends back at a time (a worker that outruns the database writes blocks on its
+#: full pipe, so memory stays bounded).
+_BATCH = 8
+
+
+class _LocalIds(dict[str, int]):
+    """term -> number within one file, numbering new terms as they come."""
+
+    def __missing__(self, term: str) -> int:
+        n = self[term] = len(self)
+        return n
+
+
+@dataclass
+class ParsedFile:
+    """One datasheet as the index stores it. ``unchanged`` = its text hashes to the stored hash, so
+    nothing else was computed; ``logged`` = its problems were already logged in this process."""
+
+    sha256: str
+    file_problems: list[Problem]
+    unchanged: bool = False
+    alias_problems: list[Problem] = field(default_factory=list)
+    aliases_json: str = "[]"
+    sections: list[tuple[str, str, float]] = field(default_factory=list)  # heading, text, weighted length
+    terms: list[str] = field(default_factory=list)  # the file's distinct terms, by local number
+    tids: bytes = b""  # array('i'): local term number of each posting, chunk after chunk
+    tfs: bytes = b""  # array('f'): weighted term frequency of each posting
+    sizes: bytes = b""  # array('i'): postings (distinct terms) of each chunk
+    logged: bool = True
+
+    def chunk_tfs(self) -> Iterator[dict[str, float]]:
+        """Term -> weighted frequency of each chunk, in chunk order."""
+        tids, tfs, sizes = array("i"), array("f"), array("i")
+        tids.frombytes(self.tids)
+        tfs.frombytes(self.tfs)
+        sizes.frombytes(self.sizes)
+        at = 0
+        for n in sizes:
+            yield {self.terms[t]: tf for t, tf in zip(tids[at:at + n], tfs[at:at + n], strict=True)}
+            at += n
+
+
+def stem_words(rel: str) -> list[str]:
+    """Tokens of a file's path without its suffix: they count as heading words of every chunk."""
+    return _text.tokens(rel.rsplit(".", 1)[0].replace("/", " "))
+
+
+def chunk_tf(stem: list[str], heading: str, body: str,
+             hints: tuple[bool, bool] = (True, True)) -> tuple[dict[str, float], float]:
+    """A chunk's weighted term frequencies (heading words HEADING_WEIGHT times) and its weighted length."""
+    heading_tokens = stem + _text.tokens(heading, hints)
+    body_tokens = _text.tokens(body, hints)
+    tf = cast("dict[str, float]", Counter(body_tokens))  # counted at C speed; then used as a plain mapping
+    for t in heading_tokens:
+        tf[t] = tf.get(t, 0) + HEADING_WEIGHT
+    return tf, len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
+
+
+def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, np: Any = None) -> ParsedFile:
+    """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
+    text hashes to `old_sha`). With `np` (the numpy module) a file's terms are counted in one go."""
+    if f.kind == "pdf":
+        pages, file_problems = read_pdf(f)
+        text = "\n\n".join(t for _, t in pages) if pages else None
+    else:
+        pages = None
+        text, file_problems = read_text(f, max_file_bytes)
+    sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
+    if sha == old_sha:
+        return ParsedFile(sha, file_problems, unchanged=True)
+    sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
+    entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
+    stem = stem_words(f.rel)
+    hints = _text.spelling_hints(text) if text else (False, False)
+    local = _LocalIds()
+    if np is not None and sections:
+        rows, tids_b, tfs_b, sizes_b = _count_np(np, stem, sections, hints, local)
+    else:
+        tids, tfs, sizes = array("i"), array("f"), array("i")
+        rows = []
+        for s in sections:
+            tf, dl = chunk_tf(stem, s.heading, s.text, hints)
+            tids.extend(map(local.__getitem__, tf))
+            tfs.extend(tf.values())
+            sizes.append(len(tf))
+            rows.append((s.heading, s.text, dl))
+        tids_b, tfs_b, sizes_b = tids.tobytes(), tfs.tobytes(), sizes.tobytes()
+    return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
+                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(local),
+                      tids=tids_b, tfs=tfs_b, sizes=sizes_b)
+
+
+def _count_np(np: Any, stem: list[str], sections: list[Section], hints: tuple[bool, bool],
+              local: _LocalIds) -> tuple[list[tuple[str, str, float]], bytes, bytes, bytes]:
+    """The term counts of every chunk of a file at once: each token becomes (chunk, term number) with
+    weight 1 (body) or HEADING_WEIGHT (heading), and equal pairs are summed; the same frequencies as
+    :func:`chunk_tf`, each chunk's terms in term-number order."""
+    flat: list[str] = []
+    counts: list[int] = []  # body, heading tokens of each chunk, alternating
+    rows = []
+    for s in sections:
+        body = _text.tokens(s.text, hints)
+        heading = stem + _text.tokens(s.heading, hints)
+        flat += body
+        flat += heading
+        counts += (len(body), len(heading))
+        rows.append((s.heading, s.text, len(body) + HEADING_WEIGHT * len(heading)))
+    ids = np.fromiter(map(local.__getitem__, flat), dtype=np.int64, count=len(flat))
+    lengths = np.asarray(counts, dtype=np.int64)
+    chunk_of = np.repeat(np.repeat(np.arange(len(sections), dtype=np.int64), 2), lengths)
+    weight = np.repeat(np.tile(np.asarray([1.0, HEADING_WEIGHT]), len(sections)), lengths)
+    keys, inverse = np.unique(chunk_of * len(local) + ids, return_inverse=True)
+    tf = np.bincount(inverse.ravel(), weights=weight, minlength=len(keys))
+    sizes = np.bincount(keys // len(local), minlength=len(sections))
+    return (rows, (keys % len(local)).astype(np.int32).tobytes(), tf.astype(np.float32).tobytes(),
+            sizes.astype(np.int32).tobytes())
+
+
+def _workers() -> int:
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        cores = os.cpu_count() or 1
+    return min(cores, 4)
+
+
+def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,
+               parallel_from: int | None = None) -> Generator[ParsedFile, None, None]:
+    """:func:`parse_file` of each file, in order; in worker processes when there are many files and more
+    than one core. A worker that cannot start or stops early leaves its files to this process."""
+    threshold = PARALLEL_FROM_FILES if parallel_from is None else parallel_from
+    n_workers = _workers()
+    done = 0
+    if n_workers > 1 and len(files) >= threshold:
+        workers = _start(files, olds, max_file_bytes, n_workers)
+        try:
+            while workers and done < len(files):
+                batch = _receive(workers[(done // _BATCH) % len(workers)])
+                if batch is None:
+                    break
+                for got in batch:
+                    done += 1
+                    yield got
+        finally:
+            for w in workers:
+                _stop(w)
+    for f, old in zip(files[done:], olds[done:], strict=True):
+        yield parse_file(f, max_file_bytes, old)
+
+
+def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,
+           n: int) -> list[subprocess.Popen[bytes]]:
+    """Worker processes, each given every n-th batch of files. A fresh interpreter runs this module, not
+    a fork of the caller (which may be a daemon with threads holding locks) nor a re-import of the
+    caller's main script (what multiprocessing's spawn does)."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    batches = [(start, files[start:start + _BATCH], olds[start:start + _BATCH])
+               for start in range(0, len(files), _BATCH)]
+    workers: list[subprocess.Popen[bytes]] = []
+    for k in range(n):
+        try:
+            proc = subprocess.Popen([sys.executable, "-m", "edge_agent.rag.parse"], stdin=subprocess.PIPE,
+                                    stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            assert proc.stdin is not None
+            pickle.dump((max_file_bytes, batches[k::n]), proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            proc.stdin.close()
+        except OSError as exc:
+            log.info("datasheet index: parsing in this process (worker process not started: %s)", exc)
+            for w in workers:
+                _stop(w)
+            return []
+        workers.append(proc)
+    return workers
+
+
+def _receive(proc: subprocess.Popen[bytes]) -> list[ParsedFile] | None:
+    """The next batch a worker parsed, or None when it stopped early."""
+    assert proc.stdout is not None
+    try:
+        got: list[ParsedFile] = pickle.load(proc.stdout)
+    except (EOFError, pickle.UnpicklingError, OSError) as exc:
+        log.info("datasheet index: a parsing worker stopped (%s, exit status %s); parsing the rest here",
+                 type(exc).__name__, proc.poll())
+        return None
+    return got
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def _worker_main() -> None:
+    """A parsing worker: reads (size cap, batches) from stdin, writes each batch's parsed files to stdout."""
+    logging.disable(logging.CRITICAL)  # problems travel with the results and are logged by the indexing process
+    max_file_bytes, batches = pickle.load(sys.stdin.buffer)
+    np: Any = None
+    try:
+        import numpy  # optional (the `ml` extra): counts a file's terms in one go
+    except ImportError:
+        pass
+    else:
+        np = numpy
+    out = sys.stdout.buffer
+    for _start_at, files, olds in batches:
+        parsed = []
+        for f, old in zip(files, olds, strict=True):
+            got = parse_file(f, max_file_bytes, old, np)
+            got.logged = False
+            parsed.append(got)
+        pickle.dump(parsed, out, protocol=pickle.HIGHEST_PROTOCOL)
+        out.flush()
+
+
+if __name__ == "__main__":  # run as `python -m`: work through the module's real name, so results unpickle
+    from edge_agent.rag.parse import _worker_main as _run
+
+    _run()

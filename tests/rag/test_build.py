@@ -1,0 +1,110 @@
+"""Building the datasheet index: worker processes parse like this one, an interrupted build is rebuilt."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.rag import HardwareRag, parse
+
+QUERIES = ("LED PA5", "register map part 3", "chip id 0xD0", "I2C address of the sensor", "GPIO17 header pin",
+           "reset timer erratum", "UART TX pin", "pull-up resistor value", "SPI clock 8 MHz")
+SHARED = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "datasheets"
+
+
+def _corpus(root: Path) -> Path:
+    """A dozen datasheets, with the files reading finds wrong (not UTF-8, empty) among them."""
+    root.mkdir(parents=True)
+    for i in range(12):
+        (root / f"vendor{i % 3}").mkdir(exist_ok=True)
+        (root / f"vendor{i % 3}" / f"part{i}.md").write_text(
+            f"# Part {i}\n## Register map\nregister map of part {i}: CTRL_MEAS at 0x{0xF0 + i:02X}\n"
+            f"## Pins\n| Pin | Function |\n| --- | --- |\n| PA{i} | UART TX |\n| PB{i} | SPI SCK 8 MHz |\n"
+            f"## Pin Aliases\nled_{i}: PA{i}\n## Errata\nreset timer erratum {i}, pull-up of {i}0 kohm\n")
+    (root / "nucleo-f401re.md").write_text("# Nucleo\n## LEDs\nLD2 green user LED on PA5.\n")
+    (root / "latin1.md").write_bytes("# Capteur\nTempérature 25 °C, chip id 0xD0\n".encode("latin-1"))
+    (root / "empty.md").write_text("")
+    return root
+
+
+def _results(rag: HardwareRag) -> list[Any]:
+    return [[(c.source, c.heading, round(c.score, 9)) for c in rag.search(q, limit=8)] for q in QUERIES]
+
+
+def _state(rag: HardwareRag) -> tuple[Any, ...]:
+    return (_results(rag), rag.files(), sorted(map(repr, rag.problems)), rag.alias_entries(), len(rag))
+
+
+@pytest.mark.parametrize("which", ["generated", "shared"])
+def test_worker_processes_build_the_same_index_as_one_process(
+        tmp_path: Path, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    if which == "shared" and not SHARED.is_dir():
+        pytest.skip("../shared/corpus/datasheets is not beside this checkout")
+    root = _corpus(tmp_path / "ds") if which == "generated" else SHARED
+    alone = _state(HardwareRag.load(root, index_dir=tmp_path / "alone"))
+    batches: list[int] = []
+    receive = parse._receive
+
+    def counted(proc: Any) -> Any:
+        got = receive(proc)
+        batches.append(len(got or ()))
+        return got
+
+    monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(parse, "_workers", lambda: 2)
+    monkeypatch.setattr(parse, "_receive", counted)
+    shared = HardwareRag.load(root, index_dir=tmp_path / "workers")
+    assert batches and all(batches)  # every file came back from a worker
+    assert _state(shared) == alone
+    # and the index they wrote keeps working incrementally like one built in this process
+    if which == "generated":
+        (root / "vendor1" / "part4.md").write_text("# Part 4\n## Errata\nwatchdog erratum, revision D\n")
+        (root / "vendor2" / "part5.md").unlink()
+        assert (shared.refresh()["indexed"], shared.stats["removed"]) == (1, 1)
+        assert _results(shared) == _results(HardwareRag.load(root))
+
+
+def test_a_worker_that_stops_early_leaves_its_files_to_the_indexing_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus(tmp_path / "ds")
+    want = _state(HardwareRag.load(root))
+    start = parse._start
+
+    def one_dies(*args: Any) -> Any:
+        workers = start(*args)
+        workers[1].kill()
+        return workers
+
+    monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(parse, "_workers", lambda: 2)
+    monkeypatch.setattr(parse, "_BATCH", 2)
+    monkeypatch.setattr(parse, "_start", one_dies)
+    assert _state(HardwareRag.load(root, index_dir=tmp_path / "index")) == want
+
+
+def test_an_interrupted_build_is_never_trusted(tmp_path: Path) -> None:
+    """A build killed half way (power cut, OOM killer) leaves nothing a later load takes for an index."""
+    root = _corpus(tmp_path / "ds")
+    index = tmp_path / "index"
+    script = textwrap.dedent(f"""
+        import os, signal
+        from pathlib import Path
+        from edge_agent.rag import HardwareRag
+
+        def die(n, total):  # called after the last file's rows, before the postings and the commit
+            if n == total:
+                os.kill(os.getpid(), signal.SIGKILL)
+
+        HardwareRag.load(Path({str(root)!r}), index_dir=Path({str(index)!r}), progress=die)
+    """)
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert run.returncode == -9, run.stderr
+    assert list(index.glob("*.sqlite"))  # the database was being written when the process died
+    again = HardwareRag.load(root, index_dir=index)
+    assert again.stats["indexed"] == again.stats["files"]  # everything read again
+    assert _state(again) == _state(HardwareRag.load(root))
