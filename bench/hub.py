@@ -151,8 +151,7 @@ def _in_process(state: Path) -> dict[str, float]:
 
 
 def measure() -> dict[str, Any]:
-    from edge_agent.hub.client import HubClient
-    from edge_agent.hub.tools import SocketToolCaller
+    from edge_agent.hub.client import HubClient, SocketServices
 
     res: dict[str, Any] = {"load": os.getloadavg()[0]}
     with tempfile.TemporaryDirectory() as tmp:
@@ -168,7 +167,7 @@ def measure() -> dict[str, Any]:
             res["imports"] = len(mods)
             res["forbidden"] = sorted({m for m in mods if m.startswith(FORBIDDEN)})
             client = HubClient(d.state)
-            caller = SocketToolCaller(client)
+            caller = SocketServices(client)
             res["socket_op"] = _rate(lambda: client.op("i2c_read", dict(READ)), TRIPS)
             res["socket_tool"] = _rate(lambda: caller.call_tool("i2c_read", dict(TOOL_ARGS)), TRIPS)
         finally:

@@ -1,10 +1,11 @@
-"""Where a turn's context comes from: the stores in this process, or the daemon that owns them.
+"""Where a turn's context comes from: the services of the state directory (``edge_agent.hub.connect``).
 
-The daemon is the one owner of the state directory's databases. While it serves the state
-directory, the agent engages and reflects memory, reads and fills the response cache, and asks for
-the hardware context (pin aliases and datasheet chunks) through its socket, so the agent process
-opens no database of the state directory and builds no index. With no daemon the same calls go to a
-memory store and a datasheet index opened here. Both sides answer with the same data.
+The daemon is the one owner of the state directory's databases. While it serves the state directory,
+the agent engages and reflects memory, reads and fills the response cache, and asks for the hardware
+context (pin aliases and datasheet chunks) through its socket, so the agent process opens no database
+of the state directory and builds no index. With no daemon the same calls run in this process, on a
+store and an index opened at the first call and kept until the agent closes. Which of the two is
+decided once, by ``connect``; the classes here only name the calls a turn makes.
 """
 
 from __future__ import annotations
@@ -13,81 +14,64 @@ from collections.abc import Sequence
 from typing import Any
 
 from edge_agent.config import Settings
+from edge_agent.hub.connect import Services
+
+JSON = dict[str, Any]
 
 
-class LocalHardware:
-    """Hardware context from a datasheet index opened in this process."""
+class ServiceHardware:
+    """Hardware context from the state directory's datasheet index (action ``agent_context``)."""
 
-    def __init__(self, rag: Any) -> None:
-        self.rag = rag
-
-    def context(self, query: str, boards: Sequence[str]) -> str:
-        from edge_agent.hub.ops import hardware_context
-
-        return str(hardware_context(self.rag, query, boards, offline=False)["hardware"])
-
-    def offline(self, query: str, boards: Sequence[str]) -> dict[str, Any]:
-        from edge_agent.hub.ops import hardware_context
-
-        return hardware_context(self.rag, query, boards, offline=True)
-
-    def close(self) -> None:
-        self.rag.close()
-
-
-class DaemonHardware:
-    """Hardware context from the daemon's datasheet index (op ``agent_context``)."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
+    def __init__(self, services: Services) -> None:
+        self.services = services
 
     def context(self, query: str, boards: Sequence[str]) -> str:
-        return str(self.client.op("agent_context", {"query": query, "boards": list(boards)})["hardware"])
+        return str(self.services.call("agent_context", {"query": query, "boards": list(boards)})["hardware"])
 
-    def offline(self, query: str, boards: Sequence[str]) -> dict[str, Any]:
-        return dict(self.client.op("agent_context", {"query": query, "boards": list(boards), "offline": True}))
+    def offline(self, query: str, boards: Sequence[str]) -> JSON:
+        return dict(self.services.call("agent_context", {"query": query, "boards": list(boards), "offline": True}))
 
     def close(self) -> None:
-        pass
+        pass  # the services belong to whoever connected
 
 
-class DaemonCache:
-    """The daemon's response cache (ops ``cache_get`` / ``cache_put``)."""
+class ServiceCache:
+    """The state directory's response cache (actions ``cache_get`` / ``cache_put``)."""
 
-    def __init__(self, client: Any) -> None:
-        self.client = client
+    def __init__(self, services: Services) -> None:
+        self.services = services
 
     def get(self, model: str, system_prompt: str, user_prompt: str) -> str | None:
-        got = self.client.op("cache_get", {"model": model, "system": system_prompt, "prompt": user_prompt})
+        got = self.services.call("cache_get", {"model": model, "system": system_prompt, "prompt": user_prompt})
         response = got.get("response")
         return None if response is None else str(response)
 
     def put(self, model: str, system_prompt: str, user_prompt: str, response: str, *,
             tokens: int | None = None) -> str:
-        return str(self.client.op("cache_put", {"model": model, "system": system_prompt, "prompt": user_prompt,
-                                                "response": response, "tokens": tokens})["key"])
+        return str(self.services.call("cache_put", {"model": model, "system": system_prompt, "prompt": user_prompt,
+                                                    "response": response, "tokens": tokens})["key"])
 
 
-class DaemonMemory:
-    """The daemon's memory store, as far as a turn uses it: engage, reflect and the response cache."""
+class ServiceMemory:
+    """The state directory's memory store, as far as a turn uses it: engage, reflect and the response cache."""
 
-    def __init__(self, client: Any, settings: Settings) -> None:
-        self.client, self.settings = client, settings
+    def __init__(self, services: Services, settings: Settings) -> None:
+        self.services, self.settings = services, settings
 
     def engage(self, query: str, limit: int = 5, *, min_score: float = 0,
-               exclude_ids: Sequence[str] = ()) -> dict[str, Any]:
-        return dict(self.client.op("memory_engage", {"query": query, "limit": limit, "min_score": min_score,
-                                                     "exclude_ids": list(exclude_ids)}))
+               exclude_ids: Sequence[str] = ()) -> JSON:
+        return dict(self.services.call("memory_engage", {"query": query, "limit": limit, "min_score": min_score,
+                                                         "exclude_ids": list(exclude_ids)}))
 
-    def reflect(self, session_id: str, response: str, captures: Sequence[dict[str, Any]] = (),
-                source_refs: Sequence[str] = ()) -> dict[str, Any]:
-        return dict(self.client.op("memory_reflect", {"session_id": session_id, "response": response,
-                                                      "captures": list(captures),
-                                                      "source_refs": list(source_refs)}))
+    def reflect(self, session_id: str, response: str, captures: Sequence[JSON] = (),
+                source_refs: Sequence[str] = ()) -> JSON:
+        return dict(self.services.call("memory_reflect", {"session_id": session_id, "response": response,
+                                                          "captures": list(captures),
+                                                          "source_refs": list(source_refs)}))
 
     @property
-    def response_cache(self) -> DaemonCache | None:
-        return DaemonCache(self.client) if self.settings.memory.response_cache_enabled else None
+    def response_cache(self) -> ServiceCache | None:
+        return ServiceCache(self.services) if self.settings.memory.response_cache_enabled else None
 
     def close(self) -> None:
-        pass
+        pass  # the services belong to whoever connected

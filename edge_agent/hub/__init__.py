@@ -7,8 +7,8 @@ themselves. With no daemon they run the same operation in their own process.
 
 :func:`edge_agent.hub.connect.connect` gives a caller the service actions (:mod:`edge_agent.services`)
 of a state directory on either path, with the same arguments, results and error types;
-:class:`ToolCaller` is how the agent runs MCP tools by name on either path, and :func:`open_tool_caller`
-picks the path for a state directory.
+it is the one place that decides between the two paths. :class:`ToolCaller` is the part of it the
+agent's tool loop uses (MCP tools by name); :func:`open_tool_caller` is ``connect`` kept open.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from edge_agent.config import Settings
+    from edge_agent.hub.connect import Services
 
 
 class ToolCaller(Protocol):
@@ -33,15 +34,16 @@ class ToolCaller(Protocol):
     def close(self) -> None: ...
 
 
-def open_tool_caller(settings: Settings, state_dir: Path) -> Any:
-    """The daemon's tools when a daemon serves ``state_dir``, else the tools over an in-process Runtime.
+def open_tool_caller(settings: Settings, state_dir: Path) -> Services:
+    """The services of ``state_dir`` (:func:`edge_agent.hub.connect.connect`), kept open between calls: the
+    daemon's tools when a daemon serves it, else the tools over a Runtime built here at the first call.
 
     The returned object is a :class:`ToolCaller` and a context manager; ``close()`` releases what it
     opened (the in-process runtime's adapters and store).
     """
-    from edge_agent.hub.tools import open_tool_caller as _open
+    from edge_agent.hub.connect import connect
 
-    return _open(settings, state_dir)
+    return connect(state_dir, settings, keep=True)
 
 
 __all__ = ["ToolCaller", "open_tool_caller"]

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import errno
 import http.client
+import itertools
 import json
 import os
 import socket
 from pathlib import Path
 from typing import Any
 
-from edge_agent.errors import EdgeAgentError, error_from_wire
+from edge_agent.errors import EdgeAgentError, ToolCallError, error_from_wire
 
 SOCKET_NAME = "hub.sock"
 CONNECT_TIMEOUT_S = 2.0
@@ -254,15 +255,18 @@ def find_client(state_dir: Path) -> HubClient | None:
 
 
 class SocketServices:
-    """The service actions of the daemon serving a state directory, over its socket (``POST /op/<name>``).
+    """The service actions and the MCP tools of the daemon serving a state directory, over its socket.
 
-    Arguments and results are the actions' JSON, as :class:`edge_agent.services.core.LocalServices` takes
-    and returns them; an error the action raised in the daemon is raised here as the same edge_agent error
-    type with the same hint. Standard library only: a routed command never imports pydantic.
+    ``call`` runs an action (``POST /op/<name>``): arguments and results are the actions' JSON, as
+    :class:`edge_agent.services.core.LocalServices` takes and returns them; an error the action raised in
+    the daemon is raised here as the same edge_agent error type with the same hint. ``call_tool`` runs an
+    MCP tool (``tools/call`` on ``POST /mcp``), as an MCP client would. Standard library only: a routed
+    command never imports pydantic.
     """
 
     def __init__(self, client: HubClient) -> None:
         self.client = client
+        self._ids = itertools.count(1)
 
     @property
     def state_dir(self) -> Path:
@@ -271,6 +275,27 @@ class SocketServices:
     def call(self, name: str, args: dict[str, Any], *, timeout: float | None = READ_TIMEOUT_S) -> Any:
         """Run action ``name`` in the daemon; its result JSON."""
         return self.client.op(name, args, timeout=timeout)
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""
+        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
+                   "params": {"name": name, "arguments": arguments}}
+        reply = self.client.mcp(message)
+        if reply is None:
+            raise HubError(f"the edge-agent daemon gave no answer to tools/call {name}")
+        if "error" in reply:
+            err = reply["error"] or {}
+            raise ToolCallError(str(err.get("message") or err), tool=name)
+        result = reply.get("result") or {}
+        text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
+        if result.get("isError"):
+            raise ToolCallError(text or f"{name} failed", tool=name)
+        if "structuredContent" in result and result["structuredContent"] is not None:
+            return result["structuredContent"]
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
 
     def close(self) -> None:
         pass

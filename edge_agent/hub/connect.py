@@ -1,40 +1,68 @@
-"""``connect(state_dir)``: the service actions of a state directory, wherever they run.
+"""``connect(state_dir)``: the service actions and MCP tools of a state directory, wherever they run.
 
-While a daemon serves the state directory it owns the hardware and the databases, and the actions
-run there (:class:`~edge_agent.hub.client.SocketServices`, standard library only). With no daemon
-they run in this process (:class:`LocalOps`) against resources opened for the one call. A daemon
-that runs but cannot be reached is an error (DaemonUnreachableError), never a reason to open the
-hardware behind its back. Both objects have the same interface: ``call(name, args) -> JSON``,
-``close()``, and errors raised as the same edge_agent types with their hints.
+This is the one place where "through the daemon or in this process" is decided, for every face: the
+CLI, ``edge-agent mcp``'s tool calls and the agent (its memory, response cache, hardware context and
+tools). While a daemon serves the state directory it owns the hardware and the databases, and the
+calls run there (:class:`~edge_agent.hub.client.SocketServices`, standard library only). With no
+daemon they run in this process (:class:`LocalOps`). A daemon that runs but cannot be reached is an
+error (DaemonUnreachableError), never a reason to open the hardware behind its back. Both objects have
+the same interface (:class:`Services`), and errors are raised as the same edge_agent types with their
+hints.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from edge_agent.hub.client import SocketServices, find_client
+from edge_agent.hub.client import READ_TIMEOUT_S, SocketServices, find_client
 
 if TYPE_CHECKING:
     from edge_agent.config import Settings
+    from edge_agent.hub.ops import DirectContext
+    from edge_agent.hub.tools import LocalToolCaller
+    from edge_agent.runtime import Runtime
 
 
 class Services(Protocol):
-    """The actions of one state directory by name: JSON arguments in, the result's JSON out."""
+    """The actions and tools of one state directory by name: JSON arguments in, the result's JSON out."""
 
-    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = ...) -> Any: ...
+    @property
+    def state_dir(self) -> Path: ...
+
+    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = ...) -> Any:
+        """Run service action ``name``; its result JSON, or the action's edge_agent error."""
+        ...
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Run MCP tool ``name`` as an MCP client would; its structured result, or ToolCallError with the
+        sentence an MCP client would see."""
+        ...
 
     def close(self) -> None: ...
 
+    def __enter__(self) -> Services: ...
+
+    def __exit__(self, *exc: object) -> None: ...
+
 
 class LocalOps:
-    """The actions (and the CLI operations not yet defined as actions) run in this process."""
+    """The actions (and the CLI operations not yet defined as actions) and the tools, run in this process.
 
-    def __init__(self, settings: Settings, state_dir: Path) -> None:
+    Actions run against resources opened for each call, or with ``keep`` opened once and kept until
+    :meth:`close`. The tools run over a Runtime built at the first tool call (a process that calls no
+    tool opens no adapter).
+    """
+
+    def __init__(self, settings: Settings, state_dir: Path, *, keep: bool = False) -> None:
         from edge_agent.hub.ops import DirectContext
 
-        self.context = DirectContext(settings, Path(state_dir))
+        self.settings = settings
+        self.context: DirectContext = DirectContext(settings, Path(state_dir), keep=keep)
+        self._tools: LocalToolCaller | None = None
+        self._lock = threading.Lock()
 
     @property
     def state_dir(self) -> Path:
@@ -45,8 +73,33 @@ class LocalOps:
 
         return ops.run(self.context, name, args)
 
+    @property
+    def tools(self) -> LocalToolCaller:
+        """The tool caller over this process's runtime (built on first use)."""
+        with self._lock:
+            if self._tools is None:
+                from edge_agent.hub.tools import LocalToolCaller
+                from edge_agent.runtime import Runtime
+
+                self._tools = LocalToolCaller(Runtime.build(self.settings, self.state_dir), owns_runtime=True)
+            return self._tools
+
+    @property
+    def runtime(self) -> Runtime | None:
+        """The runtime the tools run over; None until the first tool call built it."""
+        return self._tools.runtime if self._tools is not None else None
+
+    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        return self.tools.call_tool(name, arguments)
+
     def close(self) -> None:
-        pass
+        with self._lock:
+            tools, self._tools = self._tools, None
+        try:
+            if tools is not None:
+                tools.close()
+        finally:
+            self.context.close()
 
     def __enter__(self) -> LocalOps:
         return self
@@ -55,11 +108,13 @@ class LocalOps:
         self.close()
 
 
-def connect(state_dir: Path, settings: Settings | Callable[[], Settings]) -> SocketServices | LocalOps:
-    """The daemon's actions when one serves ``state_dir``, else the actions in this process.
+def connect(state_dir: Path, settings: Settings | Callable[[], Settings], *,
+            keep: bool = False) -> SocketServices | LocalOps:
+    """The daemon's actions and tools when one serves ``state_dir``, else the same run in this process.
 
     ``settings`` (or a function returning them) is used only in this process: a routed call neither
-    loads the configuration nor imports pydantic.
+    loads the configuration nor imports pydantic. ``keep``: in this process, keep the store, cache and
+    index open between calls until ``close()`` (for a caller that makes many calls).
     """
     client = find_client(Path(state_dir))
     if client is not None:
@@ -69,7 +124,7 @@ def connect(state_dir: Path, settings: Settings | Callable[[], Settings]) -> Soc
     from edge_agent.paths import ensure_state_dir
 
     ensure_state_dir(Path(state_dir))
-    return LocalOps(settings() if callable(settings) else settings, Path(state_dir))
+    return LocalOps(settings() if callable(settings) else settings, Path(state_dir), keep=keep)
 
 
-__all__ = ["LocalOps", "Services", "connect"]
+__all__ = ["READ_TIMEOUT_S", "LocalOps", "Services", "connect"]

@@ -1,24 +1,22 @@
-"""Tool callers: the MCP tools by name, through the daemon's socket or over an in-process Runtime.
+"""The MCP tools by name over an in-process Runtime, worded as the daemon's MCP server words them.
 
-Both paths run the same :class:`edge_agent.mcp.tools.Tools` methods with the same argument checks and
-return the same JSON; a refusal or failure is raised as :class:`ToolCallError` (an invalid call as its
+:class:`LocalToolCaller` is the in-process side of :meth:`edge_agent.hub.connect.Services.call_tool`
+(the daemon's side is ``tools/call`` over its socket, :class:`edge_agent.hub.client.SocketServices`).
+Both run the same :class:`edge_agent.mcp.tools.Tools` methods with the same argument checks and return
+the same JSON; a refusal or failure is raised as :class:`ToolCallError` (an invalid call as its
 subclass :class:`InvalidToolCallError`) with the sentence an MCP client would see.
 """
 
 from __future__ import annotations
 
-import itertools
 import json
 import logging
-from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from edge_agent.errors import EdgeAgentError, InvalidToolCallError, ToolCallError
-from edge_agent.hub.client import HubClient, HubError, find_client
 
 if TYPE_CHECKING:
-    from edge_agent.config import Settings
     from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -111,38 +109,6 @@ class LocalToolCaller(_Closing):
             self.runtime.close()
 
 
-class SocketToolCaller(_Closing):
-    """The tools of the daemon serving the state directory: MCP ``tools/call`` over its socket."""
-
-    def __init__(self, client: HubClient) -> None:
-        self.client = client
-        self._ids = itertools.count(1)
-
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""
-        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}}
-        reply = self.client.mcp(message)
-        if reply is None:
-            raise HubError(f"the edge-agent daemon gave no answer to tools/call {name}")
-        if "error" in reply:
-            err = reply["error"] or {}
-            raise ToolCallError(str(err.get("message") or err), tool=name)
-        result = reply.get("result") or {}
-        text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
-        if result.get("isError"):
-            raise ToolCallError(text or f"{name} failed", tool=name)
-        if "structuredContent" in result and result["structuredContent"] is not None:
-            return result["structuredContent"]
-        try:
-            return json.loads(text)
-        except ValueError:
-            return text
-
-    def close(self) -> None:
-        pass
-
-
 def _plain(result: Any) -> Any:
     """The JSON form of a tool result (pydantic models dumped as an MCP client receives them)."""
     dump = getattr(result, "model_dump", None)
@@ -164,13 +130,3 @@ def pre_parse_json(arguments: dict[str, Any]) -> dict[str, Any]:
             if isinstance(parsed, list | dict):
                 out[key] = parsed
     return out
-
-
-def open_tool_caller(settings: Settings, state_dir: Path) -> LocalToolCaller | SocketToolCaller:
-    """A caller through the daemon when one serves ``state_dir``, else over a Runtime built here."""
-    client = find_client(Path(state_dir))
-    if client is not None:
-        return SocketToolCaller(client)
-    from edge_agent.runtime import Runtime
-
-    return LocalToolCaller(Runtime.build(settings, Path(state_dir)), owns_runtime=True)

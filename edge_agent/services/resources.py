@@ -262,11 +262,21 @@ class RuntimeResources(_Base):
 
 
 class DirectResources(_Base):
-    """One command in this process: opens what the action needs and closes it afterwards."""
+    """One command in this process: opens what the action needs and closes it afterwards.
 
-    def __init__(self, settings: Settings, state_dir: Path) -> None:
+    With ``keep``, a store, a response cache and the datasheet index are opened on first use and kept until
+    :meth:`close` (a process that runs many actions, such as the agent's chat, without a daemon). An index
+    that cannot be opened stays unavailable for the life of the object, with the same reason each time.
+    """
+
+    def __init__(self, settings: Settings, state_dir: Path, *, keep: bool = False) -> None:
         self._settings, self._state_dir = settings, Path(state_dir)
         self._pins: PinIndex | None = None
+        self._keep = keep
+        self._kept_lock = threading.Lock()
+        self._stores: dict[str | None, MemoryStore] = {}
+        self._caches: dict[str | None, ResponseCache] = {}
+        self._rag: HardwareRag | ComponentUnavailable | None = None
 
     @property
     def settings(self) -> Settings:
@@ -303,24 +313,77 @@ class DirectResources(_Base):
             yield AdapterSlot.holding(name or url, opened)
 
     def store(self, workspace: str | None = None) -> contextlib.AbstractContextManager[MemoryStore]:
-        return self._own_store(workspace)
+        if not self._keep:
+            return self._own_store(workspace)
+        with self._kept_lock:
+            kept = self._stores.get(workspace)
+            if kept is None:
+                kept = self._stores[workspace] = open_memory_store(self.state_dir, self.settings,
+                                                                   workspace=workspace)
+        return contextlib.nullcontext(kept)
 
     def cache(self, workspace: str | None = None) -> contextlib.AbstractContextManager[ResponseCache]:
-        return self._own_cache(workspace)
+        if not self._keep:
+            return self._own_cache(workspace)
+        from edge_agent.memory.response_cache import ResponseCache
+        from edge_agent.memory.store import effective_workspace, memory_dir
 
-    @contextlib.contextmanager
-    def datasheets(self) -> Iterator[HardwareRag]:
+        if self.settings.memory.backend != "none":  # the kept store's cache: one connection, one hot tier
+            with self.store(workspace) as store:
+                try:
+                    shared = store.response_cache
+                except EdgeAgentError:
+                    shared = None
+            if shared is not None:
+                return contextlib.nullcontext(shared)
+        with self._kept_lock:
+            kept = self._caches.get(workspace)
+            if kept is None:
+                folder = memory_dir(self.state_dir, effective_workspace(self.settings, workspace))
+                kept = self._caches[workspace] = ResponseCache.open(folder, self.settings)
+        return contextlib.nullcontext(kept)
+
+    def _load_rag(self) -> HardwareRag:
         from edge_agent.rag import HardwareRag
 
         try:
-            rag = HardwareRag.load(self.settings.datasheet_dir(), index_dir=self.state_dir / "rag",
-                                   compact=self.settings.agent.compact_context)
+            return HardwareRag.load(self.settings.datasheet_dir(), index_dir=self.state_dir / "rag",
+                                    compact=self.settings.agent.compact_context)
         except (EdgeAgentError, OSError) as exc:
             raise ComponentUnavailable("the datasheet index", str(exc)) from exc
+
+    @contextlib.contextmanager
+    def datasheets(self) -> Iterator[HardwareRag]:
+        if self._keep:
+            with self._kept_lock:
+                if self._rag is None:
+                    try:
+                        self._rag = self._load_rag()
+                    except ComponentUnavailable as exc:
+                        log.warning("datasheets left out: %s", exc)
+                        self._rag = exc
+            if isinstance(self._rag, ComponentUnavailable):
+                raise self._rag
+            yield self._rag
+            return
+        rag = self._load_rag()
         try:
             yield rag
         finally:
             rag.close()
+
+    def close(self) -> None:
+        """Close what ``keep`` kept open (nothing otherwise)."""
+        with self._kept_lock:
+            opened: list[MemoryStore | ResponseCache | HardwareRag] = [*self._stores.values(), *self._caches.values()]
+            if self._rag is not None and not isinstance(self._rag, ComponentUnavailable):
+                opened.append(self._rag)
+            self._stores, self._caches, self._rag = {}, {}, None
+        for part in opened:
+            try:
+                part.close()
+            except (EdgeAgentError, OSError) as exc:
+                log.warning("closing %s: %s", type(part).__name__, exc)
 
 
 __all__ = ["DirectResources", "RuntimeLike", "RuntimeResources", "attach_sim_state", "open_memory_store",

@@ -235,3 +235,9 @@ def steps() -> Any:
 
     return types.SimpleNamespace(say=say, call=call, http_error=http_error, hang=hang, garbage=garbage, cut=cut,
                                  write_config=write_config, ScriptedModel=ScriptedModel)
+
+
+def kept_store(agent: Any) -> Any:
+    """The memory store an agent without a daemon opened in this process (kept open until it closes)."""
+    with agent.caller.context.store(None) as store:
+        return store

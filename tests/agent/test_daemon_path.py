@@ -18,8 +18,7 @@ import pytest
 from edge_agent.agent.assemble import open_agent
 from edge_agent.cli import main
 from edge_agent.config import load_settings
-from edge_agent.hub.client import HubClient
-from edge_agent.hub.tools import SocketToolCaller
+from edge_agent.hub.client import HubClient, SocketServices
 
 
 def _edge_agent() -> list[str]:
@@ -63,7 +62,7 @@ def test_tool_calls_reach_the_running_daemon(model: Any, steps: Any, config: Pat
     model.script = [steps.call(("gpio_write", {"pin": "red_led", "value": 1})), steps.say("On.")]
     with open_agent(load_settings(config), state) as agent:
         result = agent.turn("turn the red led on")
-        assert isinstance(agent.caller.inner, SocketToolCaller)
+        assert isinstance(agent.caller, SocketServices)
     assert result.tool_calls[0].error is None and result.response == "On."
     # Another client of the same daemon sees the pin the agent drove.
     capsys.readouterr()

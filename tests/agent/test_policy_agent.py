@@ -28,7 +28,7 @@ def test_the_agent_cannot_write_past_a_register_or_drive_an_unlisted_line(model:
     ]
     with open_agent(load_settings(config), state) as agent:
         result = agent.turn("fill the eeprom and switch the relay on D7 and the led")
-        sim = agent.caller.inner.runtime.adapters["nucleo-f401re"].adapter
+        sim = agent.caller.runtime.adapters["nucleo-f401re"].adapter
         assert sim.world.device(0x50).regs[:4] == b"\xff" * 4
         driven = {t.pin for t in sim.log if isinstance(t, GPIOWrite | GPIOMode)}
     assert driven == {"PA5"}  # 13 is D13 = PA5 = LD2; D7 was refused

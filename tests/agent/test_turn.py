@@ -20,7 +20,7 @@ from edge_agent.bus.sim.world import GPIOWrite
 from edge_agent.config import load_settings
 from edge_agent.mcp.tools import TOOL_NAMES
 
-from .conftest import tool_body
+from .conftest import kept_store, tool_body
 
 
 @contextlib.contextmanager
@@ -30,7 +30,7 @@ def _agent(config: Path, state: Path) -> Iterator[Any]:
 
 
 def _sim(agent: Any) -> Any:
-    return agent.caller.inner.runtime.adapters["nucleo-f401re"].adapter
+    return agent.caller.runtime.adapters["nucleo-f401re"].adapter
 
 
 def _tool_messages(request: dict[str, Any]) -> list[dict[str, Any]]:
@@ -133,8 +133,8 @@ def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, stat
     model.script = [steps.say("<think>a</think>"), steps.say("", reasoning="b")]
     with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
-        stats = agent.memory.response_cache.stats()
-        remembered = [e for e in agent.memory.recall("which pin is the led", 5) if e.category == "conversation"]
+        stats = kept_store(agent).response_cache.stats()
+        remembered = [e for e in kept_store(agent).recall("which pin is the led", 5) if e.category == "conversation"]
     assert "no answer" in result.response and len(model.requests) == 2
     assert stats["entries"] == 0 and remembered == []  # a non-answer is neither cached nor remembered
 
@@ -173,7 +173,7 @@ def test_identical_question_twice_is_answered_from_the_cache(model: Any, steps: 
         first = agent.turn("which pin is the user led")
     with _agent(config, state) as agent:  # a new process: the warm tier answers
         second = agent.turn("which pin is the user led")
-        stats = agent.memory.response_cache.stats()
+        stats = kept_store(agent).response_cache.stats()
     assert len(model.requests) == 1
     assert second.cached and second.provider == "cache" and second.response == first.response
     assert stats["hits"] == 1 and stats["tokens_saved"] == 12
@@ -186,7 +186,7 @@ def test_the_stored_exchange_does_not_change_the_next_identical_prompt(model: An
     with _agent(config, state) as agent:
         agent.turn("which pin is the user led")
         agent.turn("which pin is the user led")
-        found = agent.memory.recall("which pin is the user led", 5)
+        found = kept_store(agent).recall("which pin is the user led", 5)
     assert model.requests[0]["messages"] == model.requests[1]["messages"]
     assert any(e.category == "conversation" for e in found)  # the exchange itself is remembered
 
@@ -197,7 +197,7 @@ def test_a_turn_with_tools_is_never_cached(model: Any, steps: Any, config: Path,
     with _agent(config, state) as agent:
         agent.turn("read the led pin")
         again = agent.turn("read the led pin")
-        stats = agent.memory.response_cache.stats()
+        stats = kept_store(agent).response_cache.stats()
     assert not again.cached and len(model.requests) == 4 and stats["entries"] == 0
 
 
@@ -205,11 +205,11 @@ def test_reflect_keeps_the_exchange_with_engage_source_refs(model: Any, steps: A
                                                           state: Path) -> None:
     model.script = [steps.say("Use 3.3 V on the BME280.")]
     with _agent(config, state) as agent:
-        note = agent.memory.store("bme280 supply", "The bench BME280 breakout must run from 3.3 V, never 5 V.",
+        note = kept_store(agent).store("bme280 supply", "The bench BME280 breakout must run from 3.3 V, never 5 V.",
                                   category="fact")
         result = agent.turn("what supply does the bme280 breakout need")
-        exchange = [e for e in agent.memory.recall("bme280 supply breakout", 10) if e.category == "conversation"]
-        capture = agent.memory.capture_for(exchange[0].id)
+        exchange = [e for e in kept_store(agent).recall("bme280 supply breakout", 10) if e.category == "conversation"]
+        capture = kept_store(agent).capture_for(exchange[0].id)
     assert note.source_ref in result.source_krefs
     assert "3.3 V, never 5 V" in model.requests[0]["messages"][1]["content"]  # the memory context
     assert capture is not None and note.source_ref in capture.source_refs
@@ -221,8 +221,9 @@ def test_compact_mode_caps_prompt_and_tool_schemas(model: Any, steps: Any, tmp_p
     model.script = [steps.say("ok")]
     message = "what does the datasheet say about the led pin, i2c bus, spi clock and uart " * 3
     with _agent(config, state) as agent:
+        store = kept_store(agent)
         for i in range(40):  # plenty of relevant memory
-            agent.memory.store(f"note {i}", f"led pin i2c bus spi clock uart detail number {i} " * 8, category="fact")
+            store.store(f"note {i}", f"led pin i2c bus spi clock uart detail number {i} " * 8, category="fact")
         agent.turn(message)
     sent = model.requests[0]
     assert sum(len(m["content"]) for m in sent["messages"]) <= COMPACT_PROMPT_CHARS
@@ -252,7 +253,7 @@ def test_identical_question_with_a_word_new_to_memory_is_a_hit_the_second_time(m
     # memory context (and so the cache key) of the identical next question.
     model.script = [steps.say("-40 to 85 C.")]
     with _agent(config, state) as agent:
-        agent.memory.store("bme280 note", "the bme280 pressure range is 300 to 1100 hPa", category="fact")
+        kept_store(agent).store("bme280 note", "the bme280 pressure range is 300 to 1100 hPa", category="fact")
         first = agent.turn("what is the bme280 temperature range")
         second = agent.turn("what is the bme280 temperature range")
     assert "300 to 1100 hPa" in model.requests[0]["messages"][-1]["content"]

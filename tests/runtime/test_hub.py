@@ -14,8 +14,9 @@ import pytest
 
 from edge_agent.config import load_settings
 from edge_agent.hub import open_tool_caller
-from edge_agent.hub.client import HubClient
-from edge_agent.hub.tools import LocalToolCaller, SocketToolCaller, ToolCallError
+from edge_agent.hub.client import HubClient, SocketServices
+from edge_agent.hub.connect import LocalOps
+from edge_agent.hub.tools import ToolCallError
 
 SIM_BOARD = '[[peripherals.boards]]\nboard = "nucleo-f401re"\ntransport = "sim"\n'
 WAIT_S = 60.0
@@ -90,12 +91,12 @@ def test_the_tool_caller_gives_the_same_results_and_errors_in_process_and_throug
         return out
 
     with open_tool_caller(settings, state) as local:
-        assert isinstance(local, LocalToolCaller)
+        assert isinstance(local, LocalOps)
         direct = run_all(local)
     d = daemon_factory(config)
     d.wait_ready()
     with open_tool_caller(settings, state) as remote:
-        assert isinstance(remote, SocketToolCaller)
+        assert isinstance(remote, SocketServices)
         routed = run_all(remote)
     assert routed == direct
     kinds = [k for k, _ in direct]

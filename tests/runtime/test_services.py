@@ -69,6 +69,26 @@ def test_the_actions_in_process_check_their_arguments_and_run(config: Path, tmp_
             services.call("gpio_read", {"pin": "no_such_pin"})
 
 
+def test_kept_open_in_process_one_store_serves_every_call_until_close(config: Path, tmp_path: Path) -> None:
+    """An agent without a daemon keeps one store open across its turns, and no adapter until a tool runs."""
+    from edge_agent.config import load_settings
+
+    services = connect(tmp_path / "state", load_settings(config), keep=True)
+    assert isinstance(services, LocalOps)
+    with services:
+        services.call("memory_store", {"key": "fan", "content": "the fan relay is on D7", "category": "core",
+                                       "importance": 0.5})
+        with services.context.store(None) as first, services.context.store(None) as second:
+            assert first is second
+        found = services.call("memory_engage", {"query": "fan relay", "limit": 3})
+        assert any("D7" in r["content"] for r in found["results"])
+        assert services.runtime is None  # no tool called: no runtime, no adapter
+        assert services.call_tool("gpio_read", {"pin": "red_led"})["pin"] == "PA5"
+        assert services.runtime is not None
+    with pytest.raises(EdgeAgentError):  # closed with the services
+        first.get("fan")
+
+
 def test_through_the_daemon_the_same_error_type_arrives_with_its_hint(
         daemon_factory: Any, config: Path, state: Path) -> None:
     d = daemon_factory(config)
