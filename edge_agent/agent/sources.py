@@ -11,12 +11,16 @@ decided once, by ``connect``; the classes here only name the calls a turn makes.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from edge_agent.config import Settings
-from edge_agent.hub.connect import Services
+from edge_agent.hub.connect import Services, json_object
+from edge_agent.jsontypes import JsonObject
 
-JSON = dict[str, Any]
+JSON = JsonObject
+
+
+def _call(services: Services, name: str, args: JsonObject) -> JsonObject:
+    return json_object(services.call(name, args), name)
 
 
 class ServiceHardware:
@@ -26,10 +30,10 @@ class ServiceHardware:
         self.services = services
 
     def context(self, query: str, boards: Sequence[str]) -> str:
-        return str(self.services.call("agent_context", {"query": query, "boards": list(boards)})["hardware"])
+        return str(_call(self.services, "agent_context", {"query": query, "boards": list(boards)})["hardware"])
 
     def offline(self, query: str, boards: Sequence[str]) -> JSON:
-        return dict(self.services.call("agent_context", {"query": query, "boards": list(boards), "offline": True}))
+        return _call(self.services, "agent_context", {"query": query, "boards": list(boards), "offline": True})
 
     def close(self) -> None:
         pass  # the services belong to whoever connected
@@ -42,13 +46,13 @@ class ServiceCache:
         self.services = services
 
     def get(self, model: str, system_prompt: str, user_prompt: str) -> str | None:
-        got = self.services.call("cache_get", {"model": model, "system": system_prompt, "prompt": user_prompt})
+        got = _call(self.services, "cache_get", {"model": model, "system": system_prompt, "prompt": user_prompt})
         response = got.get("response")
         return None if response is None else str(response)
 
     def put(self, model: str, system_prompt: str, user_prompt: str, response: str, *,
             tokens: int | None = None) -> str:
-        return str(self.services.call("cache_put", {"model": model, "system": system_prompt, "prompt": user_prompt,
+        return str(_call(self.services, "cache_put", {"model": model, "system": system_prompt, "prompt": user_prompt,
                                                     "response": response, "tokens": tokens})["key"])
 
 
@@ -60,14 +64,14 @@ class ServiceMemory:
 
     def engage(self, query: str, limit: int = 5, *, min_score: float = 0,
                exclude_ids: Sequence[str] = ()) -> JSON:
-        return dict(self.services.call("memory_engage", {"query": query, "limit": limit, "min_score": min_score,
-                                                         "exclude_ids": list(exclude_ids)}))
+        return _call(self.services, "memory_engage", {"query": query, "limit": limit, "min_score": min_score,
+                                                         "exclude_ids": list(exclude_ids)})
 
     def reflect(self, session_id: str, response: str, captures: Sequence[JSON] = (),
                 source_refs: Sequence[str] = ()) -> JSON:
-        return dict(self.services.call("memory_reflect", {"session_id": session_id, "response": response,
+        return _call(self.services, "memory_reflect", {"session_id": session_id, "response": response,
                                                           "captures": list(captures),
-                                                          "source_refs": list(source_refs)}))
+                                                          "source_refs": list(source_refs)})
 
     @property
     def response_cache(self) -> ServiceCache | None:

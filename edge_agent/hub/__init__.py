@@ -13,7 +13,9 @@ agent's tool loop uses (MCP tools by name); :func:`open_tool_caller` is ``connec
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -29,7 +31,7 @@ class ToolCaller(Protocol):
     written for an agent (what failed, why, which tool or argument to use instead).
     """
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any: ...
+    def call_tool(self, name: str, arguments: JsonObject) -> JsonValue: ...
 
     def close(self) -> None: ...
 

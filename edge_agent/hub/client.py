@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.errors import EdgeAgentError, ToolCallError, error_from_wire
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 SOCKET_NAME = "hub.sock"
 CONNECT_TIMEOUT_S = 2.0
@@ -272,11 +273,12 @@ class SocketServices:
     def state_dir(self) -> Path:
         return self.client.state_dir
 
-    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = READ_TIMEOUT_S) -> Any:
+    def call(self, name: str, args: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> JsonValue:
         """Run action ``name`` in the daemon; its result JSON."""
-        return self.client.op(name, args, timeout=timeout)
+        result: JsonValue = self.client.op(name, args, timeout=timeout)
+        return result
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""
         message = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
                    "params": {"name": name, "arguments": arguments}}
@@ -290,12 +292,14 @@ class SocketServices:
         text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
         if result.get("isError"):
             raise ToolCallError(text or f"{name} failed", tool=name)
-        if "structuredContent" in result and result["structuredContent"] is not None:
-            return result["structuredContent"]
+        structured: JsonValue = result.get("structuredContent")
+        if structured is not None:
+            return structured
         try:
-            return json.loads(text)
+            parsed: JsonValue = json.loads(text)
         except ValueError:
             return text
+        return parsed
 
     def close(self) -> None:
         pass

@@ -15,9 +15,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from edge_agent.hub.client import READ_TIMEOUT_S, SocketServices, find_client
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from edge_agent.config import Settings
@@ -32,11 +33,11 @@ class Services(Protocol):
     @property
     def state_dir(self) -> Path: ...
 
-    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = ...) -> Any:
+    def call(self, name: str, args: JsonObject, *, timeout: float | None = ...) -> JsonValue:
         """Run service action ``name``; its result JSON, or the action's edge_agent error."""
         ...
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         """Run MCP tool ``name`` as an MCP client would; its structured result, or ToolCallError with the
         sentence an MCP client would see."""
         ...
@@ -68,10 +69,11 @@ class LocalOps:
     def state_dir(self) -> Path:
         return self.context.state_dir
 
-    def call(self, name: str, args: dict[str, Any], *, timeout: float | None = None) -> Any:
+    def call(self, name: str, args: JsonObject, *, timeout: float | None = None) -> JsonValue:
         from edge_agent.hub import ops
 
-        return ops.run(self.context, name, args)
+        result: JsonValue = ops.run(self.context, name, args)
+        return result
 
     @property
     def tools(self) -> LocalToolCaller:
@@ -89,7 +91,7 @@ class LocalOps:
         """The runtime the tools run over; None until the first tool call built it."""
         return self._tools.runtime if self._tools is not None else None
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         return self.tools.call_tool(name, arguments)
 
     def close(self) -> None:
@@ -106,6 +108,16 @@ class LocalOps:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def json_object(value: JsonValue, action: str) -> JsonObject:
+    """``value`` (the result of ``action``) as the JSON object every action returns; EdgeAgentError if not."""
+    if not isinstance(value, dict):
+        from edge_agent.errors import EdgeAgentError
+
+        raise EdgeAgentError(f"{action} answered {type(value).__name__} where a JSON object was expected; the "
+                             "daemon and this command are probably different versions: restart the service")
+    return value
 
 
 def connect(state_dir: Path, settings: Settings | Callable[[], Settings], *,
@@ -127,4 +139,4 @@ def connect(state_dir: Path, settings: Settings | Callable[[], Settings], *,
     return LocalOps(settings() if callable(settings) else settings, Path(state_dir), keep=keep)
 
 
-__all__ = ["READ_TIMEOUT_S", "LocalOps", "Services", "connect"]
+__all__ = ["READ_TIMEOUT_S", "LocalOps", "Services", "connect", "json_object"]

@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from edge_agent.errors import EdgeAgentError, InvalidToolCallError, ToolCallError
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from edge_agent.runtime import Runtime
@@ -22,23 +23,11 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-class _Closing:
-    def __enter__(self) -> Any:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
-
-    def close(self) -> None:  # pragma: no cover - overridden
-        pass
-
-
 def _unknown_tool(name: str, names: tuple[str, ...] | list[str]) -> InvalidToolCallError:
     return InvalidToolCallError(f"unknown tool {name!r}; the tools are: {', '.join(names)}", tool=name)
 
 
-class LocalToolCaller(_Closing):
+class LocalToolCaller:
     """The tools over a Runtime in this process (no daemon serves the state directory)."""
 
     def __init__(self, runtime: Runtime, *, owns_runtime: bool = False) -> None:
@@ -70,7 +59,7 @@ class LocalToolCaller(_Closing):
                                         [p.name for p in params if p.default is inspect.Parameter.empty])
         return sig
 
-    def call_tool(self, name: str, arguments: dict[str, Any]) -> Any:
+    def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         """Validate ``arguments`` against the tool's signature and run it."""
         from pydantic import ValidationError
 
@@ -102,11 +91,19 @@ class LocalToolCaller(_Closing):
             raise ToolCallError(f"{name} failed with an internal error ({type(exc).__name__}); the log has "
                                 "the details. Check runtime_status, then retry or try another approach",
                                 tool=name) from exc
-        return _plain(result)
+        plain: JsonValue = _plain(result)
+        return plain
 
     def close(self) -> None:
         if self._owns:
             self.runtime.close()
+
+    def __enter__(self) -> LocalToolCaller:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
 
 
 def _plain(result: Any) -> Any:

@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parents[2] / "edge_agent"
 
 #: Lowest first. A unit not listed is an application entry point: it sits in the top layer.
 LAYERS: list[set[str]] = [
-    {"", "errors", "paths", "names", "chips", "holders", "credentials", "jsontypes"},  # "" is edge_agent/__init__.py (the version)
+    # "" is edge_agent/__init__.py (the version)
+    {"", "errors", "paths", "names", "chips", "holders", "credentials", "jsontypes"},
     {"config"},
     {"identity"},
     {"rag", "pins", "memory", "sync"},
