@@ -4,8 +4,13 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_agent.cli._common import datasheets_from, positive_int, print_json, query_text, settings_from, state_from
+
+if TYPE_CHECKING:
+    from edge_agent.rag import HardwareRag
 
 
 def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -29,7 +34,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     q.set_defaults(handler=_query)
 
 
-def _load(args: argparse.Namespace, *, progress: bool = False):  # noqa: ANN202 - HardwareRag, imported lazily
+def _load(args: argparse.Namespace, *, progress: bool = False) -> tuple[Path, HardwareRag]:
     from edge_agent.rag import HardwareRag
 
     settings = settings_from(args)

@@ -131,7 +131,7 @@ def collect_status(args: argparse.Namespace) -> dict[str, Any]:
             data["status_age_s"] = round(age, 1)
             if isinstance(data.get("uptime_s"), int | float):
                 data["uptime_s"] = round(data["uptime_s"] + age, 1)
-            return data
+            return dict(data)
     except (OSError, ValueError, KeyError, TypeError):
         pass
     return _offline_status(args, state)

@@ -21,7 +21,7 @@ from edge_agent.credentials import Screen
 from edge_agent.errors import MemoryStoreError
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.captures import CaptureSink, utc_now
-from edge_agent.memory.errors import InvalidEntryError, ReadOnlyNamespaceError
+from edge_agent.memory.errors import InvalidEntryError, MemoryBusyError, ReadOnlyNamespaceError
 from edge_agent.memory.model import check_namespace, to_json
 from edge_agent.memory.search import TermStats
 
@@ -109,7 +109,7 @@ class StoreCore:
                 yield self.conn
             except sqlite3.DatabaseError as exc:
                 if dbmod.is_busy(exc):
-                    raise dbmod.MemoryBusyError(str(self.db_path), dbmod.BUSY_TIMEOUT_MS / 1000) from None
+                    raise MemoryBusyError(str(self.db_path), dbmod.BUSY_TIMEOUT_MS / 1000) from None
                 self.note_damage(exc)
                 hint = "; restart edge-agent so it is moved aside and a fresh one started" if self.degraded else ""
                 raise MemoryStoreError(f"{self.db_path}: reading memory failed: {exc}{hint}") from exc

@@ -249,7 +249,7 @@ def decay_factor(timestamp: str, now: datetime, half_life_days: float | None) ->
     if ts.tzinfo is None:
         return None
     age_days = max(0.0, (now - ts).total_seconds() / 86_400)
-    return 2.0 ** (-age_days / effective_half_life(half_life_days))
+    return math.pow(2.0, -age_days / effective_half_life(half_life_days))
 
 
 def apply_decay(entries: list[Entry], now: datetime, half_life_days: float | None) -> list[Entry]:

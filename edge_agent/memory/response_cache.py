@@ -17,6 +17,7 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,7 @@ class ResponseCache:
     """The two-tier response cache of one workspace. Thread-safe."""
 
     def __init__(self, path: Path, *, hot_entries: int = 256, max_entries: int = 5000, ttl_minutes: int = 60,
-                 max_bytes: int = 64 * 1024, clock: Any = time.time) -> None:
+                 max_bytes: int = 64 * 1024, clock: Callable[[], float] = time.time) -> None:
         self.path = Path(path)
         self.hot_entries, self.max_entries, self.ttl_s = hot_entries, max_entries, ttl_minutes * 60.0
         self.max_bytes = max_bytes
@@ -106,7 +107,7 @@ class ResponseCache:
                    max_bytes=m.max_content_bytes)
 
     @contextlib.contextmanager
-    def _tx(self, operation: str) -> Any:
+    def _tx(self, operation: str) -> Iterator[sqlite3.Connection]:
         with self._lock, dbmod.write_transaction(self._conn, self.path, operation) as conn:
             self._flush(conn)
             yield conn

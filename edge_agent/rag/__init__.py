@@ -326,7 +326,7 @@ class HardwareRag(IndexStore):
     def _find_source(self, source: str) -> str:
         """The indexed path `source` names: exact, else the one path (or file name) equal ignoring case."""
         with self._lock:
-            rels = [r[0] for r in self._conn.execute("SELECT rel FROM files ORDER BY rel")]
+            rels: list[str] = [r[0] for r in self._conn.execute("SELECT rel FROM files ORDER BY rel")]
         if source in rels:
             return source
         want = source.strip().lstrip("./").lower()

@@ -6,9 +6,12 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from edge_agent.errors import ComponentUnavailable, EdgeAgentError
+
+T = TypeVar("T")
+D = TypeVar("D")
 
 __all__ = ["Component", "ComponentUnavailable"]  # the error lives in the one error tree; re-exported here
 
@@ -50,7 +53,7 @@ def datasheet_fingerprint(directory: Path) -> str:
     return h.hexdigest()
 
 
-def safe(fn: Callable[[], Any], default: Any) -> Any:
+def safe(fn: Callable[[], T], default: D) -> T | D:
     """``fn()``, or ``default`` when it raises (for status fields that must never fail the whole status)."""
     try:
         return fn()

@@ -169,7 +169,7 @@ def finishing_stub(client: Any) -> Any:
     if inner is not None and type(getattr(channel, "_interceptor", None)).__name__ == "_TransientRetryInterceptor":
         from kumiho.proto import kumiho_pb2_grpc
 
-        return kumiho_pb2_grpc.KumihoServiceStub(inner)
+        return kumiho_pb2_grpc.KumihoServiceStub(inner)  # type: ignore[no-untyped-call]  # generated, unannotated
     return client.stub
 
 

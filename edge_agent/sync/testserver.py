@@ -548,7 +548,7 @@ class KumihoTestServer:
             if self._server is not None:
                 return self
             server = grpc.server(futures.ThreadPoolExecutor(max_workers=self._pool_size()))
-            pb_grpc.add_KumihoServiceServicer_to_server(self.servicer, server)
+            pb_grpc.add_KumihoServiceServicer_to_server(self.servicer, server)  # type: ignore[no-untyped-call]
             bound = server.add_insecure_port(f"127.0.0.1:{self.port}")
             if bound == 0:
                 raise OSError(f"test server could not bind 127.0.0.1:{self.port}")

@@ -119,7 +119,7 @@ class _Backoff:
     def next_delay(self) -> float:
         """Exponential delay with 'equal jitter' (half fixed, half random), capped."""
         self.failures += 1
-        base = min(self.cap, self.initial * 2 ** (self.failures - 1))
+        base = min(self.cap, self.initial * 2.0 ** (self.failures - 1))
         return base / 2 + self.rng.uniform(0, base / 2)
 
     def reset(self) -> None:
@@ -584,7 +584,7 @@ class SyncWorker:
 
     def _paused(self) -> dict[str, Any] | None:
         paused = self.outbox.state("paused")
-        if not paused:
+        if not paused or not isinstance(paused, dict):  # stored as an object, or None once resumed
             return None
         if paused.get("reason") == "auth":
             try:
