@@ -37,7 +37,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from edge_agent.errors import MemoryStoreError, SecretRejectedError
 from edge_agent.paths import private_dir, write_private
@@ -316,13 +316,26 @@ def redaction_key(state_dir: str | os.PathLike[str]) -> bytes:
         return key
 
 
-def read_screening(state_dir: str | os.PathLike[str]) -> dict[str, Any]:
-    """Counts of writes refused for containing credentials (``rejected_captures``, ``rejected`` by kind)."""
+class Screening(TypedDict):
+    """The counts of writes refused for containing credentials: in all, and by kind of credential."""
+
+    rejected_captures: int
+    rejected: dict[str, int]
+
+
+def read_screening(state_dir: str | os.PathLike[str]) -> Screening:
+    """Counts of writes refused for containing credentials (zero when none were, or the file is unreadable)."""
+    out = Screening(rejected_captures=0, rejected={})
     try:
         data = json.loads((Path(state_dir) / SCREENING_FILE).read_text())
-        return data if isinstance(data, dict) else {}
     except (OSError, ValueError):
-        return {}
+        return out
+    if isinstance(data, dict):
+        if isinstance(n := data.get("rejected_captures"), int):
+            out["rejected_captures"] = n
+        if isinstance(kinds := data.get("rejected"), dict):
+            out["rejected"] = {str(k): v for k, v in kinds.items() if isinstance(v, int)}
+    return out
 
 
 class Screen:
@@ -360,8 +373,8 @@ class Screen:
         path = self.state_dir / SCREENING_FILE
         with self._lock:
             data = read_screening(self.state_dir)
-            data["rejected_captures"] = data.get("rejected_captures", 0) + 1
+            data["rejected_captures"] += 1
             for kind, n in kinds.items():
-                data.setdefault("rejected", {})[kind] = data.get("rejected", {}).get(kind, 0) + n
+                data["rejected"][kind] = data["rejected"].get(kind, 0) + n
             private_dir(self.state_dir)
             write_private(path, json.dumps(data, sort_keys=True))

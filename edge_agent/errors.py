@@ -14,7 +14,9 @@ import importlib
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 Reader = Literal["operator", "agent"]
 
@@ -30,7 +32,7 @@ class NextStep:
     purpose: str
     command: str = ""
     tool: str = ""
-    arguments: Mapping[str, Any] = field(default_factory=dict)
+    arguments: Mapping[str, JsonValue] = field(default_factory=dict)
 
     def for_reader(self, reader: Reader) -> str:
         """The step as a clause for ``reader`` ('' when there is nothing for that reader to do)."""
@@ -82,10 +84,6 @@ def echo(text: str, limit: int = ECHO_CHARS) -> str:
 
 # --- errors across a process boundary -------------------------------------------------------------
 
-#: JSON data, as an error's fields travel between the daemon and its clients.
-WireValue = str | int | float | bool | None | list[Any] | dict[str, Any]
-
-
 def _plain(value: object) -> bool:
     """True when ``value`` survives JSON unchanged (so an error field can travel as it is)."""
     if value is None or isinstance(value, str | int | float | bool):
@@ -97,13 +95,13 @@ def _plain(value: object) -> bool:
     return False
 
 
-def error_to_wire(exc: EdgeAgentError) -> dict[str, WireValue]:
+def error_to_wire(exc: EdgeAgentError) -> JsonObject:
     """``exc`` as JSON data: its class (and the edge_agent classes it derives from), message, next step
     and structured fields, so the receiving side can raise the same error (:func:`error_from_wire`)."""
     cls = type(exc)
     hint = exc.hint
-    fields = {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(exc).items()
-              if k != "hint" and not k.startswith("_") and _plain(v)}
+    fields: JsonObject = {k: (list(v) if isinstance(v, tuple) else v) for k, v in vars(exc).items()
+                          if k != "hint" and not k.startswith("_") and _plain(v)}
     return {
         "type": cls.__name__, "module": cls.__module__, "message": exc.message(),
         "bases": [c.__name__ for c in cls.__mro__[1:] if isinstance(c, type) and issubclass(c, EdgeAgentError)],
@@ -147,18 +145,21 @@ def _error_class(name: str, module: str, bases: list[str]) -> type[EdgeAgentErro
     return found or EdgeAgentError
 
 
-def error_from_wire(data: Mapping[str, Any]) -> EdgeAgentError:
+def error_from_wire(data: Mapping[str, JsonValue]) -> EdgeAgentError:
     """The error :func:`error_to_wire` described, as the same class with the same message, hint and fields."""
+    bases = data.get("bases")
     cls = _error_class(str(data.get("type") or ""), str(data.get("module") or ""),
-                       [str(b) for b in data.get("bases") or []])
+                       [str(b) for b in bases] if isinstance(bases, list) else [])
     exc = cls.__new__(cls)
     Exception.__init__(exc, str(data.get("message") or ""))
     hint = data.get("hint")
-    if isinstance(hint, Mapping):
+    if isinstance(hint, dict):
+        arguments = hint.get("arguments")
         exc.hint = NextStep(str(hint.get("purpose") or ""), command=str(hint.get("command") or ""),
-                            tool=str(hint.get("tool") or ""), arguments=dict(hint.get("arguments") or {}))
+                            tool=str(hint.get("tool") or ""),
+                            arguments=dict(arguments) if isinstance(arguments, dict) else {})
     fields = data.get("fields")
-    for key, value in (fields.items() if isinstance(fields, Mapping) else ()):
+    for key, value in (fields.items() if isinstance(fields, dict) else ()):
         if isinstance(key, str) and not key.startswith("_") and key != "hint":
             setattr(exc, key, value)
     return exc

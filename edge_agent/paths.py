@@ -14,7 +14,7 @@ from __future__ import annotations
 import os
 from importlib import resources
 from pathlib import Path
-from typing import IO, Any
+from typing import BinaryIO, Literal, TextIO, cast, overload
 
 #: Modes of everything under the state directory: it holds memories, tokens and device ids, so only
 #: the service user reads it. Applied explicitly, so a loose umask (0022 outside systemd) cannot widen them.
@@ -117,11 +117,21 @@ def _private_opener(path: str, flags: int) -> int:
     return fd
 
 
-def open_private(path: str | os.PathLike[str], mode: str = "w", *, encoding: str | None = None) -> IO[Any]:
+TextMode = Literal["w", "a", "a+", "w+", "r+"]
+BinaryMode = Literal["wb", "ab", "ab+", "wb+", "r+b"]
+
+
+@overload
+def open_private(path: str | os.PathLike[str], mode: TextMode = "w", *, encoding: str | None = None) -> TextIO: ...
+@overload
+def open_private(path: str | os.PathLike[str], mode: BinaryMode, *, encoding: None = None) -> BinaryIO: ...
+def open_private(path: str | os.PathLike[str], mode: TextMode | BinaryMode = "w", *,
+                 encoding: str | None = None) -> TextIO | BinaryIO:
     """``open()`` for a file in the state directory: created (or tightened to) 0600."""
     if "b" not in mode and encoding is None:
         encoding = "utf-8"
-    return open(path, mode, encoding=encoding, opener=_private_opener)  # noqa: SIM115 - the caller closes it
+    return cast("TextIO | BinaryIO",
+                open(path, mode, encoding=encoding, opener=_private_opener))  # noqa: SIM115 - the caller closes it
 
 
 def private_file(path: str | os.PathLike[str]) -> Path:
@@ -138,8 +148,8 @@ def write_private(path: str | os.PathLike[str], data: str | bytes, *, fsync: boo
     path = Path(path)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
-        with open_private(tmp, "wb" if isinstance(data, bytes) else "w") as fh:
-            fh.write(data)
+        with open_private(tmp, "wb") as fh:
+            fh.write(data.encode("utf-8") if isinstance(data, str) else data)
             if fsync:
                 fh.flush()
                 os.fsync(fh.fileno())

@@ -64,8 +64,8 @@ def sync_status(conn: sqlite3.Connection, settings: Settings, state_dir: Path, *
             "redacted_captures": int(counters.get("secrets_redacted_captures", 0)),
             "redacted_by_kind": {k.split(".", 1)[1]: int(v) for k, v in counters.items()
                                  if k.startswith("secrets_redacted.")},
-            "rejected_captures": int(screening.get("rejected_captures", 0)),
-            "rejected_by_kind": screening.get("rejected", {}),
+            "rejected_captures": screening["rejected_captures"],
+            "rejected_by_kind": screening["rejected"],
         },
         "dead": [{"capture_id": r[0], "code": r[1], "reason": r[2], "dead_at": _iso(r[3]), "attempts": r[4]}
                  for r in dead_rows],
