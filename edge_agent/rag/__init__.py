@@ -201,22 +201,26 @@ class HardwareRag(IndexStore):
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             candidates = postings.top(terms, boosts, wanted)
+            exact = _query.exact_terms(terms, self._tag_terms())
             ids = [cid for _, _, _, cid in candidates]
-            headings = self._conn.execute(
-                f"SELECT id, heading FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids).fetchall()
-            top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
-                                scoped=boosts, other_boards=_board_file_tags(),
-                                exact=_query.exact_terms(terms, self._tag_terms()),
-                                has_term=postings.has, file_terms=self._file_terms,
-                                alias_lists={cid for cid, h in headings if _query.is_alias_list(h)})
-            ids = [cid for _, _, _, cid in top]
+            # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
-            out = []
+            top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
+                                scoped=boosts, other_boards=_board_file_tags(),
+                                exact=exact,
+                                has_term=postings.has, file_terms=self._file_terms,
+                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])})
+            out: list[Chunk] = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]
                 page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
-                out.append(Chunk(rel, board, heading, self._shorten(body) if self.compact else body, score, page))
+                if self.compact:
+                    text = self._shorten(body)
+                else:  # a long best result (a 40-row pin table) would crowd the next ones out of one context
+                    # slot: it is cut to its answering lines
+                    text = body if out else _query.window(body, terms, exact)
+                out.append(Chunk(rel, board, heading, text, score, page))
         return out
 
     def detect_boards(self, query: str) -> list[str]:

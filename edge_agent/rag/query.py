@@ -213,3 +213,85 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         per_file[rel] = n + 1
         picked.append((round(score * SAME_FILE ** n, 9), rel, idx, cid))
     return picked
+
+
+#: A result longer than this is cut to the lines that answer (a window), so the first results of a search fit
+#: one 2,048-character context slot together; the whole section is one ``read`` away.
+WINDOW_CHARS = 900
+#: Only a result longer than this is cut (a section a little over the window is cheaper to keep whole).
+WINDOW_FROM = 1000
+#: Fewer lines than this (a few long paragraphs) are returned whole.
+WINDOW_MIN_LINES = 8
+_GAP = "…"
+
+
+def window(text: str, terms: Collection[str], exact: Collection[str], limit: int = WINDOW_CHARS) -> str:
+    """The lines of a long chunk that hold the question's terms, in document order, within about `limit`
+    characters: the best lines first (exact pin, register and number tokens count triple), each with the
+    line before and after it, and the header rows of the table a picked row belongs to. Skipped stretches
+    are marked with an ellipsis line. Text up to `limit` (or with no line holding a term) is returned whole.
+    """
+    if len(text) <= max(limit, WINDOW_FROM):
+        return text
+    lines = text.split("\n")
+    if len(lines) < WINDOW_MIN_LINES:  # a few long paragraphs: nothing to pick between
+        return text
+    # Terms are found in the lowercased lines, not by re-tokenising them (that would cost more than the
+    # search): a normalised term as a substring ("pin" in "pins"); words of one or two characters only when
+    # they are exact tokens (a number, a pin), since as substrings they are everywhere.
+    wanted = [(t, 3 if t in exact else 1) for t in terms if len(t) > 2 or t in exact]
+    rows = {f"| {m.group(1)} |": 3 for t in exact if (m := _GPIO_TERM.fullmatch(t))}
+    weights: dict[int, int] = {}
+    for i, line in enumerate(text.lower().split("\n")):
+        w = 0
+        for t, tw in wanted:
+            if t in line:
+                w += tw
+        if rows and (line[:6] in rows or line[:5] in rows):  # a GPIO table's row 22 holds GPIO22
+            w += 3
+        if w:
+            weights[i] = w
+    if not weights:
+        return text
+    n = len(lines)
+    head = _table_heads(lines)
+    keep: set[int] = set()
+    used = 0
+    for i in sorted(weights, key=lambda i: (-weights[i], i)):
+        want = {i - 1, i, i + 1} if 0 < i < n - 1 else {j for j in (i - 1, i, i + 1) if 0 <= j < n}
+        if head[i] >= 0:
+            want.add(head[i])
+            if head[i] + 1 < i:
+                want.add(head[i] + 1)  # the separator row under a table's header
+        new = want - keep
+        cost = sum(len(lines[j]) + 1 for j in new)
+        if keep and used + cost > limit:
+            if used > limit - 40:
+                break
+            continue
+        keep |= new
+        used += cost
+    out: list[str] = []
+    last = -1
+    for i in sorted(keep):
+        if i > last + 1:
+            out.append(_GAP)
+        out.append(lines[i])
+        last = i
+    if last < n - 1:
+        out.append(_GAP)
+    return "\n".join(out)
+
+
+def _table_heads(lines: list[str]) -> list[int]:
+    """Per line, the first line of the Markdown table it belongs to (its header row), or -1."""
+    heads = []
+    start = -1
+    for i, line in enumerate(lines):
+        if line.startswith("|"):
+            if start < 0:
+                start = i
+        else:
+            start = -1
+        heads.append(start)
+    return heads

@@ -194,3 +194,21 @@ def test_a_gpio_name_counts_as_held_by_a_row_numbered_like_it_in_a_gpio_table() 
                  file_terms=lambda rel: (), )
     order = [cid for _, _, _, cid in got]
     assert set(order[:2]) == {1, 2}  # the pin's name, or its number under a GPIO column
+
+
+def test_a_long_best_result_is_cut_to_the_rows_that_answer_with_their_table_header(tmp_path: Path) -> None:
+    rows = "".join(f"| {n} | GPIO{n} | plain line number {n} of the header |\n" for n in range(1, 41))
+    _write(tmp_path, "header.md", "# Header\n\n## Map\n\n| Phys | BCM | Role |\n| --- | --- | --- |\n" + rows
+           + "\nGround pins: 6, 9, 14, 20, 25, 30, 34 and 39.\n")
+    _write(tmp_path, "notes.md", "# Notes\n\n## Short\n\nGPIO17 is a plain line of the header.\n")
+    rag = HardwareRag.load(tmp_path)
+    full = rag.read("header.md", "Map")
+    got = rag.search("GPIO17 header role phys bcm", limit=5)
+    top = got[0]
+    assert top.heading == "Header > Map" and len(full) > 2000
+    assert len(top.text) <= 950
+    lines = top.text.splitlines()
+    assert lines[:2] == ["| Phys | BCM | Role |", "| --- | --- | --- |"]  # the header of the row's table
+    assert "| 17 | GPIO17 | plain line number 17 of the header |" in lines and "…" in lines
+    assert "Ground pins" in rag.search("which are the ground pins", limit=1)[0].text
+    assert any(c.text == "GPIO17 is a plain line of the header." for c in got)  # a short section comes whole
