@@ -344,6 +344,9 @@ class Postings:
             self._np_tomb = np.fromiter(self.tomb, dtype=np.int64, count=len(self.tomb))
             self._np_board_nos = np.frombuffer(board_nos, dtype=np.int32).copy()  # the table must stay growable
             self._np_alive = alive[:len(files)]
+            self._np_live = alive  # by chunk id, up to the largest id the stored postings hold
+            self._norm_min: float | None = None
+            self._board_np: dict[str, Any] = {}
             self._npmod = np
 
     def boards(self) -> set[str]:
@@ -395,7 +398,10 @@ class Postings:
             return []
         boards = {b: f for b, f in boosts.items() if f != 1.0}
         if self._np_norm is not None:
-            scored = self._scores_np(live_terms, len(terms), boards, limit)
+            from edge_agent.rag.prune import top_pruned
+
+            got = top_pruned(self, live_terms, len(terms), boards, limit)
+            scored = self._scores_np(live_terms, len(terms), boards, limit) if got is None else got
         else:
             scored = self._scores_py(live_terms, len(terms), boards, limit)
         picked = [(-s, self.meta[cid][0], self.meta[cid][1], cid) for cid, s in scored]
@@ -525,6 +531,51 @@ class Postings:
             heapq.heapify(heap)
         kth = heap[0] if len(heap) >= limit else float("-inf")
         return [(cid, f) for cid, f in scored if f >= kth]
+
+    # --- numpy helpers of the pruned scorer (edge_agent.rag.prune) -----------------------------------
+
+    def term_arrays(self, term: str) -> tuple[Any, Any]:
+        """A term's chunk ids (ascending, tombstones included) and weighted tfs: the stored postings, then
+        the delta (chunks indexed later have larger ids)."""
+        np = self._npmod
+        raw = self._base.get(term)
+        cids = np.frombuffer(raw[0], dtype=np.int32) if raw else np.zeros(0, dtype=np.int32)
+        tfs = np.frombuffer(raw[1], dtype=np.float32) if raw else np.zeros(0, dtype=np.float32)
+        delta = self._delta.get(term)
+        if delta:
+            cids = np.concatenate([cids.astype(np.int64), np.asarray([c for c, _ in delta], dtype=np.int64)])
+            tfs = np.concatenate([tfs.astype(np.float64), np.asarray([t for _, t in delta], dtype=np.float64)])
+            if len(cids) > 1 and not bool((cids[1:] > cids[:-1]).all()):
+                order = np.argsort(cids, kind="stable")
+                cids, tfs = cids[order], tfs[order]
+        return cids, tfs
+
+    def idf_k(self, term: str) -> float:
+        """The factor idf x (K1 + 1) of a term's weights, as the exhaustive scorer computes it."""
+        return self._idf(term, self.n) * (K1 + 1.0)
+
+    def max_weight(self, term: str, cids: Any, tfs: Any, idf_k: float) -> float:
+        """An upper bound of `term`'s weight in any chunk: its largest tf over the shortest chunk's length
+        norm (tf / (tf + norm) grows with tf and shrinks with the norm), without a pass over the chunk
+        lengths of its postings."""
+        if not len(tfs):
+            return 0.0
+        if self._norm_min is None:
+            norm: Any = self._np_norm
+            self._norm_min = float(norm[self._np_live].min()) if self.n else K1
+        top = float(tfs.max())
+        return idf_k * top / (top + self._norm_min)
+
+    def board_chunks_np(self, board: str) -> Any:
+        """Live chunk ids of a board, ascending (cached)."""
+        got = self._board_np.get(board)
+        if got is None:
+            np = self._npmod
+            number = self.meta.board_number(board)
+            got = (np.zeros(0, dtype=np.int64) if number is None else
+                   np.flatnonzero((self._np_board_nos == number) & self._np_alive).astype(np.int64))
+            self._board_np[board] = got
+        return got
 
     def _scores_np(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:

@@ -108,3 +108,50 @@ def test_an_interrupted_build_is_never_trusted(tmp_path: Path) -> None:
     again = HardwareRag.load(root, index_dir=index)
     assert again.stats["indexed"] == again.stats["files"]  # everything read again
     assert _state(again) == _state(HardwareRag.load(root))
+
+
+def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The numpy scorer that skips most long postings returns the same chunks with bit-identical scores,
+    also over a changed index (chunks indexed later, removed chunks masked) and with boosted boards."""
+    np = pytest.importorskip("numpy")
+    import random
+
+    from edge_agent.rag import postings, prune
+
+    monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)
+    monkeypatch.setattr(prune, "SEED_CHUNKS", 40)  # small enough that seeding alone cannot answer
+    rng = random.Random(3)
+    words = [f"w{i}" for i in range(300)]
+    weights = [1.0 / (r + 1) for r in range(300)]  # a few words in most chunks, most words rare
+    root = tmp_path / "ds"
+    root.mkdir()
+    for i in range(60):
+        sections = "".join(f"## {' '.join(rng.choices(words, weights, k=2))}\n"
+                           f"{' '.join(rng.choices(words, weights, k=rng.randint(5, 80)))}\n" for _ in range(6))
+        (root / f"part-{i:02d}.md").write_text(f"# Part {i}\n{sections}")
+    rag = HardwareRag.load(root, index_dir=tmp_path / "index")
+    queries = [rng.sample(words[:120], rng.randint(1, 5)) for _ in range(150)]
+    pruned = 0
+
+    def compare() -> None:
+        nonlocal pruned
+        p = rag._postings
+        for n, q in enumerate(queries):
+            terms = [t for t in q if p.df.get(t, 0) > 0]
+            boards = {f"part-{n % 60:02d}": 1.5} if n % 3 else {}
+            for limit in (1, 10, 25):
+                want = sorted(p._scores_np(terms, len(q), boards, limit))
+                got = prune.top_pruned(p, terms, len(q), boards, limit)
+                if got is not None:
+                    pruned += 1
+                    assert sorted(got) == want, (q, boards, limit)
+
+    compare()
+    (root / "part-07.md").unlink()
+    (root / "part-08.md").write_text("# Part 8\n## w1 w2\nw1 w3 w5 w7 w1 w1\n")
+    rag.refresh()
+    assert len(rag._postings.tomb) and rag._postings._delta  # removed and later chunks are both in play
+    compare()
+    assert pruned > 300  # the pruned path answered most of them
+    assert np is not None
