@@ -13,14 +13,15 @@
    answer is written from the results themselves. A server that cannot parse the model's output
    (HTTP 500 from its tool-call parser) is a model error: the request is sent once more, then
    without tools;
-6. a turn that called no tool is answered from, or stored in, the response cache;
+6. a turn that called no tool is answered from, or stored in, the response cache (what makes a key,
+   and which turns never use the cache: :mod:`edge_agent.agent.cachekey`); a hit loads neither the
+   model client nor the tool schemas and the services behind them;
 7. an answered exchange is reflected into memory as a conversation capture with the source refs, and
    kept in the session history.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -31,14 +32,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.agent import prompt as promptmod
+from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
+from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.choice import choose
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain, Reply
-from edge_agent.agent.runner import NOT_OFFERED, OnTool, ToolRecord, ToolRunner, summarize
+from edge_agent.agent.records import NOT_OFFERED, OnTool, ToolRecord, summarize
 from edge_agent.agent.state import AgentState
-from edge_agent.agent.tools import COMPACT_TOOLS, compact_spec, openai_tool_specs, simplified
+from edge_agent.agent.toolset import ToolSet
 from edge_agent.config import Settings
 from edge_agent.errors import EdgeAgentError, ModelOutputError
 
@@ -53,9 +56,6 @@ REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i c
                      r"as an ai)\b", re.IGNORECASE)
 MEM_REF = re.compile(r"[ \t]*\(?\bmem://[^\s)\],;]+\)?")
 TOOL_RESULT_CHARS = {True: 3000, False: 12000}  # per tool result, compact / full mode
-# Follow-up words: a message holding one depends on the chat so far, so its cache key includes the history.
-REFERS_BACK = re.compile(r"\b(it|its|that|this|those|these|them|they|again|other|previous|same|above|before|"
-                         r"last|else|also|too|more|why|then)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -112,22 +112,50 @@ class Agent:
         boards = settings.peripherals.boards if settings.peripherals.enabled else []
         self.boards = [(b.adapter_name, b.board) for b in boards]
         self.system = promptmod.system_prompt(self.boards, compact=self.compact, hints=_board_hints(self.boards))
-        self.tools = openai_tool_specs(COMPACT_TOOLS if self.compact else None)
-        if self.compact:
-            self.tools = [compact_spec(t, boards=len(self.boards)) for t in self.tools]
-        self.available = [t["function"]["name"] for t in self.tools]
-        self.offered = set(self.available)
-        # With one board there is nothing to choose: `adapter` and `board` leave the compact schemas, one
-        # less thing for a small model to copy wrongly ("adapter": "board") and fewer tokens to read.
-        drop = ("adapter", "board") if self.compact and len(self.boards) == 1 else ()
-        self._specs = {t["function"]["name"]: simplified(t, drop) if self.compact else t for t in self.tools}
+        # The schemas are built only when a model is asked with tools; the tool names and schema digests
+        # come from the record kept for this package version (see edge_agent.agent.toolset).
+        self._toolset: ToolSet | None = None
+        self._specs: dict[str, dict[str, Any]] | None = None
         self.max_rounds = settings.agent.max_tool_iterations or DEFAULT_ITERATIONS
         self.autonomy = Autonomy(settings.autonomy.level, settings.autonomy.max_actions_per_hour, state)
         self._pool: ThreadPoolExecutor | None = None
 
+    @property
+    def toolset(self) -> ToolSet:
+        """The tools this mode offers and their schema digests: the kept record, or built (and kept)."""
+        if self._toolset is None:
+            self._toolset = toolsetmod.recorded(self.state, self.compact, len(self.boards))
+            if self._toolset is None:
+                self._build_specs()
+        assert self._toolset is not None
+        return self._toolset
+
+    def _build_specs(self) -> dict[str, dict[str, Any]]:
+        """Build the tool specs (this imports the tools) and correct the kept record if it differs."""
+        if self._specs is None:
+            self._specs = toolsetmod.build_specs(self.compact, len(self.boards))
+            built = ToolSet.of(self._specs)
+            if built != self._toolset:
+                if self._toolset is not None:
+                    log.warning("the kept tool-set record did not match the tool schemas; corrected")
+                toolsetmod.remember(self.state, self.compact, len(self.boards), built)
+                self._toolset = built
+        return self._specs
+
+    @property
+    def available(self) -> list[str]:
+        """Every tool of this mode (compact or full), in registration order."""
+        return list(self.toolset.available)
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The OpenAI tool specs of every tool of this mode (builds the schemas)."""
+        return list(self._build_specs().values())
+
     def specs(self, names: Sequence[str]) -> list[dict[str, Any]]:
-        """The OpenAI tool specs of `names`, in registration order."""
-        return [self._specs[n] for n in self.available if n in set(names)]
+        """The OpenAI tool specs of `names`, in registration order (builds the schemas)."""
+        specs = self._build_specs()
+        return [specs[n] for n in specs if n in set(names)]
 
     def tools_for(self, message: str, hardware: str = "") -> list[str]:
         """The tools this message is offered (``[agent] tool_choice``)."""
@@ -190,26 +218,23 @@ class Agent:
             log.warning("response cache not used: %s", exc)
             return None
 
-    def _cache_key_user(self, ctx: Context, message: str) -> str:
-        """The user part of the cache key: the user prompt, and the chat so far when the message refers to it."""
-        if not ctx.history or not REFERS_BACK.search(message):
-            return ctx.prompt.user
-        return json.dumps(ctx.history, ensure_ascii=False) + "\n" + ctx.prompt.user
-
-    def _cache_key_system(self, ctx: Context) -> str:
-        """The system part of the cache key: the system prompt and a digest of the tools offered."""
-        digest = hashlib.sha256(json.dumps(self.specs(ctx.tools), sort_keys=True).encode()).hexdigest()[:16]
-        return f"{ctx.prompt.system}\n[tools {digest}]"
+    def cache_key(self, ctx: Context, message: str) -> CacheKey:
+        """The response-cache key of this turn (:mod:`edge_agent.agent.cachekey`); loads no schema."""
+        tools = self.toolset.identity(ctx.tools) if ctx.tools else ""
+        return make_key(provider=self.chain.identity(), system_prompt=ctx.prompt.system, tools=tools,
+                        mode=self.chain.known_mode() if ctx.tools else None, user_prompt=ctx.prompt.user,
+                        history=ctx.history, message=message)
 
     def turn(self, message: str, *, session: str | None = None, board: str | None = None,
              on_token: Callable[[str], None] | None = None,
              on_tool: OnTool | None = None) -> TurnResult:
         """Answer one message (ProviderError when no provider answers)."""
         ctx = self.build(message, session=session, board=board)
-        cache = self._cache()
-        key_user, key_system = self._cache_key_user(ctx, message), self._cache_key_system(ctx)
+        # A message that asks for a change is never answered from the cache, nor stored in it.
+        cache = None if asks_for_change(message) else self._cache()
         if cache is not None:
-            hit = cache.get(self.chain.model, key_system, key_user)
+            key = self.cache_key(ctx, message)
+            hit = cache.get(key.provider, key.system, key.user)
             if hit is not None:
                 if on_token is not None:
                     on_token(hit)
@@ -220,9 +245,12 @@ class Agent:
         result = self._converse(ctx, on_token, on_tool)
         result.source_krefs, result.prompt_chars = ctx.source_krefs, ctx.prompt.chars
         result.tools_offered = list(ctx.tools)
-        if cache is not None and not result.tool_calls and result.succeeded:
+        first = self.chain.providers[0].shown
+        if cache is not None and not result.tool_calls and result.succeeded and result.provider == first:
+            # The key again: the provider's tool-call mode may have been probed and the schemas checked.
+            key = self.cache_key(ctx, message)
             try:
-                cache.put(self.chain.model, key_system, key_user, result.response,
+                cache.put(key.provider, key.system, key.user, result.response,
                           tokens=result.usage.get("completion_tokens"))
             except EdgeAgentError as exc:
                 log.warning("answer not cached: %s", exc)
@@ -343,7 +371,9 @@ class Agent:
             text = text[:limit] + f"... [{len(text) - limit} more characters cut]"
         return promptmod.fence(f"tool {name}", text)
 
-    def _runner(self, offered: Sequence[str]) -> ToolRunner:
+    def _runner(self, offered: Sequence[str]) -> Any:
+        from edge_agent.agent.runner import ToolRunner  # checks arguments against the schemas: not on a hit
+
         pool = None
         if self.settings.agent.parallel_tools:
             if self._pool is None:
@@ -362,12 +392,13 @@ class Agent:
 
     def _reflect(self, message: str, result: TurnResult, session: str) -> None:
         """Keep the exchange as conversation memory (with the auto_save filters), provenance = engage's refs."""
-        if self.memory is None or not self.settings.memory.auto_save:
+        # Failed exchanges are not kept: they would come back as context for later questions; a cached
+        # answer was kept when it was first given.
+        if self.memory is None or not self.settings.memory.auto_save or not result.succeeded or result.cached:
             return
         from edge_agent.memory import should_auto_save
 
-        # Failed exchanges are not kept: they would come back as context for later questions.
-        if not should_auto_save("user_msg", message) or not result.succeeded or result.cached:
+        if not should_auto_save("user_msg", message):
             return
         limit = self.settings.memory.max_content_bytes // 2
         content = f"User: {message[:limit // 2]}\nAssistant: {result.response[:limit // 2]}"

@@ -153,6 +153,19 @@ class ProviderChain:
                                             timeout=self.timeout, max_retries=0)
         return provider.client
 
+    def identity(self) -> str:
+        """Who answers, as the response cache's key names it: the model, the first provider's URL (a
+        password shown as ***) and the temperature."""
+        return f"{self.model} @ {self.providers[0].shown_url} (temperature {self.temperature:g})"
+
+    def known_mode(self) -> str:
+        """How the first provider takes tools, without asking it: configured, kept from a probe, or "auto"
+        (not probed yet)."""
+        provider = self.providers[0]
+        if provider.tool_calls != "auto" or self.probes is None:
+            return provider.tool_calls
+        return self.probes.probed_mode(_probe_key(provider.url), self.model) or "auto"
+
     def mode(self, provider: Provider) -> str:
         """How this provider takes tools: "native" or "prompt" (``tool_calls = "auto"`` probes once)."""
         if provider.tool_calls != "auto":

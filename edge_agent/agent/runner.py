@@ -18,63 +18,21 @@ from __future__ import annotations
 
 import json
 import logging
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
 from typing import Any
 
 from edge_agent.agent.autonomy import STATE_CHANGING, Autonomy
 from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.lenient import soften
 from edge_agent.agent.parsing import ParsedCall
+from edge_agent.agent.records import NOT_OFFERED, REPEAT_NOTE, OnTool, ToolRecord, summarize
 from edge_agent.agent.tools import check_arguments, valid_call
 from edge_agent.errors import EdgeAgentError
 
 log = logging.getLogger(__name__)
 
 CALL_FORMAT = '{"name": "<tool name>", "arguments": {<argument>: <value>, ...}}'
-NOT_OFFERED = "not run: no tool was offered for this message"
-REPEAT_NOTE = ("not run again: this exact call already ran earlier in this turn; its result is repeated here. "
-               "Do not call it again: answer from it.")
-
-
-@dataclass
-class ToolRecord:
-    name: str
-    arguments: Any
-    result: Any = None
-    error: str | None = None
-    notes: list[str] = field(default_factory=list)
-    repeat: bool = False  # not run: the same call already ran this turn
-
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "arguments": self.arguments}
-        if self.error is None:
-            out["result"] = self.result
-        else:
-            out["error"] = self.error
-        if self.notes:
-            out["notes"] = list(self.notes)
-        if self.repeat:
-            out["repeat"] = True
-        return out
-
-    def body(self) -> Any:
-        """What goes back to the model: the result (or error), with any notes."""
-        if self.error is not None:
-            out: dict[str, Any] = {"error": self.error}
-        elif isinstance(self.result, Mapping):
-            out = dict(self.result)
-        else:
-            out = {"result": self.result}
-        if self.notes:
-            out = {"note": "; ".join(self.notes), **out}
-        return out
-
-
-OnTool = Callable[[str, ToolRecord], None]
-
-
 def _key(name: str, arguments: Any) -> str:
     return name + json.dumps(arguments, sort_keys=True, ensure_ascii=False, default=str)
 
@@ -184,16 +142,4 @@ class ToolRunner:
         return str(name) if name else None
 
 
-def summarize(records: Sequence[ToolRecord]) -> str:
-    """What the tools did, in plain lines: the answer when the model gives none."""
-    lines = []
-    for r in records:
-        if r.repeat or (r.error or "").startswith(NOT_OFFERED):
-            continue
-        args = json.dumps(r.arguments, ensure_ascii=False, default=str)
-        if r.error is not None:
-            lines.append(f"- {r.name} {args}: not done: {r.error}")
-        else:
-            text = json.dumps(r.result, ensure_ascii=False, default=str)
-            lines.append(f"- {r.name} {args}: {text[:300]}{'...' if len(text) > 300 else ''}")
-    return "\n".join(lines)
+__all__ = ["NOT_OFFERED", "REPEAT_NOTE", "OnTool", "ToolRecord", "ToolRunner", "summarize"]

@@ -3,7 +3,8 @@
 One SQLite file, ``<state>/agent/agent.db`` (0600, in a 0700 directory whatever the umask or the state
 directory's own mode, since a group may be let through the state directory to reach the socket); it
 also counts the state-changing tool calls of the last hour (``[autonomy] max_actions_per_hour``) and
-keeps each provider's probed tool-call mode. History is what a ``--session`` continues from (user
+keeps each provider's probed tool-call mode and the tool set of each installed package version
+(:mod:`edge_agent.agent.toolset`). History is what a ``--session`` continues from (user
 messages and final answers, oldest dropped beyond ``max_history_messages``), screened for credentials
 exactly as memory writes are (``[kumiho] secret_policy``, the device's redaction key): redacted, or
 under ``reject`` left out of the history. The exchange index
@@ -37,7 +38,10 @@ _SCHEMA = (
     "CREATE TABLE IF NOT EXISTS actions (at REAL NOT NULL, tool TEXT NOT NULL)",
     "CREATE TABLE IF NOT EXISTS probes (url TEXT NOT NULL, model TEXT NOT NULL, mode TEXT NOT NULL, "
     "at REAL NOT NULL, PRIMARY KEY (url, model))",
+    "CREATE TABLE IF NOT EXISTS tool_sets (fingerprint TEXT NOT NULL, variant TEXT NOT NULL, record TEXT NOT NULL, "
+    "at REAL NOT NULL, PRIMARY KEY (fingerprint, variant))",
 )
+KEEP_TOOL_SETS = 16  # records of package versions and modes; older ones are dropped
 _SESSION = re.compile(r"^[A-Za-z0-9_.:-]{1,64}$")
 MAX_EXCHANGES = 10_000
 
@@ -154,6 +158,20 @@ class AgentState:
         with self._lock:
             self._conn.execute("INSERT OR REPLACE INTO probes (url, model, mode, at) VALUES (?, ?, ?, ?)",
                                (url, model, mode, time.time()))
+
+    def tool_set(self, fingerprint: str, variant: str) -> str | None:
+        """The tool-set record kept for this package fingerprint and variant."""
+        with self._lock:
+            row = self._conn.execute("SELECT record FROM tool_sets WHERE fingerprint = ? AND variant = ?",
+                                     (fingerprint, variant)).fetchone()
+        return None if row is None else str(row[0])
+
+    def note_tool_set(self, fingerprint: str, variant: str, record: str) -> None:
+        with self._lock:
+            self._conn.execute("INSERT OR REPLACE INTO tool_sets (fingerprint, variant, record, at) "
+                               "VALUES (?, ?, ?, ?)", (fingerprint, variant, record, time.time()))
+            self._conn.execute("DELETE FROM tool_sets WHERE rowid NOT IN "
+                               "(SELECT rowid FROM tool_sets ORDER BY at DESC LIMIT ?)", (KEEP_TOOL_SETS,))
 
     def close(self) -> None:
         with self._lock:
