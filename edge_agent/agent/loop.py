@@ -148,7 +148,7 @@ class Agent:
         return list(self.toolset.available)
 
     @property
-    def tools(self) -> list[dict[str, Any]]:
+    def tools(self) -> list[dict[str, object]]:
         """The OpenAI tool specs of every tool of this mode (builds the schemas)."""
         return list(self._build_specs().values())
 

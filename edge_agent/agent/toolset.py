@@ -73,7 +73,7 @@ def variant(compact: bool, boards: int) -> str:
     return f"{'compact' if compact else 'full'}/{boards}"
 
 
-def spec_digest(spec: Mapping[str, Any]) -> str:
+def spec_digest(spec: Mapping[str, object]) -> str:
     """SHA-256 of one tool spec as sent (keys sorted)."""
     return hashlib.sha256(json.dumps(spec, sort_keys=True, ensure_ascii=False).encode()).hexdigest()[:32]
 
@@ -86,7 +86,7 @@ class ToolSet:
     digests: Mapping[str, str]
 
     @classmethod
-    def of(cls, specs: Mapping[str, Mapping[str, Any]]) -> ToolSet:
+    def of(cls, specs: Mapping[str, Mapping[str, object]]) -> ToolSet:
         """The tool set of built specs (name -> spec, in registration order)."""
         return cls(tuple(specs), {name: spec_digest(spec) for name, spec in specs.items()})
 
