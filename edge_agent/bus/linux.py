@@ -14,7 +14,8 @@ is reported as busy ("UU") and is not probed. A probe that fails with EREMOTEIO,
 nothing answered at that address (controllers differ in which one they return); only a missing device
 file means the interface is off. SPI goes through spidev on
 ``/dev/spidevB.C``. GPIO goes through gpiozero's lgpio pin factory on ``/dev/gpiochipN`` (the Pi 5's
-header is on the RP1 chip, which lgpio finds; there is no ``/dev/gpiomem`` there), or through the
+header is on the RP1 chip, which lgpio finds; there is no ``/dev/gpiomem`` there; ``gpiochip=`` names the chip
+by number or by label, e.g. ``gpiochip=pinctrl-rp1``, see gpiochip.py), or through the
 factory named by ``GPIOZERO_PIN_FACTORY`` when that is set (``mock`` in tests).
 
 Kernel errno values never leave this module: EREMOTEIO/ENXIO become I2CNackError, ETIMEDOUT
@@ -408,7 +409,7 @@ class LinuxAdapter(Adapter):
 
     def __init__(self, url: AdapterURL, *, name: str | None, board: str | None, safety: SafetyPolicy,
                  i2c_buses: list[int] | None, spi_devices: list[tuple[int, int]] | None,
-                 gpiochip: int | None) -> None:
+                 gpiochip: int | str | None) -> None:
         super().__init__(url, name=name, board=board, safety=safety)
         self._i2c_list = i2c_buses
         self._spi_list = spi_devices
@@ -451,12 +452,19 @@ class LinuxAdapter(Adapter):
                         f"{self.url}: GPIO needs the lgpio library; install it with: pip install "
                         "'edge-agent[linux]' (on Raspberry Pi OS: apt install python3-lgpio)"
                     ) from exc
+                number = self._chip_number()
                 try:
                     # chip=None lets lgpio pick gpiochip4 on a Pi 5 with an older kernel, else gpiochip0.
-                    self.pin_factory = LGPIOFactory(chip=self._gpiochip)
+                    self.pin_factory = LGPIOFactory(chip=number)
                 except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type and OSError
-                    raise gpiochip.open_error(self.url, self._gpiochip or 0, exc) from None
+                    raise gpiochip.open_error(self.url, number or 0, exc) from None
         return self.pin_factory
+
+    def _chip_number(self) -> int | None:
+        """The chip the URL names: its number, or the number of the chip with its label (looked up now)."""
+        if isinstance(self._gpiochip, str):
+            return gpiochip.resolve(self.url, self._gpiochip)
+        return self._gpiochip
 
     def _gpio_line(self, pin: Any, raw: str | int) -> Hashable:
         if pin is not None:
@@ -478,8 +486,10 @@ class LinuxAdapter(Adapter):
 
     def _lgpio_error(self, line: int, operation: str, exc: Exception) -> BusError:
         handle = getattr(self.pin_factory, "_handle", None)
-        number = getattr(self.pin_factory, "chip", self._gpiochip)
-        return gpiochip.line_error(self.url, handle, number if number is not None else 0, line, operation, exc)
+        number = getattr(self.pin_factory, "chip", None)
+        if not isinstance(number, int):
+            number = self._gpiochip if isinstance(self._gpiochip, int) else 0
+        return gpiochip.line_error(self.url, handle, number, line, operation, exc)
 
     def _pin(self, line: int) -> Any:
         pin = self._gpio_pins.get(line)
@@ -601,6 +611,19 @@ def _spi_list(url: AdapterURL) -> list[tuple[int, int]] | None:
     return out
 
 
+def _chip_option(url: AdapterURL) -> int | str | None:
+    """``gpiochip=N`` (a number) or ``gpiochip=LABEL`` (the chip driver's label, resolved on first GPIO use)."""
+    raw = url.options.get("gpiochip")
+    if raw is None:
+        return None
+    if raw.strip().isdigit():
+        return url.int_option("gpiochip", -1, minimum=0, maximum=63)
+    if not raw.strip() or any(ch.isspace() or not ch.isprintable() for ch in raw.strip()):
+        raise InvalidAdapterURL(f"{url}: option gpiochip={raw!r} must be a chip number (gpiochip=0) or its label "
+                                "as gpiodetect shows it (gpiochip=pinctrl-rp1)")
+    return raw.strip()
+
+
 def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPolicy) -> LinuxAdapter:
     """Backend hook: open ``linux://``."""
     url.check_options(OPTIONS)
@@ -611,6 +634,6 @@ def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPol
         from edge_agent.pins import get_board
 
         get_board(board)  # unknown boards fail now, listing the known ones
-    chip = url.int_option("gpiochip", -1, minimum=0, maximum=63) if "gpiochip" in url.options else None
+    chip = _chip_option(url)
     return LinuxAdapter(url, name=name, board=board, safety=safety, i2c_buses=_int_list(url, "i2c"),
                         spi_devices=_spi_list(url), gpiochip=chip)

@@ -13,12 +13,21 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import gpiozero.pins.local
-import lgpio
 import pytest
 
 from edge_agent.bus import gpiochip, open_adapter
-from edge_agent.errors import AdapterUnavailableError, BusBusyError, BusPermissionError, InvalidAddressError
+from edge_agent.errors import (
+    AdapterUnavailableError,
+    BusBusyError,
+    BusPermissionError,
+    InvalidAdapterURL,
+    InvalidAddressError,
+)
+
+# lgpio is the linux extra's GPIO library on x86 and the system's python3-lgpio on a Pi; without it
+# (a venv on ARM that cannot see the system's packages) these tests skip.
+lgpio = pytest.importorskip("lgpio", reason="linux:// GPIO tests need lgpio")
+gpiozero_local = pytest.importorskip("gpiozero.pins.local", reason="linux:// GPIO tests need gpiozero")
 
 LG_CANNOT_OPEN_CHIP, LG_BAD_GPIO_NUMBER, LG_GPIO_BUSY = -78, -73, -79
 GPIO_IS_OUT = 1 << 1
@@ -99,7 +108,7 @@ def chips(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeChips
         if name.startswith("_g"):
             monkeypatch.setattr(lgpio._lgpio, name, getattr(fake, name))
     monkeypatch.setattr(gpiochip, "DEV_DIR", tmp_path)
-    monkeypatch.setattr(gpiozero.pins.local, "get_pi_revision", lambda: 0xA02082)  # a Pi 3B
+    monkeypatch.setattr(gpiozero_local, "get_pi_revision", lambda: 0xA02082)  # a Pi 3B
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     fake.add(0, "9030000.pl061", 8)
     fake.add(2, "gpio-sim.0-node0", 8, held={4: "button-daemon"})
@@ -156,3 +165,53 @@ def test_a_chip_that_does_not_exist_lists_the_ones_that_do(chips: FakeChips) -> 
 
 def test_gpio_chips_lists_them_like_gpiodetect(chips: FakeChips) -> None:
     assert gpiochip.gpio_chips() == ["gpiochip0 [9030000.pl061] (8 lines)", "gpiochip2 [gpio-sim.0-node0] (8 lines)"]
+
+
+def test_a_chip_named_by_label_is_found_whatever_its_number(chips: FakeChips) -> None:
+    """A board's header chip keeps its label when probe order renumbers it (the Pi 5's RP1 chip moved
+    from gpiochip4 to gpiochip0 between kernels): gpiochip=LABEL opens the chip that has it now."""
+    chips.add(4, "pinctrl-rp1", 54)
+    adapter = _adapter("linux://?gpiochip=pinctrl-rp1")
+    try:
+        adapter.gpio_write(17, 1)
+        assert chips.chips[4]["level"][17] == 1
+        assert 17 not in chips.chips[0]["level"] and 17 not in chips.chips[2]["level"]
+    finally:
+        adapter.close()
+
+
+def test_a_label_no_chip_has_lists_the_chips_there_are(chips: FakeChips) -> None:
+    adapter = _adapter("linux://?gpiochip=pinctrl-rp1")
+    with pytest.raises(AdapterUnavailableError) as info:
+        adapter.gpio_read(17)
+    text = str(info.value)
+    assert "no GPIO chip is labelled 'pinctrl-rp1'" in text
+    assert "gpiochip0 [9030000.pl061] (8 lines); gpiochip2 [gpio-sim.0-node0] (8 lines)" in text
+    assert chips.chips[0]["level"] == {} and chips.chips[2]["out"] == {}  # nothing claimed on the way
+
+
+def test_a_label_two_chips_share_is_refused_not_guessed(chips: FakeChips) -> None:
+    chips.add(3, "gpio-sim.0-node0", 4)
+    adapter = _adapter("linux://?gpiochip=gpio-sim.0-node0")
+    with pytest.raises(InvalidAdapterURL, match=r"more than one GPIO chip is labelled .*\(gpiochip2, gpiochip3\)"):
+        adapter.gpio_read(1)
+    assert chips.chips[2]["out"] == {} and chips.chips[3]["out"] == {}
+
+
+def test_a_label_on_chips_the_user_may_not_open_names_the_group(chips: FakeChips,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(gpiochip.os, "access", lambda p, mode: False)
+    adapter = _adapter("linux://?gpiochip=pinctrl-rp1")
+    with pytest.raises(BusPermissionError, match=r"could not be asked: .* belongs to group '.*': add the user"):
+        adapter.gpio_read(17)
+
+
+def test_line_errors_on_a_chip_named_by_label_name_its_number(chips: FakeChips) -> None:
+    adapter = _adapter("linux://?gpiochip=gpio-sim.0-node0")
+    try:
+        with pytest.raises(InvalidAddressError, match=r"gpiochip2 \[gpio-sim.0-node0\] has 8 lines"):
+            adapter.gpio_read(22)
+        with pytest.raises(BusBusyError, match="GPIO 4 on gpiochip2 is in use by 'button-daemon'"):
+            adapter.gpio_read(4)
+    finally:
+        adapter.close()
