@@ -19,16 +19,32 @@ from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
-import aardvark_py as aa
 import pytest
-import spidev
-from pyftdi.i2c import I2cNackError
-from pyftdi.usbtools import UsbToolsError
-from smbus2 import smbus2 as smbus_mod
-from usb.core import USBError
 
 from edge_agent.bus.sim.world import SimWorld, load_scenario
 from edge_agent.errors import AdapterUnavailableError, BusBusyError, BusTimeoutError, I2CNackError
+
+# Each vendor library is an optional extra, and not every machine has every one (aardvark_py has no
+# wheel for ARM; spidev on a Pi comes from the system's python3-spidev). The fakes below refer to
+# them only when used; the fixture that needs one skips its tests when it is missing.
+try:
+    import aardvark_py as aa
+except ImportError:
+    aa = None
+try:
+    import spidev
+except ImportError:
+    spidev = None
+try:
+    from smbus2 import smbus2 as smbus_mod
+except ImportError:
+    smbus_mod = None
+try:
+    from pyftdi.i2c import I2cNackError
+    from pyftdi.usbtools import UsbToolsError
+    from usb.core import USBError
+except ImportError:
+    I2cNackError = UsbToolsError = USBError = None
 
 # --- linux: kernel i2c-dev and spidev -------------------------------------------------------------------------
 
@@ -604,6 +620,8 @@ def bench_world(i2c_buses: list[int], spi_buses: list[int]) -> SimWorld:
 @pytest.fixture
 def linux_env(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """A host with /dev/i2c-1 and /dev/spidev0.0/0.1 reaching the bench parts; gpiozero's MockFactory for GPIO."""
+    for module in ("smbus2", "spidev", "gpiozero"):
+        pytest.importorskip(module, reason=f"linux:// tests need {module} (the linux extra)")
     world = bench_world([1], [0])
     kernel = KernelI2C(world, [1])
     monkeypatch.setattr(smbus_mod, "ioctl", kernel.ioctl)
@@ -617,6 +635,7 @@ def linux_env(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 @pytest.fixture
 def aardvark_env(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """One Aardvark (serial 2237-170206, port 0) whose I2C reaches the bench parts and whose SS has a loopback."""
+    pytest.importorskip("aardvark_py", reason="aardvark:// tests need aardvark_py (x86_64 only)")
     world = bench_world([0], [0])
     world.attach_spi("loopback", bus=0, cs=0)
     api = FakeAardvarkAPI(world)
@@ -627,6 +646,7 @@ def aardvark_env(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
 @pytest.fixture
 def ftdi_env(monkeypatch: pytest.MonkeyPatch) -> SimpleNamespace:
     """An FT232H (pyftdi controllers faked) reaching the bench parts."""
+    pytest.importorskip("pyftdi", reason="ftdi:// tests need pyftdi (the ftdi extra)")
     from edge_agent.bus import ftdi as ftdi_backend
 
     world = bench_world([0], [0])

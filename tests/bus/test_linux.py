@@ -29,6 +29,11 @@ from edge_agent.errors import (
 
 URL = "linux://?i2c=1&spi=0.0,0.1&board=rpi-4b"
 
+# The backend imports smbus2, spidev and gpiozero (the linux extra; spidev and lgpio come from the
+# system's packages on a Pi): without them every test here skips.
+for _module in ("smbus2", "spidev", "gpiozero"):
+    pytest.importorskip(_module, reason=f"linux:// tests need {_module}")
+
 
 @pytest.fixture
 def linux(linux_env: SimpleNamespace) -> Iterator[Adapter]:
@@ -203,7 +208,7 @@ def test_without_a_board_only_gpio_numbers_are_accepted(linux_env: SimpleNamespa
         adapter.resolve_pin("red_led")
 
 
-@pytest.mark.parametrize("url", ["linux://?i2c=x", "linux://?spi=0", "linux://?gpiochip=abc", "linux://dev",
+@pytest.mark.parametrize("url", ["linux://?i2c=x", "linux://?spi=0", "linux://?gpiochip=", "linux://?gpiochip=a%20b", "linux://dev",
                                  "linux://?i2c=1&speed=4"])
 def test_bad_linux_urls_are_rejected(url: str) -> None:
     with pytest.raises(InvalidAdapterURL):
@@ -224,6 +229,7 @@ def test_driver_in_normal_mode_only_reads(linux_env: SimpleNamespace) -> None:
 def test_without_a_gpio_chip_the_real_lgpio_factory_reports_adapter_unavailable(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """This machine has no /dev/gpiochip*: gpiozero's LGPIOFactory fails in lgpio, and that surfaces cleanly."""
+    pytest.importorskip("lgpio", reason="needs lgpio")
     monkeypatch.delenv("GPIOZERO_PIN_FACTORY", raising=False)
     adapter = open_adapter("linux://?gpiochip=0&board=rpi-4b")
     with pytest.raises(AdapterUnavailableError) as info:

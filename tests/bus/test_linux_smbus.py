@@ -31,6 +31,11 @@ URL = "linux://?i2c=1"
 I2C_SMBUS_READ, I2C_SMBUS_WRITE = 1, 0
 BYTE, BYTE_DATA, WORD_DATA, I2C_BLOCK = 1, 2, 3, 8
 
+# The backend imports smbus2, spidev and gpiozero (the linux extra; spidev and lgpio come from the
+# system's packages on a Pi): without them every test here skips.
+for _module in ("smbus2", "spidev", "gpiozero"):
+    pytest.importorskip(_module, reason=f"linux:// tests need {_module}")
+
 
 @pytest.fixture
 def stub(linux_env: SimpleNamespace) -> Iterator[Adapter]:
