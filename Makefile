@@ -6,6 +6,9 @@ PY := $(VENV)/bin/python
 STATE ?= .state
 EXTRAS ?= dev,linux,aardvark,ftdi,bridge,pdf,kumiho,mcp,ml,agent,secrets
 STAMP := $(VENV)/.installed-$(shell echo '$(EXTRAS)' | tr ',' '-')
+# On ARM (a Raspberry Pi) spidev and lgpio come from the system's python3-spidev and python3-lgpio, as
+# docs/install-arm.md explains (no wheels; the linux extra leaves them out there): the venv sees them.
+VENV_FLAGS ?= $(if $(filter aarch64 armv7l armv6l,$(shell uname -m)),--system-site-packages,)
 
 .PHONY: run test lint docs bench firmware wheel clean install arm-check agent-eval field-check
 
@@ -13,7 +16,7 @@ install: $(STAMP)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { echo "edge-agent needs Python >= 3.11 (set PYTHON=...)"; exit 1; }
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	test -x $(PY) || $(PYTHON) -m venv $(VENV_FLAGS) $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q -e '.[$(EXTRAS)]'
 	rm -f $(VENV)/.installed-*
@@ -21,8 +24,12 @@ $(STAMP): pyproject.toml
 
 # The runtime's main job on the embedded defaults: simulated board, bundled datasheets,
 # state under ./.state, upstream sync off.
+# A checkout runs on its own configuration: ./edge-agent.toml when it has one, else the embedded defaults
+# ('none'), never an installed service's /etc/edge-agent/edge-agent.toml (that board config belongs to the
+# service, which holds its lines; a second daemon on it would contend for them). CONFIG=FILE picks another.
+CONFIG ?= $(if $(wildcard edge-agent.toml),edge-agent.toml,none)
 run: $(STAMP)
-	$(VENV)/bin/edge-agent --state $(STATE) run
+	$(VENV)/bin/edge-agent --config $(CONFIG) --state $(STATE) run
 
 test: $(STAMP)
 	$(PY) -m ruff check edge_agent tests bench

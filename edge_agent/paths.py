@@ -4,7 +4,9 @@ Precedence, highest first:
 
 * config file: ``--config FILE`` -> ``EDGE_AGENT_CONFIG`` -> ``./edge-agent.toml`` ->
   ``$CONFIGURATION_DIRECTORY/edge-agent.toml`` (systemd) -> ``/etc/edge-agent/edge-agent.toml``;
-  none found means the embedded defaults.
+  none found means the embedded defaults. ``--config none`` (or ``EDGE_AGENT_CONFIG=none``) asks for the
+  embedded defaults without looking anywhere: a checkout's ``make run`` uses it when the checkout has no
+  ``edge-agent.toml``, so it never picks up the installed service's board config from /etc.
 * state directory: ``--state DIR`` -> ``EDGE_AGENT_STATE`` -> ``$STATE_DIRECTORY`` (systemd) ->
   ``$XDG_STATE_HOME/edge-agent`` -> ``~/.local/state/edge-agent``.
 """
@@ -24,13 +26,16 @@ PRIVATE_FILE_MODE = 0o600
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The --config / $EDGE_AGENT_CONFIG value that means "the embedded defaults, no file" (a file of that name
+#: in the working directory is still reachable as ./none).
+NO_CONFIG = "none"
+
+
 def find_config(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     """Return the config file to load, or None for the embedded defaults."""
-    if explicit:
-        return Path(explicit)
-    env = os.environ.get("EDGE_AGENT_CONFIG")
-    if env:
-        return Path(env)
+    for given in (explicit, os.environ.get("EDGE_AGENT_CONFIG")):
+        if given:
+            return None if os.fspath(given) == NO_CONFIG else Path(given)
     candidates = [Path("edge-agent.toml")]
     if os.environ.get("CONFIGURATION_DIRECTORY"):
         candidates.append(Path(os.environ["CONFIGURATION_DIRECTORY"].split(":")[0]) / "edge-agent.toml")

@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Edge runtime that lets AI agents work with real hardware boards safely, offline.",
     )
     parser.add_argument("--config", metavar="FILE", help="config file (default: $EDGE_AGENT_CONFIG, "
-                        "./edge-agent.toml, /etc/edge-agent/edge-agent.toml, else embedded defaults)")
+                        "./edge-agent.toml, /etc/edge-agent/edge-agent.toml, else embedded defaults); "
+                        "'none' for the embedded defaults")
     parser.add_argument("--state", metavar="DIR", help="state directory (default: $EDGE_AGENT_STATE, "
                         "$STATE_DIRECTORY, ~/.local/state/edge-agent)")
     parser.add_argument("-v", "--verbose", action="count", default=0, help="more log output (repeatable)")
