@@ -19,6 +19,8 @@ import threading
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
+from itertools import repeat
+from operator import ge
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +30,7 @@ from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import MAX_CHARS
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
-from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, stored_ids
+from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, id_mask, mask_diff, stored_ids
 
 log = logging.getLogger("edge_agent.rag")
 
@@ -78,12 +80,12 @@ class IndexStore:
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
         self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
-        self._postings = Postings(TermStore(None), set(), {}, ChunkTable(), Counter())
+        self._postings = Postings(TermStore(None), bytearray(), {}, ChunkTable(), Counter())
         self._fresh: dict[int, dict[str, float]] = {}  # postings of chunks indexed in this pass
         self._next_id = 1
         self._builder: SnapshotBuilder | None = None
         self._meta: ChunkTable | None = None  # live chunks, kept in step
-        self._base_ids: set[int] | None = None  # chunks the stored postings cover
+        self._base_ids: bytearray | None = None  # chunks the stored postings cover (a byte per chunk id)
         self._seen_gen: Any = None  # the index generation this process last saw or wrote
         self._max_file_bytes = MAX_FILE_BYTES
         self.stats: dict[str, int] = {}
@@ -162,11 +164,10 @@ class IndexStore:
                 if self._builder is not None:  # one posting per chunk and term: the df of each term
                     self._builder.write(self._conn)
                     self._df.update(self._builder.df)
-                    self._base_ids = set(self._builder.ids)
+                    self._base_ids = id_mask(self._builder.ids)
                     self._builder = None
                 changed = bool(stats["indexed"] or stats["removed"] or row is None)
-                if changed:
-                    self._df = +self._df  # drop zero counts
+                if changed:  # (a removal drops the terms it leaves in no chunk)
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
                                        (marshal.dumps(dict(self._df)),))
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('next_id', ?)", (self._next_id,))
@@ -251,26 +252,28 @@ class IndexStore:
         if self._base_ids is None:
             self._base_ids = stored_ids(self._conn)
         base_ids = self._base_ids
-        live_ids = set(live.ids())
-        stale = (len(live_ids - base_ids) + len(base_ids - live_ids)) if base_ids is not None else 0
-        if base_ids is None or stale > max(50, len(live) // 5):
+        files = live.arrays()[0]
+        new_ids = mask_diff(files, base_ids) if base_ids is not None else []
+        tomb = mask_diff(base_ids, bytearray(map(ge, files, repeat(0)))) if base_ids is not None else []
+        if base_ids is None or len(new_ids) + len(tomb) > max(50, len(live) // 5):
             builder = SnapshotBuilder(self._conn)
             for cid, rel, heading, body, tf in self._conn.execute(
                     "SELECT id, rel, heading, text, tf FROM chunks ORDER BY id"):
                 builder.add(cid, _stored_tf(rel, heading, body, tf))
             builder.write(self._conn)
-            base_ids = self._base_ids = set(builder.ids)
+            base_ids = self._base_ids = id_mask(builder.ids)
+            new_ids, tomb = [], []
             del builder
         fresh = self._fresh
         delta: dict[int, dict[str, float]] = {}
-        for cid in sorted(live_ids - base_ids):
+        for cid in new_ids:
             if cid in fresh:
                 delta[cid] = fresh[cid]
             else:
                 r = self._conn.execute("SELECT rel, heading, text, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
                 delta[cid] = _stored_tf(*r)
         self._fresh = {}
-        return Postings(TermStore(self._conn), base_ids, delta, live, self._df)
+        return Postings(TermStore(self._conn), base_ids, delta, live, self._df, set(tomb))
 
     @staticmethod
     def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
@@ -288,9 +291,14 @@ class IndexStore:
         return out
 
     def _delete(self, rel: str) -> None:
+        df = self._df
         for cid, heading, body, tf in self._conn.execute(
                 "SELECT id, heading, text, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
-            self._df.subtract(_stored_tf(rel, heading, body, tf).keys())
+            terms = _stored_tf(rel, heading, body, tf).keys()
+            df.subtract(terms)
+            for t in terms:
+                if df[t] <= 0:
+                    del df[t]
             if self._meta is not None:
                 self._meta.pop(cid, None)
         self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
