@@ -33,6 +33,8 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert tokens("bit clock") == tokens("BCLK")
     assert tokens("refreshed") == tokens("update")
     assert tokens("MPU-6050") == tokens("mpu6050")
+    assert tokens("aux spi") == tokens("auxiliary SPI")
+    assert tokens("barometer") == tokens("pressure")
 
 
 def test_informal_board_and_part_names_are_detected() -> None:
