@@ -94,6 +94,9 @@ sense-hat; ATMEL_CS; GPIO8
 enviro-plus; LCD_DC; GPIO9
 unicorn-hat; DATA; GPIO18
 enviro-phat; LEDS; GPIO4
+arduino-mega2560; 13; PB7
+arduino-nano; 13; PB5
+nucleo-g071rb; 13; PA5
 """) + _set("""
 nucleo-f401re; red_led; PA5
 rpi-pico; i2c_sda; GP4

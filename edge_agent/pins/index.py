@@ -9,7 +9,9 @@ count.
 Lookup of a name on a board (first hit wins):
 
 1. an integer (``13`` or ``"13"``): the board's integer convention (Arduino number on Nucleo-64 and
-   Uno boards, BCM number on a Pi, GPIO number on an ESP32, GP number on a Pico);
+   Uno boards, BCM number on a Pi, GPIO number on an ESP32, GP number on a Pico); on a board known only
+   from datasheets, the numberings its names use (``D13``, ``GPIO13``, ``GP13``, ``IO13``, ``P0.13``),
+   ambiguous when two of them give different pins;
 2. the name exactly as written (case and separators included) when it names one pin: a native name,
    board spelling (``BCM17``, ``IO2``, ``LED_BUILTIN``), header position (``J8-11``), LED or button
    label, or a datasheet name;
@@ -358,6 +360,8 @@ class PinIndex:
 
     def _lookup_names(self, idx: _BoardNames, name: str) -> Pin:
         found = _by_name(idx, name)
+        if found is None and int_value(name) is not None:
+            found = _numbered(idx, name)
         if found is None:
             raise self._unknown(idx, name)
         return found
@@ -477,6 +481,33 @@ def _by_name(idx: _BoardNames, name: str) -> Pin | None:
         matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
         raise AmbiguousPinError(idx.board_id, name, sorted(same, key=_natural), matches)
     return None
+
+
+#: How a bare number is written on boards known only from datasheets: the Arduino number (``D13``), the
+#: GPIO number (``GPIO13``, ``GP13``, ``IO13``) or pin 13 of port 0 (``P0.13``).
+_NUMBER_SPELLINGS = ("D{n}", "GPIO{n}", "GP{n}", "IO{n}", "P0.{n:02d}")
+_ARDUINO_NAME = re.compile(r"D\d{1,2}")
+
+
+def _numbered(idx: _BoardNames, name: str) -> Pin | None:
+    """A bare number on a board known only from datasheets, read through the numbering its datasheets use;
+    a number two of those numberings give different pins (13 = D13 = P1.15 or P0.13 on an nRF52 DK) is
+    ambiguous."""
+    n = int_value(name)
+    assert n is not None
+    found: dict[str, tuple[str, Pin]] = {}
+    arduino = sum(1 for k in idx.keyed if _ARDUINO_NAME.fullmatch(k)) >= 3  # an Arduino header, not a chip's D1
+    for spelling in _NUMBER_SPELLINGS if arduino else _NUMBER_SPELLINGS[1:]:
+        written = spelling.format(n=n)
+        try:
+            pin = _by_name(idx, written)
+        except AmbiguousPinError:
+            continue
+        if pin is not None:
+            found.setdefault(pin.name, (written, pin))
+    if len(found) > 1:
+        raise AmbiguousPinError(idx.board_id, name, [f"{w} ({p})" for p, (w, _) in found.items()])
+    return next(iter(found.values()))[1] if found else None
 
 
 def _native(idx: _BoardNames, name: str | int) -> Pin | None:
