@@ -35,6 +35,8 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert tokens("MPU-6050") == tokens("mpu6050")
     assert tokens("aux spi") == tokens("auxiliary SPI")
     assert tokens("barometer") == tokens("pressure")
+    assert "cs" in tokens("CE1") and "cs" in tokens("NSS") and tokens("chip enable") == tokens("chip select")
+    assert "ain" in tokens("AIN7") and tokens("analog inputs") == tokens("analogue input")
 
 
 def test_informal_board_and_part_names_are_detected() -> None:
