@@ -210,7 +210,8 @@ class HardwareRag(IndexStore):
                                 scoped=boosts, other_boards=_board_file_tags(),
                                 exact=exact,
                                 has_term=postings.has, file_terms=self._file_terms,
-                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])})
+                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])},
+                                overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]})
             out: list[Chunk] = []
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]

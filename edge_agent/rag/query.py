@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import heapq
 import re
+from collections import Counter
 from collections.abc import Callable, Collection, Iterable
 
 from edge_agent.pins import PinIndex, name_key
@@ -41,6 +42,9 @@ SAME_FILE = 0.8
 #: but without the context (function, polarity, conflicts) the question is after; the agent gets the
 #: aliases of the pins it names as their own context block anyway.
 ALIAS_LIST = 0.6
+#: Score multiplier of a file's overview (the text under its title, before the first section) when a section of
+#: the same file is also a candidate: the overview names the part and its features, the section holds the fact.
+OVERVIEW = 0.85
 _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
@@ -183,11 +187,12 @@ def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> 
 def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
            scoped: Collection[str], other_boards: Collection[str], exact: list[str],
            has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
-           alias_lists: Collection[int] = (),
+           alias_lists: Collection[int] = (), overviews: Collection[int] = (),
            ) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module."""
     scored: list[tuple[float, str, int, int, bool]] = []
     any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
+    files = Counter(rel for _, rel, _, _ in candidates)
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
@@ -197,6 +202,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
             score *= 1.0 + EXACT_BONUS * held / len(wanted)
         if cid in alias_lists:
             score *= ALIAS_LIST
+        if cid in overviews and files[rel] > 1:
+            score *= OVERVIEW
         scored.append((score, rel, idx, cid, demoted))
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).

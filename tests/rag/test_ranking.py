@@ -216,3 +216,14 @@ def test_a_long_best_result_is_cut_to_the_rows_that_answer_with_their_table_head
     assert "| 17 | GPIO17 | plain line number 17 of the header |" in lines and "…" in lines
     assert "Ground pins" in rag.search("which are the ground pins", limit=1)[0].text
     assert any(c.text == "GPIO17 is a plain line of the header." for c in got)  # a short section comes whole
+
+
+def test_a_files_overview_yields_to_its_section_that_holds_the_fact(tmp_path: Path) -> None:
+    _write(tmp_path, "buzzer-hat.md", "# Buzzer HAT\n\nA teaching HAT with a buzzer and a button.\n\n"
+           "## Header usage\n\n| Part | BCM | Notes |\n| --- | --- | --- |\n| Buzzer | GPIO5 | active high, "
+           "driven through a transistor from the header |\n| Button | GPIO25 | pulled up on the board |\n")
+    got = HardwareRag.load(tmp_path).search("buzzer hat buzzer pin")
+    assert got[0].heading == "Buzzer HAT > Header usage"
+    alone = tmp_path / "solo"
+    _write(alone, "note.md", "# Buzzer note\n\nThe buzzer sits on GPIO5.\n")
+    assert HardwareRag.load(alone).search("buzzer pin")[0].heading == "Buzzer note"  # a file with one chunk
