@@ -24,7 +24,7 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 9
+TOKENIZER_VERSION = 10
 
 _VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".

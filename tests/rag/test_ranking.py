@@ -37,6 +37,7 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert tokens("barometer") == tokens("pressure")
     assert "cs" in tokens("CE1") and "cs" in tokens("NSS") and tokens("chip enable") == tokens("chip select")
     assert "ain" in tokens("AIN7") and tokens("analog inputs") == tokens("analogue input")
+    assert tokens("USB vendor ID") == tokens("usb VID")
 
 
 def test_informal_board_and_part_names_are_detected() -> None:
