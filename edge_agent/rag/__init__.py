@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 
 BOARD_BOOST = 1.5
 #: Boost of a board or part the question itself names (stronger evidence than a configured board).
-DETECTED_BOOST = 2.0
+DETECTED_BOOST = 3.0
 DEFAULT_LIMIT = 5
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
