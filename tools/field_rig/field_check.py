@@ -13,7 +13,11 @@ SPI bus to the device tree QEMU generates, download the aarch64 wheels the docum
 (cached by the project's requirements), build the project's wheel, boot a throwaway overlay of the image
 with a 9p share carrying all of that, wait for the guest to power off, print the results table.
 
-    python3 tools/field_rig/field_check.py [--only STEP ...] [--keep] [--timeout S]
+    python3 tools/field_rig/field_check.py [--only STEP ...] [--no-install] [--keep] [--timeout S]
+
+``--only`` with ``--no-install`` is the quick loop for working on one step (about two minutes): the
+guest sets up the simulated hardware and the Pi user, then runs just the chosen steps, without the
+documented installs (steps that need the installed project then fail; the kernel-level ones do not).
 
 Exit status: 0 when every step passed, 1 when one failed, 2 when the rig itself could not run.
 Environment: EDGE_AGENT_FIELD_RIG_CACHE moves the cache (default ~/.cache/edge_agent/field-rig).
@@ -133,7 +137,8 @@ def checkout_files() -> list[str]:
     return [p for p in out.decode().split("\0") if p and (ROOT / p).is_file()]
 
 
-def make_share(work: Path, wheels: Path, only: list[str]) -> Path:
+def make_share(work: Path, wheels: Path, only: list[str], no_install: bool = False,
+               probes: list[str] | None = None) -> Path:
     share = work / "share"
     (share / "out").mkdir(parents=True)
     shutil.copytree(HERE / "guest", share / "guest")
@@ -147,7 +152,8 @@ def make_share(work: Path, wheels: Path, only: list[str]) -> Path:
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(ROOT / rel, src / rel)
     (share / "guest" / "plan.json").write_text(json.dumps({"only": only, "docs": list(DOCS),
-                                                          "resume": REUSE is not None}))
+                                                          "resume": REUSE is not None,
+                                                          "no_install": no_install, "probes": probes or []}))
     for dirpath, dirnames, filenames in os.walk(share):
         for name in dirnames + filenames:
             path = Path(dirpath) / name
@@ -224,6 +230,90 @@ def _follow(path: Path, stop: threading.Event) -> None:
         stop.wait(2)
 
 
+def host_venv(wheel: Path) -> Path:
+    """A venv on this host with the project and the extras docs/deployment.md installs under the service
+    (the guest's /opt/edge-agent/venv), so the two daemons import the same packages (cached; the project
+    itself is reinstalled from this run's wheel)."""
+    doc = (ROOT / "docs/deployment.md").read_text()
+    m = re.search(r"\.whl\)\[([a-z0-9_,-]+)\]", doc)
+    extras = m.group(1) if m else "linux,mcp"
+    venv = CACHE / f"host-venv-{hashlib.sha256(extras.encode()).hexdigest()[:8]}"
+    pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    if not (venv / ".done").exists():
+        shutil.rmtree(venv, ignore_errors=True)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        subprocess.run([*pip, f"{wheel}[{extras}]"], check=True, capture_output=True)
+        (venv / ".done").write_text(extras)
+    else:
+        subprocess.run([*pip, "--no-deps", "--force-reinstall", str(wheel)], check=True, capture_output=True)
+    return venv
+
+
+def host_baseline(config: Path, work: Path, wheel: Path) -> dict[str, object]:
+    """The guest's bench step repeated on this x86 host, the same way: the daemon started with systemd's
+    notify protocol (a socket we listen on stands in for systemd), timed to READY=1, its VmRSS there and
+    after one routed read and a status, VmHWM, and the same-run baselines (bare interpreter, MCP import).
+
+    Same configuration as the guest's service; there is no such hardware here, so the board's adapter
+    may report unavailable and the routed read be answered with that error (a served request all the same).
+    """
+    import signal
+    import socket
+
+    venv_bin = host_venv(wheel) / "bin"
+    state = work / "host-state"
+    notify = work / "notify.sock"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(notify))
+    sock.settimeout(1.0)
+    env = {**os.environ, "NOTIFY_SOCKET": str(notify)}
+    cli = [str(venv_bin / "edge-agent"), "--config", str(config), "--state", str(state)]
+    log_path = work / "host-daemon.log"
+    out: dict[str, object] = {"load_average": os.getloadavg()[0]}
+    t0 = time.monotonic()
+    with log_path.open("w") as log_fh:
+        proc = subprocess.Popen([*cli, "run", "--port", "0"], env=env, stdout=log_fh, stderr=subprocess.STDOUT)
+    try:
+        ready = False
+        while not ready and time.monotonic() - t0 < 300 and proc.poll() is None:
+            try:
+                ready = b"READY=1" in sock.recv(4096)
+            except TimeoutError:
+                pass
+        if not ready:
+            return {"error": f"no READY=1 from the host daemon: {log_path.read_text()[-300:]}"}
+        out["start_to_ready_s"] = round(time.monotonic() - t0, 2)
+
+        def status_kb() -> dict[str, int]:
+            text = Path(f"/proc/{proc.pid}/status").read_text()
+            return {k: int(v.split()[0]) for k, v in (ln.split(":", 1) for ln in text.splitlines())
+                    if k in ("VmRSS", "VmHWM")}
+
+        out["rss_kb_ready"] = status_kb()["VmRSS"]
+        m = re.search(r"ready in ([\d.]+)s", log_path.read_text())
+        out["ready_s"] = float(m.group(1)) if m else None
+        subprocess.run([*cli, "gpio", "read", "GPIO22", "--adapter", "pi"], capture_output=True, check=False)
+        subprocess.run([*cli, "status"], capture_output=True, check=False)
+        after = status_kb()
+        out["rss_kb_served"], out["hwm_kb"] = after["VmRSS"], after["VmHWM"]
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        sock.close()
+    python = str(venv_bin / "python")
+    bare = subprocess.run([python, "-c", "print(open('/proc/self/status').read())"], capture_output=True,
+                          text=True, check=True).stdout
+    out["bare_python_rss_kb"] = int(re.search(r"VmRSS:\s+(\d+)", bare).group(1))  # type: ignore[union-attr]
+    t1 = time.monotonic()
+    subprocess.run([python, "-c", "import mcp.server.mcpserver, uvicorn"], check=True)
+    out["import_mcp_s"] = round(time.monotonic() - t1, 2)
+    return out
+
+
 def report(results: list[dict[str, object]]) -> tuple[str, bool]:
     """The results table (markdown) and whether every step passed."""
     rows = ["| step | result | s | detail |", "| --- | --- | ---: | --- |"]
@@ -238,6 +328,11 @@ def report(results: list[dict[str, object]]) -> tuple[str, bool]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", action="append", default=[], help="run only steps whose name starts with this")
+    parser.add_argument("--no-install", action="store_true",
+                        help="skip the documented installs (with --only: a quick run of kernel-level steps)")
+    parser.add_argument("--probe", action="append", default=[], metavar="CMD",
+                        help="after the setup steps, run this shell command in the guest as root and record its "
+                             "output (repeatable; for investigating a failing step)")
     parser.add_argument("--keep", action="store_true", help="keep the work directory (overlay, share, logs)")
     parser.add_argument("--timeout", type=float, default=2400, help="seconds the guest may run (default 2400)")
     parser.add_argument("--reuse-overlay", type=Path, help="boot this kept overlay again (skips the install steps)")
@@ -257,7 +352,7 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix="run-", dir=CACHE))
     try:
         dtb = device_tree(work)
-        share = make_share(work, wheels, args.only)
+        share = make_share(work, wheels, args.only, args.no_install, args.probe)
         t_prep = time.monotonic() - t0 - t_image
         log(f"booting the guest (share {share}); extras {','.join(extras)}")
         code, seconds = boot(image, dtb, share, work, args.timeout)
@@ -276,6 +371,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"the guest reported no results (qemu exit {code}); console log: {last / 'console.log'}")
             return 2
         table, ok = report(results)
+        guest_bench = share / "out" / "bench.json"
+        if guest_bench.exists() and (share / "out" / "edge-agent.toml").exists():
+            log("the same start-up and memory figures on this host (x86 baseline)")
+            both = {"arm64_guest": json.loads(guest_bench.read_text()),
+                    "x86_host": host_baseline(share / "out" / "edge-agent.toml", work,
+                                              next((share / "wheels").glob("edge_agent-*.whl")))}
+            (last / "bench.json").write_text(json.dumps(both, indent=1))
+            print(json.dumps(both))
         finished = (share / "out" / "finished").exists()
         if not finished:
             table += "\n| (the suite did not finish: the guest stopped before its last step) | FAIL | | |"
