@@ -365,12 +365,16 @@ engineer's words over `../shared/corpus/datasheets` and the bundled datasheets: 
 (`bench/_rag_heldout.py`), written before the first ranking changes and only measured; and held-out 2
 (`bench/_rag_heldout2.py`: pin names as the only hint of the board, the shared Pi header asked through
 one model, two-pair tables, everyday words), written before pin names took part in the ranking and
+only measured; and held-out 3 (`bench/_rag_heldout3.py`: the same kinds plus register lookups,
+alternate functions and electrical limits), written before the next round of ranking changes and
 only measured. A hit is a result from the right file whose text holds the answer; "within 2,048
 chars" counts a hit when the answer lies in the first 2,048 characters of the results joined in rank
 order (what one 512-token context slot holds). Targets: hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >=
 0.95 on the tuning and first held-out set; hit@1 >= 0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on
-held-out 2; query p50 >= 20x the reference. Each scale system runs in its own subprocess so peak RSS
-is its own; "without numpy" blocks the numpy import as on the base install.
+held-outs 2 and 3; query p50 >= 20x the reference. Pin lookups (`bench/_pin_lookups.py`, `pins resolve
+NAME --board B` over the same two directories) are counted right when they return the datasheet's pin.
+Each scale system runs in its own subprocess so peak RSS is its own; "without numpy" blocks the numpy
+import as on the base install.
 """
 
 
@@ -405,6 +409,12 @@ def render() -> str:
             lines.append(f"- {set_name}: " + ("every quality target met." if not short else
                                                 "target missed: " + ", ".join(short) + "."))
         lines += ["", _BEFORE, ""]
+        pins = pin_lookups()
+        lines += ["Pin lookups (`pins resolve NAME --board B`; tuning = the lookups pin-index changes were tried on):",
+                  "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
+        lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
+        misses = [m for _, (_, _, ms) in pins.items() for m in ms]
+        lines += ["", "Misses: " + ("; ".join(misses) if misses else "none") + ".", ""]
     tmp = Path(tempfile.mkdtemp(prefix="rag-bench-"))
     try:
         size = generate(tmp / "corpus")

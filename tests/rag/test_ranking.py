@@ -173,10 +173,17 @@ def test_pin_alias_sections_yield_to_the_prose_and_tables_that_explain_the_pin(t
 
 
 def test_second_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
-    """Regression floor at the level measured when pin names joined the ranking (see BENCHMARKS.md); the
-    set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
+    """Regression floor one question under the level measured when this round's ranking landed (see
+    BENCHMARKS.md); the set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
     hit1, hit3, within = _rates(HELD_OUT_2, shared_corpus)
-    assert hit1 >= 0.65 and hit3 >= 0.87 and within >= 0.8, (hit1, hit3, within)
+    assert hit1 >= 0.75 and hit3 >= 0.91 and within >= 0.89, (hit1, hit3, within)
+
+
+def test_third_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
+    """Regression floor one question under the level measured when this round's ranking landed (see
+    BENCHMARKS.md); the set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
+    hit1, hit3, within = _rates(HELD_OUT_3, shared_corpus)
+    assert hit1 >= 0.81 and hit3 >= 0.94 and within >= 0.92, (hit1, hit3, within)
 
 
 def test_a_pi_models_name_leads_to_the_shared_header_file_not_to_other_files_naming_the_model(
