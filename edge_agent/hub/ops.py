@@ -33,7 +33,7 @@ UnknownOperationError = UnknownActionError  # the name this module used before t
 
 def _jsonable(obj: Any) -> Any:
     """``obj`` as JSON data, converted as the service actions convert their results."""
-    from edge_agent.services.args import jsonable
+    from edge_agent.services.jsondata import jsonable
 
     return jsonable(obj)
 
@@ -445,12 +445,12 @@ OPS: dict[str, Callable[[Context, dict[str, Any]], Any]] = {
 
 def run(ctx: Context, name: str, args: dict[str, Any]) -> Any:
     """Run service action or operation ``name``; errors from the edge_agent tree propagate with their sentences."""
+    op = OPS.get(name)
+    if op is not None:  # looked up first: the actions' registry imports the hardware services
+        return op(ctx, args)
     from edge_agent.services.core import LocalServices, actions
 
     if name in actions():
         return LocalServices(ctx).call(name, args)
-    op = OPS.get(name)
-    if op is None:
-        raise UnknownOperationError(f"this edge-agent daemon has no operation {name!r}; the CLI and the daemon "
-                                    "are probably different versions: restart the service after an upgrade")
-    return op(ctx, args)
+    raise UnknownOperationError(f"this edge-agent daemon has no operation {name!r}; the CLI and the daemon "
+                                "are probably different versions: restart the service after an upgrade")

@@ -6,9 +6,7 @@ built from these annotated types, so a limit or a description is written once.
 
 from __future__ import annotations
 
-import dataclasses
 import re
-from collections.abc import Mapping
 from typing import Annotated, Any
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
@@ -16,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import InvalidAddressError
 from edge_agent.memory.captures import KnowledgeType
+from edge_agent.services.jsondata import jsonable as jsonable  # its home before it moved
 
 # Argument types, with the limits an agent sees in the schema ----------------------------------------
 
@@ -131,22 +130,3 @@ def location_fields(address: int, register: int | None) -> dict[str, Any]:
 
 def hex_text(data: bytes) -> str:
     return data.hex(" ") if data else ""
-
-
-def jsonable(obj: Any) -> Any:
-    to_dict = getattr(obj, "to_dict", None)
-    if callable(to_dict) and not isinstance(obj, type):
-        return jsonable(to_dict())
-    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        return {f.name: jsonable(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
-    if isinstance(obj, Mapping):
-        return {str(k): jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple | set | frozenset):
-        return [jsonable(v) for v in obj]
-    if isinstance(obj, bytes):
-        return obj.hex()
-    if isinstance(obj, int | float | str | bool) or obj is None:
-        return obj
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
-    return str(obj)
