@@ -140,8 +140,10 @@ def _queries() -> list[str]:
 # --- child process: one system, one corpus; prints JSON ---------------------------------------------
 
 
-def _child(system: str, corpus: str, index_dir: str) -> None:
+def _child(system: str, corpus: str, index_dir: str, code: str | None = None) -> None:
     sys.path.insert(0, str(REPO))
+    if code:  # the baseline: edge_agent as it was at an earlier commit
+        sys.path.insert(0, code)
     queries = _queries()
     root = Path(corpus)
     result: dict[str, float] = {}
@@ -155,7 +157,8 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
         rag = HardwareRag.load(root, index_dir=Path(index_dir))
         result["build_s"] = time.perf_counter() - t0
         result["build_cpu_s"] = time.process_time() - c0
-        assert (rag._postings._np_norm is None) == (system == "ours-py"), "numpy path not as intended"
+        if not code:
+            assert (rag._postings._np_norm is None) == (system == "ours-py"), "numpy path not as intended"
 
         def run(q: str) -> object:
             return rag.search(q, ("part-0001",))
@@ -170,14 +173,17 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
             return ref.retrieve(q, ("part-0001",), 5)
     for q in queries[:10]:
         run(q)  # warm caches
-    times = []
+    times, cpu = [], []
     for q in queries:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         run(q)
         times.append(time.perf_counter() - t)
+        cpu.append(time.process_time() - c)
     times.sort()
+    cpu.sort()
     result["p50_ms"] = statistics.median(times) * 1000
     result["p99_ms"] = times[int(len(times) * 0.99) - 1] * 1000
+    result["p50_cpu_ms"], result["p99_cpu_ms"] = statistics.median(cpu) * 1000, cpu[int(len(cpu) * 0.99) - 1] * 1000
     # This child's own peak (VmHWM) from /proc, as every memory figure in bench/ is taken.
     result["rss_mb"] = next(int(x.split()[1]) / 1024 for x in Path("/proc/self/status").read_text().splitlines()
                             if x.startswith("VmHWM:"))
@@ -187,18 +193,25 @@ def _child(system: str, corpus: str, index_dir: str) -> None:
         result["reload_unchanged_ms"] = (time.perf_counter() - t) * 1000
         result["reload_unchanged_cpu_ms"] = (time.process_time() - c) * 1000
         changed = root / "vendor3" / "part-0003.md"
-        changed.write_text(changed.read_text() + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
-        t, c = time.perf_counter(), time.process_time()
-        again = HardwareRag.load(root, index_dir=Path(index_dir))
-        result["reload_one_changed_ms"] = (time.perf_counter() - t) * 1000
-        result["reload_one_changed_cpu_ms"] = (time.process_time() - c) * 1000
-        result["reindexed_files"] = again.stats["indexed"]
+        original = changed.read_text()
+        changed.write_text(original + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
+        try:
+            t, c = time.perf_counter(), time.process_time()
+            again = HardwareRag.load(root, index_dir=Path(index_dir))
+            result["reload_one_changed_ms"] = (time.perf_counter() - t) * 1000
+            result["reload_one_changed_cpu_ms"] = (time.process_time() - c) * 1000
+            result["reindexed_files"] = again.stats["indexed"]
+        finally:
+            changed.write_text(original)  # the next run (the baseline's, or another round) sees the same corpus
     print(json.dumps(result))
 
 
-def _child_large(corpus: str, index_dir: str) -> None:
-    """The 10,000-file figures of edge_agent: cold build, queries, memory growth, in-place refresh."""
+def _child_large(corpus: str, index_dir: str, code: str | None = None) -> None:
+    """The 10,000-file figures of edge_agent: cold build, queries, memory growth, in-place refresh (the
+    baseline `code` may predate refresh: those figures are then left out)."""
     sys.path.insert(0, str(REPO))
+    if code:
+        sys.path.insert(0, code)
     from bench._proc import status_kib
 
     root = Path(corpus)
@@ -238,6 +251,9 @@ def _child_large(corpus: str, index_dir: str) -> None:
     after = status_kib()
     result["rss_after_mb"] = after["VmRSS"] / 1024
     result["growth_mb"] = (after["VmRSS"] - before["VmRSS"]) / 1024
+    if not hasattr(rag, "refresh"):
+        print(json.dumps(result))
+        return
     changed = root / "vendor03" / "part-00003.md"
     original = changed.read_text()
     changed.write_text(original + "\n## Errata\n\nNew erratum about the reset timer 0x42.\n")
@@ -274,10 +290,34 @@ def _large_corpus() -> tuple[Path, int]:
     return cache, int(done.read_text())
 
 
-def _spawn(system: str, corpus: Path, index_dir: Path) -> dict[str, float]:
-    out = subprocess.run([sys.executable, __file__, "--child", system, str(corpus), str(index_dir)],
+def _spawn(system: str, corpus: Path, index_dir: Path, code: Path | None = None) -> dict[str, float]:
+    out = subprocess.run([sys.executable, __file__, "--child", system, str(corpus), str(index_dir),
+                          *([str(code)] if code else [])],
                          check=True, capture_output=True, text=True, timeout=3600)
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+#: The previous release's retrieval code (before pin tables, the hardware vocabulary and the ranking
+#: rules): the same-run baseline of the speed figures.
+BASELINE_REF = "ed2dd92"
+ROUNDS = 3
+
+
+def _baseline_code(dest: Path) -> Path | None:
+    """edge_agent as of BASELINE_REF, extracted from this checkout's git history into `dest` (None without
+    git history)."""
+    try:
+        archive = subprocess.run(["git", "-C", str(REPO), "archive", BASELINE_REF, "edge_agent"],
+                                 check=True, capture_output=True, timeout=120).stdout
+        dest.mkdir(parents=True)
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True, timeout=120)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return dest
+
+
+def _median_run(runs: list[dict[str, float]]) -> dict[str, float]:
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
 
 
 # --- quality -----------------------------------------------------------------------------------------
@@ -418,9 +458,17 @@ def render() -> str:
     tmp = Path(tempfile.mkdtemp(prefix="rag-bench-"))
     try:
         size = generate(tmp / "corpus")
-        ours = _spawn("ours", tmp / "corpus", tmp / "index")
+        base_code = _baseline_code(tmp / "baseline")
+        ours_runs, base_runs = [], []
+        for r in range(ROUNDS):  # alternating, so both see the same load on the shared machine
+            ours_runs.append(_spawn("ours", tmp / "corpus", tmp / f"index{r}"))
+            if base_code:
+                base_runs.append(_spawn("ours", tmp / "corpus", tmp / f"base-index{r}", base_code))
+        ours = _median_run(ours_runs)
+        base = _median_run(base_runs) if base_runs else None
         ref = _spawn("ref", tmp / "corpus", tmp / "unused")
         pure = _spawn("ours-py", tmp / "corpus", tmp / "index-py")
+        big_base = _spawn("large", _large_corpus()[0], tmp / "big-base", base_code) if base_code else None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     lines += [
@@ -452,11 +500,30 @@ def render() -> str:
     load = os.getloadavg()
     lines += ["", f"Load average after the 1,000-file runs: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} "
               "(2 shared cores).", ""]
-    lines += _render_large()
+    if base is not None:
+        lines += _render_baseline(ours, base)
+    lines += _render_large(big_base)
     return "\n".join(lines)
 
 
-def _render_large() -> list[str]:
+def _render_baseline(ours: dict[str, float], base: dict[str, float]) -> list[str]:
+    rows = [("cold build, wall", "build_s", "s", 2), ("cold build, CPU of the indexing process", "build_cpu_s", "s", 2),
+            ("query p50, wall", "p50_ms", "ms", 2), ("query p50, CPU", "p50_cpu_ms", "ms", 2),
+            ("query p99, wall", "p99_ms", "ms", 2), ("query p99, CPU", "p99_cpu_ms", "ms", 2),
+            ("peak RSS (VmHWM)", "rss_mb", "MB", 0)]
+    out = [f"Same run against the previous release's code (`{BASELINE_REF}`: before pin tables, the hardware "
+           f"vocabulary and the ranking rules), {ROUNDS} rounds alternating on the same 1,000 files, medians "
+           "(CPU = this process; a build of 200 files or more also uses parsing workers, whose CPU is not in "
+           "this figure):", "",
+           "| Figure | now | previous release | now / previous |", "| --- | --- | --- | --- |"]
+    for label, key, unit, digits in rows:
+        if key in base and key in ours:
+            out.append(f"| {label} | {ours[key]:.{digits}f} {unit} | {base[key]:.{digits}f} {unit} | "
+                       f"{ours[key] / base[key]:.2f}x |")
+    return [*out, ""]
+
+
+def _render_large(base: dict[str, float] | None = None) -> list[str]:
     corpus, size = _large_corpus()
     tmp = Path(tempfile.mkdtemp(prefix="rag-bench-large-"))
     try:
@@ -465,31 +532,45 @@ def _render_large() -> list[str]:
         shutil.rmtree(tmp, ignore_errors=True)
     load = os.getloadavg()
 
+    def vs(key: str, fmt: str = ".1f", unit: str = "") -> str:
+        if base is None or key not in base:
+            return "n/a"
+        return f"{base[key]:{fmt}}{unit} ({big[key] / base[key]:.2f}x)"
+
     def ok(value: float, limit: float) -> str:
         return "met" if value <= limit else "missed"
 
+    workers = big.get("build_worker_cpu_s", 0.0)
+    base_cpu = f"{base['build_cpu_s']:.1f} s CPU" if base else "n/a"
     return [
         f"Scale to {N_LARGE:,} files ({size / 1e6:.0f} MB: the generated notes above plus a variant of one shared-"
         f"corpus datasheet each, real pin tables included; {int(big['chunks']):,} chunks), edge_agent with numpy, "
         f"{N_QUERIES} queries with one board named. Wall time, this process's CPU time in brackets; memory from "
         "/proc/self/status, growth = VmRSS after the build, a restart and the queries minus VmRSS before the "
-        "index was opened (numpy already imported):",
+        "index was opened (numpy already imported). The previous release's code ran the same steps in the same "
+        "bench run (it has no in-place refresh); ratio = now / previous:",
         "",
-        "| Figure | Value | Target | |",
-        "| --- | --- | --- | --- |",
-        f"| cold build (index persisted) | {big['build_s']:.1f} s ({big['build_cpu_s']:.1f} s) | <= 10 s | "
-        f"{ok(big['build_s'], 10)} |",
-        f"| restart, nothing changed | {big['reload_ms']:.0f} ms ({big['reload_cpu_ms']:.0f} ms) | | |",
+        "| Figure | Value | previous release (ratio) | Target | |",
+        "| --- | --- | --- | --- | --- |",
+        f"| cold build (index persisted) | {big['build_s']:.1f} s ({big['build_cpu_s']:.1f} s + {workers:.1f} s in "
+        f"parsing workers) | {vs('build_s', '.1f', ' s')}, {base_cpu} | <= 10 s | {ok(big['build_s'], 10)} |",
+        f"| restart, nothing changed | {big['reload_ms']:.0f} ms ({big['reload_cpu_ms']:.0f} ms) | "
+        f"{vs('reload_ms', '.0f', ' ms')} | | |",
         f"| refresh in place after one file changed, path given (file watcher) | {big['refresh_ms']:.0f} ms "
-        f"({big['refresh_cpu_ms']:.0f} ms), {int(big['refreshed_files'])} file re-indexed | <= 100 ms | "
+        f"({big['refresh_cpu_ms']:.0f} ms), {int(big['refreshed_files'])} file re-indexed | n/a | <= 100 ms | "
         f"{ok(big['refresh_ms'], 100)} |",
         f"| refresh in place after one file changed, directory walked | {big['refresh_walk_ms']:.0f} ms "
-        f"({big['refresh_walk_cpu_ms']:.0f} ms), {int(big['walk_files'])} file re-indexed | | |",
-        f"| query p50 | {big['p50_ms']:.2f} ms ({big['p50_cpu_ms']:.2f} ms) | <= 1 ms | {ok(big['p50_ms'], 1)} |",
-        f"| query p99 | {big['p99_ms']:.2f} ms ({big['p99_cpu_ms']:.2f} ms) | <= 3 ms | {ok(big['p99_ms'], 3)} |",
+        f"({big['refresh_walk_cpu_ms']:.0f} ms), {int(big['walk_files'])} file re-indexed | n/a | | |",
+        f"| query p50 | {big['p50_ms']:.2f} ms ({big['p50_cpu_ms']:.2f} ms) | {vs('p50_ms', '.2f', ' ms')} | "
+        f"<= 1 ms | {ok(big['p50_ms'], 1)} |",
+        f"| query p50, CPU | {big['p50_cpu_ms']:.2f} ms | {vs('p50_cpu_ms', '.2f', ' ms')} | | |",
+        f"| query p99 | {big['p99_ms']:.2f} ms ({big['p99_cpu_ms']:.2f} ms) | {vs('p99_ms', '.2f', ' ms')} | "
+        f"<= 3 ms | {ok(big['p99_ms'], 3)} |",
         f"| index memory growth (VmRSS) | {big['growth_mb']:.1f} MiB ({big['rss_before_mb']:.0f} -> "
-        f"{big['rss_after_mb']:.0f} MiB) | <= 50 MiB | {ok(big['growth_mb'], 50)} |",
-        f"| peak during the cold build (VmHWM) | {big['build_hwm_mb']:.0f} MiB | | |",
+        f"{big['rss_after_mb']:.0f} MiB) | {vs('growth_mb', '.1f', ' MiB')} | <= 50 MiB | "
+        f"{ok(big['growth_mb'], 50)} |",
+        f"| peak during the cold build (VmHWM) | {big['build_hwm_mb']:.0f} MiB | {vs('build_hwm_mb', '.0f', ' MiB')}"
+        " | | |",
         "",
         f"Load average at the end of the 10,000-file run: {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f} (2 shared "
         "cores): wall times include waiting for a core, so the CPU figures are the ones to compare.",
@@ -505,9 +586,9 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) == 5 and sys.argv[1] == "--child" and sys.argv[2] == "large":
-        _child_large(sys.argv[3], sys.argv[4])
-    elif len(sys.argv) == 5 and sys.argv[1] == "--child":
-        _child(sys.argv[2], sys.argv[3], sys.argv[4])
+    if len(sys.argv) in (5, 6) and sys.argv[1] == "--child" and sys.argv[2] == "large":
+        _child_large(*sys.argv[3:])
+    elif len(sys.argv) in (5, 6) and sys.argv[1] == "--child":
+        _child(*sys.argv[2:])
     else:
         main()

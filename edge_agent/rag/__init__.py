@@ -121,6 +121,7 @@ class HardwareRag(IndexStore):
         rag._max_file_bytes = max_file_bytes
         try:
             rag._sync(max_file_bytes, progress)
+            rag._prefer_wal()
         except sqlite3.OperationalError as exc:  # e.g. another process holds the index longer than the timeout
             conn.close()
             raise DatasheetError(f"datasheet index {db_path} is busy or not writable ({exc}); "

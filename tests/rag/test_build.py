@@ -155,3 +155,19 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
     compare()
     assert pruned > 300  # the pruned path answered most of them
     assert np is not None
+
+
+def test_a_built_index_commits_refreshes_through_the_write_ahead_log(tmp_path: Path) -> None:
+    import sqlite3
+
+    root = _corpus(tmp_path / "ds")
+    rag = HardwareRag.load(root, index_dir=tmp_path / "index")
+    (db,) = (tmp_path / "index").glob("*.sqlite")
+    with sqlite3.connect(db) as other:
+        assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    (root / "vendor0" / "part3.md").write_text("# Part 3\n## Errata\nwatchdog erratum, revision D\n")
+    assert rag.refresh()["indexed"] == 1
+    rag.close()
+    again = HardwareRag.load(root, index_dir=tmp_path / "index")  # what the refresh committed is there
+    assert again.stats["indexed"] == 0
+    assert again.search("watchdog erratum")[0].source == "vendor0/part3.md"
