@@ -153,11 +153,18 @@ def _count_np(np: Any, stem: list[str], sections: list[Section], hints: tuple[bo
 
 
 def _workers() -> int:
+    """Worker processes worth starting: one per idle core, up to 4 (fewer than 2 means parse here). Workers
+    only shorten a build when cores are free; on a busy machine they add their start-up and the transfer
+    of results to the CPU the build takes, for nothing."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
-    return min(cores, 4)
+    try:
+        busy = os.getloadavg()[0]
+    except OSError:  # load average not available
+        busy = 0.0
+    return max(0, min(cores, 4, int(cores - busy + 0.5)))
 
 
 def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,
@@ -180,8 +187,9 @@ def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_by
         finally:
             for w in workers:
                 _stop(w)
+    np = sys.modules.get("numpy")  # counts a file's terms in one go when some part of the process loaded it
     for f, old in zip(files[done:], olds[done:], strict=True):
-        yield parse_file(f, max_file_bytes, old)
+        yield parse_file(f, max_file_bytes, old, np)
 
 
 def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,

@@ -44,8 +44,8 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     lists = [(*p.term_arrays(term), p.idf_k(term)) for term in terms]
     bounds = [p.max_weight(term, cids, tfs, idf) for term, (cids, tfs, idf) in zip(terms, lists, strict=True)]
     boosted = [p.board_chunks_np(board) for board in boards]
-    if sum(map(len, boosted)) > SEED_CHUNKS:
-        return None
+    if sum(map(len, boosted)) > SEED_CHUNKS or len(lists[bounds.index(max(bounds))][0]) > MAX_CANDIDATE_SHARE * p.n:
+        return None  # the term with the largest weight is always essential: too many candidates already
     # seeds: the boosted chunks, every chunk of the rarest terms while they are few, else the rarest term's
     # best chunks
     mask = np.zeros(len(live), dtype=bool)
