@@ -18,7 +18,7 @@ from typing import Any
 
 from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture
 from edge_agent.memory.core import StoreCore
-from edge_agent.memory.entries import BATCH_MIN, EntryRepository, in_lists
+from edge_agent.memory.entries import BATCH_MIN, EntryRepository, EntryRow, in_lists
 from edge_agent.memory.errors import InvalidEntryError
 from edge_agent.memory.model import (
     Entry,
@@ -104,7 +104,7 @@ class CaptureWriter:
             check_ref(ref)
         return cap
 
-    def capture_row(self, cap: Capture) -> dict[str, Any]:
+    def capture_row(self, cap: Capture) -> EntryRow:
         """The ``entries`` row a capture is stored as."""
         category = cap.metadata.get("category") or ("core" if cap.type in KNOWLEDGE_TYPES else "daily")
         # The id's last 8 hex digits are random in every UUID layout (its first 8 are the time in new_id's).
@@ -142,7 +142,7 @@ class CaptureWriter:
         return out
 
     def _insert_each(self, conn: sqlite3.Connection, prepared: list[Capture],
-                     rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]]:
+                     rows: list[EntryRow]) -> list[tuple[Capture, Entry, bool]]:
         """One capture after the other (a batch where one capture's write changes what the next one sees:
         a key written twice, a key that already has a live version, a ``revises``)."""
         sink = self.core.capture_sink
@@ -174,7 +174,7 @@ class CaptureWriter:
         return out
 
     def _insert_batched(self, conn: sqlite3.Connection, prepared: list[Capture],
-                        rows: list[dict[str, Any]]) -> list[tuple[Capture, Entry, bool]] | None:
+                        rows: list[EntryRow]) -> list[tuple[Capture, Entry, bool]] | None:
         """The same outcome as :meth:`_insert_each` with the new entries of the batch written by a
         few multi-row statements; None (nothing written) when a capture's write would change what a later one
         sees, or the batch is too small to gain.
@@ -196,7 +196,7 @@ class CaptureWriter:
         # Decide each capture in order, exactly as one-by-one inserts would.
         seen: dict[tuple[str, str], tuple[Capture, Entry]] = {}
         plan: list[tuple[Capture, Entry, bool, bool]] = []  # (capture, entry, deduplicated, write the capture)
-        new_rows: list[dict[str, Any]] = []
+        new_rows: list[EntryRow] = []
         for cap, row in zip(prepared, rows, strict=True):
             content_key = (row["namespace"], row["content_sha256"])
             if content_key in seen:  # acknowledged as the capture stored for it earlier in this batch

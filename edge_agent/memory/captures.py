@@ -10,9 +10,12 @@ from __future__ import annotations
 import os
 import sqlite3
 import time
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal, Protocol, get_args, runtime_checkable
+
+from edge_agent.jsontypes import JsonObject
 
 # The memory types Kumiho's memory_reflect tool accepts, defined once: the MCP tools' input schema uses
 # the Literal, the store the tuple. Other lowercase labels are event types (sensor anomalies, command
@@ -70,14 +73,14 @@ class Capture:
     created_at: str = field(default_factory=utc_now)
     metadata: dict[str, str] = field(default_factory=dict)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """A JSON-ready dict (tuples become lists)."""
         data = asdict(self)
         data["tags"] = list(self.tags)
         data["source_refs"] = list(self.source_refs)
         return data
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JsonObject:
         """The capture as an export line carries it: every field but the entry's id and content (the
         export line is the entry)."""
         data = self.to_dict()
@@ -85,9 +88,9 @@ class Capture:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> Capture:
+    def from_dict(cls, data: Mapping[str, object]) -> Capture:
         """Rebuild a capture from :meth:`to_dict` output."""
-        values = dict(data)
+        values: dict[str, Any] = dict(data)  # the fields to_dict wrote
         values["tags"] = tuple(values.get("tags") or ())
         values["source_refs"] = tuple(values.get("source_refs") or ())
         values["metadata"] = {str(k): str(v) for k, v in (values.get("metadata") or {}).items()}

@@ -19,6 +19,7 @@ from typing import Any
 from edge_agent.config import Settings
 from edge_agent.credentials import Screen
 from edge_agent.errors import MemoryStoreError
+from edge_agent.jsontypes import JsonValue
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.captures import CaptureSink, utc_now
 from edge_agent.memory.errors import InvalidEntryError, MemoryBusyError, ReadOnlyNamespaceError
@@ -135,7 +136,7 @@ class StoreCore:
     def default_namespace(self) -> str:
         return self.settings.memory.default_namespace
 
-    def namespace(self, namespace: str | None) -> str:
+    def namespace(self, namespace: object) -> str:
         """The namespace a call means (the default when None), validated."""
         return check_namespace(namespace if namespace is not None else self.default_namespace)
 
@@ -144,7 +145,7 @@ class StoreCore:
             raise ReadOnlyNamespaceError(namespace, operation)
 
     def audit(self, conn: sqlite3.Connection, operation: str, entry_id: str | None, key: str | None,
-              namespace: str | None, **detail: Any) -> None:
+              namespace: str | None, **detail: JsonValue) -> None:
         """One audit row (when ``[memory] audit_enabled``), inside the caller's transaction."""
         if self.settings.memory.audit_enabled:
             conn.execute(

@@ -12,8 +12,9 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
-from typing import Any
+from typing import Any, NotRequired, TypedDict, cast
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory.captures import new_id, utc_now
 from edge_agent.memory.core import StoreCore, not_in
 from edge_agent.memory.errors import InvalidEntryError
@@ -48,6 +49,30 @@ BATCH_MIN = 8
 _STORE_MANY_CHUNK = 256  # store_many validates and writes its (possibly endless) input this many at a time
 
 
+class EntryRow(TypedDict):
+    """A validated new row of the ``entries`` table, as :meth:`EntryRepository.row` builds it."""
+
+    id: str
+    key: str
+    title: str
+    content: str
+    category: str
+    timestamp: str
+    session_id: str | None
+    namespace: str
+    importance: float
+    score: float | None
+    content_sha256: str
+    metadata: str  # the JSON text of the entry's metadata object
+    memory_type: str | None
+    # Set by an import, which restores an entry's whole state:
+    superseded_by: NotRequired[str | None]
+    kref: NotRequired[str | None]
+    archived: NotRequired[int]
+    access_count: NotRequired[int]
+    last_access: NotRequired[str | None]
+
+
 class EntryRepository:
     """Reads and writes of the ``entries`` table of one store."""
 
@@ -57,9 +82,9 @@ class EntryRepository:
 
     # --- rows -------------------------------------------------------------------------------------
 
-    def row(self, key: object, content: object, category: object, namespace: str | None, session_id: object,
+    def row(self, key: object, content: object, category: object, namespace: object, session_id: object,
             importance: object, timestamp: object, metadata: object, title: object, score: object,
-            entry_id: str | None = None) -> dict[str, Any]:
+            entry_id: str | None = None) -> EntryRow:
         """A validated new ``entries`` row (raises InvalidEntryError naming the bad field)."""
         limit = self.core.settings.memory.max_content_bytes
         if metadata is None:
@@ -95,7 +120,7 @@ class EntryRepository:
             "memory_type": None,
         }
 
-    def entry_for(self, row: dict[str, Any]) -> Entry:
+    def entry_for(self, row: EntryRow) -> Entry:
         """The Entry a freshly inserted row reads back as."""
         return Entry(
             id=row["id"], key=row["key"], content=row["content"], category=row["category"],
@@ -107,7 +132,7 @@ class EntryRepository:
 
     # --- inserts ----------------------------------------------------------------------------------
 
-    def insert(self, conn: sqlite3.Connection, row: dict[str, Any]) -> tuple[Entry, bool]:
+    def insert(self, conn: sqlite3.Connection, row: EntryRow) -> tuple[Entry, bool]:
         """Insert one validated row (superseding the key's live version); return (entry, deduplicated)."""
         core = self.core
         core.check_writable(row["namespace"], f"storing {row['key']!r}")
@@ -137,7 +162,7 @@ class EntryRepository:
         return self.entry_for(row), False
 
     def live_for_batch(self, conn: sqlite3.Connection,
-                       rows: list[dict[str, Any]]) -> dict[tuple[str, str], sqlite3.Row] | None:
+                       rows: list[EntryRow]) -> dict[tuple[str, str], sqlite3.Row] | None:
         """Live entries holding the content of any of ``rows``, by (namespace, content SHA-256), after checking
         every row's namespace is writable; None when a row's key appears twice in the batch or already has a
         live version (one by one, that write would supersede, and change what later rows see)."""
@@ -164,7 +189,7 @@ class EntryRepository:
         return live
 
     def insert_rows_batched(self, conn: sqlite3.Connection,
-                            rows: list[dict[str, Any]]) -> list[tuple[Entry, bool]] | None:
+                            rows: list[EntryRow]) -> list[tuple[Entry, bool]] | None:
         """:meth:`insert` for each row, in order, with the new entries written by multi-row statements; None
         (nothing written) when the rows are too few or one row's write would change what a later one sees."""
         if len(rows) < BATCH_MIN:
@@ -174,7 +199,7 @@ class EntryRepository:
             return None
         seen: dict[tuple[str, str], Entry] = {}
         out: list[tuple[Entry, bool]] = []
-        new_rows: list[dict[str, Any]] = []
+        new_rows: list[EntryRow] = []
         for row in rows:
             content_key = (row["namespace"], row["content_sha256"])
             entry = seen.get(content_key)
@@ -193,7 +218,7 @@ class EntryRepository:
         self.insert_entry_rows(conn, new_rows)
         return out
 
-    def insert_entry_rows(self, conn: sqlite3.Connection, rows: list[dict[str, Any]]) -> None:
+    def insert_entry_rows(self, conn: sqlite3.Connection, rows: list[EntryRow]) -> None:
         """Insert new entry rows (validated, no live key or content clash) with as few statements as possible."""
         if self._bulk_rows is None:
             limit = conn.getlimit(sqlite3.SQLITE_LIMIT_VARIABLE_NUMBER)
@@ -202,7 +227,8 @@ class EntryRepository:
         while at < len(rows):
             size = next(n for n in self._bulk_rows if n <= len(rows) - at)
             chunk = rows[at:at + size]
-            conn.execute(_bulk_insert_sql(size), [row[c] for row in chunk for c in ENTRY_COLUMNS])
+            values = [cast("dict[str, object]", row)[c] for row in chunk for c in ENTRY_COLUMNS]
+            conn.execute(_bulk_insert_sql(size), values)
             at += size
         for row in rows:
             self.core.audit(conn, "store", row["id"], row["key"], row["namespace"], category=row["category"],
@@ -245,7 +271,7 @@ class EntryRepository:
 
     def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
               session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
-              title: str = "", metadata: dict[str, Any] | None = None, score: float | None = None) -> Entry:
+              title: str = "", metadata: JsonObject | None = None, score: float | None = None) -> Entry:
         """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
 
         Credentials in the title, content and metadata are redacted (or the write refused) before the
@@ -260,12 +286,12 @@ class EntryRepository:
                 self.enforce_policy(conn, [entry.namespace], [entry.category], keep=[entry.id])
         return entry
 
-    def store_many(self, items: Iterable[dict[str, Any]]) -> int:
+    def store_many(self, items: Iterable[JsonObject]) -> int:
         """Store many entries in ONE transaction (all or nothing); returns how many were new."""
         added = 0
         namespaces: set[str] = set()
         categories: set[str] = set()
-        chunk: list[dict[str, Any]] = []
+        chunk: list[EntryRow] = []
         redacted: dict[str, dict[str, int]] = {}  # entry id -> credentials redacted in it, by kind
         with self.core.write("storing a batch") as conn:
 

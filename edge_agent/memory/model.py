@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory.captures import format_time
 from edge_agent.memory.errors import ContentTooLargeError, InvalidEntryError, InvalidTimestampError
 
@@ -44,7 +45,7 @@ class Entry:
     access_count: int = 0
     last_access: str | None = None
     title: str = ""
-    metadata: dict[str, Any] = field(default_factory=dict)
+    metadata: JsonObject = field(default_factory=dict)
     kref: str | None = None
     archived: bool = False
     workspace: str = ""
@@ -55,7 +56,7 @@ class Entry:
         """The reference a capture derived from this entry cites: its kref once synced, else mem://<id>."""
         return self.kref or f"mem://{self.id}"
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """JSON-ready dict of every field."""
         return {
             "id": self.id,

@@ -20,11 +20,11 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from edge_agent.config import Settings
 from edge_agent.credentials import scan
 from edge_agent.errors import MemoryStoreError
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.model import check_content, estimate_tokens
 from edge_agent.paths import private_dir, private_file
@@ -230,7 +230,7 @@ class ResponseCache:
             self._hot.clear()
         return n
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> JsonObject:
         """Entries, hits, misses, hit rate, tokens saved (flushes pending counters first)."""
         with self._tx("recording cache statistics") as conn:
             counters = dict(conn.execute("SELECT name, value FROM cache_stats").fetchall())

@@ -18,10 +18,11 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
 from datetime import datetime
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from edge_agent.config import Settings
 from edge_agent.errors import MemoryStoreError
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.capture_writer import CaptureWriter
 from edge_agent.memory.captures import Capture, CaptureSink, utc_now
@@ -233,7 +234,7 @@ class MemoryStore:
 
     def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
               session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
-              title: str = "", metadata: dict[str, Any] | None = None, score: float | None = None) -> Entry:
+              title: str = "", metadata: JsonObject | None = None, score: float | None = None) -> Entry:
         """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
 
         Updating a key keeps the old version, marked ``superseded_by`` the new one (excluded from recall).
@@ -241,13 +242,15 @@ class MemoryStore:
         return self._entries.store(key, content, category, namespace, session_id, importance, timestamp=timestamp,
                                    title=title, metadata=metadata, score=score)
 
-    def store_with_metadata(self, key: str, content: str, metadata: dict[str, Any], category: str = "core",
+    def store_with_metadata(self, key: str, content: str, metadata: JsonObject, category: str = "core",
                             namespace: str | None = None, session_id: str | None = None, importance: float = 0.5,
-                            **kwargs: Any) -> Entry:
+                            *, timestamp: str | datetime | None = None, title: str = "",
+                            score: float | None = None) -> Entry:
         """Store with a JSON metadata object attached."""
-        return self.store(key, content, category, namespace, session_id, importance, metadata=metadata, **kwargs)
+        return self.store(key, content, category, namespace, session_id, importance, metadata=metadata,
+                          timestamp=timestamp, title=title, score=score)
 
-    def store_many(self, items: Iterable[dict[str, Any]]) -> int:
+    def store_many(self, items: Iterable[JsonObject]) -> int:
         """Store many entries in ONE transaction (all or nothing: an invalid item rolls the batch back);
         returns how many were new. Items are validated as they are read and written 256 at a time (new
         entries by multi-row inserts, as for captures), so a large iterator is never held in memory."""
@@ -328,8 +331,8 @@ class MemoryStore:
         """
         return self._captures.record_captures(captures)
 
-    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | dict[str, Any]] = (),
-                source_refs: Sequence[str] = ()) -> dict[str, Any]:
+    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | JsonObject] = (),
+                source_refs: Sequence[str] = ()) -> JsonObject:
         """Store each capture (recallable at once) with provenance from ``source_refs``; keep the response
         in this process's working memory (assistant responses are never persisted)."""
         return self._captures.reflect(session_id, response, captures, source_refs)
@@ -342,7 +345,7 @@ class MemoryStore:
         """The capture an entry was written from, if any."""
         return self._captures.capture_for(entry_id)
 
-    def provenance(self, entry_id: str) -> dict[str, Any]:
+    def provenance(self, entry_id: str) -> JsonObject:
         """Where an entry came from (its source refs, resolved to local entries where known) and what
         was derived from it."""
         return self._captures.provenance(entry_id)
@@ -365,9 +368,13 @@ class MemoryStore:
                                    session_id=session_id, min_score=min_score, include_archived=include_archived,
                                    workspaces=workspaces, now=now)
 
-    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> builtins.list[Entry]:
+    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, *,
+                          categories: Sequence[str] | None = None, session_id: str | None = None,
+                          min_score: float | None = None, include_archived: bool = False,
+                          workspaces: Sequence[str] | None = None, now: datetime | None = None) -> builtins.list[Entry]:
         """Recall restricted to one namespace."""
-        return self.recall(query, limit, namespace=namespace, **kwargs)
+        return self.recall(query, limit, namespace=namespace, categories=categories, session_id=session_id,
+                           min_score=min_score, include_archived=include_archived, workspaces=workspaces, now=now)
 
     def context_budget(self) -> int:
         """Token budget of engage's context (a third of it in ``[agent] compact_context`` mode)."""
@@ -376,14 +383,14 @@ class MemoryStore:
     def engage(self, query: str, limit: int = 5, categories: Sequence[str] | None = None,
                namespaces: Sequence[str] | None = None, min_score: float = 0, *,
                budget_tokens: int | None = None, now: datetime | None = None,
-               exclude_ids: Sequence[str] = ()) -> dict[str, Any]:
+               exclude_ids: Sequence[str] = ()) -> JsonObject:
         """A prompt-ready context of the most relevant entries within the token budget (see :meth:`Recall.engage`)."""
         return self._recall.engage(query, limit, categories, namespaces, min_score, budget_tokens=budget_tokens,
                                    now=now, exclude_ids=exclude_ids)
 
     # --- hygiene, snapshots, stats ----------------------------------------------------------------
 
-    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> dict[str, Any]:
+    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> JsonObject:
         """Archive old ``daily`` entries, purge old archives, superseded versions, expired conversations and
         categories past their retention, and old audit rows; snapshot first if configured."""
         return self._maintenance.hygiene(now, force=force)
@@ -392,15 +399,15 @@ class MemoryStore:
         """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""
         return self._maintenance.snapshot(now)
 
-    def audit_log(self, limit: int = 100) -> builtins.list[dict[str, Any]]:
+    def audit_log(self, limit: int = 100) -> builtins.list[JsonObject]:
         """Newest audit rows first."""
         return self._maintenance.audit_log(limit)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> JsonObject:
         """Counts by category and namespace, evictions, captures, file sizes."""
         return self._maintenance.stats()
 
-    def health_check(self) -> dict[str, Any]:
+    def health_check(self) -> JsonObject:
         """Quick integrity check, schema state and file sizes; ``ok`` is False when degraded."""
         return self._maintenance.health_check()
 
@@ -408,14 +415,17 @@ class MemoryStore:
 
     def export(self, *, namespace: str | None = None, session_id: str | None = None, category: str | None = None,
                since: str | None = None, until: str | None = None,
-               include_superseded: bool = True) -> Iterator[dict[str, Any]]:
+               include_superseded: bool = True) -> Iterator[JsonObject]:
         """Entries as dicts in ascending creation time (``since``/``until`` inclusive); no embeddings."""
         return self._transfer.export(namespace=namespace, session_id=session_id, category=category, since=since,
                                      until=until, include_superseded=include_superseded)
 
-    def export_jsonl(self, fp: IO[str], **filters: Any) -> int:
+    def export_jsonl(self, fp: IO[str], *, namespace: str | None = None, session_id: str | None = None,
+                     category: str | None = None, since: str | None = None, until: str | None = None,
+                     include_superseded: bool = True) -> int:
         """Write :meth:`export` as JSON Lines; returns the number of lines."""
-        return self._transfer.export_jsonl(fp, **filters)
+        return self._transfer.export_jsonl(fp, namespace=namespace, session_id=session_id, category=category,
+                                           since=since, until=until, include_superseded=include_superseded)
 
     def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
         """Restore an export: all lines validated first, then one transaction. Existing ids and live

@@ -16,7 +16,7 @@ from typing import IO, Any
 
 from edge_agent.memory.capture_writer import INSERT_CAPTURE_IF_NEW, INSERT_PROVENANCE, capture_from_row
 from edge_agent.memory.core import StoreCore
-from edge_agent.memory.entries import EntryRepository, filters
+from edge_agent.memory.entries import EntryRepository, EntryRow, filters
 from edge_agent.memory.errors import ImportFormatError, InvalidEntryError
 from edge_agent.memory.model import check_ref, entry_from_row, to_json
 from edge_agent.memory.screening import screen_capture_record, screen_entry
@@ -68,7 +68,7 @@ class Transfer:
     def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
         """Restore an export: all lines validated first, then one transaction. Existing ids and live
         duplicates are skipped, so importing the same file twice changes nothing."""
-        parsed: list[tuple[dict[str, Any], Any, list[str], dict[str, int]]] = []
+        parsed: list[tuple[EntryRow, Any, list[str], dict[str, int]]] = []
         for lineno, line in enumerate(lines, 1):
             if not line.strip():
                 continue
