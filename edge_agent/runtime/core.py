@@ -13,10 +13,11 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from edge_agent.bus.pool import AdapterSlot
 from edge_agent.config import BoardConfig, Settings
+from edge_agent.jsontypes import JsonObject, JsonValue
 from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, default_index
 from edge_agent.runtime import status as _status
@@ -73,7 +74,7 @@ class Runtime:
         build_watches(rt)
         return rt
 
-    def mark(self, name: str, ok: bool, detail: str = "", **extra: Any) -> None:
+    def mark(self, name: str, ok: bool, detail: str = "", **extra: JsonValue) -> None:
         """Record a component's health (logged when it is not ok)."""
         self.components[name] = Component(ok, detail, dict(extra))
         if not ok:
@@ -87,7 +88,7 @@ class Runtime:
         return self.pool.slots
 
     @property
-    def jobs(self) -> dict[str, dict[str, Any]]:
+    def jobs(self) -> dict[str, JsonObject]:
         """The last outcome of each periodic job (reindex, memory_hygiene, response_cache_prune)."""
         return self.background.results
 
@@ -241,15 +242,15 @@ class Runtime:
         """One line for STATUS= and the ready log line."""
         return _status.summary(self)
 
-    def sync_status(self) -> dict[str, Any]:
+    def sync_status(self) -> JsonObject:
         """The sync worker's status, or why sync is not running."""
         return _status.sync_status(self)
 
-    def memory_counts(self) -> dict[str, Any]:
+    def memory_counts(self) -> JsonObject:
         """Counts from the memory store (entries by category and so on), if it offers them."""
         return _status.memory_counts(self)
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonObject:
         """Everything `edge-agent status` and the runtime_status tool show."""
         return _status.status(self)
 

@@ -35,7 +35,7 @@ def sync_status(rt: Runtime) -> dict[str, Any]:
         data = dict(rt.sync.status())
     except (SyncError, MemoryStoreError, OSError) as exc:
         return {"enabled": True, "running": comp.ok, "error": str(exc), **_outbox_depth(rt)}
-    depth = int(data.get("queued", 0) or 0) + int(data.get("in_flight", 0) or 0)
+    depth = sum(n for k in ("queued", "in_flight") if isinstance(n := data.get(k), int))
     return {"running": comp.ok and "sync" in rt.background.threads, "outbox_depth": depth, **data}
 
 

@@ -33,6 +33,7 @@ from edge_agent.credentials import REDACTION_KEY_FILE, SCREENING_FILE, read_scre
 from edge_agent.errors import SecretRejectedError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
+from edge_agent.memory.captures import Capture
 from edge_agent.sync.repository import bump_state, insert_outbox_rows, outbox_usage
 
 ROW_OVERHEAD_BYTES = 400  # indexes, row header and page slack beside the payload (bench/sync.py measures ~420)
@@ -95,7 +96,7 @@ class OutboxSink:
 
     # --- CaptureSink ------------------------------------------------------------------------------
 
-    def prepare(self, capture: Any) -> Any:
+    def prepare(self, capture: Capture) -> Capture:
         """Stamp device provenance and note the capture's redactions; runs outside the transaction.
 
         The memory store screens every capture for credentials (``[kumiho] secret_policy``: redact or
@@ -116,18 +117,16 @@ class OutboxSink:
         stamp = {"device_id": self.device_id, **clock.as_metadata()}
         for name, value in stamp.items():
             metadata.setdefault(name, value)
-        if dataclasses.is_dataclass(capture) and not isinstance(capture, type):
-            return dataclasses.replace(capture, metadata=metadata)
-        return _patched(capture, {"metadata": metadata})
+        return dataclasses.replace(capture, metadata=metadata)
 
-    def enqueue(self, conn: sqlite3.Connection, capture: Any) -> None:
+    def enqueue(self, conn: sqlite3.Connection, capture: Capture) -> None:
         """Insert the outbox row inside the caller's open transaction (raises OutboxFullError at the bound)."""
         text, payload, size = self._outbox_row(capture)
         self.check_room(conn, payload["importance"], size)
         insert_outbox_rows(conn, [(payload["id"], payload["entry_id"], payload["importance"], text, size, time.time())])
         self._count_redactions(conn, [payload["id"]])
 
-    def enqueue_many(self, conn: sqlite3.Connection, captures: Sequence[Any]) -> None:
+    def enqueue_many(self, conn: sqlite3.Connection, captures: Sequence[Capture]) -> None:
         """:meth:`enqueue` for several captures, in order, inside the caller's transaction: the same rows and
         the same bound check per capture (usage read once and counted forward), inserted by one executemany."""
         rows, used = outbox_usage(conn)
@@ -176,11 +175,8 @@ class OutboxSink:
             raise OutboxFullError(rows=rows, bytes_used=used, max_rows=max_rows, max_bytes=max_bytes,
                                   importance=importance, policy=self.config.outbox_full_policy)
 
+
 __all__ = ["REDACTION_KEY_FILE", "SCREENING_FILE", "OutboxFullError", "OutboxSink", "SecretRejectedError",
            "capture_payload", "read_screening"]
 
 
-def _patched(capture: Any, changes: dict[str, Any]) -> Any:
-    for k, v in changes.items():
-        setattr(capture, k, v)
-    return capture

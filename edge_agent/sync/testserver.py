@@ -34,13 +34,17 @@ import threading
 import time
 import uuid
 from collections import defaultdict, deque
+from collections.abc import Callable
 from concurrent import futures
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 from kumiho.proto import kumiho_pb2 as pb
 from kumiho.proto import kumiho_pb2_grpc as pb_grpc
+
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
 
 MAX_BATCH_ROWS = 200
 MAX_CALL_RECORDS = 200_000
@@ -57,6 +61,14 @@ _MUTATING = frozenset({
 
 
 @dataclass
+class ForcedStatus:
+    """A status code a method answers instead of working, for ``remaining`` more calls (-1: until cleared)."""
+
+    code: grpc.StatusCode
+    remaining: int
+
+
+@dataclass
 class Faults:
     """What the server does wrong next; every field may be changed while it serves."""
 
@@ -66,7 +78,7 @@ class Faults:
     delay_s: float = 0.0  # every call sleeps this long before answering
     required_token: str | None = None  # calls without `authorization: Bearer <token>` get UNAUTHENTICATED
     # method -> [status code, remaining count (-1 = forever)]: answer that code instead of working
-    forced: dict[str, list[Any]] = field(default_factory=dict)
+    forced: dict[str, ForcedStatus] = field(default_factory=dict)
     pre_commit_failure_rate: float = 0.0  # random UNAVAILABLE before a mutating call does anything
     post_commit_failure_rate: float = 0.0  # random "reply lost" after a mutating call committed
     refuse_titles: frozenset[str] = frozenset()  # batch rows with one of these titles fail (a row-level refusal)
@@ -126,7 +138,8 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     # --- plumbing ---------------------------------------------------------------------------------
 
-    def _serve(self, method: str, request: Any, context: grpc.ServicerContext, fn: Any) -> Any:
+    def _serve(self, method: str, request: Req, context: grpc.ServicerContext,
+               fn: Callable[[Req, dict[str, str]], Resp]) -> Resp:
         md = {k: v for k, v in context.invocation_metadata()}
         f = self.faults
         with self._gauge:
@@ -146,11 +159,12 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
                 return reply
         except _Abort as exc:
             context.abort(exc.code, exc.details)
+            raise  # abort() raises the RPC error; this line is never reached
         finally:
             with self._gauge:
                 self.in_flight -= 1
 
-    def _apply(self, method: str, request: Any, md: dict[str, str], fn: Any) -> Any:
+    def _apply(self, method: str, request: Req, md: dict[str, str], fn: Callable[[Req, dict[str, str]], Resp]) -> Resp:
         f = self.faults
         if f.unavailable_next > 0:
             f.unavailable_next -= 1
@@ -158,9 +172,9 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
         if f.required_token is not None and md.get("authorization") != f"Bearer {f.required_token}":
             raise _Abort(grpc.StatusCode.UNAUTHENTICATED, "test server: missing or invalid bearer token")
         forced = f.forced.get(method)
-        if forced and forced[1] != 0:
-            forced[1] -= 1
-            raise _Abort(forced[0], f"test server: injected {forced[0].name} for {method}")
+        if forced and forced.remaining != 0:
+            forced.remaining -= 1
+            raise _Abort(forced.code, f"test server: injected {forced.code.name} for {method}")
         mutating = method in _MUTATING
         if mutating and f.pre_commit_failure_rate and f.rng.random() < f.pre_commit_failure_rate:
             raise _Abort(grpc.StatusCode.UNAVAILABLE, "test server: random pre-commit UNAVAILABLE")
@@ -240,7 +254,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     # --- projects and spaces ----------------------------------------------------------------------
 
-    def CreateProject(self, request: pb.CreateProjectRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def CreateProject(self, request: pb.CreateProjectRequest, context: grpc.ServicerContext) -> pb.ProjectResponse:  # noqa: N802
         """Create a project; ALREADY_EXISTS if the name is taken."""
 
         def op(req: pb.CreateProjectRequest, md: dict[str, str]) -> pb.ProjectResponse:
@@ -254,7 +268,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("CreateProject", request, context, op)
 
-    def GetProjects(self, request: pb.GetProjectsRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def GetProjects(self, request: pb.GetProjectsRequest, context: grpc.ServicerContext) -> pb.GetProjectsResponse:  # noqa: N802
         """List the projects."""
 
         return self._serve(
@@ -262,7 +276,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
             lambda req, md: pb.GetProjectsResponse(projects=list(self.projects.values())),
         )
 
-    def CreateSpace(self, request: pb.CreateSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def CreateSpace(self, request: pb.CreateSpaceRequest, context: grpc.ServicerContext) -> pb.SpaceResponse:  # noqa: N802
         """Create a space under an existing project or space; ALREADY_EXISTS if present."""
 
         def op(req: pb.CreateSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
@@ -280,7 +294,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("CreateSpace", request, context, op)
 
-    def GetSpace(self, request: pb.GetSpaceRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def GetSpace(self, request: pb.GetSpaceRequest, context: grpc.ServicerContext) -> pb.SpaceResponse:  # noqa: N802
         """Look a space up by path."""
 
         def op(req: pb.GetSpaceRequest, md: dict[str, str]) -> pb.SpaceResponse:
@@ -293,7 +307,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     # --- items ------------------------------------------------------------------------------------
 
-    def CreateItem(self, request: pb.CreateItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def CreateItem(self, request: pb.CreateItemRequest, context: grpc.ServicerContext) -> pb.ItemResponse:  # noqa: N802
         """Create an item in an existing space; ALREADY_EXISTS if present."""
 
         def op(req: pb.CreateItemRequest, md: dict[str, str]) -> pb.ItemResponse:
@@ -312,7 +326,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("CreateItem", request, context, op)
 
-    def GetItem(self, request: pb.GetItemRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def GetItem(self, request: pb.GetItemRequest, context: grpc.ServicerContext) -> pb.ItemResponse:  # noqa: N802
         """Look an item up (parent_path and item_name joined, as the SDK splits them)."""
 
         def op(req: pb.GetItemRequest, md: dict[str, str]) -> pb.ItemResponse:
@@ -327,7 +341,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     # --- revisions --------------------------------------------------------------------------------
 
-    def CreateRevision(self, request: pb.CreateRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def CreateRevision(self, request: pb.CreateRevisionRequest, context: grpc.ServicerContext) -> pb.RevisionResponse:  # noqa: N802
         """Append a revision (number ignored); x-idempotency-key replays the first one."""
 
         def op(req: pb.CreateRevisionRequest, md: dict[str, str]) -> pb.RevisionResponse:
@@ -345,14 +359,14 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("CreateRevision", request, context, op)
 
-    def GetRevision(self, request: pb.KrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def GetRevision(self, request: pb.KrefRequest, context: grpc.ServicerContext) -> pb.RevisionResponse:  # noqa: N802
         """Look a revision up by kref (no ?r= means the latest)."""
 
         return self._serve(
             "GetRevision", request, context, lambda req, md: self._revision_pb(self._find_revision(req.kref.uri))
         )
 
-    def ResolveKref(self, request: pb.ResolveKrefRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def ResolveKref(self, request: pb.ResolveKrefRequest, context: grpc.ServicerContext) -> pb.RevisionResponse:  # noqa: N802
         """Resolve an item kref plus tag to a revision."""
 
         def op(req: pb.ResolveKrefRequest, md: dict[str, str]) -> pb.RevisionResponse:
@@ -368,7 +382,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     def BatchCreateRevisions(  # noqa: N802
         self, request: pb.BatchCreateRevisionsRequest, context: grpc.ServicerContext
-    ) -> Any:
+    ) -> pb.BatchCreateRevisionsResponse:
         """Create up to 200 revisions atomically, replaying rows recorded under the prefix."""
 
         def op(req: pb.BatchCreateRevisionsRequest, md: dict[str, str]) -> pb.BatchCreateRevisionsResponse:
@@ -417,7 +431,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("BatchCreateRevisions", request, context, op)
 
-    def TagRevision(self, request: pb.TagRevisionRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def TagRevision(self, request: pb.TagRevisionRequest, context: grpc.ServicerContext) -> pb.StatusResponse:  # noqa: N802
         """Tag a revision (one per tag per item); published revisions refuse tags."""
 
         def op(req: pb.TagRevisionRequest, md: dict[str, str]) -> pb.StatusResponse:
@@ -437,7 +451,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
     # --- edges ------------------------------------------------------------------------------------
 
-    def CreateEdge(self, request: pb.CreateEdgeRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def CreateEdge(self, request: pb.CreateEdgeRequest, context: grpc.ServicerContext) -> pb.StatusResponse:  # noqa: N802
         """Append an edge between two existing revisions (no uniqueness check)."""
 
         def op(req: pb.CreateEdgeRequest, md: dict[str, str]) -> pb.StatusResponse:
@@ -451,7 +465,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
 
         return self._serve("CreateEdge", request, context, op)
 
-    def GetEdges(self, request: pb.GetEdgesRequest, context: grpc.ServicerContext) -> Any:  # noqa: N802
+    def GetEdges(self, request: pb.GetEdgesRequest, context: grpc.ServicerContext) -> pb.GetEdgesResponse:  # noqa: N802
         """Edges of a revision, filtered by type and direction."""
 
         def op(req: pb.GetEdgesRequest, md: dict[str, str]) -> pb.GetEdgesResponse:
@@ -513,7 +527,7 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
     def force(self, method: str, code: grpc.StatusCode, count: int = -1) -> None:
         """Answer `code` to the next `count` calls of `method` (-1: until cleared)."""
         with self._lock:
-            self.faults.forced[method] = [code, count]
+            self.faults.forced[method] = ForcedStatus(code, count)
 
     def clear_forced(self) -> None:
         """Stop forcing status codes."""

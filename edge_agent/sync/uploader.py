@@ -52,6 +52,7 @@ from edge_agent.config import Settings
 from edge_agent.errors import ConfigError, SyncError
 from edge_agent.identity import device_id as resolve_device_id
 from edge_agent.identity import read_clock
+from edge_agent.jsontypes import JsonObject
 from edge_agent.sync.client import (
     AUTH_CODES,
     BUSY_CODES,
@@ -599,7 +600,7 @@ class SyncWorker:
 
     # --- status -----------------------------------------------------------------------------------
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonObject:
         """Queue sizes, last success/error, pause and screening counters (never the token)."""
         with self.outbox.reading() as conn:
             return sync_status(conn, self.settings, self.state_dir, device=self.device_id,

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from edge_agent.bus.base import Adapter
 from edge_agent.bus.pool import AdapterSlot
@@ -33,6 +33,7 @@ from edge_agent.errors import (
     I2CNackError,
     InferenceError,
 )
+from edge_agent.jsontypes import JsonObject
 from edge_agent.watch.inference import Model, TensorSpec
 from edge_agent.watch.rules import RateLimiter, Trigger, make_rule, num
 from edge_agent.watch.sensors import open_sampler, sensor_spec
@@ -262,7 +263,7 @@ class Watch:
                                      "title": capture.title})
         return stored
 
-    def history(self) -> dict[str, Any]:
+    def history(self) -> JsonObject:
         """Recent readings (oldest first) per channel with units, model scores and captures, for plotting."""
         rows = list(self.readings)
         return {
@@ -315,7 +316,7 @@ class Watch:
             metadata=metadata,
         )
 
-    def status(self) -> dict[str, Any]:
+    def status(self) -> JsonObject:
         """The watch's state and counters (for `watch list`, runtime status and the MCP tool)."""
         screen = self.window.screen
         return {
@@ -339,6 +340,16 @@ def _error_kind(exc: BusError) -> str:
     if isinstance(exc, BusTimeoutError):
         return "timeout"
     return "other"
+
+
+class WatchOutcome(TypedDict):
+    """What :meth:`WatchRunner.run_once` saw: whether a window was evaluated, the capture it stored (if it
+    triggered) and the watch's status after it."""
+
+    watch: str
+    evaluated: bool
+    capture: Capture | None
+    status: JsonObject
 
 
 class WatchRunner:
@@ -474,7 +485,7 @@ class WatchRunner:
                     w.tick(now)
 
     def run_once(self, name: str, *, interval_s: float | None = None, stop: threading.Event | None = None,
-                 max_errors: int = 3) -> dict[str, Any]:
+                 max_errors: int = 3) -> WatchOutcome:
         """Sample watch `name` until one window is evaluated; return the outcome and the watch's status.
 
         `interval_s` overrides the watch's sampling interval (0 samples back to back). A failing sensor
@@ -499,9 +510,9 @@ class WatchRunner:
             result = w.tick(time.monotonic())
             if interval_s is not None and w.state == "sampling":
                 w.next_due = time.monotonic() + interval_s
-        return {"watch": name, "evaluated": w.evaluations > start, "capture": result, "status": w.status()}
+        return WatchOutcome(watch=name, evaluated=w.evaluations > start, capture=result, status=w.status())
 
-    def status(self) -> list[dict[str, Any]]:
+    def status(self) -> list[JsonObject]:
         """One dict per configured watch: running ones with counters, broken ones with the reason."""
         out = [w.status() for w in self.watches.values()]
         out += [{"name": n, "state": "error", "last_error": why} for n, why in self.broken.items()]

@@ -10,8 +10,8 @@ from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.watch.sensors import Channel
 
 
@@ -34,7 +34,7 @@ class ChannelStats:
         """One of last/mean/min/max/first by name."""
         return float(getattr(self, name))
 
-    def as_dict(self, digits: int = 4) -> dict[str, float]:
+    def as_dict(self, digits: int = 4) -> JsonObject:
         """Rounded values for captures and JSON."""
         return {k: round(v, digits) for k, v in (("min", self.min), ("max", self.max), ("mean", self.mean),
                                                  ("last", self.last))}
@@ -49,7 +49,7 @@ class WindowSummary:
     started_at: float  # UNIX time of the first sample
     ended_at: float  # UNIX time of the last sample
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """JSON-ready form: {channel: {min, max, mean, last}}, count and the span as RFC 3339 UTC."""
         return {"count": self.count, "started_at": iso_utc(self.started_at), "ended_at": iso_utc(self.ended_at),
                 "channels": {k: v.as_dict() for k, v in self.channels.items()}}
