@@ -35,6 +35,7 @@ from edge_agent.services.args import (
     PinArg,
     QueryArg,
     SpacePath,
+    json_object,
     jsonable,
 )
 from edge_agent.services.core import Action, In, Out
@@ -188,7 +189,7 @@ class Tools:
         store = self._rt.require_memory()
         result = store.engage(query, limit=self._limit(limit), categories=memory_types,
                               namespaces=[space_path] if space_path else None, min_score=self._min_score(min_score))
-        data = _jsonable(result)
+        data = json_object(result)
         data.setdefault("source_krefs", data.get("source_refs", []))
         return EngageResult.model_validate(data)
 

@@ -14,6 +14,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import InvalidAddressError
 from edge_agent.memory.captures import KnowledgeType
+from edge_agent.services.jsondata import json_object as json_object
 from edge_agent.services.jsondata import jsonable as jsonable  # its home before it moved
 
 # Argument types, with the limits an agent sees in the schema ----------------------------------------

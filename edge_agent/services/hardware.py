@@ -22,6 +22,7 @@ from edge_agent.services.args import (
     PinArg,
     address_fields,
     hex_text,
+    json_object,
     jsonable,
     location_fields,
     parse_int,
@@ -175,7 +176,7 @@ def spi_transfer(res: Resources, a: SpiIn) -> SpiResult:
     return SpiResult(
         adapter=slot.name, cs=a.cs, mode=a.mode, rx=list(rx), hex=hex_text(bytes(rx)),
         capture=res.record_write("spi_transfer", slot, f"spi_transfer {len(data)} bytes on {slot.name} cs {a.cs}",
-                                 {"bus": a.bus, "cs": a.cs, "mode": a.mode, "bytes": list(data)[:64]}))
+                                 {"bus": a.bus, "cs": a.cs, "mode": a.mode, "bytes": [b for b in data[:64]]}))
 
 
 @action("hardware_capabilities", CapabilitiesIn, Capabilities)
@@ -183,7 +184,7 @@ def hardware_capabilities(res: Resources, a: CapabilitiesIn) -> Capabilities:
     """What an adapter offers: I2C buses, SPI chip selects, GPIO, write policy, and its health."""
     with res.hardware(a.adapter, a.board, a.url) as slot:
         held = slot.require()
-        caps = jsonable(held.capabilities())
+        caps = json_object(held.capabilities())
         caps["health"] = jsonable(held.health())
     return Capabilities.model_validate(caps)
 
@@ -197,4 +198,4 @@ def sensor_read(res: Resources, a: SensorIn) -> SensorReading:
         address = parse_int(a.addr, "addr", slot.url)
         reading = BME280(slot.require().i2c(a.bus), address=address).read()
     return SensorReading(adapter=slot.name, sensor=a.sensor, **address_fields(address), at=time.time(),
-                         **jsonable(reading))
+                         **json_object(reading))

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from typing import Any
+
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 
-def jsonable(obj: Any) -> Any:
+def jsonable(obj: object) -> JsonValue:
+    """``obj`` as JSON data: records (``to_dict``, dataclasses, pydantic models) as objects, sequences as
+    arrays, bytes as hex; anything else by its text."""
     to_dict = getattr(obj, "to_dict", None)
     if callable(to_dict) and not isinstance(obj, type):
         return jsonable(to_dict())
@@ -25,6 +28,16 @@ def jsonable(obj: Any) -> Any:
         return obj.hex()
     if isinstance(obj, int | float | str | bool) or obj is None:
         return obj
-    if hasattr(obj, "model_dump"):
-        return obj.model_dump(mode="json")
+    model_dump = getattr(obj, "model_dump", None)
+    if callable(model_dump):
+        dumped: JsonValue = model_dump(mode="json")
+        return dumped
     return str(obj)
+
+
+def json_object(obj: object) -> JsonObject:
+    """:func:`jsonable` of a record, which must come out as a JSON object."""
+    data = jsonable(obj)
+    if not isinstance(data, dict):
+        raise TypeError(f"{type(obj).__name__} is not a record (it gives {type(data).__name__} data)")
+    return data

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from edge_agent.errors import PinError
-from edge_agent.services.args import BoardArg, PinArg, QueryArg, jsonable
+from edge_agent.services.args import BoardArg, PinArg, QueryArg, json_object, jsonable
 from edge_agent.services.core import ActionInput, Resources, action
 from edge_agent.services.results import (
     JSON,
@@ -145,7 +145,7 @@ def datasheet_read(res: Resources, a: ReadIn) -> DatasheetText:
 def datasheet_list(res: Resources, a: ListIn) -> DatasheetFiles:
     """List the indexed datasheet files with their boards."""
     with res.datasheets() as rag:
-        return DatasheetFiles(files=jsonable(rag.files()))
+        return DatasheetFiles(files=[json_object(f) for f in rag.files()])
 
 
 @action("hardware_context", ContextIn, HardwareContext)

@@ -12,11 +12,13 @@ so in-process callers and MCP clients see one shape.
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
 
-JSON = dict[str, Any]
+#: A JSON object. pydantic's ``JsonValue`` is the same recursive union as ``edge_agent.jsontypes.JsonValue``
+#: (the type checker takes one for the other), in the form pydantic can build a field's schema from.
+JSON = dict[str, JsonValue]
 
 
 class ToolResult(BaseModel):
@@ -38,13 +40,13 @@ class ToolResult(BaseModel):
         """The JSON object a client receives."""
         return self.model_dump(mode="json")
 
-    def __getitem__(self, key: str) -> Any:
+    def __getitem__(self, key: str) -> JsonValue:
         return self.as_json()[key]
 
     def __contains__(self, key: object) -> bool:
         return key in self.as_json()
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: JsonValue = None) -> JsonValue:
         """``result[key]``, or ``default`` when the JSON has no such key."""
         return self.as_json().get(key, default)
 
@@ -125,7 +127,7 @@ class BoardInfo(ToolResult):
     mcu: str
     leds: dict[str, str]
     buttons: dict[str, str]
-    buses: dict[str, Any] = Field(description="Bus name -> its signal pins.")
+    buses: dict[str, JsonValue] = Field(description="Bus name -> its signal pins.")
     pin_count: int
     pins: list[str] = Field(description="Every pin by native name, with its header positions.")
     datasheet_tags: list[str]
