@@ -15,6 +15,7 @@ from edge_agent.bus.gpio_grants import GpioGrant, PinSource, resolve_entries, sp
 from edge_agent.bus.i2c import I2CBus
 from edge_agent.bus.spi import SPIDevice
 from edge_agent.errors import AdapterUnavailableError, BusError, InvalidAddressError, NextStep, echo
+from edge_agent.jsontypes import JsonObject
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -192,7 +193,7 @@ class Adapter(abc.ABC):
         entry = self._gpio_seen.setdefault(name, {})
         entry.update(fields, at=time.time())
 
-    def gpio_states(self) -> dict[str, dict[str, Any]]:
+    def gpio_states(self) -> dict[str, JsonObject]:
         """Known state of each GPIO line by canonical name: ``mode`` ("in"/"out"), ``level``, ``pull``.
 
         Made from what this adapter drove or read (no bus traffic), overlaid with what the backend can
@@ -255,7 +256,7 @@ class Adapter(abc.ABC):
         policy.check_gpio(self.url, what, given, allowed=self._gpio_any or line in self._gpio_grants)
 
     # info ------------------------------------------------------------------------------------
-    def capabilities(self) -> dict[str, Any]:
+    def capabilities(self) -> JsonObject:
         """What this adapter offers: buses, chip selects, GPIO, limits."""
         try:
             spi = [f"{b}.{c}" for b, c in self._spi_buses()]
@@ -274,7 +275,7 @@ class Adapter(abc.ABC):
             **self._extra_capabilities(),
         }
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JsonObject:
         """A small status record: {"ok", "url", "name", ...backend details}."""
         if self.closed:
             return {"ok": False, "url": self.url, "name": self.name, "detail": "closed"}

@@ -12,10 +12,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from edge_agent.bus.base import Adapter
 from edge_agent.errors import AdapterUnavailableError, EdgeAgentError
+from edge_agent.jsontypes import JsonObject
 
 log = logging.getLogger(__name__)
 
@@ -95,9 +95,9 @@ class AdapterSlot:
             self.error = ""
         log.info("adapter %s (%s) is available now", self.name, self.url)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JsonObject:
         """Name, URL, board and the adapter's health (or why it is missing)."""
-        data: dict[str, Any] = {"name": self.name, "url": self.url, "board": self.board}
+        data: JsonObject = {"name": self.name, "url": self.url, "board": self.board}
         if self.adapter is None:
             data.update(ok=False, detail=self.error)
         else:

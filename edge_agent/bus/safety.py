@@ -22,10 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
 
 from edge_agent.bus.i2c_rules import I2CRule, check_rule_widths, parse_i2c_rule, spans, stored_registers
 from edge_agent.errors import ConfigError, WriteRefusedError
+from edge_agent.jsontypes import JsonObject
 
 Mode = Literal["open", "allowlist", "read_only"]
 
@@ -123,7 +124,7 @@ class SafetyPolicy:
         """The config key path of ``leaf`` for this adapter."""
         return f"hardware.safety.adapters.{_toml_key(self.adapter_key)}.{leaf}"
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> JsonObject:
         """The policy as data (for capabilities() and `bus` CLI output)."""
         return {
             "mode": self.mode,

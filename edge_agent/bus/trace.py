@@ -17,10 +17,17 @@ from edge_agent.bus.safety import SafetyPolicy
 from edge_agent.bus.transactions import GPIOMode, GPIOWrite, I2CRead, I2CWrite, I2CWriteRead, SPITransfer, Transaction
 from edge_agent.bus.url import AdapterURL
 from edge_agent.errors import BusError
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 log = logging.getLogger(__name__)
 PREFIX = "trace+"
 LOG_LIMIT = 100_000
+
+
+def _listed(capabilities: JsonObject, key: str) -> list[JsonValue]:
+    """A list an adapter's capabilities name (``i2c`` buses, ``spi`` chip selects)."""
+    value = capabilities.get(key)
+    return value if isinstance(value, list) else []
 
 
 class TraceAdapter(Adapter):
@@ -42,14 +49,15 @@ class TraceAdapter(Adapter):
             log.debug("%s: %s%s", self.inner.url, describe(transaction), failed)
 
     def _i2c_buses(self) -> list[int]:
-        return list(self.inner.capabilities()["i2c"])
+        return [b for b in _listed(self.inner.capabilities(), "i2c") if isinstance(b, int)]
 
     def _open_i2c(self, bus: int) -> I2CBus:
         inner = self.inner.i2c(bus)
         return TraceI2C(self, inner)
 
     def _spi_buses(self) -> list[tuple[int, int]]:
-        return [(int(b), int(c)) for b, c in (item.split(".") for item in self.inner.capabilities()["spi"])]
+        items = [item for item in _listed(self.inner.capabilities(), "spi") if isinstance(item, str)]
+        return [(int(b), int(c)) for b, c in (item.split(".") for item in items)]
 
     def _open_spi(self, bus: int, cs: int, mode: int, speed_hz: int) -> SPIDevice:
         return TraceSPI(self, self.inner.spi(bus, cs, mode=mode, speed_hz=speed_hz))

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Protocol
 
 from serial.tools import list_ports
 
 from edge_agent.errors import AdapterUnavailableError
+from edge_agent.jsontypes import JsonObject
 
 #: USB IDs of debug probes and USB-serial chips that carry a bridge board's UART. ST-LINK/V2-1
 #: (NUCLEO-64 boards such as the F401RE) enumerates as 0483:374B; STLINK-V3 variants as
@@ -50,12 +51,27 @@ class FoundPort:
         """The bridge:// URL that opens this port."""
         return f"bridge://{self.device}"
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         """A JSON-ready record."""
         return {**asdict(self), "usb_id": self.usb_id, "url": self.url}
 
 
-def find_ports(ports: Iterable[Any] | None = None) -> list[FoundPort]:
+class PortInfo(Protocol):
+    """What discovery reads of a serial port (pyserial's ``ListPortInfo`` has it)."""
+
+    @property
+    def device(self) -> str: ...
+    @property
+    def vid(self) -> int | None: ...
+    @property
+    def pid(self) -> int | None: ...
+    @property
+    def serial_number(self) -> str | None: ...
+    @property
+    def description(self) -> str | None: ...
+
+
+def find_ports(ports: Iterable[PortInfo] | None = None) -> list[FoundPort]:
     """Attached ports with a known VID:PID, sorted by device path.
 
     ``ports`` defaults to ``serial.tools.list_ports.comports()``; anything with ``device``, ``vid``,
@@ -72,7 +88,7 @@ def find_ports(ports: Iterable[Any] | None = None) -> list[FoundPort]:
     return sorted(found, key=lambda f: f.device)
 
 
-def find_one(ports: Iterable[Any] | None = None) -> FoundPort:
+def find_one(ports: Iterable[PortInfo] | None = None) -> FoundPort:
     """The single attached board, for ``bridge://auto``; an error if there are none or several."""
     found = find_ports(ports)
     if not found:
