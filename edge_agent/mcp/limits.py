@@ -25,10 +25,13 @@ import logging
 import math
 import resource
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+if TYPE_CHECKING:  # the ASGI interface's own names (starlette comes with the mcp SDK)
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 log = logging.getLogger(__name__)
 
@@ -64,12 +67,11 @@ class LimitedH11Protocol(H11Protocol):
     request_deadline_s = REQUEST_DEADLINE_S
     shared = _State()
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._deadline: asyncio.TimerHandle | None = None
-        self._opened = time.monotonic()
+    _deadline: asyncio.TimerHandle | None = None
+    _opened = 0.0  # when the connection was made (monotonic)
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        self._opened = time.monotonic()
         super().connection_made(transport)
         live = sum(1 for c in self.connections if not c.transport.is_closing())
         if live > self.max_connections and not self._make_room():
@@ -167,7 +169,7 @@ class BodyLimit:
     rest of the body is not read (uvicorn closes a connection whose request body was not consumed).
     """
 
-    def __init__(self, app: Any, limits: dict[str, int], default: int) -> None:
+    def __init__(self, app: ASGIApp, limits: dict[str, int], default: int) -> None:
         self.app = app
         self.limits = sorted(limits.items(), key=lambda kv: -len(kv[0]))
         self.default = default
@@ -175,7 +177,7 @@ class BodyLimit:
     def limit_for(self, path: str) -> int:
         return next((n for prefix, n in self.limits if path.startswith(prefix)), self.default)
 
-    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
@@ -264,7 +266,7 @@ def _evict_oldest_idle(manager: Any) -> None:
     log.info("MCP session table full (%d): closed the session idle for longest", manager.max_sessions)
 
 
-async def stop_server(server: uvicorn.Server, task: asyncio.Task[Any], what: str) -> None:
+async def stop_server(server: uvicorn.Server, task: asyncio.Task[None], what: str) -> None:
     """Stop accepting and let requests in flight finish for up to 8 s, then force the rest for 2 s.
 
     A crash while stopping is logged with ``what`` names the server, not re-raised: shutdown goes on.

@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from edge_agent.errors import EdgeAgentError
 
 
-def sent(value: Any) -> str:
+def sent(value: object) -> str:
     """What a caller sent, as repr cut to 60 characters (a long value must not swamp the sentence)."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -18,10 +18,13 @@ import ipaddress
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from edge_agent.errors import ConfigError
+
+if TYPE_CHECKING:  # the ASGI interface's own names (starlette comes with the mcp SDK)
+    from starlette.types import ASGIApp, Receive, Scope, Send
 
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
 WILDCARDS = ("0.0.0.0", "::", "")
@@ -121,11 +124,11 @@ class HostPolicy:
 class HostOriginGuard:
     """ASGI middleware: 421 for a foreign Host, 403 for a foreign Origin, before any route runs."""
 
-    def __init__(self, app: Any, policy: HostPolicy) -> None:
+    def __init__(self, app: ASGIApp, policy: HostPolicy) -> None:
         self.app = app
         self.policy = policy
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return

@@ -139,7 +139,7 @@ def shared_tools(runtime: Runtime) -> list[Tool]:
     return records
 
 
-def build_server(runtime: Runtime, token: str | None = None, issuer: str = "http://127.0.0.1") -> MCPServer[Any]:
+def build_server(runtime: Runtime, token: str | None = None, issuer: str = "http://127.0.0.1") -> MCPServer[object]:
     """An MCPServer exposing the runtime's tools; with `token`, HTTP requests must carry it as a bearer token."""
     auth = None if token is None else AuthSettings(issuer_url=AnyHttpUrl(issuer), resource_server_url=None)
     verifier = None if token is None else _StaticTokenVerifier(token)
@@ -278,7 +278,7 @@ class HttpServer:
         """Where MCP clients connect."""
         return f"{self.base_url}{self.path}"
 
-    def app(self) -> Any:
+    def app(self) -> HostOriginGuard:
         """The ASGI app: Host/Origin guard around the MCP endpoint (bearer token) and the status page."""
         cfg = self.runtime.settings.server
         policy = HostPolicy.build(self.host, allowed_hosts=cfg.allowed_hosts, allowed_origins=cfg.allowed_origins,
