@@ -38,12 +38,14 @@ from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.choice import choose
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
+from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
 from edge_agent.agent.provider import ProviderChain, Reply
 from edge_agent.agent.records import NOT_OFFERED, OnTool, ToolRecord, summarize
 from edge_agent.agent.state import AgentState
 from edge_agent.agent.toolset import ToolSet
 from edge_agent.config import Settings
 from edge_agent.errors import EdgeAgentError, ModelOutputError
+from edge_agent.jsontypes import JsonObject
 
 log = logging.getLogger(__name__)
 
@@ -79,11 +81,12 @@ class TurnResult:
         failed = bool(self.tool_calls) and all(t.error is not None for t in self.tool_calls)
         return self.answered and not self.limit_reached and not failed
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"response": self.response, "tool_calls": [t.as_dict() for t in self.tool_calls],
-                "cached": self.cached, "provider": self.provider, "usage": self.usage,
-                "tool_rounds": self.rounds, "limit_reached": self.limit_reached, "source_krefs": self.source_krefs,
-                "tools_offered": self.tools_offered, "notes": self.notes}
+                "cached": self.cached, "provider": self.provider, "usage": dict(self.usage),
+                "tool_rounds": self.rounds, "limit_reached": self.limit_reached,
+                "source_krefs": list(self.source_krefs), "tools_offered": list(self.tools_offered),
+                "notes": list(self.notes)}
 
 
 @dataclass
@@ -104,7 +107,8 @@ class Agent:
     memory store itself, or the daemon's through its socket. Either may be None (left out).
     """
 
-    def __init__(self, settings: Settings, *, hardware: Any, memory: Any, caller: ToolCaller, chain: ProviderChain,
+    def __init__(self, settings: Settings, *, hardware: HardwareSource | None, memory: MemorySource | None,
+                 caller: ToolCaller, chain: ProviderChain,
                  state: AgentState | None = None) -> None:
         self.settings = settings
         self.hardware, self.memory, self.caller, self.chain, self.state = hardware, memory, caller, chain, state
@@ -152,7 +156,7 @@ class Agent:
         """The OpenAI tool specs of every tool of this mode (builds the schemas)."""
         return list(self._build_specs().values())
 
-    def specs(self, names: Sequence[str]) -> list[dict[str, Any]]:
+    def specs(self, names: Sequence[str]) -> list[JsonObject]:
         """The OpenAI tool specs of `names`, in registration order (builds the schemas)."""
         specs = self._build_specs()
         return [specs[n] for n in specs if n in set(names)]
@@ -184,7 +188,7 @@ class Agent:
         except EdgeAgentError as exc:
             log.warning("memory context left out: %s", exc)
             return "", []
-        return promptmod.frame_memory(found.get("results") or []), list(found.get("source_refs") or [])
+        return promptmod.frame_memory(records(found, "results")), strings(found, "source_refs")
 
     def hardware_context(self, message: str, board: str | None = None) -> str:
         """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them)."""
@@ -402,7 +406,7 @@ class Agent:
             return
         limit = self.settings.memory.max_content_bytes // 2
         content = f"User: {message[:limit // 2]}\nAssistant: {result.response[:limit // 2]}"
-        capture = {"type": "summary", "title": " ".join(message.split())[:120], "content": content,
+        capture: JsonObject = {"type": "summary", "title": " ".join(message.split())[:120], "content": content,
                    "category": "conversation", "importance": 0.3, "tags": ["agent-exchange"]}
         try:
             stored = self.memory.reflect(session, result.response, captures=[capture],
@@ -411,7 +415,7 @@ class Agent:
             log.warning("the exchange was not stored in memory: %s", exc)
             return
         if self.state is not None:
-            for cap in stored.get("captures", []):
+            for cap in records(stored, "captures"):
                 self.state.note_exchange(message, str(cap["entry_id"]))
 
     # --- offline ---------------------------------------------------------------------------------

@@ -24,11 +24,15 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from edge_agent.agent.toolmode import prompt_mode
 from edge_agent.config import Settings, redact_url, resolve_provider
 from edge_agent.errors import BackendUnavailable, ModelOutputError, ProviderError
+from edge_agent.jsontypes import JsonObject
+
+if TYPE_CHECKING:  # the SDK is imported when the first request is made
+    from openai import OpenAI
 
 log = logging.getLogger(__name__)
 
@@ -60,7 +64,7 @@ class Reply:
 class Provider:
     spec: str
     url: str
-    client: Any = None
+    client: OpenAI | None = None
     api_key: str = ""
     tool_calls: str = "auto"  # auto | native | prompt
 
@@ -209,7 +213,7 @@ class ProviderChain:
         except Exception as exc:  # the first real request reports it properly
             log.debug("warming the provider client: %s", exc)
 
-    def complete(self, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None = None, *,
+    def complete(self, messages: list[JsonObject], tools: list[JsonObject] | None = None, *,
                  on_token: Callable[[str], None] | None = None,
                  on_retry: Callable[[str], None] | None = None) -> Reply:
         """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given."""

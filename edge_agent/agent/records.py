@@ -7,9 +7,10 @@ the response cache, which runs no tool, loads no schema.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 NOT_OFFERED = "not run: no tool was offered for this message"
 REPEAT_NOTE = ("not run again: this exact call already ran earlier in this turn; its result is repeated here. "
@@ -19,14 +20,14 @@ REPEAT_NOTE = ("not run again: this exact call already ran earlier in this turn;
 @dataclass
 class ToolRecord:
     name: str
-    arguments: Any
-    result: Any = None
+    arguments: JsonValue
+    result: JsonValue = None
     error: str | None = None
     notes: list[str] = field(default_factory=list)
     repeat: bool = False  # not run: the same call already ran this turn
 
-    def as_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"name": self.name, "arguments": self.arguments}
+    def as_dict(self) -> JsonObject:
+        out: JsonObject = {"name": self.name, "arguments": self.arguments}
         if self.error is None:
             out["result"] = self.result
         else:
@@ -37,11 +38,11 @@ class ToolRecord:
             out["repeat"] = True
         return out
 
-    def body(self) -> Any:
+    def body(self) -> JsonObject:
         """What goes back to the model: the result (or error), with any notes."""
         if self.error is not None:
-            out: dict[str, Any] = {"error": self.error}
-        elif isinstance(self.result, Mapping):
+            out: JsonObject = {"error": self.error}
+        elif isinstance(self.result, dict):
             out = dict(self.result)
         else:
             out = {"result": self.result}

@@ -376,17 +376,6 @@ def test_no_bare_any_crosses_a_package_boundary() -> None:
 #: The seams still typed with Any, each to be typed and struck from here, never added to. (A stale entry
 #: does not fail the test, so that deleting or typing code elsewhere never breaks it; strike it anyway.)
 KNOWN = {
-    'edge_agent/agent/loop.py Agent.__init__ parameter hardware',
-    'edge_agent/agent/loop.py Agent.__init__ parameter memory',
-    'edge_agent/agent/loop.py Agent.specs returns Any',
-    'edge_agent/agent/loop.py TurnResult.as_dict returns Any',
-    'edge_agent/agent/provider.py Provider.client is annotated with Any',
-    'edge_agent/agent/provider.py ProviderChain.complete parameter messages',
-    'edge_agent/agent/provider.py ProviderChain.complete parameter tools',
-    'edge_agent/agent/records.py ToolRecord.arguments is annotated with Any',
-    'edge_agent/agent/records.py ToolRecord.as_dict returns Any',
-    'edge_agent/agent/records.py ToolRecord.body returns Any',
-    'edge_agent/agent/records.py ToolRecord.result is annotated with Any',
     'edge_agent/bus/bridge/adapter.py BridgeAdapter.firmware_capabilities returns Any',
     'edge_agent/bus/bridge/link.py Link.health returns Any',
     'edge_agent/bus/bridge/link.py Link.request parameter args',
