@@ -25,7 +25,7 @@ def _redacted(value: Any) -> Any:
     return redact_url(value) if isinstance(value, str) else value
 
 
-def toml_value(value: Any) -> str:
+def toml_value(value: object) -> str:
     """One value as inline TOML (the configuration reference shows defaults this way)."""
     import tomli_w
 

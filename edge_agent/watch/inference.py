@@ -21,9 +21,13 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 from edge_agent.errors import BackendUnavailable, InferenceError
+
+if TYPE_CHECKING:  # numpy comes with the ml extra, beside the interpreter
+    import numpy as np
+    from numpy.typing import NDArray
 
 log = logging.getLogger(__name__)
 
@@ -136,11 +140,30 @@ def available_backend() -> str | None:
         return None
 
 
+class TensorDetails(TypedDict):
+    """What the interpreter says of one tensor (the keys a watch reads)."""
+
+    index: int
+    shape: Sequence[int]
+    dtype: type
+    quantization: tuple[float, int]  # (scale, zero point); scale 0 when not quantized
+
+
+class Interpreter(Protocol):
+    """The calls a watch makes on a TFLite interpreter (ai-edge-litert's and tflite-runtime's alike)."""
+
+    def set_tensor(self, tensor_index: int, value: NDArray[np.generic]) -> None: ...
+
+    def invoke(self) -> None: ...
+
+    def get_tensor(self, tensor_index: int) -> NDArray[np.generic]: ...
+
+
 class Model:
     """A loaded, validated single-input single-output TFLite model."""
 
-    def __init__(self, path: Path, backend: str, interpreter: Any, inp: TensorSpec, out: TensorSpec,
-                 details: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    def __init__(self, path: Path, backend: str, interpreter: Interpreter, inp: TensorSpec, out: TensorSpec,
+                 details: tuple[TensorDetails, TensorDetails]) -> None:
         import numpy as np  # ml extra; present whenever an interpreter loaded
 
         self._np = np
@@ -222,7 +245,7 @@ class Model:
         self.invocations += 1
         oscale, ozero = self._out.get("quantization", (0.0, 0))
         if y.dtype.kind in "iu" and oscale:
-            return [float((v - ozero) * oscale) for v in y]
+            return [(float(v) - ozero) * oscale for v in y]
         return [float(v) for v in y]
 
 

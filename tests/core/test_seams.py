@@ -383,7 +383,6 @@ KNOWN = {
     'edge_agent/bus/bridge/link.py Link.submit parameter args',
     'edge_agent/bus/bridge/link.py Link.wait returns Any',
     'edge_agent/bus/bridge/protocol.py Reply.result is annotated with Any',
-    'edge_agent/config/render.py toml_value parameter value',
     'edge_agent/hub/client.py HubClient.mcp parameter message',
     'edge_agent/hub/client.py HubClient.mcp returns Any',
     'edge_agent/hub/client.py HubClient.op parameter args',
