@@ -421,13 +421,14 @@ class WatchRunner:
                         "not stored")
 
     @classmethod
-    def from_runtime(cls, runtime: RuntimeParts, **kwargs: Any) -> WatchRunner:
+    def from_runtime(cls, runtime: RuntimeParts, *, names: list[str] | None = None, strict: bool = False,
+                     on_capture: Callable[[Capture], None] | None = None) -> WatchRunner:
         """Build from an edge_agent.runtime.Runtime: its settings, adapter slots and memory store.
 
-        Non-strict: a broken watch is reported by :meth:`status` while the others run.
+        Non-strict by default: a broken watch is reported by :meth:`status` while the others run.
         """
-        kwargs.setdefault("strict", False)
-        return cls(runtime.settings, runtime.adapters, runtime.memory, **kwargs)
+        return cls(runtime.settings, runtime.adapters, runtime.memory, names=names, strict=strict,
+                   on_capture=on_capture)
 
     # adapters ------------------------------------------------------------------------------------------
 
