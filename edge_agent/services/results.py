@@ -12,13 +12,19 @@ so in-process callers and MCP clients see one shape.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from pydantic import BaseModel, ConfigDict, Field, JsonValue, SerializerFunctionWrapHandler, model_serializer
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-#: A JSON object. pydantic's ``JsonValue`` is the same recursive union as ``edge_agent.jsontypes.JsonValue``
-#: (the type checker takes one for the other), in the form pydantic can build a field's schema from.
-JSON = dict[str, JsonValue]
+from edge_agent.jsontypes import JsonValue
+
+if TYPE_CHECKING:
+    #: A JSON object: what the type checker holds callers to.
+    JSON = dict[str, JsonValue]
+else:
+    # At run time pydantic takes these fields as open JSON objects, validated and published as they have
+    # always been (schema ``{"type": "object", "additionalProperties": true}``, the tool schemas clients hold).
+    JSON = dict[str, Any]
 
 
 class ToolResult(BaseModel):
@@ -127,7 +133,7 @@ class BoardInfo(ToolResult):
     mcu: str
     leds: dict[str, str]
     buttons: dict[str, str]
-    buses: dict[str, JsonValue] = Field(description="Bus name -> its signal pins.")
+    buses: JSON = Field(description="Bus name -> its signal pins.")
     pin_count: int
     pins: list[str] = Field(description="Every pin by native name, with its header positions.")
     datasheet_tags: list[str]
