@@ -185,7 +185,7 @@ class HubClient:
 
     # requests --------------------------------------------------------------------------------------
 
-    def request(self, method: str, route: str, body: Any = None, *, timeout: float | None = READ_TIMEOUT_S,
+    def request(self, method: str, route: str, body: JsonValue | bytes = None, *, timeout: float | None = READ_TIMEOUT_S,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """One HTTP exchange; HubError when the daemon is gone or stops mid-request."""
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
@@ -209,7 +209,7 @@ class HubClient:
         finally:
             conn.close()
 
-    def op(self, name: str, args: dict[str, Any], *, timeout: float | None = READ_TIMEOUT_S) -> Any:
+    def op(self, name: str, args: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> Any:
         """Run the CLI operation ``name`` in the daemon; returns its result or raises RemoteError."""
         status, _, payload = self.request("POST", f"/op/{name}", {"args": args}, timeout=timeout)
         try:
@@ -225,7 +225,7 @@ class HubClient:
             raise RemoteError(str(err.get("message", "")), str(err.get("type", "EdgeAgentError")), status)
         raise HubError(f"the edge-agent daemon answered /op/{name} with HTTP {status}: {payload[:200]!r}")
 
-    def mcp(self, message: dict[str, Any], *, timeout: float | None = READ_TIMEOUT_S) -> dict[str, Any] | None:
+    def mcp(self, message: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> JsonObject | None:
         """Send one MCP JSON-RPC message; returns the response (None for a notification)."""
         status, headers, payload = self.request("POST", "/mcp", message, timeout=timeout)
         if status == 202 or not payload:
@@ -280,16 +280,20 @@ class SocketServices:
 
     def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""
-        message = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
-                   "params": {"name": name, "arguments": arguments}}
+        message: JsonObject = {"jsonrpc": "2.0", "id": next(self._ids), "method": "tools/call",
+                               "params": {"name": name, "arguments": arguments}}
         reply = self.client.mcp(message)
         if reply is None:
             raise HubError(f"the edge-agent daemon gave no answer to tools/call {name}")
         if "error" in reply:
             err = reply["error"] or {}
-            raise ToolCallError(str(err.get("message") or err), tool=name)
+            raise ToolCallError(str((err.get("message") if isinstance(err, dict) else None) or err), tool=name)
         result = reply.get("result") or {}
-        text = "".join(c.get("text", "") for c in result.get("content") or [] if c.get("type") == "text")
+        if not isinstance(result, dict):
+            raise HubError(f"the edge-agent daemon answered tools/call {name} with a result that is not an object")
+        content = result.get("content") or []
+        text = "".join(str(c.get("text", "")) for c in (content if isinstance(content, list) else [])
+                       if isinstance(c, dict) and c.get("type") == "text")
         if result.get("isError"):
             raise ToolCallError(text or f"{name} failed", tool=name)
         structured: JsonValue = result.get("structuredContent")

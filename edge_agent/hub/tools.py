@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import logging
+from collections.abc import Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -114,7 +115,7 @@ def _plain(result: Any) -> Any:
     return result
 
 
-def pre_parse_json(arguments: dict[str, Any]) -> dict[str, Any]:
+def pre_parse_json(arguments: Mapping[str, JsonValue]) -> JsonObject:
     """Lists and objects sent as JSON text (``"[1, 2]"``) are parsed before validation, as the MCP server
     does: models often quote a list argument. Text that is not a JSON list or object is left as sent."""
     out = dict(arguments)
