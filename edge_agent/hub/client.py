@@ -185,7 +185,8 @@ class HubClient:
 
     # requests --------------------------------------------------------------------------------------
 
-    def request(self, method: str, route: str, body: JsonValue | bytes = None, *, timeout: float | None = READ_TIMEOUT_S,
+    def request(self, method: str, route: str, body: JsonValue | bytes = None, *,
+                timeout: float | None = READ_TIMEOUT_S,
                 headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """One HTTP exchange; HubError when the daemon is gone or stops mid-request."""
         data = None if body is None else (body if isinstance(body, bytes) else json.dumps(body).encode())
