@@ -16,10 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, TypeVar
 
 from edge_agent.errors import EdgeAgentError, UnknownBoardError, UnknownPinError
 from edge_agent.paths import bundled_boards_dir
+
+T = TypeVar("T")
 
 __all__ = [
     "Board", "BoardDataError", "Pin", "PinReport", "get_board", "list_boards", "load_board_file", "name_key",
@@ -134,10 +136,11 @@ def load_board_file(path: Path) -> Board:
     return _board_from_data(data, path.name)
 
 
-def _req(data: Mapping[str, Any], key: str, typ: type, where: str) -> Any:
+def _req(data: Mapping[str, Any], key: str, typ: type[T], where: str) -> T:
     if key not in data or not isinstance(data[key], typ):
         raise BoardDataError(f"{where}: key {key!r} is missing or not a {typ.__name__}")
-    return data[key]
+    value: T = data[key]
+    return value
 
 
 def _str_map(data: Mapping[str, Any], key: str, where: str) -> dict[str, str]:

@@ -11,11 +11,12 @@ import logging
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from edge_agent.runtime.components import describe_exc
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 REINDEX_CHECK_S = 10.0  # how often the datasheet directory is checked for changed files
 HYGIENE_EVERY_S = 6 * 3600.0  # memory hygiene and response-cache pruning period
@@ -73,7 +74,7 @@ class BackgroundJobs:
         for name in list(self.threads):
             self.halt(name)
 
-    def run(self, name: str, fn: Callable[[], Any]) -> Any:
+    def run(self, name: str, fn: Callable[[], T]) -> T | None:
         """Run one periodic job now and record its outcome (a failure is logged and recorded, not raised)."""
         started = time.monotonic()
         try:
