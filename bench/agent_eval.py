@@ -254,9 +254,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                                   log_path=CACHE / f"llama-server-{label}.log") as (served, proc):
                     runs = _run_served(label, model, served, proc.pid, sets, args, work, only, hwm)
             else:
+                meta = {"model": model, "compact": not args.full, "temperature": args.temperature}
                 for name in sets:
+                    def keep(done: list[TaskResult], name: str = name, label: str = label,
+                             runs: dict[str, list[TaskResult]] = runs, meta: dict[str, Any] = meta) -> None:
+                        save(label, {**runs, name: done}, meta)
+
                     runs[name] = run_set(name, url, model, work=work, only=only, compact=not args.full,
-                                         temperature=args.temperature)
+                                         temperature=args.temperature, after_each=keep)
             saved = save(label, runs, {"model": model, "server_kib": hwm, "compact": not args.full,
                                        "temperature": args.temperature, "threads": args.threads})
             print(f"per-task results: {saved}", file=sys.stderr)

@@ -488,13 +488,17 @@ def _restart(shown: StreamFilter | None, on_token: Callable[[str], None] | None)
 def _native_calls(reply: Reply) -> list[ParsedCall]:
     calls = []
     for c in reply.tool_calls:
-        args, error = parse_arguments(c.arguments)
-        calls.append(ParsedCall(c.name, args, id=c.id, error=error if c.name else "the call has no tool name"))
+        args, error, note = parse_arguments(c.arguments)
+        calls.append(ParsedCall(c.name, args, id=c.id, error=error if c.name else "the call has no tool name",
+                                note=note))
     return calls
 
 
 def _args_text(arguments: Any) -> str:
-    return arguments if isinstance(arguments, str) else json.dumps(arguments, ensure_ascii=False)
+    """The arguments of a call as the conversation carries it back to the server: always a JSON object.
+    Servers decode the arguments of earlier calls (llama.cpp answers HTTP 500 when they do not parse),
+    so a call whose arguments were not an object goes back as ``{}``; its tool result says what was wrong."""
+    return json.dumps(arguments, ensure_ascii=False, default=str) if isinstance(arguments, dict) else "{}"
 
 
 def _add_usage(total: dict[str, int], usage: dict[str, int]) -> None:

@@ -5,8 +5,10 @@ write the call as text instead. A reply counts as a call only when it IS one: th
 is a JSON object ``{"name": ..., "arguments": {...}}`` (``parameters`` in the Llama style) or a list of
 them, or the reply starts with one of the framings these models use: ``<tool_call>...</tool_call>``
 (Hermes/Qwen, possibly several in a row), a Markdown ```json fence holding the whole reply,
-``<|python_tag|>`` or ``[TOOL_CALLS] [...]`` (Mistral). A call quoted inside an explanation ("I did
-not run {...}") is prose and never runs. Reasoning in ``<think>...</think>`` is removed from what the
+``<|python_tag|>`` or ``[TOOL_CALLS] [...]`` (Mistral). A reply that starts with complete call objects
+and carries on in prose (small models write the call, then an invented result) is those calls; the
+prose is dropped and the tool result says so. A call quoted inside an explanation ("I did not run
+{...}") is prose and never runs. Reasoning in ``<think>...</think>`` is removed from what the
 user sees and never parsed for calls. JSON nested deeper than ``MAX_DEPTH`` is refused before it is
 decoded, so a hostile or broken reply cannot exhaust the interpreter's recursion limit.
 """
@@ -70,6 +72,7 @@ class ParsedCall:
     arguments: Any
     id: str = ""
     error: str = ""
+    note: str = ""  # what was made of a slip in the call's text (said in the tool result)
 
 
 def split_reasoning(text: str) -> tuple[str, str]:
@@ -89,20 +92,45 @@ def split_reasoning(text: str) -> tuple[str, str]:
     return visible.strip(), "\n".join(r for r in cleaned if r)
 
 
-def parse_arguments(raw: Any) -> tuple[Any, str]:
-    """Arguments as a value (a JSON string is decoded), and an error when they are not a JSON object."""
+def parse_arguments(raw: Any) -> tuple[Any, str, str]:
+    """(arguments as a value, an error when they are not a JSON object, a note on what was repaired).
+
+    A JSON string is decoded. A complete JSON object followed by stray text (an extra ``}``, or the
+    model carrying on in prose after the call) counts as that object: the rest is dropped and said.
+    """
     if raw is None or raw == "":
-        return {}, ""
+        return {}, "", ""
+    note = ""
     if isinstance(raw, str):
         try:
             raw = loads(raw)
         except json.JSONDecodeError as exc:
-            return raw, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})"
+            lead = _leading_object(raw)
+            if lead is None:
+                return raw, f"the arguments are not valid JSON ({exc.msg} at character {exc.pos})", ""
+            raw, rest = lead
+            note = f"ignored {_clip(rest)!r} written after the arguments"
         except ValueError as exc:  # numbers too long to convert, nesting too deep
-            return raw, f"the arguments are not valid JSON ({exc})"
+            return raw, f"the arguments are not valid JSON ({exc})", ""
     if not isinstance(raw, dict):
-        return raw, "the arguments must be a JSON object of argument names to values"
-    return raw, ""
+        return raw, "the arguments must be a JSON object of argument names to values", ""
+    return raw, "", note
+
+
+def _leading_object(text: str) -> tuple[dict[str, Any], str] | None:
+    """(the JSON object `text` starts with, the text after it), or None when it starts with none."""
+    body = text.lstrip()
+    if not body.startswith("{") or too_deep(body):
+        return None
+    try:
+        value, end = json.JSONDecoder().raw_decode(body)
+    except (ValueError, RecursionError):
+        return None
+    return (value, body[end:].strip()) if isinstance(value, dict) else None
+
+
+def _clip(text: str, limit: int = 60) -> str:
+    return text if len(text) <= limit else text[:limit] + "..."
 
 
 _ARGUMENT_KEYS = ("arguments", "parameters", "args")
@@ -124,8 +152,8 @@ def _call_from(obj: Any, tagged: bool) -> ParsedCall | None:
     if not isinstance(name, str) or not name.strip():
         return None
     raw = obj.get("arguments", obj.get("parameters", obj.get("args")))
-    args, error = parse_arguments(raw)
-    return ParsedCall(name.strip(), args, error=error)
+    args, error, note = parse_arguments(raw)
+    return ParsedCall(name.strip(), args, error=error, note=note)
 
 
 # A bare hexadecimal number as a JSON value (`"address": 0x1E`): small models write register and
@@ -191,9 +219,45 @@ def text_tool_calls(visible: str) -> list[ParsedCall]:
         calls = _calls_from_json(whole.group(1).strip())
         if calls:
             return calls
+    lead = _leading_calls(text)
+    if lead:
+        return lead
     if _looks_like_broken_call(text):
         return [ParsedCall("", text, error="the reply looks like a tool call but is not valid JSON")]
     return []
+
+
+_LEADING_FENCE = re.compile(r"```(?:json|tool_call|tool)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
+TEXT_AFTER_CALL = ("the text written after the call was dropped: a tool's result is known only once it has "
+                   "run, and it is below")
+
+
+def _leading_calls(text: str) -> list[ParsedCall]:
+    """The calls a reply starts with when prose follows them (a small model writes the call, then
+    carries on as if it had run, often with a made-up result): JSON call objects one after another,
+    or one ```json fence holding them. The prose is dropped, with a note on the first call."""
+    m = _LEADING_FENCE.match(text)
+    if m:
+        calls = _calls_from_json(m.group(1).strip()) or []
+    else:
+        if not text.startswith("{") or too_deep(text):
+            return []
+        text = _HEX_VALUE.sub(lambda h: f'{h.group(1)}"{h.group(2)}"', text)
+        calls, pos, decoder = [], 0, json.JSONDecoder()
+        while pos < len(text) and text[pos] == "{":
+            try:
+                value, pos = decoder.raw_decode(text, pos)
+            except (ValueError, RecursionError):
+                return []
+            call = _call_from(value, False)
+            if call is None:
+                return []
+            calls.append(call)
+            while pos < len(text) and text[pos].isspace():
+                pos += 1
+    if calls:
+        calls[0].note = "; ".join(n for n in (calls[0].note, TEXT_AFTER_CALL) if n)
+    return calls
 
 
 def _tagged_calls(text: str) -> list[ParsedCall]:

@@ -95,7 +95,8 @@ class ToolRunner:
             rec.error = (f"there is no tool {call.name!r} this turn; the tools are "
                          f"{', '.join(sorted(self.offered)) or 'none'}. A valid call looks like {CALL_FORMAT}")
             return
-        args, rec.notes = soften(call.name, call.arguments, adapters=self.adapters, boards=self.boards)
+        args, repairs = soften(call.name, call.arguments, adapters=self.adapters, boards=self.boards)
+        rec.notes = [call.note, *repairs] if call.note else repairs
         rec.arguments = args
         check_arguments(call.name, args)  # InvalidToolCallError says what a valid call looks like
         key = _key(call.name, args)

@@ -95,6 +95,9 @@ class ScriptedModel:
                     return
                 model.requests.append(body)
                 model.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if (bad := _unparsable_history_arguments(body)) is not None:
+                    model._answer(self, Step(kind="status", status=500, message=bad), False)
+                    return
                 model.request_times.append(time.time())
                 step: Any = model.script.pop(0) if model.script else Step(kind="status", status=599)
                 if callable(step):
@@ -188,6 +191,20 @@ class ScriptedModel:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+def _unparsable_history_arguments(body: dict[str, Any]) -> str | None:
+    """llama.cpp's server decodes the arguments of every earlier tool call in the request before it renders
+    the prompt, and answers HTTP 500 when one is not JSON: the same check, the same message."""
+    for m in body.get("messages", []):
+        for c in m.get("tool_calls") or []:
+            args = (c.get("function") or {}).get("arguments")
+            if isinstance(args, str):
+                try:
+                    json.loads(args)
+                except ValueError as exc:
+                    return f"Failed to parse tool call arguments as JSON: {exc}"
+    return None
 
 
 def tool_body(content: str) -> Any:

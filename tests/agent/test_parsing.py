@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from edge_agent.agent.parsing import StreamFilter, split_reasoning, text_tool_calls
+from edge_agent.agent.parsing import StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 
 
 @pytest.mark.parametrize("text,name,args", [
@@ -81,3 +81,30 @@ def test_calls_written_one_after_another_and_bare_hex_numbers_are_read_as_a_smal
     (call,) = text_tool_calls(fenced)
     assert (call.name, call.arguments, call.error) == ("i2c_read", {"addr": "0x76", "register": "0xD0"}, "")
     assert text_tool_calls('{"ok": true}\n{"ok": false}') == []  # JSON that is not a call stays an answer
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "gpio_write", "arguments": {"pin": "D7", "value": 1}}\nI have set D7 high. It now reads 1.',
+    '```json\n{"name": "gpio_write", "arguments": {"pin": "D7", "value": 1}}\n```\nD7 is now high.',
+    '{"name": "gpio_write", "arguments": {"pin": 0x1E, "value": 1}} Done: the pin is high.',
+])
+def test_a_call_followed_by_prose_is_the_call_and_the_prose_is_dropped_with_a_note(text: str) -> None:
+    (call,) = text_tool_calls(text)
+    assert call.name == "gpio_write" and call.arguments["value"] == 1 and not call.error
+    assert "dropped" in call.note
+
+
+@pytest.mark.parametrize("text", [
+    '{"temperature_c": 21.5} is what the sensor said.',
+    '```json\n{"name": "LD2", "pin": "PA5"}\n```\nThat is the LED.',
+    'I will call {"name": "gpio_write", "arguments": {"pin": "D7", "value": 1}} now.',
+])
+def test_json_that_is_not_a_call_at_the_start_stays_an_answer(text: str) -> None:
+    assert text_tool_calls(text) == []
+
+
+def test_arguments_with_stray_text_after_the_object_keep_the_object_and_say_so() -> None:
+    assert parse_arguments('{"pin": "D7", "value": 1}}\nI set it.') == (
+        {"pin": "D7", "value": 1}, "", "ignored '}\\nI set it.' written after the arguments")
+    args, error, note = parse_arguments('{"pin": "D7", "value": ')
+    assert error.startswith("the arguments are not valid JSON") and not note

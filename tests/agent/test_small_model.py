@@ -294,3 +294,33 @@ def test_with_one_board_the_compact_schemas_leave_out_adapter_and_board(model: A
         params = tool["function"]["parameters"]
         assert not {"adapter", "board"} & set(params["properties"]), tool["function"]["name"]
         assert all("title" not in p for p in params["properties"].values())
+
+
+# --- a call written as text, then prose -------------------------------------------------------------
+
+
+def test_a_text_call_followed_by_an_invented_result_runs_and_the_prose_is_not_kept(model: Any, steps: Any,
+                                                                                  config: Path, state: Path) -> None:
+    model.script = [steps.say('{"name": "gpio_write", "arguments": {"pin": "PA5", "value": 1}}\n'
+                              "I have turned LD2 on; it now reads 0."),
+                    steps.say("LD2 is on.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("turn LD2 on")
+        assert _writes(agent) == [("PA5", 1)]
+    assert result.response == "LD2 is on." and len(model.requests) == 2
+    echoed = [m for m in model.requests[1]["messages"] if m["role"] == "assistant"]
+    assert "it now reads 0" not in json.dumps(echoed)  # the made-up result never goes back
+    assert "dropped" in _tool_results(model.requests[1])[0]["note"]
+
+
+def test_a_malformed_call_goes_back_to_the_server_with_json_arguments(model: Any, steps: Any, config: Path,
+                                                                      state: Path) -> None:
+    # llama.cpp's server decodes every earlier call's arguments and answers 500 when one is not JSON
+    # (the scripted server does the same): the broken call must not poison the rest of the turn.
+    model.script = [steps.call(("gpio_read", '{"pin": "PA5", ')), steps.say("I could not read it.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("is LD2 on")
+    assert result.response == "I could not read it." and len(model.requests) == 2
+    (call,) = [c for m in model.requests[1]["messages"] for c in m.get("tool_calls") or []]
+    assert json.loads(call["function"]["arguments"]) == {}
+    assert "not valid JSON" in _tool_results(model.requests[1])[0]["error"]
