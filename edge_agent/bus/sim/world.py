@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -35,6 +35,9 @@ from edge_agent.errors import (
     I2CNackError,
     InvalidAddressError,
 )
+
+if TYPE_CHECKING:
+    from edge_agent.pins.boards import Board
 
 SCENARIO_DIR = Path(__file__).resolve().parent / "scenarios"
 
@@ -202,7 +205,7 @@ def _locked(method: _F) -> _F:
 class SimWorld:
     """Parts, wires and faults of one simulated board; every transaction lands in ``log``."""
 
-    def __init__(self, scenario: Scenario, *, board: Any = None, i2c_buses: list[int] | None = None,
+    def __init__(self, scenario: Scenario, *, board: Board | None = None, i2c_buses: list[int] | None = None,
                  spi_buses: list[int] | None = None) -> None:
         self.scenario = scenario
         self.board = board
@@ -269,7 +272,7 @@ class SimWorld:
         found = {(b, c) for b in self.spi_buses for c in (0, 1)} | set(self.spi)
         return sorted(found)
 
-    def _build_lines(self, board: Any, scenario: Scenario) -> None:
+    def _build_lines(self, board: Board | None, scenario: Scenario) -> None:
         if board is not None:
             for pin in board.pins:
                 self.lines[pin.name] = Line(pin.name)
@@ -518,7 +521,7 @@ def _params(model: type[BaseModel], data: dict[str, Any], where: str) -> Any:
         raise ConfigError("simulated part parameters are invalid:\n" + "\n".join(lines)) from None
 
 
-def _bus_numbers(board: Any, kind: str) -> list[int]:
+def _bus_numbers(board: Board | None, kind: str) -> list[int]:
     # In the board file's order: a board lists its primary bus first (i2c1 on the Pi header, where
     # sensors are wired; i2c0 there is the HAT ID EEPROM bus), and the first bus is the default one.
     if board is None:
