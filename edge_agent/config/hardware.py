@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import Field, ValidationInfo, field_validator
 
 from edge_agent.config._base import _each_matches, _Section
@@ -24,7 +22,7 @@ class AdapterSafety(_Section):
 
     @field_validator("writable_gpio", "writable_i2c", mode="before")
     @classmethod
-    def _numbers_as_names(cls, v: Any, info: ValidationInfo) -> Any:
+    def _numbers_as_names(cls, v: object, info: ValidationInfo) -> object:
         """A bare TOML integer is a line number (``17``) or an I2C address (``0x3C``): the same entry as its text."""
         if not isinstance(v, list):
             return v

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import re
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, ValidationInfo, field_validator, model_validator
 
 from edge_agent.config._base import _Section
 
@@ -43,7 +43,7 @@ class KumihoConfig(_Section):
 
     @field_validator("project", "space_path")
     @classmethod
-    def _kref_path(cls, v: str, info: Any) -> str:
+    def _kref_path(cls, v: str, info: ValidationInfo) -> str:
         # Kumiho path segments are word characters and '-' (no '.', which splits name from kind).
         v = v.strip().strip("/")
         if info.field_name == "project" and not v:

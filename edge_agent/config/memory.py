@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import Field, field_validator
 
@@ -80,7 +80,7 @@ class MemoryConfig(_Section):
 
     @field_validator("backend", mode="before")
     @classmethod
-    def _backend_names(cls, v: Any) -> Any:
+    def _backend_names(cls, v: object) -> object:
         if isinstance(v, str) and v.lower() not in ("kumiho", "none"):
             raise ValueError(
                 f"backend {v!r} is not supported: the device cache always runs locally and syncs to "

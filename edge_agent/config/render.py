@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from edge_agent.config.agent import redact_url
 from edge_agent.config.settings import Settings
+from edge_agent.jsontypes import JsonValue
 
 
 def to_toml(settings: Settings) -> str:
@@ -14,10 +14,13 @@ def to_toml(settings: Settings) -> str:
     except that a password inside a URL (``http://user:pass@host``) is printed as ``***``."""
     import tomli_w
 
-    return tomli_w.dumps(_redacted(_without_none(settings.model_dump(mode="json"))))
+    data = _redacted(_without_none(settings.model_dump(mode="json")))
+    if not isinstance(data, dict):  # a model dumps as an object, and neither step changes its kind
+        raise TypeError(f"settings dumped as {type(data).__name__}, not an object")
+    return tomli_w.dumps(data)
 
 
-def _redacted(value: Any) -> Any:
+def _redacted(value: JsonValue) -> JsonValue:
     if isinstance(value, dict):
         return {k: _redacted(v) for k, v in value.items()}
     if isinstance(value, list):
@@ -44,7 +47,7 @@ def toml_key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else tomli_w.dumps({key: 0}).rsplit(" = ", 1)[0]
 
 
-def _without_none(value: Any) -> Any:
+def _without_none(value: JsonValue) -> JsonValue:
     # TOML has no null: an unset optional key (None) is left out, which reads back as the same None.
     if isinstance(value, dict):
         return {k: _without_none(v) for k, v in value.items() if v is not None}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator, model_serializer, model_validator
+from pydantic import Field, SerializerFunctionWrapHandler, field_validator, model_serializer, model_validator
 
 from edge_agent.chips.sensors import SENSORS
 from edge_agent.config._base import _Section
@@ -24,7 +24,7 @@ class _WatchSection(_Section):
     # Optional keys left unset are dropped when dumping, so `config check` prints valid TOML (TOML
     # has no null) and only what the user wrote or a real default.
     @model_serializer(mode="wrap")
-    def _drop_unset_optionals(self, handler: Any) -> Any:
+    def _drop_unset_optionals(self, handler: SerializerFunctionWrapHandler) -> object:
         data = handler(self)
         return {k: v for k, v in data.items() if v is not None} if isinstance(data, dict) else data
 
