@@ -26,6 +26,10 @@ PRIVATE_FILE_MODE = 0o600
 _REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The system-wide file an installed service and its users share (the last place searched; a test
+#: points it elsewhere, so a machine with the service installed does not change the tests' defaults).
+SYSTEM_CONFIG = Path("/etc/edge-agent/edge-agent.toml")
+
 #: The --config / $EDGE_AGENT_CONFIG value that means "the embedded defaults, no file" (a file of that name
 #: in the working directory is still reachable as ./none).
 NO_CONFIG = "none"
@@ -39,7 +43,7 @@ def find_config(explicit: str | os.PathLike[str] | None = None) -> Path | None:
     candidates = [Path("edge-agent.toml")]
     if os.environ.get("CONFIGURATION_DIRECTORY"):
         candidates.append(Path(os.environ["CONFIGURATION_DIRECTORY"].split(":")[0]) / "edge-agent.toml")
-    candidates.append(Path("/etc/edge-agent/edge-agent.toml"))
+    candidates.append(SYSTEM_CONFIG)
     return next((p for p in candidates if p.is_file()), None)
 
 

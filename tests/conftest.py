@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from edge_agent import paths
 from edge_agent.bus import open_adapter
 from edge_agent.bus.sim import SimAdapter
 
@@ -22,6 +23,9 @@ def _isolated_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, tmp_path_fact
                 "NOTIFY_SOCKET", "WATCHDOG_USEC", "KUMIHO_AUTH_TOKEN"):
         monkeypatch.delenv(var, raising=False)
     monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "xdg-state"))
+    # Nor the installed service's /etc/edge-agent/edge-agent.toml (on a Pi running the service, the tests
+    # would otherwise run on its board config instead of the embedded defaults).
+    monkeypatch.setattr(paths, "SYSTEM_CONFIG", tmp_path / "etc-edge-agent" / "edge-agent.toml")
     # An edge-agent.toml in the checkout (where the docs suggest one) is the developer's, not the test's:
     # each test runs from an empty directory of its own, so ./edge-agent.toml is never found.
     # (Beside tmp_path, not in it: a test may expect its tmp_path to hold only what it made.)

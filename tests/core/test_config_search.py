@@ -29,6 +29,19 @@ def test_config_none_skips_every_file_on_the_search_path(tmp_path: Path, monkeyp
     assert load_settings(find_config()).workspace.name != "service"
 
 
+def test_the_system_wide_file_is_found_last(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent import paths
+
+    system = tmp_path / "etc" / "edge-agent.toml"
+    system.parent.mkdir()
+    system.write_text('[workspace]\nname = "service"\n')
+    monkeypatch.setattr(paths, "SYSTEM_CONFIG", system)
+    assert find_config() == system
+    assert find_config("none") is None
+    (Path.cwd() / "edge-agent.toml").write_text("")
+    assert find_config() == Path("edge-agent.toml")
+
+
 def _make_run_command(checkout: Path) -> str:
     """The command `make run` would run in `checkout` (a dry run of the project's Makefile there)."""
     make = shutil.which("make")
