@@ -17,7 +17,12 @@ then, in this order of strength:
    ``64``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
-   question needing two facts (two boards, a pin and its conflict) gets both into the first results.
+   question needing two facts (two boards, a pin and its conflict) gets both into the first results;
+4. a file's overview counts a little less when one of its sections is also a candidate.
+
+A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
+the header file every 40-pin model shares never writes it. The best result, when it is a long section,
+is cut to its answering lines (:func:`window`) so the next results fit the same context slot.
 """
 
 from __future__ import annotations
