@@ -11,6 +11,14 @@ call for:
   temperature, humidity and pressure; pin and datasheet lookups for pins, registers and specs;
 - no tool at all when the message names nothing on the bench (small talk, arithmetic).
 
+:func:`plan` goes one step further for a small model: what the message asks is sorted into an action
+on the bench now (drive a pin, read a pin, scan the bus, read the sensor), a lookup (which pin, register
+or address something is: the documentation given with the message answers it) or neither. An action
+gets only its tools and the first request requires a call (``tool_choice = "required"``, which a
+server with a tool grammar turns into a well-formed call to one of them); a lookup gets no bench tool;
+a question is never offered a write ("what voltage is the supply set to?", "what would happen if I
+set D7 high?").
+
 ``tool_choice = "all"`` offers every tool of the mode (compact or full) on every turn. The lists are
 data: the word patterns below are the whole rule. The tools keep their registration order, so the
 same choice gives the same request prefix (a local server reuses its cache for it).
@@ -20,11 +28,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 _W = re.IGNORECASE
 # A change asked for: verbs of driving outputs or writing.
 CHANGE = re.compile(r"\b(turn|switch|set|drive|write|toggle|blink|flash|pulse|light\s+up|enable|disable|"
-                    r"activate|deactivate|power\s+(on|off|up|down)|make\s+\S+\s+(high|low)|pull\s+(high|low)|"
+                    r"activate|deactivate|power\s+(on|off|up|down)|make\s+\S+\s+(high|low)|pull\s+(\S+\s+)?(high|low|up|down)|"
                     r"put|change|clear|send|program|configure|reset|start|stop)\b", _W)
 PIN_NAME = re.compile(r"\b(P[A-K]\d{1,2}|GPIO\s?\d{1,2}|D\d{1,2}|A\d|LD\d|B\d|CN\d+-\d+|pin\s?\d+)\b", _W)
 GPIO = re.compile(r"\b(pins?|gpio\w*|leds?|lights?|buttons?|switch\w*|relays?|buzzers?|fans?|motors?|outputs?|"
@@ -82,3 +91,91 @@ def choose(message: str, available: Sequence[str], *, board_words: Sequence[str]
         if change or "forget" in low:
             wanted.add("memory_forget")
     return [t for t in available if t in wanted]
+
+
+# --- what the message asks for ------------------------------------------------------------------------
+
+# A question by its first word (a change asked politely, "can you turn...", "please set...", is still a
+# request); a change held back ("don't do it", "what would happen if I set...") is none.
+QUESTION = re.compile(r"^\W*(what|which|where|when|who|whose|why|how|is|are|was|were|does|do|did|has|have|should|"
+                      r"would|tell\s+me\s+(what|which|where|why|how))\b", _W)
+POLITE = re.compile(r"\b(can|could|would|will)\s+you\b|\bplease\b", _W)
+HELD_BACK = re.compile(r"\b(don'?t|do\s+not|never|without|just\s+explain|only\s+explain|no\s+need|what\s+if|"
+                       r"would\s+happen|if\s+i|how\s+(do|would|can|should)\s+i|how\s+to)\b", _W)
+# "Which pin / register / address ... is" asks where something is, not what it reads now.
+WHERE_IS = re.compile(r"\b(which|what)(\s+is|\s+are|\s+does|\s+do)?(\s+the)?\s+((mcu|stm32|gpio|arduino|i2c|spi|uart|"
+                      r"native|physical|header|morpho|7-bit|8-bit)\s+)?(pins?|registers?|address(es)?|header|connector|"
+                      r"ports?|bits?|chip\s+id|id|alias\w*|functions?|peripherals?|channel)\b|\bwhere\s+(is|are)\b",
+                      _W)
+NOW = re.compile(r"\b(now|currently|at\s+the\s+moment|right\s+now|live|present\s+level|actual)\b", _W)
+# The present state of a pin asked for.
+PIN_STATE = re.compile(r"\b(read|level|state|status|now|currently|(is|are)\b.{0,40}\b(on|off|high|low|pressed|lit|set|"
+                       r"active|released))\b", _W)
+# Devices on the bus asked for.
+BUS_NOW = re.compile(r"\b(scan\w*|devices?|respond\w*|detect\w*|present|attached|connected|found|how\s+many|"
+                     r"answer\w*|acknowledg\w*|list|show|find|on\s+the\s+bus|what('?s|\s+is)\s+on)\b", _W)
+BUS = re.compile(r"\b(i2c\w*|i²c|twi|bus(es)?|scan\w*|0x[0-9a-f]{2}|bme\s?280|sensors?|devices?|eeprom|displays?|"
+                 r"oled|ssd1306|mcp23017|pca9685|24c02|expanders?)\b", _W)
+# A reading of the sensor asked for (not its registers, ranges or formulas).
+QUANTITY = re.compile(r"\b(temperature|temp|humid\w*|pressure|climate|weather|hot|cold|warm|degrees|celsius|"
+                      r"fahrenheit|hpa|air)\b", _W)
+SPEC = re.compile(r"\b(registers?|address(es)?|range|accuracy|datasheet|spec\w*|formula|oversampl\w*|bits?|"
+                  r"calibrat\w*|compensat\w*|resolution|typical|maximum|minimum|max|min|mode|filter|standby)\b", _W)
+REGISTER_WRITE = re.compile(r"\b(registers?|0x[0-9a-f]{2}|i2c|eeprom|bytes?)\b", _W)
+
+
+@dataclass
+class Plan:
+    """The tools a message is offered and whether the first reply must call one of them."""
+
+    tools: list[str] = field(default_factory=list)
+    require: bool = False
+    kind: str = "talk"  # action, lookup, talk (what the message was taken for)
+
+
+def asks_change(message: str) -> bool:
+    """True when the message asks for something to change now (not a question about it, not held back)."""
+    text = message or ""
+    if CHANGE.search(text) is None or HELD_BACK.search(text):
+        return False
+    return QUESTION.match(text) is None or POLITE.search(text) is not None
+
+
+def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] = (), pins_named: bool = False,
+         documented: bool = False) -> Plan:
+    """What `message` asks for and the tools (from `available`, in its order) it is offered.
+
+    `documented` says the message comes with datasheet or pin context: a lookup is then answered from
+    it, without a tool; without it a lookup may search (``pin_resolve``, ``datasheet_search``).
+    """
+    text = message or ""
+    low = text.lower()
+    named = pins_named or PIN_NAME.search(text) is not None or any(w and w.lower() in low for w in board_words)
+    pinish = named or GPIO.search(text) is not None
+    change = asks_change(text)
+    lookup = WHERE_IS.search(text) is not None and NOW.search(text) is None
+    wanted: list[str] = []
+    if change:
+        if REGISTER_WRITE.search(text) and not pinish:
+            wanted.append("i2c_write")
+        elif pinish:
+            wanted.append("gpio_write")
+        elif SPI.search(text):
+            wanted.append("spi_transfer")
+    if not lookup:
+        if not change and pinish and PIN_STATE.search(text) and not BUS.search(text):
+            wanted.append("gpio_read")
+        if BUS.search(text) and BUS_NOW.search(text) and not QUANTITY.search(text) or re.search(r"\bscan\b", low):
+            wanted.append("i2c_scan")
+        if QUANTITY.search(text) and not SPEC.search(text):
+            wanted.append("sensor_read")
+    action = [t for t in available if t in wanted]
+    if action:
+        return Plan(action, require=True, kind="action")
+    if change:  # a change no offered tool can make: the model says so, with nothing to call
+        return Plan([], kind="action")
+    if lookup or named or LOOKUP.search(text) or DATASHEET.search(text):
+        if documented:
+            return Plan([], kind="lookup")
+        return Plan([t for t in available if t in ("pin_resolve", "datasheet_search")], kind="lookup")
+    return Plan([], kind="talk")

@@ -36,7 +36,7 @@ from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
-from edge_agent.agent.choice import choose
+from edge_agent.agent.choice import Plan, choose, plan
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
 from edge_agent.agent.provider import ProviderChain, Reply
@@ -97,6 +97,7 @@ class Context:
     source_krefs: list[str]
     history: list[dict[str, str]]
     tools: list[str] = field(default_factory=list)
+    require: bool = False  # the first reply must call one of `tools` (the message asks for an action)
 
 
 class Agent:
@@ -163,10 +164,19 @@ class Agent:
 
     def tools_for(self, message: str, hardware: str = "") -> list[str]:
         """The tools this message is offered (``[agent] tool_choice``)."""
+        return self.plan_for(message, hardware).tools
+
+    def plan_for(self, message: str, hardware: str = "") -> Plan:
+        """What the message asks for: the tools offered and whether a call is required (``[agent] tool_choice``:
+        "all" offers every tool and requires nothing; "question" plans per message in compact mode and
+        chooses the tools by the message's words in full mode)."""
         if self.settings.agent.tool_choice == "all":
-            return list(self.available)
+            return Plan(list(self.available))
         words = [w for pair in self.boards for w in pair]
-        return choose(message, self.available, board_words=words, pins_named="[Pin aliases" in hardware)
+        pins = "[Pin aliases" in hardware
+        if not self.compact:
+            return Plan(choose(message, self.available, board_words=words, pins_named=pins))
+        return plan(message, self.available, board_words=words, pins_named=pins, documented=bool(hardware.strip()))
 
     # --- context ---------------------------------------------------------------------------------
 
@@ -203,13 +213,13 @@ class Agent:
         memory, krefs = self.memory_context(message)
         raw_hardware = self.hardware_context(message, board)
         hardware = promptmod.frame_hardware(raw_hardware)
-        tools = self.tools_for(message, raw_hardware)
+        chosen = self.plan_for(message, raw_hardware)
         if self.compact:  # the oldest history goes first when the request would not fit
             while history and sum(len(m["content"]) for m in history) > promptmod.COMPACT_PROMPT_CHARS // 2:
                 history = history[2:]
         prompt = promptmod.build_prompt(self.system, memory, hardware, message, compact=self.compact,
                                         history_chars=sum(len(m["content"]) for m in history) if self.compact else 0)
-        return Context(prompt, krefs, history, tools)
+        return Context(prompt, krefs, history, chosen.tools, chosen.require)
 
     # --- the turn --------------------------------------------------------------------------------
 
@@ -277,7 +287,8 @@ class Agent:
             shown = StreamFilter() if on_token is not None else None
             try:
                 reply = self.chain.complete(messages, None if withheld or not ctx.tools else self.specs(ctx.tools),
-                                            on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token))
+                                            on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token),
+                                            tool_choice=_tool_choice(ctx, result, asked))
             except ModelOutputError as exc:  # the server could not parse what the model wrote
                 model_errors += 1
                 result.notes.append(str(exc))
@@ -492,6 +503,17 @@ def _native_calls(reply: Reply) -> list[ParsedCall]:
         calls.append(ParsedCall(c.name, args, id=c.id, error=error if c.name else "the call has no tool name",
                                 note=note))
     return calls
+
+
+def _tool_choice(ctx: Context, result: TurnResult, asked: bool) -> str | None:
+    """What the request says about calls: "none" when the answer is asked for (the tools stay in the
+    request for the server's cached prefix, but no call can come back), "required" for the first reply
+    to a message that asks for an action on the bench, else the server's default."""
+    if asked:
+        return "none"
+    if ctx.require and not result.tool_calls:
+        return "required"
+    return None
 
 
 def _args_text(arguments: Any) -> str:

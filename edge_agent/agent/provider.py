@@ -67,6 +67,7 @@ class Provider:
     client: OpenAI | None = None
     api_key: str = ""
     tool_calls: str = "auto"  # auto | native | prompt
+    tool_choice: bool = True  # sends `tool_choice` with native tools (False once the server refused it)
 
     @property
     def shown(self) -> str:
@@ -215,8 +216,13 @@ class ProviderChain:
 
     def complete(self, messages: list[JsonObject], tools: list[JsonObject] | None = None, *,
                  on_token: Callable[[str], None] | None = None,
-                 on_retry: Callable[[str], None] | None = None) -> Reply:
-        """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given."""
+                 on_retry: Callable[[str], None] | None = None, tool_choice: str | None = None) -> Reply:
+        """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given.
+
+        `tool_choice` ("required", "none") goes with native tools: a server with a tool grammar makes
+        "required" a well-formed call to one of `tools`, and "none" a plain answer with the same prompt
+        (so its cached prefix still serves). A server that refuses the field is asked again without it.
+        """
         attempts: list[tuple[str, str]] = []
         for provider in self.providers:
             for attempt in range(self.retries + 1):
@@ -226,7 +232,7 @@ class ProviderChain:
                     if tools and self.mode(provider) == "prompt":
                         reply = self._request(provider, prompt_mode(messages, tools), None, on_token)
                     else:
-                        reply = self._request(provider, messages, tools, on_token)
+                        reply = self._request(provider, messages, tools, on_token, tool_choice)
                 except _Refused as exc:
                     reason = str(exc)
                     log.info("provider %s refused the connection; trying the next one", provider.shown_url)
@@ -247,12 +253,14 @@ class ProviderChain:
         raise ProviderError(f"no model provider answered ({summary})", attempts)
 
     def _request(self, provider: Provider, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                 on_token: Callable[[str], None] | None) -> Reply:
+                 on_token: Callable[[str], None] | None, tool_choice: str | None = None) -> Reply:
         openai = _sdk()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if tools:
             kwargs["tools"] = tools
+            if tool_choice and provider.tool_choice:
+                kwargs["tool_choice"] = tool_choice
         if not provider.api_key:
             kwargs["extra_headers"] = {"Authorization": openai.Omit()}
         try:
@@ -281,6 +289,10 @@ class ProviderChain:
         except openai.RateLimitError as exc:
             raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
         except openai.APIStatusError as exc:
+            if "tool_choice" in kwargs and exc.status_code in (400, 422) and "tool_choice" in _detail(exc):
+                log.info("provider %s refuses tool_choice (%s): sent without it", provider.shown_url, _detail(exc))
+                provider.tool_choice = False
+                return self._request(provider, messages, tools, on_token)
             key_hint = "check the provider's api_key_env or api_key"
             hint = {401: key_hint, 403: key_hint,
                     404: f"is the model {self.model!r} pulled/served there, and the URL right?"}.get(exc.status_code)

@@ -73,6 +73,7 @@ class ScriptedModel:
         # script: accepted, or refused the way llama.cpp's server refuses `tools` without --jinja.
         self.probes: list[dict[str, Any]] = []
         self.refuse_tools = False
+        self.refuse_tool_choice = False  # answer a request with `tool_choice` as a server without it does
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -95,6 +96,9 @@ class ScriptedModel:
                     return
                 model.requests.append(body)
                 model.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if model.refuse_tool_choice and "tool_choice" in body:
+                    model._answer(self, Step(kind="status", status=400, message="tool_choice is not supported"), False)
+                    return
                 if (bad := _unparsable_history_arguments(body)) is not None:
                     model._answer(self, Step(kind="status", status=500, message=bad), False)
                     return

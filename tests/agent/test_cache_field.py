@@ -30,6 +30,8 @@ from .test_daemon_path import _edge_agent
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = "which pin drives the user_led"
+# In compact mode a documented lookup such as QUESTION is offered no tool at all; this one is offered one.
+TOOL_QUESTION = "is the user_led on"
 # What a hit must not load: the model client, and the tool schemas with the services and hardware layers
 # behind them.
 NOT_ON_A_HIT = ("openai", "httpx", "edge_agent.agent.tools", "edge_agent.agent.runner", "edge_agent.agent.lenient",
@@ -99,8 +101,9 @@ def test_a_hit_in_the_next_process_loads_neither_the_model_client_nor_the_tool_s
         model: Any, steps: Any, tmp_path: Path, state: Path, compact: bool) -> None:
     config = _config(tmp_path, model, steps, compact=compact)
     model.script = [steps.say("LD2, the user LED, is on PA5.")]
-    first = _ask(config, state)
-    second = _ask(config, state)
+    question = TOOL_QUESTION if compact else QUESTION
+    first = _ask(config, state, question)
+    second = _ask(config, state, question)
     assert first["cached"] is False and first["tools_offered"]  # the key names the tools this question gets
     assert {"openai", "edge_agent.mcp.tools", "edge_agent.agent.tools"} <= set(first["loaded"])
     assert second["cached"] is True and second["response"] == "LD2, the user LED, is on PA5."
@@ -285,7 +288,7 @@ def test_the_tool_set_record_is_kept_checked_on_a_miss_and_corrected(model: Any,
     settings = load_settings(config)
     model.script = [_answer("PA5.")] * 3
     with open_agent(settings, state) as agent:
-        assert not agent.turn(QUESTION).cached
+        assert not agent.turn(TOOL_QUESTION).cached
         built = toolset.ToolSet.of(toolset.build_specs(True, 1))
     [(fingerprint, variant, record)] = _tool_sets(state)
     assert fingerprint == toolset.package_fingerprint() and variant == "compact/1"
@@ -297,10 +300,10 @@ def test_the_tool_set_record_is_kept_checked_on_a_miss_and_corrected(model: Any,
     with sqlite3.connect(state / "agent" / "agent.db") as conn:
         conn.execute("UPDATE tool_sets SET record = ?", (wrong.dumps(),))
     with open_agent(settings, state) as agent:
-        assert not agent.turn(QUESTION).cached
+        assert not agent.turn(TOOL_QUESTION).cached
     assert toolset.ToolSet.loads(_tool_sets(state)[0][2]) == built
     with open_agent(settings, state) as agent:  # the answer was stored under the corrected key
-        assert agent.turn(QUESTION).cached
+        assert agent.turn(TOOL_QUESTION).cached
     assert len(model.requests) == 2
 
 

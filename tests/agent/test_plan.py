@@ -1,0 +1,96 @@
+"""What a message asks for, and what the request makes of it: only the action's tools, a call required
+for the first reply, no call possible when the answer is asked for (the real openai SDK against the
+scripted server, the real runtime on the simulated board)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.agent.assemble import open_agent
+from edge_agent.agent.choice import asks_change, plan
+from edge_agent.agent.tools import COMPACT_TOOLS
+from edge_agent.config import load_settings
+
+BOARD = ["nucleo-f401re"]
+
+
+@pytest.mark.parametrize("message,kind,tools,require", [
+    ("Please switch LD2 off.", "action", ["gpio_write"], True),
+    ("Could you pull D4 high?", "action", ["gpio_write"], True),
+    ("Is B1 pressed?", "action", ["gpio_read"], True),
+    ("What is D7 set to right now?", "action", ["gpio_read"], True),
+    ("Is anything answering at 0x76?", "action", ["i2c_scan"], True),
+    ("List the I2C addresses on the bus", "action", ["i2c_scan"], True),
+    ("How warm is it in here?", "action", ["sensor_read"], True),
+    ("Set D4 high and tell me the temperature", "action", ["gpio_write", "sensor_read"], True),
+    ("Where is SDA on the Arduino header?", "lookup", [], False),
+    ("What does register 0xF7 hold?", "lookup", [], False),
+    ("What pin is D13 on the MCU?", "lookup", [], False),
+    ("What is the BME280's temperature range?", "lookup", [], False),
+    ("What is the supply voltage set to?", "lookup", [], False),
+    ("What would happen if I set D7 high? Don't do it.", "lookup", [], False),
+    ("Hi there!", "talk", [], False),
+    ("What is 12 times 7?", "talk", [], False),
+])
+def test_the_plan_of_a_message(message: str, kind: str, tools: list[str], require: bool) -> None:
+    got = plan(message, COMPACT_TOOLS, board_words=BOARD, documented=True)
+    assert (got.kind, got.tools, got.require) == (kind, tools, require)
+
+
+def test_a_lookup_without_documentation_may_search() -> None:
+    got = plan("Which pin is SDA?", COMPACT_TOOLS, board_words=BOARD, documented=False)
+    assert got.kind == "lookup" and set(got.tools) == {"pin_resolve", "datasheet_search"} and not got.require
+
+
+def test_a_change_no_offered_tool_can_make_offers_nothing() -> None:
+    # compact mode has no register write: the model says it cannot, with nothing to call
+    got = plan("Write 0x00 to register 0xF4 of the BME280.", COMPACT_TOOLS, board_words=BOARD, documented=True)
+    assert (got.kind, got.tools) == ("action", [])
+
+
+@pytest.mark.parametrize("message,change", [
+    ("Turn on LD2.", True), ("Can you turn on LD2?", True), ("What voltage is the supply set to?", False),
+    ("How do I set D7 high?", False), ("Set D7 high, no wait, just explain.", False),
+])
+def test_questions_and_held_back_changes_ask_for_none(message: str, change: bool) -> None:
+    assert asks_change(message) is change
+
+
+def _agent(config: Path, state: Path) -> Any:
+    return open_agent(load_settings(config), state)
+
+
+def test_an_action_requires_a_call_first_and_the_answer_after_needs_none(model: Any, steps: Any, tmp_path: Path,
+                                                                           state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say(""), steps.say("LD2 is on.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("Turn on LD2.")
+    assert result.response == "LD2 is on." and result.tool_calls[0].error is None
+    offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
+    assert offered == [["gpio_write"]] * 3  # one tool block: the server reuses its cached prefix
+    assert [r.get("tool_choice") for r in model.requests] == ["required", None, "none"]
+
+
+def test_a_lookup_with_documentation_is_answered_without_tools(model: Any, steps: Any, tmp_path: Path,
+                                                               state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.say("PA5 drives LD2.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("Which MCU pin drives LD2 on the Nucleo-F401RE?")
+    assert result.response == "PA5 drives LD2." and "tools" not in model.requests[0]
+    assert "PA5" in model.requests[0]["messages"][-1]["content"]  # the pin index answers it in the prompt
+
+
+def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any, steps: Any, tmp_path: Path,
+                                                                     state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.refuse_tool_choice = True
+    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("Turn on LD2.")
+    assert result.response == "LD2 is on."
+    assert [r.get("tool_choice") for r in model.requests] == ["required", None, None]
