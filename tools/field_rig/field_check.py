@@ -290,7 +290,13 @@ def host_baseline(config: Path, work: Path, wheel: Path) -> dict[str, object]:
                     if k in ("VmRSS", "VmHWM")}
 
         out["rss_kb_ready"] = status_kb()["VmRSS"]
-        m = re.search(r"ready in ([\d.]+)s", log_path.read_text())
+        # READY=1 is sent just before the daemon logs its "ready in" line.
+        m = None
+        for _ in range(50):
+            m = re.search(r"ready in ([\d.]+)s", log_path.read_text())
+            if m:
+                break
+            time.sleep(0.2)
         out["ready_s"] = float(m.group(1)) if m else None
         subprocess.run([*cli, "gpio", "read", "GPIO22", "--adapter", "pi"], capture_output=True, check=False)
         subprocess.run([*cli, "status"], capture_output=True, check=False)

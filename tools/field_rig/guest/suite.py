@@ -761,7 +761,10 @@ def user_checks() -> list[tuple[str, Callable[[], str | None]]]:
         present = " ".join(p for p in subset.split() if (CHECKOUT / p).exists())
         proc = sh(f"make install >/dev/null && .venv/bin/python -m pytest {present} -q -x -p no:cacheprovider "
                   "--timeout 600 -rs", user="pi", timeout=3000, check_rc=False)
-        tail = (proc.stdout + proc.stderr).strip().splitlines()[-1] if (proc.stdout + proc.stderr).strip() else ""
+        lines = (proc.stdout + proc.stderr).strip().splitlines()
+        # pytest's summary line ("N passed, M skipped in S"), not the skip reasons -rs prints around it.
+        tail = next((ln for ln in reversed(lines) if " passed" in ln or " failed" in ln or "error" in ln),
+                    lines[-1] if lines else "")
         check(proc.returncode == 0, f"pytest {present}: {tail}")
         return f"pytest {present}: {tail}"
 
