@@ -13,7 +13,8 @@ and after, and the turn is one `edge-agent agent -m ... --json` process, exactly
     .venv/bin/python -m bench.agent_eval --url URL --model NAME   # any OpenAI-compatible server
 
 Options: ``--sets tuning,heldout``, ``--only ID,...``, ``--no-write`` (print only), ``--full``
-(compact_context = false), ``--temperature T``. Per-task results go to
+(compact_context = false), ``--temperature T``, ``--passes 2`` (each set run again on the same state
+and daemon: the second pass's row counts the response-cache hits of the repeated questions). Per-task results go to
 ``<cache>/results/<label>.json``.
 """
 
@@ -45,6 +46,7 @@ class TaskResult:
     turn: dict[str, Any]
     requests: list[dict[str, Any]] = field(default_factory=list)
     exit_status: int = 0
+    pass_no: int = 1
 
 
 def eval_config(path: Path, url: str, model: str, *, compact: bool = True, temperature: float | None = None,
@@ -128,9 +130,10 @@ def run_task(task: Task, config: Path, state: Path, proxy: RecordingProxy, pins:
 
 def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] = (), compact: bool = True,
             temperature: float | None = None, progress: bool = True, task_dir: Path = TASK_DIR,
-            after_each: Callable[[list[TaskResult]], None] | None = None) -> list[TaskResult]:
+            after_each: Callable[[list[TaskResult]], None] | None = None, passes: int = 1) -> list[TaskResult]:
     """Run one task set against the model server at ``url`` with a fresh state and daemon
-    (``after_each`` gets the results so far after every task, so an interrupted run keeps them)."""
+    (``after_each`` gets the results so far after every task, so an interrupted run keeps them);
+    with ``passes`` > 1 the set runs again on the same state, each result marked with its pass."""
     tasks = [t for t in load_tasks(name, task_dir) if not only or t.id in only]
     state = work / name
     state.mkdir(parents=True)
@@ -141,8 +144,9 @@ def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] 
         eval_config(config, proxy.url, model, compact=compact, temperature=temperature)
         pins, yes_flag = board_pins(), _has_yes_flag()
         with daemon(config, state):
-            for task in tasks:
+            for pass_no, task in ((p, t) for p in range(1, passes + 1) for t in tasks):
                 res = run_task(task, config, state, proxy, pins, yes_flag)
+                res.pass_no = pass_no
                 results.append(res)
                 if after_each is not None:
                     after_each(results)
@@ -184,6 +188,14 @@ def summarize(results: Sequence[TaskResult]) -> dict[str, Any]:
             "cache_hits": sum(1 for r in results if r.turn.get("cached"))}
 
 
+def by_pass(name: str, results: Sequence[TaskResult]) -> dict[str, list[TaskResult]]:
+    """A set's results per pass: ``name`` for the first, ``name (pass N)`` for the others."""
+    out: dict[str, list[TaskResult]] = {}
+    for r in results:
+        out.setdefault(name if r.pass_no == 1 else f"{name} (pass {r.pass_no})", []).append(r)
+    return out
+
+
 HEADER = ("| model | set | tasks passed | tool calls valid | wrong tool | spurious writes | writes outside "
           "policy | turn median / p90 | prompt tokens per turn (new) | time to first token | HTTP errors | "
           "cache hits |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
@@ -195,7 +207,7 @@ def row(label: str, name: str, s: dict[str, Any]) -> str:
     return (f"| {label} | {name} | {s['passed']}/{s['tasks']} ({share:.0f}%) | {valid} | {s['wrong_tools']} | "
             f"{s['spurious_writes']} | {s['policy_writes']} | {s['median_s']:.1f} s / {s['p90_s']:.1f} s | "
             f"{s['prompt_tokens']:.0f} ({s['new_prompt_tokens']:.0f}) | {s['ttft_s']:.1f} s | "
-            f"{s['http_errors']}/{s['requests']} | {s['cache_hits']} |")
+            f"{s['http_errors']}/{s['requests']} | {s['cache_hits']}/{s['tasks']} |")
 
 
 def failures(label: str, name: str, results: Sequence[TaskResult]) -> list[str]:
@@ -207,7 +219,8 @@ def save(label: str, runs: dict[str, list[TaskResult]], extra: dict[str, Any]) -
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"label": label, **extra, "sets": {
         name: [{**asdict(r.verdict), "seconds": r.seconds, "turn": r.turn, "requests": r.requests,
-                "exit_status": r.exit_status} for r in results] for name, results in runs.items()}},
+                "exit_status": r.exit_status, "pass_no": r.pass_no} for r in results]
+        for name, results in runs.items()}},
         indent=1, default=str))
     return out
 
@@ -227,6 +240,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--temperature", type=float)
     ap.add_argument("--threads", type=int, default=2, help="llama-server threads (-t); on a machine busy with "
                     "other work 1 is faster than 2")
+    ap.add_argument("--passes", type=int, default=1, help="run each set this many times on the same state (2: "
+                    "the second pass's row counts the response-cache hits)")
     ap.add_argument("--no-write", action="store_true", help="print the table only")
     ap.add_argument("--report", default="", help="comma list of saved run labels: print (and store) their table "
                     "from the results files instead of running anything")
@@ -258,10 +273,11 @@ def main(argv: Sequence[str] | None = None) -> int:
                 for name in sets:
                     def keep(done: list[TaskResult], name: str = name, label: str = label,
                              runs: dict[str, list[TaskResult]] = runs, meta: dict[str, Any] = meta) -> None:
-                        save(label, {**runs, name: done}, meta)
+                        save(label, {**runs, **by_pass(name, done)}, meta)
 
-                    runs[name] = run_set(name, url, model, work=work, only=only, compact=not args.full,
-                                         temperature=args.temperature, after_each=keep)
+                    runs.update(by_pass(name, run_set(name, url, model, work=work, only=only, compact=not args.full,
+                                                      temperature=args.temperature, after_each=keep,
+                                                      passes=args.passes)))
             saved = save(label, runs, {"model": model, "server_kib": hwm, "compact": not args.full,
                                        "temperature": args.temperature, "threads": args.threads})
             print(f"per-task results: {saved}", file=sys.stderr)
@@ -285,7 +301,7 @@ def load_results(label: str) -> dict[str, list[TaskResult]]:
     data = json.loads((CACHE / "results" / f"{label}.json").read_text())
     keys = {f for f in Verdict.__dataclass_fields__}
     return {name: [TaskResult(Verdict(**{k: v for k, v in r.items() if k in keys}), r["seconds"], r["turn"],
-                              r["requests"], r.get("exit_status", 0)) for r in results]
+                              r["requests"], r.get("exit_status", 0), r.get("pass_no", 1)) for r in results]
             for name, results in data["sets"].items()}
 
 
@@ -316,10 +332,10 @@ def _run_served(label: str, model: str, url: str, pid: int, sets: Sequence[str],
 
         def keep(done: list[TaskResult], name: str = name) -> None:
             hwm.update(memory_kib(pid))
-            save(label, {**runs, name: done}, meta)
+            save(label, {**runs, **by_pass(name, done)}, meta)
 
-        runs[name] = run_set(name, url, MODELS[model], work=work, only=only, compact=not args.full,
-                             temperature=args.temperature, after_each=keep)
+        runs.update(by_pass(name, run_set(name, url, MODELS[model], work=work, only=only, compact=not args.full,
+                                          temperature=args.temperature, after_each=keep, passes=args.passes)))
     return runs
 
 

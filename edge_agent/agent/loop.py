@@ -36,7 +36,7 @@ from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
-from edge_agent.agent.choice import Plan, choose, plan
+from edge_agent.agent.choice import CHANGE, MEMORY, Plan, choose, plan
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
 from edge_agent.agent.provider import ProviderChain, Reply
@@ -58,6 +58,10 @@ REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i c
                      r"as an ai)\b", re.IGNORECASE)
 MEM_REF = re.compile(r"[ \t]*\(?\bmem://[^\s)\],;]+\)?")
 TOOL_RESULT_CHARS = {True: 3000, False: 12000}  # per tool result, compact / full mode
+# An operator message that asks or orders states nothing to remember (its answer is never shown either).
+ASKS = re.compile(r"^\W*(which|what|where|when|who|whom|whose|why|how|is|are|was|were|do|does|did|can|could|"
+                  r"will|would|should|shall|may|might|has|have|had|tell|show|list|give|read|scan|check|measure|"
+                  r"say|explain|find|look|please|hi|hello|hey)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -198,7 +202,13 @@ class Agent:
         except EdgeAgentError as exc:
             log.warning("memory context left out: %s", exc)
             return "", []
-        return promptmod.frame_memory(records(found, "results")), strings(found, "source_refs")
+        results, refs = records(found, "results"), strings(found, "source_refs")
+        if len(refs) != len(results):
+            refs = [str(r.get("source_ref") or "") for r in results]
+        if not MEMORY.search(message):  # "what did I ask earlier" still sees the earlier questions
+            kept = [(r, ref) for r, ref in zip(results, refs, strict=True) if not _asked_or_ordered(r)]
+            results, refs = [r for r, _ in kept], [ref for _, ref in kept]
+        return promptmod.frame_memory(results), [ref for ref in refs if ref]
 
     def hardware_context(self, message: str, board: str | None = None) -> str:
         """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them)."""
@@ -455,6 +465,21 @@ class Agent:
         if self._pool is not None:
             self._pool.shutdown(wait=True)
             self._pool = None
+
+
+def _asked_or_ordered(entry: JsonObject) -> bool:
+    """True for an earlier exchange whose operator message was a question or an order.
+
+    Such an exchange tells a later turn nothing (the agent's answer is never shown as a fact), yet it
+    would enter the memory context of every question sharing its words: noise for a small model, and
+    a changed prompt (a response-cache miss) for the same question asked again after another one.
+    An operator's statement ("the fan is wired to D7") stays.
+    """
+    content = entry.get("content")
+    if entry.get("category") != "conversation" or not isinstance(content, str) or not content.startswith("User: "):
+        return False
+    said = content[len("User: "):].split("\nAssistant:", 1)[0].strip()
+    return said.endswith("?") or ASKS.match(said) is not None or CHANGE.match(said.lstrip(" \t\"'(")) is not None
 
 
 def _board_hints(boards: list[tuple[str, str]]) -> list[str]:

@@ -355,3 +355,22 @@ def test_a_question_answered_in_one_chat_or_one_shot_is_a_hit_in_the_next_chat(
     assert not _one_shot(capsys, config, state, "say hello")["cached"]
     assert "Hello. (cached)" in _chat(capsys, monkeypatch, config, state, "say hello")
     assert len(model.requests) == 2
+
+
+def test_another_question_asked_in_between_is_not_a_change_but_a_statement_is(
+        model: Any, steps: Any, tmp_path: Path, state: Path, capsys: Any) -> None:
+    config = _config(tmp_path, model, steps)
+    model.script = [_answer(f"answer {i}") for i in range(6)]
+    assert not _one_shot(capsys, config, state)["cached"]
+    # Other questions and orders sharing its words: they state nothing, and stay out of its memory context.
+    _one_shot(capsys, config, state, "which pin drives the user_button")
+    _one_shot(capsys, config, state, "read the user_led pin")
+    assert _one_shot(capsys, config, state)["cached"]
+    # A statement of the operator's is remembered and is context for the question: a miss.
+    _one_shot(capsys, config, state, "the user_led pin also drives the bench buzzer")
+    assert not _one_shot(capsys, config, state)["cached"]
+    assert "also drives the bench buzzer" in model.requests[-1]["messages"][-1]["content"]
+    # Asked about memory, the earlier questions are context again.
+    _one_shot(capsys, config, state, "which pins did I ask about earlier")
+    assert "the operator said earlier (" in model.requests[-1]["messages"][-1]["content"]
+    assert "which pin drives the user_led\n" in model.requests[-1]["messages"][-1]["content"]

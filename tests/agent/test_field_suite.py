@@ -117,3 +117,58 @@ def test_public_sets_are_well_formed(name: str) -> None:
 def test_the_suite_holds_thirty_tasks_or_more() -> None:
     assert sum(len(load_tasks(n)) for n in SETS) >= 30
     assert len(load_tasks("tuning")) >= 30
+
+
+REPEAT_TASKS = '''
+[[task]]
+id = "led"
+category = "drive"
+message = "Turn on LD2."
+asks_write = true
+pins = { PA5 = 1 }
+tools = ["gpio_write"]
+
+[[task]]
+id = "lookup"
+category = "lookup"
+message = "Which pin is the user LED on?"
+facts = [["PA5"]]
+
+[[task]]
+id = "note"
+category = "memory"
+message = "Which pin is the pump relay on?"
+setup_memory = ["The pump relay is wired to D7 (PA8) on the Nucleo."]
+facts = [["PA8"]]
+memory = true
+'''
+
+
+def _repeat_model(body: dict[str, Any], steps: Any) -> Any:
+    messages = body["messages"]
+    # The message is the last line of the user text (the context above it names LD2 too).
+    question = next(m["content"] for m in reversed(messages) if m["role"] == "user").splitlines()[-1]
+    if "LD2" in question:
+        return steps.say("LD2 is on.") if messages[-1]["role"] == "tool" else \
+            steps.call(("gpio_write", {"pin": "LD2", "value": 1}))
+    return steps.say("The pump relay is on PA8." if "pump relay" in question else "The user LED is on PA5.")
+
+
+def test_a_second_pass_counts_the_cache_hits_of_the_repeated_questions(tmp_path: Path, model: Any,
+                                                                      steps: Any) -> None:
+    from bench.agent_eval import by_pass, row
+
+    (tmp_path / "tasks").mkdir()
+    (tmp_path / "tasks" / "mini.toml").write_text(REPEAT_TASKS)
+    model.script = [lambda body: _repeat_model(body, steps)] * 20
+    runs = by_pass("mini", run_set("mini", model.url, "test-model", work=tmp_path / "work",
+                                   task_dir=tmp_path / "tasks", progress=False, passes=2))
+    assert list(runs) == ["mini", "mini (pass 2)"]
+    first, second = ({r.verdict.task: r for r in runs[k]} for k in runs)
+    assert not any(r.turn["cached"] for r in first.values())
+    # The lookups are answered from the cache; the write is asked of the model and made again.
+    assert second["lookup"].turn["cached"] and second["note"].turn["cached"]
+    assert not second["led"].turn["cached"] and second["led"].verdict.ok
+    assert all(r.verdict.ok for r in second.values())
+    assert summarize(runs["mini (pass 2)"])["cache_hits"] == 2
+    assert row("m", "mini (pass 2)", summarize(runs["mini (pass 2)"])).endswith("| 2/3 |")
