@@ -374,3 +374,24 @@ def test_another_question_asked_in_between_is_not_a_change_but_a_statement_is(
     _one_shot(capsys, config, state, "which pins did I ask about earlier")
     assert "the operator said earlier (" in model.requests[-1]["messages"][-1]["content"]
     assert "which pin drives the user_led\n" in model.requests[-1]["messages"][-1]["content"]
+
+
+def test_on_a_terminal_the_chat_shows_thinking_until_the_answer_starts(
+        model: Any, steps: Any, tmp_path: Path, state: Path, capsys: Any, monkeypatch: Any) -> None:
+    config = _config(tmp_path, model, steps)
+    model.script = [steps.say("Bonjour.")]
+    pending = iter(["say hello in French"])
+
+    def read(_prompt: str = "") -> str:
+        line = next(pending, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    monkeypatch.setattr("builtins.input", read)
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    assert main(["--state", str(state), "--config", str(config), "agent"]) == 0
+    out = capsys.readouterr().out
+    mark = "thinking..."
+    erase = "\b" * len(mark) + " " * len(mark) + "\b" * len(mark)
+    assert f"agent> {mark}{erase}Bonjour." in out
