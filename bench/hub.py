@@ -135,16 +135,17 @@ def _rate(fn: Any, n: int) -> float:
 
 def _in_process(state: Path) -> dict[str, float]:
     from edge_agent.config import load_settings
-    from edge_agent.hub import ops
     from edge_agent.hub.tools import LocalToolCaller
     from edge_agent.runtime import Runtime
+    from edge_agent.services.core import LocalServices
+    from edge_agent.services.resources import RuntimeResources
 
     (state.parent / "inproc.toml").write_text("")
     rt = Runtime.build(load_settings(state.parent / "inproc.toml"), state)
     try:
-        ctx = ops.DaemonContext(rt)
+        services = LocalServices(RuntimeResources(rt))
         caller = LocalToolCaller(rt)
-        return {"op": _rate(lambda: ops.run(ctx, "i2c_read", dict(READ)), TRIPS),
+        return {"op": _rate(lambda: services.call("i2c_read", dict(READ)), TRIPS),
                 "tool": _rate(lambda: caller.call_tool("i2c_read", dict(TOOL_ARGS)), TRIPS)}
     finally:
         rt.close()

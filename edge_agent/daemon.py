@@ -414,7 +414,7 @@ class Daemon:
             if not force and body == self._last_status_body and now - self._last_status_write < STATUS_REWRITE_S:
                 return
             data.update(volatile)
-            from edge_agent.hub.status import status_report
+            from edge_agent.services.status import status_report
 
             daemon = {"pid": os.getpid(), "url": self.http_url, "written_at": time.time(),
                       "socket": str(self._hub.path) if self._hub is not None else None}

@@ -71,7 +71,7 @@ class ServiceMemory:
                 source_refs: Sequence[str] = ()) -> JSON:
         return _call(self.services, "memory_reflect", {"session_id": session_id, "response": response,
                                                           "captures": list(captures),
-                                                          "source_refs": list(source_refs)})
+                                                          "source_krefs": list(source_refs)})
 
     @property
     def response_cache(self) -> ServiceCache | None:

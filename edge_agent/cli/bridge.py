@@ -56,7 +56,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 def cmd_ping(args: argparse.Namespace) -> int:
     """Ping the firmware ``--count`` times and print round-trip times."""
-    info = run_op(args, "bridge_ping", {"url": args.url, "count": args.count})
+    info = run_op(args, "bridge_ping", {"url": args.url, "count": args.count or 1})
     if args.json:
         print_json(info)
     else:

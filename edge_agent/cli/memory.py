@@ -147,9 +147,9 @@ class _CliInputError(EdgeAgentError, ValueError):
 
 def _store(args: argparse.Namespace) -> int:
     content = sys.stdin.read() if args.content == "-" else args.content
-    entry = _op(args, "memory_store", key=args.key, content=content, category=args.category,
-                namespace=args.namespace, session=args.session, importance=args.importance,
-                timestamp=args.timestamp, title=args.title)
+    entry = _op(args, "memory_store", key=args.key, content=content, memory_type=args.category,
+                space_path=args.namespace, session_id=args.session, importance=args.importance,
+                timestamp=args.timestamp, title=args.title or None)
     if args.json:
         print_json(entry)
     else:
@@ -158,7 +158,7 @@ def _store(args: argparse.Namespace) -> int:
 
 
 def _get(args: argparse.Namespace) -> int:
-    print_json(_op(args, "memory_get", key=args.key, namespace=args.namespace))
+    print_json(_op(args, "memory_get", key=args.key, space_path=args.namespace))
     return 0
 
 
@@ -168,8 +168,8 @@ def _preview(text: str, width: int = 72) -> str:
 
 
 def _list(args: argparse.Namespace) -> int:
-    entries = _op(args, "memory_list", category=args.category, namespace=args.namespace, session=args.session,
-                  limit=args.limit, all=args.all)
+    entries = _op(args, "memory_list", memory_type=args.category, space_path=args.namespace,
+                  session_id=args.session, limit=args.limit, include_superseded=args.all)["entries"]
     if args.json:
         print_json(entries)
         return 0
@@ -183,11 +183,11 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _recall(args: argparse.Namespace) -> int:
-    result = _op(args, "memory_recall", query=args.query, limit=args.limit, namespace=args.namespace,
-                 category=args.category, min_score=args.min_score, other_workspace=args.other_workspace)
-    entries, own = result["entries"], result["workspace"]
-    if args.json:
-        print_json(entries)
+    result = _op(args, "memory_recall", query=args.query, limit=args.limit, namespaces=args.namespace,
+                 memory_types=args.category, min_score=args.min_score, other_workspaces=args.other_workspace)
+    entries, own = result["results"], result.get("workspace")
+    if args.json:  # the memory_recall tool's result: {query, results, workspace}
+        print_json(result)
         return 0
     for e in entries:
         ws = f"{e['workspace']}:" if e.get("workspace") != own else ""
@@ -198,8 +198,8 @@ def _recall(args: argparse.Namespace) -> int:
 
 
 def _engage(args: argparse.Namespace) -> int:
-    result = _op(args, "memory_engage", query=args.query, limit=args.limit, category=args.category,
-                 namespace=args.namespace)
+    result = _op(args, "memory_engage", query=args.query, limit=args.limit, memory_types=args.category,
+                 namespaces=args.namespace)
     if args.json:
         print_json(result)
     else:
@@ -220,12 +220,12 @@ def _reflect(args: argparse.Namespace) -> int:
     refs = data.get("source_krefs", data.get("source_refs")) or []
     print_json(_op(args, "memory_reflect", session_id=str(data.get("session_id") or ""),
                    response=str(data.get("response") or ""), captures=data.get("captures") or [],
-                   source_refs=refs))
+                   source_krefs=refs, space_path=data.get("space_path")))
     return 0
 
 
 def _forget(args: argparse.Namespace) -> int:
-    print_json(_op(args, "memory_forget", key=args.key, namespace=args.namespace))
+    print_json(_op(args, "memory_forget", key=args.key, space_path=args.namespace))
     return 0
 
 
@@ -256,13 +256,13 @@ def _provenance(args: argparse.Namespace) -> int:
 
 
 def _audit(args: argparse.Namespace) -> int:
-    print_json(_op(args, "memory_audit", limit=args.limit))
+    print_json(_op(args, "memory_audit", limit=args.limit)["rows"])
     return 0
 
 
 def _export(args: argparse.Namespace) -> int:
-    result = _op(args, "memory_export", namespace=args.namespace, session=args.session, category=args.category,
-                 since=args.since, until=args.until, live_only=args.live_only)
+    result = _op(args, "memory_export_file", space_path=args.namespace, session_id=args.session,
+                 memory_type=args.category, since=args.since, until=args.until, include_superseded=not args.live_only)
     sys.stdout.write(result["text"])
     sys.stdout.flush()
     print(f"exported {result['count']} entries", file=sys.stderr)

@@ -152,7 +152,7 @@ def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
         data = rt.status()
     finally:
         rt.close()
-    from edge_agent.hub.status import status_report
+    from edge_agent.services.status import status_report
 
     boards = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board} for b in full.peripherals.boards]
     return status_report(json.loads(json.dumps(data, default=str)), daemon=None, boards=boards,

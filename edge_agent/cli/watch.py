@@ -30,7 +30,7 @@ def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
 
 
 def _list(args: argparse.Namespace) -> int:
-    rows: list[dict[str, Any]] = run_op(args, "watch_list", {})
+    rows: list[dict[str, Any]] = run_op(args, "watch_list", {})["watches"]
     if args.json:
         print_json(rows)
         return 0

@@ -22,9 +22,10 @@ from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from edge_agent.config import Settings
-    from edge_agent.hub.ops import DirectContext
     from edge_agent.hub.tools import LocalToolCaller
     from edge_agent.runtime import Runtime
+    from edge_agent.services.core import LocalServices
+    from edge_agent.services.resources import DirectResources
 
 
 class Services(Protocol):
@@ -50,7 +51,7 @@ class Services(Protocol):
 
 
 class LocalOps:
-    """The actions (and the CLI operations not yet defined as actions) and the tools, run in this process.
+    """The actions and the tools, run in this process.
 
     Actions run against resources opened for each call, or with ``keep`` opened once and kept until
     :meth:`close`. The tools run over a Runtime built at the first tool call (a process that calls no
@@ -58,10 +59,12 @@ class LocalOps:
     """
 
     def __init__(self, settings: Settings, state_dir: Path, *, keep: bool = False) -> None:
-        from edge_agent.hub.ops import DirectContext
+        from edge_agent.services.core import LocalServices
+        from edge_agent.services.resources import DirectResources
 
         self.settings = settings
-        self.context: DirectContext = DirectContext(settings, Path(state_dir), keep=keep)
+        self.context: DirectResources = DirectResources(settings, Path(state_dir), keep=keep)
+        self.actions: LocalServices = LocalServices(self.context, on_close=self.context.close)
         self._tools: LocalToolCaller | None = None
         self._lock = threading.Lock()
 
@@ -70,10 +73,7 @@ class LocalOps:
         return self.context.state_dir
 
     def call(self, name: str, args: JsonObject, *, timeout: float | None = None) -> JsonValue:
-        from edge_agent.hub import ops
-
-        result: JsonValue = ops.run(self.context, name, args)
-        return result
+        return self.actions.call(name, args)
 
     @property
     def tools(self) -> LocalToolCaller:
@@ -101,7 +101,7 @@ class LocalOps:
             if tools is not None:
                 tools.close()
         finally:
-            self.context.close()
+            self.actions.close()
 
     def __enter__(self) -> LocalOps:
         return self

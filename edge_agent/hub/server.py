@@ -5,9 +5,9 @@ Routes:
 * ``POST /mcp``: MCP streamable HTTP in stateless mode with JSON responses, the same tools as the TCP
   endpoint; ``edge-agent mcp`` relays a desktop client's messages here and the agent calls its tools
   here;
-* ``POST /op/<name>``: the service actions (:mod:`edge_agent.services`) and the remaining CLI operations
-  of :mod:`edge_agent.hub.ops` (``{"args": {...}}`` in, ``{"result": ...}`` or ``{"error": {...}}`` out;
-  an edge_agent error travels whole, see :func:`edge_agent.errors.error_to_wire`).
+* ``POST /op/<name>``: the service actions (:mod:`edge_agent.services`): ``{"args": {...}}`` in,
+  ``{"result": ...}`` or ``{"error": {...}}`` out; an edge_agent error travels whole, see
+  :func:`edge_agent.errors.error_to_wire`.
 
 There is no token: the socket file is mode 0660, so the service user and the members of its group can
 connect and nobody else can (the state directory's own mode applies on top). Each request runs in a
@@ -33,10 +33,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from edge_agent.errors import EdgeAgentError, InvalidArgumentError, UnknownActionError, error_to_wire
-from edge_agent.hub import ops
 from edge_agent.hub.client import _ShortPath, connect_unix, socket_path
 from edge_agent.mcp.limits import MAX_MCP_BODY, BodyLimit, stop_server
 from edge_agent.runtime import Runtime
+from edge_agent.services.core import LocalServices, actions
+from edge_agent.services.resources import RuntimeResources
 
 log = logging.getLogger(__name__)
 
@@ -98,7 +99,7 @@ class HubServer:
     def __init__(self, runtime: Runtime, state_dir: Path) -> None:
         self.runtime = runtime
         self.path = socket_path(state_dir)
-        self.ctx = ops.DaemonContext(runtime)
+        self.services = LocalServices(RuntimeResources(runtime))
         self._server: _Uvicorn | None = None
         self._task: asyncio.Task[None] | None = None
         self._limiter = anyio.CapacityLimiter(MAX_WORKERS)
@@ -129,8 +130,12 @@ class HubServer:
             return _error(400, "BadRequest", "the request body nests JSON too deeply to read; send flat arguments")
         except (ValueError, AttributeError) as exc:
             return _error(400, "BadRequest", f"the request body is not {{\"args\": {{...}}}} JSON ({exc})")
+        if name not in actions():
+            unknown = UnknownActionError(f"this edge-agent daemon has no operation {name!r}; the CLI and the daemon "
+                                         "are probably different versions: restart the service after an upgrade")
+            return JSONResponse({"error": error_to_wire(unknown)}, status_code=404)
         try:
-            result = await anyio.to_thread.run_sync(ops.run, self.ctx, name, args, limiter=self._limiter)
+            result = await anyio.to_thread.run_sync(self.services.call, name, args, limiter=self._limiter)
         except EdgeAgentError as exc:  # sent whole: the client raises the same type with the same hint
             status = 404 if isinstance(exc, UnknownActionError) else 400 if isinstance(exc, InvalidArgumentError) \
                 else 422

@@ -20,7 +20,7 @@ from pydantic import Field
 from edge_agent.errors import EdgeAgentError, InvalidAddressError
 from edge_agent.runtime import Runtime
 from edge_agent.services import hardware as hw
-from edge_agent.services import lookups
+from edge_agent.services import lookups, memory, upkeep
 from edge_agent.services.args import (
     HEX_BYTES,
     AdapterArg,
@@ -35,7 +35,6 @@ from edge_agent.services.args import (
     PinArg,
     QueryArg,
     SpacePath,
-    json_object,
     jsonable,
 )
 from edge_agent.services.core import Action, In, Out
@@ -186,20 +185,16 @@ class Tools:
     def memory_engage(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
                       min_score: MinScore = None, space_path: SpacePath = None) -> EngageResult:
         """Before answering: recall what is known about `query`; returns a compact context and source_krefs."""
-        store = self._rt.require_memory()
-        result = store.engage(query, limit=self._limit(limit), categories=memory_types,
-                              namespaces=[space_path] if space_path else None, min_score=self._min_score(min_score))
-        data = json_object(result)
-        data.setdefault("source_krefs", data.get("source_refs", []))
-        return EngageResult.model_validate(data)
+        self._rt.require_memory()
+        return self._do(memory.memory_engage, query=query, limit=self._limit(limit), memory_types=memory_types,
+                        min_score=self._min_score(min_score), space_path=space_path)
 
     def memory_recall(self, query: QueryArg, limit: LimitArg = None, memory_types: MemoryTypes = None,
                       min_score: MinScore = None, space_path: SpacePath = None) -> RecallResult:
         """Ranked memory entries matching `query`, each with its decayed relevance score."""
-        store = self._rt.require_memory()
-        entries = store.recall(query, limit=self._limit(limit), categories=memory_types,
-                               namespace=space_path, min_score=self._min_score(min_score))
-        return RecallResult(query=query, results=[_jsonable(e) for e in entries])
+        self._rt.require_memory()
+        return self._do(memory.memory_recall, query=query, limit=self._limit(limit), memory_types=memory_types,
+                        min_score=self._min_score(min_score), space_path=space_path)
 
     def memory_store(self, content: Annotated[str, Field(min_length=1, max_length=65536)],
                      title: Annotated[str | None, Field(max_length=300)] = None,
@@ -209,11 +204,9 @@ class Tools:
                      importance: Annotated[float, Field(ge=0.0, le=1.0)] = 0.5,
                      session_id: Annotated[str | None, Field(max_length=200)] = None) -> MemoryEntry:
         """Store one memory locally (kept on the device; use memory_reflect for captures that sync upstream)."""
-        store = self._rt.require_memory()
-        key = title or content[:80]
-        entry = store.store(key, content, category=memory_type, namespace=space_path, session_id=session_id,
-                            importance=importance, title=title or "", metadata={"tags": list(tags)} if tags else None)
-        return MemoryEntry.model_validate(_jsonable(entry))
+        self._rt.require_memory()
+        return self._do(memory.memory_store, content=content, title=title, memory_type=memory_type,
+                        space_path=space_path, tags=tags, importance=importance, session_id=session_id)
 
     def memory_reflect(self, session_id: Annotated[str, Field(min_length=1, max_length=200)],
                        response: Annotated[str, Field(max_length=65536, description="The answer just given.")] = "",
@@ -222,45 +215,29 @@ class Tools:
                                                Field(max_length=100)] = None,
                        space_path: SpacePath = None) -> ReflectResult:
         """After answering: record the response and captures (durably queued for Kumiho when sync is on)."""
-        store = self._rt.require_memory()
-        if space_path and space_path.strip() in self._rt.settings.memory.policy.read_only_namespaces:
-            # Refused before anything is kept, not filed in the default space instead.
-            from edge_agent.memory import ReadOnlyNamespaceError
-
-            raise ReadOnlyNamespaceError(space_path.strip(), "memory_reflect")
-        # The captures are kept in the space's namespace locally and filed under it upstream.
-        where = {"namespace": space_path.strip()} if space_path else {}
-        caps = [{**c.model_dump(exclude_none=True), **where, "space_hint": c.space_hint or (space_path or "")}
-                for c in (captures or [])]
-        result = store.reflect(session_id, response, captures=caps, source_refs=list(source_krefs or []))
-        return ReflectResult.model_validate(_jsonable(result))
+        self._rt.require_memory()
+        return self._do(memory.memory_reflect, session_id=session_id, response=response,
+                        captures=[c.model_dump(exclude_none=True) for c in captures or []],
+                        source_krefs=source_krefs, space_path=space_path)
 
     def memory_forget(self, key: Annotated[str, Field(min_length=1, max_length=500,
                                                       description="Entry key or id to forget.")],
                       space_path: SpacePath = None) -> ForgetResult:
         """Forget one memory entry by key or id."""
-        from edge_agent.memory import EntryNotFoundError
-
-        store = self._rt.require_memory()
-        count = store.forget(key, namespace=space_path)
-        if not count and store.forget_id(key):
-            count = 1
-        if not count:
-            raise EntryNotFoundError(key, space_path or store.default_namespace)
-        return ForgetResult(forgotten=count, key=key)
+        self._rt.require_memory()
+        return self._do(memory.memory_forget, key=key, space_path=space_path)
 
     def memory_export(self, space_path: SpacePath = None,
                       limit: Annotated[int, Field(ge=1, le=1000)] = 100) -> ExportResult:
         """Export memory entries (newest first) as structured records."""
-        store = self._rt.require_memory()
-        entries = list(store.export(namespace=space_path, include_superseded=False))[-limit:][::-1]
-        return ExportResult(entries=[_jsonable(e) for e in entries], count=len(entries))
+        self._rt.require_memory()
+        return self._do(memory.memory_export, space_path=space_path, limit=limit)
 
     # --- runtime ---------------------------------------------------------------------------------
 
     def sync_status(self) -> SyncStatus:
         """Upstream sync to Kumiho: enabled, outbox depth, last success, last error."""
-        return SyncStatus.model_validate(_jsonable(self._rt.sync_status()))
+        return self._do(upkeep.sync_status)
 
     def runtime_status(self) -> RuntimeStatus:
         """Adapters and their health, datasheet index, memory counts, sync, background jobs."""

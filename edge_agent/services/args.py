@@ -9,13 +9,21 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
 from edge_agent.bus.base import MAX_PIN_CHARS
 from edge_agent.errors import InvalidAddressError
-from edge_agent.memory.captures import KnowledgeType
 from edge_agent.services.jsondata import json_object as json_object
 from edge_agent.services.jsondata import jsonable as jsonable  # its home before it moved
+
+# The argument types that drive no hardware live in .textargs (no bus import); named here too, for the faces.
+from edge_agent.services.textargs import CaptureIn as CaptureIn
+from edge_agent.services.textargs import LimitArg as LimitArg
+from edge_agent.services.textargs import MemoryTypes as MemoryTypes
+from edge_agent.services.textargs import MessageArg as MessageArg
+from edge_agent.services.textargs import MinScore as MinScore
+from edge_agent.services.textargs import QueryArg as QueryArg
+from edge_agent.services.textargs import SpacePath as SpacePath
 
 # Argument types, with the limits an agent sees in the schema ----------------------------------------
 
@@ -66,37 +74,6 @@ ByteList = Annotated[
     Annotated[list[Annotated[int, Field(ge=0, le=255)]], Field(min_length=1, max_length=4096)]
     | Annotated[str, Field(pattern=HEX_BYTES, max_length=4096 * 5), BeforeValidator(_refuse_bare_digits)],
     Field(description="Bytes as integers 0-255, or hex with 0x or separators: \"0x27\", \"01 80 00\".")]
-QueryArg = Annotated[str, Field(description="What to look for, in plain words.", min_length=1, max_length=2000)]
-LimitArg = Annotated[int | None, Field(
-    description="Maximum results; capped by [kumiho] memory_retrieval_limit.", ge=1, le=100)]
-MemoryTypes = Annotated[list[str] | None, Field(
-    description="Only these memory types (decision, preference, fact, correction, architecture, "
-    "implementation, synthesis, reflection, summary, skill, or an event type).", max_length=32)]
-MinScore = Annotated[float | None, Field(
-    description="Minimum relevance 0-1; never below [memory] min_relevance_score.", ge=0.0, le=1.0)]
-SpacePath = Annotated[str | None, Field(
-    description="Memory space (namespace), e.g. 'Devices/bench-1'; omit for the default.", max_length=300)]
-
-
-class CaptureIn(BaseModel):
-    """One capture for memory_reflect, in Kumiho's reflect shape."""
-
-    model_config = ConfigDict(extra="forbid")
-
-    type: KnowledgeType = Field(description="Kumiho memory type of this capture.")
-    title: str = Field(description="Short title.", min_length=1, max_length=300)
-    content: str = Field(description="What to remember, self-contained.", min_length=1, max_length=65536)
-    tags: list[Annotated[str, Field(max_length=100)]] = Field(default_factory=list, max_length=32)
-    space_hint: str = Field("", description="Space to file it under (slugified upstream).", max_length=300)
-    importance: float = Field(0.5, ge=0.0, le=1.0, description="0-1; low-importance captures may be "
-                              "refused when the outbox is full.")
-    revises: str | None = Field(None, description="kref of the memory this capture supersedes.", max_length=500)
-    event_date: str | None = Field(None, description="When it happened: YYYY, YYYY-MM or YYYY-MM-DD.",
-                                   max_length=10)
-    origin: str | None = Field(None, description="Where the knowledge came from.", max_length=300)
-    decision_state: str | None = Field(None, description="For decisions: e.g. proposed, accepted.", max_length=40)
-
-
 def parse_int(value: int | str, what: str, adapter: str = "") -> int:
     if isinstance(value, bool):
         raise InvalidAddressError(f"{what} must be a number, not {value!r}", adapter=adapter)

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from edge_agent.memory.response_cache import ResponseCache
     from edge_agent.pins import PinIndex
     from edge_agent.rag import HardwareRag
+    from edge_agent.services.resources import RuntimeLike
 
 
 class Resources(Protocol):
@@ -43,6 +44,11 @@ class Resources(Protocol):
 
     @property
     def pins(self) -> PinIndex: ...
+
+    @property
+    def runtime(self) -> RuntimeLike | None:
+        """The running runtime (the daemon's, or ``edge-agent mcp``'s), None for a command in its own process."""
+        ...
 
     def hardware(self, adapter: str | None = None, board: str | None = None, url: str | None = None, *,
                  pins: bool = False) -> contextlib.AbstractContextManager[AdapterSlot]:
@@ -113,7 +119,10 @@ def _problems(exc: ValidationError) -> str:
 
 #: Every action by name, filled by the modules that define them (imported by :func:`actions`).
 _ACTIONS: dict[str, Action[ActionInput, ToolResult]] = {}
-_MODULES = ("hardware", "lookups")
+#: The modules that define actions, those that load the least first: an action is looked up module by
+#: module, so a process that only engages memory and reads the response cache (the agent's turn on a
+#: cache hit) never imports the hardware actions and the bus layer behind them.
+_MODULES = ("memory", "context", "upkeep", "lookups", "hardware")
 
 
 def action(name: str, input: type[In], result: type[Out], *, writes: bool = False  # noqa: A002
@@ -139,7 +148,14 @@ def actions() -> Mapping[str, Action[ActionInput, ToolResult]]:
 
 
 def get_action(name: str) -> Action[ActionInput, ToolResult]:
-    found = actions().get(name)
+    """Action ``name``, importing the defining modules in :data:`_MODULES` order only until it is found."""
+    import importlib
+
+    for module in _MODULES:
+        if name in _ACTIONS:
+            break
+        importlib.import_module(f"edge_agent.services.{module}")
+    found = _ACTIONS.get(name)
     if found is None:
         raise UnknownActionError(f"there is no action {name!r}; the actions are: {', '.join(sorted(_ACTIONS))}")
     return found

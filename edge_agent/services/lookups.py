@@ -154,3 +154,4 @@ def hardware_context(res: Resources, a: ContextIn) -> HardwareContext:
     boards = _boards(res, a.board, a.boards) or configured_boards(res)
     with res.datasheets() as rag:
         return HardwareContext(boards=boards, context=rag.context(a.query, boards, res.pins))
+

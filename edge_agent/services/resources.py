@@ -13,11 +13,12 @@ import contextlib
 import json
 import logging
 import threading
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from edge_agent.errors import AdapterUnavailableError, ComponentUnavailable, EdgeAgentError
+from edge_agent.jsontypes import JsonValue
 from edge_agent.services.results import JSON, WriteRecord
 
 if TYPE_CHECKING:
@@ -28,17 +29,34 @@ if TYPE_CHECKING:
     from edge_agent.memory.response_cache import ResponseCache
     from edge_agent.pins import PinIndex
     from edge_agent.rag import HardwareRag
+    from edge_agent.sync import SyncWorker
 
 log = logging.getLogger(__name__)
 
 
+class ComponentLike(Protocol):
+    """One part of the runtime as its status reports it."""
+
+    ok: bool
+    detail: str
+    extra: dict[str, JsonValue]
+
+
 class RuntimeLike(Protocol):
-    """What :class:`RuntimeResources` uses of :class:`edge_agent.runtime.Runtime` (which sits above)."""
+    """What the actions use of :class:`edge_agent.runtime.Runtime` (which sits above)."""
 
     settings: Settings
     state_dir: Path
     memory: MemoryStore | None
     rag: HardwareRag | None
+    sync: SyncWorker | None
+
+    @property
+    def components(self) -> Mapping[str, ComponentLike]: ...
+
+    def status(self) -> Mapping[str, object]: ...
+
+    def sync_status(self) -> Mapping[str, object]: ...
 
     @property
     def adapters(self) -> dict[str, AdapterSlot]: ...
@@ -285,6 +303,10 @@ class DirectResources(_Base):
     @property
     def state_dir(self) -> Path:
         return self._state_dir
+
+    @property
+    def runtime(self) -> RuntimeLike | None:
+        return None  # a command in its own process: no runtime runs here
 
     @property
     def pins(self) -> PinIndex:

@@ -212,8 +212,10 @@ class EngageResult(_Open):
 
 
 class RecallResult(ToolResult):
+    omit_if_none = frozenset({"workspace"})
     query: str
     results: list[JSON] = Field(description="Entries, best first, each with its decayed score.")
+    workspace: str | None = Field(None, description="The workspace searched (entries from others name theirs).")
 
 
 class ReflectResult(_Open):
@@ -233,11 +235,117 @@ class ExportResult(ToolResult):
     count: int
 
 
+class ExportFile(ToolResult):
+    text: str = Field(description="JSON Lines, one entry per line, oldest first.")
+    count: int
+
+
+class MemoryEntries(ToolResult):
+    entries: list[JSON] = Field(description="Entries, newest first.")
+
+
+class MemoryAudit(ToolResult):
+    rows: list[JSON] = Field(description="Audit rows, newest first.")
+
+
+class MemoryReport(_Open):
+    """A report of the store passed through (stats, hygiene): its keys are the store's."""
+
+
+class MemoryHealth(_Open):
+    ok: bool
+
+
+class ImportResult(_Open):
+    """Counts of what the import did (its keys are the store's)."""
+
+
+class ProvenanceResult(_Open):
+    """An entry's sources and derivations (its keys are the store's)."""
+
+
+class SnapshotResult(ToolResult):
+    snapshot: str = Field(description="Path of the backup file written.")
+
+
+class CacheStats(_Open):
+    enabled: bool
+
+
+class CacheResponse(ToolResult):
+    response: str | None
+
+
+class CacheKey(ToolResult):
+    key: str
+
+
+class CacheCleared(ToolResult):
+    cleared: int
+
+
 # --- runtime --------------------------------------------------------------------------------------
 
 
 class SyncStatus(_Open):
     enabled: bool
+    running: bool = Field(description="Whether a sync worker runs in the daemon now.")
+    outbox_depth: int = Field(0, description="Captures queued or in flight.")
+
+
+class SyncNow(ToolResult):
+    enabled: bool
+    synced: int
+    dead_letters: int
+
+
+class SyncRetried(ToolResult):
+    moved: int
+
+
+class WatchList(ToolResult):
+    watches: list[JSON]
+
+
+class WatchRun(ToolResult):
+    watch: str
+    evaluated: bool
+    stored: bool
+    capture: JSON | None
+    status: JSON
+    window: int
+
+
+class DaemonStatus(_Open):
+    """The running daemon's `status` report (the same keys `edge-agent status --json` prints)."""
+
+    running: bool
+    daemon: JSON
+    adapters: list[JSON]
+    components: JSON
+
+
+class BridgePing(ToolResult):
+    url: str
+    protocol: int | str | None
+    board: str | None
+    firmware: int | str | None
+    rtt_ms: list[float]
+
+
+class BridgeCapabilities(_Open):
+    url: str
+    board: str | None
+
+
+class AgentContext(ToolResult):
+    """An agent turn's context: ``hardware`` (the prompt block), or offline ``pins``, ``chunk`` and ``index``."""
+
+    omit_if_none = frozenset({"hardware", "pins", "chunk", "index"})
+    hardware: str | None = None
+    pins: str | None = None
+    chunk: JSON | None = None
+    index: bool | None = None
 
 
 class RuntimeStatus(_Open):
@@ -246,8 +354,11 @@ class RuntimeStatus(_Open):
 
 
 __all__ = [
-    "JSON", "BoardInfo", "Capabilities", "DatasheetChunk", "DatasheetFiles", "DatasheetHits", "DatasheetText",
-    "EngageResult", "ExportResult", "ForgetResult", "GpioResult", "HardwareContext", "I2CReadResult",
-    "I2CScanResult", "I2CWriteResult", "MemoryEntry", "PinRecord", "RecallResult", "ReflectResult",
-    "RuntimeStatus", "SensorReading", "SpiResult", "SyncStatus", "ToolResult", "WriteRecord",
+    "JSON", "AgentContext", "BoardInfo", "BridgeCapabilities", "BridgePing", "CacheCleared", "CacheKey",
+    "CacheResponse", "CacheStats", "Capabilities", "DaemonStatus", "DatasheetChunk", "DatasheetFiles",
+    "DatasheetHits", "DatasheetText", "EngageResult", "ExportFile", "ExportResult", "ForgetResult", "GpioResult",
+    "HardwareContext", "I2CReadResult", "I2CScanResult", "I2CWriteResult", "ImportResult", "MemoryAudit",
+    "MemoryEntries", "MemoryEntry", "MemoryHealth", "MemoryReport", "PinRecord", "ProvenanceResult", "RecallResult",
+    "ReflectResult", "RuntimeStatus", "SensorReading", "SnapshotResult", "SpiResult", "SyncNow",
+    "SyncRetried", "SyncStatus", "ToolResult", "WatchList", "WatchRun", "WriteRecord",
 ]

@@ -89,7 +89,7 @@ def test_memory_cache_and_datasheets_are_the_daemons(model: Any, steps: Any, con
     capsys.readouterr()
     assert main(["--config", str(config), "--state", str(state), "memory", "recall", "user led", "--json"]) == 0
     recalled = json.loads(capsys.readouterr().out)
-    entries = recalled["entries"] if isinstance(recalled, dict) else recalled
+    entries = recalled["results"]
     assert any(e["category"] == "conversation" and "PA5 drives the user LED." in e["content"] for e in entries)
 
     # The identical question from a separate agent process is a hit, served by the daemon's cache.

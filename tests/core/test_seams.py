@@ -385,8 +385,4 @@ KNOWN = {
     'edge_agent/bus/bridge/protocol.py Reply.result is annotated with Any',
     'edge_agent/hub/client.py HubClient.op returns Any',
     'edge_agent/hub/server.py HubServer.app returns Any',
-    'edge_agent/hub/status.py status_report parameter boards',
-    'edge_agent/hub/status.py status_report parameter daemon',
-    'edge_agent/hub/status.py status_report parameter data',
-    'edge_agent/hub/status.py status_report returns Any',
 }

@@ -9,6 +9,7 @@ values, apart from what differs by nature between two runs (a timestamp, a captu
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -44,14 +45,50 @@ CASES: list[tuple[str, dict[str, Any], list[str], set[str]]] = [
      set()),
     ("datasheet_search", {"query": "BME280 chip id register", "limit": 2},
      ["rag", "query", "BME280 chip id register", "--limit", "2"], set()),
+    # Memory: the same entries on both faces; ids and times differ by nature (see _same).
+    ("memory_store", {"content": "the fan relay is on D7", "title": "fan relay", "memory_type": "fact"},
+     ["memory", "store", "--key", "fan relay", "--title", "fan relay", "--content", "the fan relay is on D7",
+      "--category", "fact"], set()),
+    ("memory_recall", {"query": "fan relay", "limit": 3}, ["memory", "recall", "fan relay", "--limit", "3"], set()),
+    ("memory_engage", {"query": "fan relay", "limit": 3}, ["memory", "engage", "fan relay", "--limit", "3"], set()),
+    ("memory_reflect", {"session_id": "bench-1", "captures": [
+        {"type": "fact", "title": "relay coil", "content": "the relay coil draws 70 mA"}]},
+     ["memory", "reflect", "--json", "{reflect_file}"], set()),
+    ("memory_forget", {"key": "fan relay"}, ["memory", "forget", "fan relay"], set()),
+    ("sync_status", {}, ["sync", "status"], {"device_id"}),
 ]
+#: Commands that print JSON without being asked (their --json is not a switch, or they have none).
+ALWAYS_JSON = {("memory", "reflect"), ("memory", "forget")}
+_ID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_CAPTURE_KEY = re.compile(r"^(capture/.+)-[0-9a-f]{8}$")  # a capture's key ends in its id's last digits
+_TIME = re.compile(r"\d{4}-\d{2}-\d{2}(T[0-9:.]+Z?)?")
+
+
+#: Read bookkeeping: a long-lived store (the MCP server's) batches it into its next write, a command's
+#: store writes it when it closes.
+_BOOKKEEPING = {"access_count", "last_access"}
+
+
+def _same(value: Any) -> Any:
+    """``value`` with what differs by nature between two stores made apart: entry ids, times, scores past
+    the third decimal (relevance decays with the seconds between the two runs), read bookkeeping."""
+    if isinstance(value, dict):
+        return {k: _same(v) for k, v in value.items() if k not in _BOOKKEEPING}
+    if isinstance(value, list):
+        return [_same(v) for v in value]
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, str):
+        return _CAPTURE_KEY.sub(r"\1-<id>", _TIME.sub("<time>", _ID.sub("<id>", value)))
+    return value
 
 
 def test_every_action_with_an_mcp_tool_is_checked_here() -> None:
     both = set(actions()) & set(TOOL_NAMES)
     # Lookups a CLI command does not offer as such: the file list and one file's text (`rag` has no
     # command for them), and the prompt block (`rag query --context` prints it as text, not JSON).
-    cli_less = {"datasheet_list", "datasheet_read", "hardware_context"}
+    # `memory export` writes a JSON Lines backup (action memory_export_file), not the tool's newest-first records.
+    cli_less = {"datasheet_list", "datasheet_read", "hardware_context", "memory_export"}
     assert both - cli_less == {case[0] for case in CASES}
 
 
@@ -61,15 +98,20 @@ async def test_cli_json_is_the_mcp_tools_structured_result(tmp_path: Path, mcpki
     config.write_text(CONFIG)
     runtime = Runtime.build(load_settings(config), tmp_path / "mcp-state")
     cli_base = ["--config", str(config), "--state", str(tmp_path / "cli-state")]
+    reflect_file = tmp_path / "reflect.json"
     try:
         async with mcpkit.serving(runtime) as server, mcpkit.http_session(server.url) as session:
             for tool, args, argv, volatile in CASES:
-                assert main([*cli_base, *argv, "--json"]) == 0, capsys.readouterr().err
+                if tool == "memory_reflect":
+                    reflect_file.write_text(json.dumps(args))
+                argv = [a.format(reflect_file=reflect_file) for a in argv]
+                switch = [] if tuple(argv[:2]) in ALWAYS_JSON else ["--json"]
+                assert main([*cli_base, *argv, *switch]) == 0, capsys.readouterr().err
                 cli = json.loads(capsys.readouterr().out)
                 mcp = mcpkit.structured(await session.call_tool(tool, args))
                 assert set(cli) == set(mcp), f"{tool}: CLI keys {sorted(cli)} != MCP keys {sorted(mcp)}"
-                same = {k: v for k, v in cli.items() if k not in volatile}
-                assert same == {k: v for k, v in mcp.items() if k not in volatile}, tool
+                same = {k: _same(v) for k, v in cli.items() if k not in volatile}
+                assert same == {k: _same(v) for k, v in mcp.items() if k not in volatile}, tool
                 if "capture" in volatile:  # the write is audited the same way on both faces
                     assert cli["capture"]["stored"] is mcp["capture"]["stored"] is True
                     assert set(cli["capture"]) == set(mcp["capture"])

@@ -47,7 +47,7 @@ def test_recall_json_lists_entries_with_their_final_decayed_score(state: Path,
         "--timestamp", "2020-01-01T00:00:00Z", capsys=capsys)
     rc, out, _ = run(state, "memory", "recall", "fan relay GPIO", "--limit", "3", "--json", "--min-score", "0",
                      capsys=capsys)
-    data = json.loads(out)
+    data = json.loads(out)["results"]  # the memory_recall tool's result: {query, results, workspace}
     assert rc == 0 and [e["key"] for e in data] == ["new", "old"]
     assert data[0]["score"] > 0.5 > data[1]["score"] >= 0
     rc, out, _ = run(state, "memory", "recall", "fan relay GPIO", capsys=capsys)
@@ -79,7 +79,7 @@ def test_reflect_reads_the_memory_reflect_json_from_a_file_or_stdin(state: Path,
     rc, out, _ = run(state, "memory", "reflect", "--json", "-", capsys=capsys)
     assert rc == 0 and json.loads(out)["stored"] == 1
     rc, out, _ = run(state, "memory", "recall", "Kelvin", "--json", capsys=capsys)
-    assert len(json.loads(out)) == 2
+    assert len(json.loads(out)["results"]) == 2
 
 
 def test_reflect_with_bad_input_fails_with_exit_code_1(state: Path, tmp_path: Path,

@@ -49,7 +49,7 @@ def test_a_reflected_secret_in_prose_is_absent_from_export_recall_engage_and_the
     line = json.loads(out.splitlines()[0])
     assert line["content"].startswith("the aws secret access key is [REDACTED:")  # the sentence itself is kept
     rc, out, _ = run(state, "memory", "recall", "aws secret access key", "--json", "--min-score", "0", capsys=capsys)
-    hits = json.loads(out)
+    hits = json.loads(out)["results"]
     assert rc == 0 and len(hits) == 1 and AWS_SECRET not in out
     rc, out, _ = run(state, "memory", "engage", "staging credentials", capsys=capsys)
     assert rc == 0 and "staging credentials" in out and AWS_SECRET not in out

@@ -76,7 +76,7 @@ def test_kept_open_in_process_one_store_serves_every_call_until_close(config: Pa
     services = connect(tmp_path / "state", load_settings(config), keep=True)
     assert isinstance(services, LocalOps)
     with services:
-        services.call("memory_store", {"key": "fan", "content": "the fan relay is on D7", "category": "core",
+        services.call("memory_store", {"key": "fan", "content": "the fan relay is on D7", "memory_type": "core",
                                        "importance": 0.5})
         with services.context.store(None) as first, services.context.store(None) as second:
             assert first is second
