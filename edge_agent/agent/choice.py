@@ -14,8 +14,8 @@ call for:
 :func:`plan` goes one step further for a small model: what the message asks is sorted into an action
 on the bench now (drive a pin, read a pin, scan the bus, read the sensor), a lookup (which pin, register
 or address something is: the documentation given with the message answers it) or neither. An action
-gets only its tools and the first request requires a call (``tool_choice = "required"``, which a
-server with a tool grammar turns into a well-formed call to one of them); a lookup gets no bench tool;
+gets only its tools (and a reply that answers it without calling one is asked once to call it); a
+lookup gets no bench tool;
 a question is never offered a write ("what voltage is the supply set to?", "what would happen if I
 set D7 high?").
 
@@ -126,10 +126,10 @@ REGISTER_WRITE = re.compile(r"\b(registers?|0x[0-9a-f]{2}|i2c|eeprom|bytes?)\b",
 
 @dataclass
 class Plan:
-    """The tools a message is offered and whether the first reply must call one of them."""
+    """The tools a message is offered and whether its answer needs a tool result."""
 
     tools: list[str] = field(default_factory=list)
-    require: bool = False
+    require: bool = False  # an action: its answer needs a tool result
     kind: str = "talk"  # action, lookup, talk (what the message was taken for)
 
 
@@ -179,3 +179,8 @@ def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] =
             return Plan([], kind="lookup")
         return Plan([t for t in available if t in ("pin_resolve", "datasheet_search")], kind="lookup")
     return Plan([], kind="talk")
+
+
+def named_pins(message: str) -> list[str]:
+    """The pin names the message spells out (PA5, D7, LD2, GPIO17...), as written."""
+    return list(dict.fromkeys(m.group(0) for m in PIN_NAME.finditer(message or "")))

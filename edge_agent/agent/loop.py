@@ -36,7 +36,7 @@ from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
-from edge_agent.agent.choice import CHANGE, MEMORY, Plan, choose, plan
+from edge_agent.agent.choice import CHANGE, MEMORY, Plan, choose, named_pins, plan
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
 from edge_agent.agent.provider import ProviderChain, Reply
@@ -53,6 +53,11 @@ DEFAULT_ITERATIONS = 10
 FINAL_AFTER_TOOLS = ("Now answer my message in plain text, in one to three sentences, from the tool results above: "
                      "say what was done and what was found. Do not call a tool.")
 FINAL_NO_TOOLS = "Now answer my message above in plain text."
+CALL_NOW = ("That is not a tool result. Call the tool ({tools}) now, with only the call in your reply; "
+            "answer after its result.")
+# In compact mode a reply is cut at this many tokens: a small model that runs on (repeating itself, or
+# writing newlines) would otherwise hold the turn for minutes.
+COMPACT_MAX_TOKENS = 512
 # A reply that declines instead of reporting (small models answer a bare "answer now" this way).
 REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
                      r"as an ai)\b", re.IGNORECASE)
@@ -101,7 +106,8 @@ class Context:
     source_krefs: list[str]
     history: list[dict[str, str]]
     tools: list[str] = field(default_factory=list)
-    require: bool = False  # the first reply must call one of `tools` (the message asks for an action)
+    require: bool = False  # the answer needs a result of one of `tools` (the message asks for an action)
+    message: str = ""
 
 
 class Agent:
@@ -117,6 +123,8 @@ class Agent:
                  state: AgentState | None = None) -> None:
         self.settings = settings
         self.hardware, self.memory, self.caller, self.chain, self.state = hardware, memory, caller, chain, state
+        if settings.agent.compact_context and getattr(chain, "max_tokens", 0) is None:
+            chain.max_tokens = COMPACT_MAX_TOKENS
         self.compact = settings.agent.compact_context
         boards = settings.peripherals.boards if settings.peripherals.enabled else []
         self.boards = [(b.adapter_name, b.board) for b in boards]
@@ -229,7 +237,7 @@ class Agent:
                 history = history[2:]
         prompt = promptmod.build_prompt(self.system, memory, hardware, message, compact=self.compact,
                                         history_chars=sum(len(m["content"]) for m in history) if self.compact else 0)
-        return Context(prompt, krefs, history, chosen.tools, chosen.require)
+        return Context(prompt, krefs, history, chosen.tools, chosen.require, message)
 
     # --- the turn --------------------------------------------------------------------------------
 
@@ -286,12 +294,15 @@ class Agent:
                                           {"role": "user", "content": ctx.prompt.user}]
         result = TurnResult("")
         runner = self._runner(ctx.tools)
+        if "gpio_write" in ctx.tools and self.compact:
+            runner.named_pins = named_pins(ctx.message)
         final = not ctx.tools  # no tools offered: the model's next reply must be the answer
         asked = False  # the final answer was asked for explicitly
         # The tools stay in the request while the answer is asked for: the same request prefix lets the
         # server reuse its cache (a changed tool block means prefilling it all again). They are dropped
         # only when the server's tool-call parser keeps rejecting the model's output.
         withheld = False
+        nudged = False  # asked once to call the tool an action needs
         model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
@@ -328,6 +339,17 @@ class Agent:
                 messages.append({"role": "user", "content": self._final_request(result)})
                 continue
             if not calls:
+                if visible and ctx.require and not result.tool_calls and not nudged:
+                    # an action answered without its tool: a made-up reading, or "call i2c_scan" as advice
+                    nudged = True
+                    result.notes.append("the model answered an action without calling its tool; asked to call it")
+                    messages.append({"role": "assistant", "content": visible})
+                    messages.append({"role": "user", "content": CALL_NOW.format(tools=", ".join(ctx.tools))})
+                    continue
+                if visible and ctx.require and not result.tool_calls:  # asked to call it, and still did not
+                    result.answered = False  # unverified: neither cached nor remembered
+                    visible = (f"(No tool ran, so nothing was read or changed: the model answered without calling "
+                               f"{' or '.join(ctx.tools)}. Its words, unchecked:) {visible}")
                 if visible:
                     return self._answer(result, visible, shown, on_token)
                 final = asked = True  # only reasoning, or nothing: ask once for the answer
@@ -532,13 +554,10 @@ def _native_calls(reply: Reply) -> list[ParsedCall]:
 
 def _tool_choice(ctx: Context, result: TurnResult, asked: bool) -> str | None:
     """What the request says about calls: "none" when the answer is asked for (the tools stay in the
-    request for the server's cached prefix, but no call can come back), "required" for the first reply
-    to a message that asks for an action on the bench, else the server's default."""
-    if asked:
-        return "none"
-    if ctx.require and not result.tool_calls:
-        return "required"
-    return None
+    request for the server's cached prefix, but no call can come back), else the server's default.
+    ("required" is not sent: llama.cpp's grammar for it let the 1.5B model write a fenced call as text
+    and then newlines until the token limit.)"""
+    return "none" if asked else None
 
 
 def _args_text(arguments: Any) -> str:

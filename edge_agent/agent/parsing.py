@@ -21,11 +21,13 @@ from dataclasses import dataclass
 from typing import Any
 
 _THINK = re.compile(r"<think>.*?(?:</think>|\Z)", re.DOTALL | re.IGNORECASE)
-_TAGGED = re.compile(r"<tool_call>\s*(.*?)\s*(?:</tool_call>|\Z)", re.DOTALL | re.IGNORECASE)
+# <tool_call> is the Hermes/Qwen framing; <tools> is the tag the same templates put around the tool list,
+# which a small model sometimes writes around its call instead.
+_TAGGED = re.compile(r"<(tool_call|tools)>\s*(.*?)\s*(?:</\1>|\Z)", re.DOTALL | re.IGNORECASE)
 _FENCE = re.compile(r"```(?:json|tool_call|tool)?[ \t]*\n?(.*?)```", re.DOTALL | re.IGNORECASE)
 _PREFIXES = ("<|python_tag|>", "[TOOL_CALLS]")
 # Text that may turn out to be a call: held back from a streamed answer until the reply is complete.
-CALL_STARTS = ("{", "[", "<tool_call", "```", *_PREFIXES)
+CALL_STARTS = ("{", "[", "<tool_call", "<tools>", "```", *_PREFIXES)
 
 
 MAX_DEPTH = 20  # brackets: a call is {"arguments": {"bytes": [..]}}, far below this
@@ -164,7 +166,10 @@ _HEX_VALUE = re.compile(r"(:\s*|\[\s*|,\s*)(0[xX][0-9a-fA-F]+)(?=\s*[,}\]])")
 def _json_values(text: str) -> list[Any] | None:
     """The JSON value of `text`, or the values of several written one after another (a small model
     writes one object per call, a line each); None when it is not JSON even with hex numbers quoted."""
-    for candidate in dict.fromkeys((text, _HEX_VALUE.sub(lambda m: f'{m.group(1)}"{m.group(2)}"', text))):
+    quoted = _HEX_VALUE.sub(lambda m: f'{m.group(1)}"{m.group(2)}"', text)
+    # {{...}}: braces doubled as in a template's escaping
+    undoubled = quoted[1:-1].strip() if quoted.startswith("{{") and quoted.endswith("}}") else quoted
+    for candidate in dict.fromkeys((text, quoted, undoubled)):
         try:
             value = loads(candidate)
             return value if isinstance(value, list) else [value]
@@ -206,7 +211,7 @@ def text_tool_calls(visible: str) -> list[ParsedCall]:
     text = visible.strip()
     if not text:
         return []
-    if text.lower().startswith("<tool_call>"):
+    if text.lower().startswith(("<tool_call>", "<tools>")):
         return _tagged_calls(text)
     for prefix in _PREFIXES:
         if text.startswith(prefix):
@@ -268,13 +273,15 @@ def _tagged_calls(text: str) -> list[ParsedCall]:
         m = _TAGGED.match(text, pos)
         if m is None:
             break
-        body = m.group(1)
+        body = m.group(2)
         calls = _calls_from_json(_unfence(body), tagged=True)
         out.extend(calls or [ParsedCall("", body, error="the <tool_call> body is not a JSON object with "
                                                  "\"name\" and \"arguments\"")])
         pos = m.end()
         while pos < len(text) and text[pos].isspace():
             pos += 1
+    if out and pos < len(text):  # prose after the tagged calls: written before any result existed
+        out[0].note = "; ".join(n for n in (out[0].note, TEXT_AFTER_CALL) if n)
     return out
 
 

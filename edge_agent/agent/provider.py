@@ -142,6 +142,7 @@ class ProviderChain:
             self.providers.append(provider)
         self.model = settings.default_model
         self.temperature = settings.default_temperature
+        self.max_tokens: int | None = None  # a cap on each reply's length (the agent sets it in compact mode)
         self.timeout = settings.provider_timeout_secs
         self.retries = settings.reliability.provider_retries
         self.backoff_s = settings.reliability.provider_backoff_ms / 1000
@@ -257,6 +258,8 @@ class ProviderChain:
         openai = _sdk()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
+        if self.max_tokens:
+            kwargs["max_tokens"] = self.max_tokens
         if tools:
             kwargs["tools"] = tools
             if tool_choice and provider.tool_choice:

@@ -45,6 +45,8 @@ class ToolRunner:
                  pool: ThreadPoolExecutor | None = None) -> None:
         self.caller, self.offered, self.autonomy = caller, set(offered), autonomy
         self.adapters, self.boards, self.max_calls, self.pool = dict(adapters), list(boards), max_calls, pool
+        # Pins the operator's message names: a write to any other pin is not run (compact mode; empty: no check).
+        self.named_pins: list[str] = []
         self._seen: dict[str, ToolRecord] = {}
         self._failed: dict[str, ToolRecord] = {}  # calls refused as sent: the same call gets the same answer
 
@@ -105,6 +107,9 @@ class ToolRunner:
             rec.repeat, rec.result, rec.error = True, earlier.result, earlier.error
             rec.notes.append(REPEAT_NOTE)
             return
+        if call.name == "gpio_write" and (other := self._unnamed_pin(args)):
+            rec.error = other
+            return
         refusal = self.autonomy.check(call.name, args, lambda: self.describe(call.name, args))
         if refusal is not None:
             rec.error = refusal
@@ -114,6 +119,21 @@ class ToolRunner:
             self.autonomy.ran(call.name)
             self._seen.clear()  # the world changed: reading again is no longer a repeat
         self._seen[key] = rec
+
+    def _unnamed_pin(self, args: Mapping[str, Any]) -> str | None:
+        """Why a write is not run when the message names pins and this write's pin is none of them."""
+        if not self.named_pins:
+            return None
+        wanted = {p: self._resolve(p, args.get("board")) for p in self.named_pins}
+        if not any(wanted.values()):
+            return None  # none of the names is a pin of this board: nothing to hold the call to
+        target = self._resolve(args.get("pin"), args.get("board"))
+        if target is not None and target in wanted.values():
+            return None
+        shown = ", ".join(f"{p} (= {r})" if r and r != p else p for p, r in wanted.items())
+        return (f"not run: the message names pin {shown}, and this call writes {args.get('pin')!r}"
+                + (f" (= {target})" if target and str(target) != str(args.get("pin")) else "")
+                + ". Write only the pins the message names.")
 
     def describe(self, name: str, args: Mapping[str, Any]) -> str:
         """The exact effect of a state-changing call, in words (the pin resolved through the pin index)."""

@@ -169,11 +169,12 @@ def test_a_bad_provider_flag_is_a_clear_error(steps: Any, tmp_path: Path, state:
 def test_small_talk_gets_no_tools_and_a_write_request_gets_the_write_tool(model: Any, steps: Any, tmp_path: Path,
                                                                           state: Path, capsys: Any) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
-    model.script = [steps.say("Bonjour !"), steps.say("Which LED?"), steps.say("21 C.")]
+    model.script = [steps.say("Bonjour !"), steps.call(("gpio_write", {"pin": "red_led", "value": 1})),
+                    steps.say("Not approved."), steps.call(("sensor_read", {})), steps.say("21 C.")]
     _run(capsys, config, state, "-m", "say hello in French")
     _run(capsys, config, state, "-m", "turn on the red led")
     _run(capsys, config, state, "-m", "what is the temperature")
     offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
     assert offered[0] == []
     assert "gpio_write" in offered[1]
-    assert "sensor_read" in offered[2] and "gpio_write" not in offered[2]
+    assert "sensor_read" in offered[3] and "gpio_write" not in offered[3]

@@ -30,8 +30,6 @@ from .test_daemon_path import _edge_agent
 
 REPO = Path(__file__).resolve().parents[2]
 QUESTION = "which pin drives the user_led"
-# In compact mode a documented lookup such as QUESTION is offered no tool at all; this one is offered one.
-TOOL_QUESTION = "is the user_led on"
 # What a hit must not load: the model client, and the tool schemas with the services and hardware layers
 # behind them.
 NOT_ON_A_HIT = ("openai", "httpx", "edge_agent.agent.tools", "edge_agent.agent.runner", "edge_agent.agent.lenient",
@@ -99,11 +97,12 @@ def _answer(text: str) -> Any:
 @pytest.mark.parametrize("compact", [True, False], ids=["compact", "full"])
 def test_a_hit_in_the_next_process_loads_neither_the_model_client_nor_the_tool_schemas(
         model: Any, steps: Any, tmp_path: Path, state: Path, compact: bool) -> None:
-    config = _config(tmp_path, model, steps, compact=compact)
+    # compact mode offers a documented lookup no tool: here every tool is offered, so the key names them
+    config = steps.write_config(tmp_path / "edge-agent.toml", model, compact=compact, autonomy=None,
+                                tool_choice="all" if compact else None)
     model.script = [steps.say("LD2, the user LED, is on PA5.")]
-    question = TOOL_QUESTION if compact else QUESTION
-    first = _ask(config, state, question)
-    second = _ask(config, state, question)
+    first = _ask(config, state)
+    second = _ask(config, state)
     assert first["cached"] is False and first["tools_offered"]  # the key names the tools this question gets
     assert {"openai", "edge_agent.mcp.tools", "edge_agent.agent.tools"} <= set(first["loaded"])
     assert second["cached"] is True and second["response"] == "LD2, the user LED, is on PA5."
@@ -216,10 +215,11 @@ def test_a_question_that_asks_for_a_write_never_comes_from_the_cache(model: Any,
                                                                      state: Path, capsys: Any) -> None:
     config = _config(tmp_path, model, steps)
     # A model that claims the write without making it: the claim must not be replayed either.
-    model.script = [steps.say("Done, the red LED is on."), steps.say("Done, the red LED is on.")]
+    # (each claim is answered once with a request to call the tool, and claimed again)
+    model.script = [steps.say("Done, the red LED is on.")] * 4
     first = _one_shot(capsys, config, state, "turn on the red led")
     second = _one_shot(capsys, config, state, "turn on the red led")
-    assert not first["cached"] and not second["cached"] and len(model.requests) == 2
+    assert not first["cached"] and not second["cached"] and len(model.requests) == 4
     assert main(["--state", str(state), "--config", str(config), "cache", "stats"]) == 0
     assert json.loads(capsys.readouterr().out)["entries"] == 0
 
@@ -284,11 +284,12 @@ def _tool_sets(state: Path) -> list[tuple[str, str, str]]:
 
 def test_the_tool_set_record_is_kept_checked_on_a_miss_and_corrected(model: Any, steps: Any, tmp_path: Path,
                                                                       state: Path) -> None:
-    config = _config(tmp_path, model, steps)
+    # every tool offered (compact mode offers a documented lookup none), so the key names the tool set
+    config = steps.write_config(tmp_path / "edge-agent.toml", model, compact=True, autonomy=None, tool_choice="all")
     settings = load_settings(config)
     model.script = [_answer("PA5.")] * 3
     with open_agent(settings, state) as agent:
-        assert not agent.turn(TOOL_QUESTION).cached
+        assert not agent.turn(QUESTION).cached
         built = toolset.ToolSet.of(toolset.build_specs(True, 1))
     [(fingerprint, variant, record)] = _tool_sets(state)
     assert fingerprint == toolset.package_fingerprint() and variant == "compact/1"
@@ -300,10 +301,10 @@ def test_the_tool_set_record_is_kept_checked_on_a_miss_and_corrected(model: Any,
     with sqlite3.connect(state / "agent" / "agent.db") as conn:
         conn.execute("UPDATE tool_sets SET record = ?", (wrong.dumps(),))
     with open_agent(settings, state) as agent:
-        assert not agent.turn(TOOL_QUESTION).cached
+        assert not agent.turn(QUESTION).cached
     assert toolset.ToolSet.loads(_tool_sets(state)[0][2]) == built
     with open_agent(settings, state) as agent:  # the answer was stored under the corrected key
-        assert agent.turn(TOOL_QUESTION).cached
+        assert agent.turn(QUESTION).cached
     assert len(model.requests) == 2
 
 

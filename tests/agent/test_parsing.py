@@ -18,6 +18,8 @@ from edge_agent.agent.parsing import StreamFilter, parse_arguments, split_reason
     ('<|python_tag|>{"name": "i2c_scan", "parameters": {}}', "i2c_scan", {}),
     ('[TOOL_CALLS] [{"name": "i2c_scan", "arguments": {}}]', "i2c_scan", {}),
     ('{"type": "function", "function": {"name": "i2c_scan", "arguments": {}}}', "i2c_scan", {}),
+    ('<tools>\n{"type": "function", "function": {"name": "i2c_scan", "arguments": {}}}\n</tools>', "i2c_scan", {}),
+    ('{{"name": "gpio_write", "arguments": {"pin": "D4", "value": 1}}}', "gpio_write", {"pin": "D4", "value": 1}),
 ])
 def test_text_call_forms(text: str, name: str, args: dict) -> None:
     calls = text_tool_calls(split_reasoning(text)[0])
@@ -108,3 +110,9 @@ def test_arguments_with_stray_text_after_the_object_keep_the_object_and_say_so()
         {"pin": "D7", "value": 1}, "", "ignored '}\\nI set it.' written after the arguments")
     args, error, note = parse_arguments('{"pin": "D7", "value": ')
     assert error.startswith("the arguments are not valid JSON") and not note
+
+
+def test_prose_after_a_tagged_call_is_dropped_with_a_note() -> None:
+    (call,) = text_tool_calls('<tools>\n{"type": "function", "function": {"name": "sensor_read", "arguments": '
+                              '{"addr": 118}}}\n</tools>\nThe temperature is 23.00 C.')
+    assert call.name == "sensor_read" and call.arguments == {"addr": 118} and "dropped" in call.note

@@ -63,8 +63,8 @@ def _agent(config: Path, state: Path) -> Any:
     return open_agent(load_settings(config), state)
 
 
-def test_an_action_requires_a_call_first_and_the_answer_after_needs_none(model: Any, steps: Any, tmp_path: Path,
-                                                                           state: Path) -> None:
+def test_an_action_gets_only_its_tool_and_the_answer_asked_for_allows_no_call(model: Any, steps: Any,
+                                                                             tmp_path: Path, state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say(""), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
@@ -72,7 +72,18 @@ def test_an_action_requires_a_call_first_and_the_answer_after_needs_none(model: 
     assert result.response == "LD2 is on." and result.tool_calls[0].error is None
     offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
     assert offered == [["gpio_write"]] * 3  # one tool block: the server reuses its cached prefix
-    assert [r.get("tool_choice") for r in model.requests] == ["required", None, "none"]
+    assert [r.get("tool_choice") for r in model.requests] == [None, None, "none"]
+    assert all(r.get("max_tokens") == 512 for r in model.requests)  # compact mode caps a runaway reply
+
+
+def test_an_action_answered_without_its_tool_is_asked_once_to_call_it(model: Any, steps: Any, tmp_path: Path,
+                                                                      state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.say("The humidity is 70 %."), steps.call(("sensor_read", {})), steps.say("It is 45 %.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("How humid is it?")
+    assert result.response == "It is 45 %." and [t.name for t in result.tool_calls] == ["sensor_read"]
+    assert "Call the tool (sensor_read) now" in model.requests[1]["messages"][-1]["content"]
 
 
 def test_a_lookup_with_documentation_is_answered_without_tools(model: Any, steps: Any, tmp_path: Path,
@@ -89,8 +100,34 @@ def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any,
                                                                      state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.refuse_tool_choice = True
-    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
+    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say(""), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn on LD2.")
     assert result.response == "LD2 is on."
-    assert [r.get("tool_choice") for r in model.requests] == ["required", None, None]
+    assert [r.get("tool_choice") for r in model.requests] == [None, None, "none", None]
+
+
+def test_a_write_to_a_pin_the_message_does_not_name_is_not_run(model: Any, steps: Any, tmp_path: Path,
+                                                               state: Path) -> None:
+    from edge_agent.bus.sim.world import GPIOWrite
+
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1})),
+                    steps.call(("gpio_write", {"pin": "D7", "value": 1})), steps.say("D7 is high.")]
+    with _agent(config, state) as agent:
+        result = agent.turn("Set D7 high.")
+        log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
+        writes = [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
+    assert writes == [("PA8", 1)]  # D7 is PA8; PA5 (LD2) was never driven
+    first, second = result.tool_calls
+    assert first.error is not None and "names pin D7 (= PA8)" in first.error and second.error is None
+
+
+def test_an_action_still_answered_without_its_tool_says_nothing_ran(model: Any, steps: Any, tmp_path: Path,
+                                                                    state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.say("The humidity is 70 %.")] * 2
+    with _agent(config, state) as agent:
+        result = agent.turn("How humid is it?")
+    assert result.response.startswith("(No tool ran, so nothing was read or changed")
+    assert not result.succeeded and len(model.requests) == 2
