@@ -247,6 +247,7 @@ def _leading_calls(text: str) -> list[ParsedCall]:
     else:
         if not text.startswith("{") or too_deep(text):
             return []
+        text = "{" + text.lstrip("{") if text.startswith("{{") else text  # {{...}}}: doubled braces
         text = _HEX_VALUE.sub(lambda h: f'{h.group(1)}"{h.group(2)}"', text)
         calls, pos, decoder = [], 0, json.JSONDecoder()
         while pos < len(text) and text[pos] == "{":

@@ -116,3 +116,8 @@ def test_prose_after_a_tagged_call_is_dropped_with_a_note() -> None:
     (call,) = text_tool_calls('<tools>\n{"type": "function", "function": {"name": "sensor_read", "arguments": '
                               '{"addr": 118}}}\n</tools>\nThe temperature is 23.00 C.')
     assert call.name == "sensor_read" and call.arguments == {"addr": 118} and "dropped" in call.note
+
+
+def test_doubled_braces_with_extra_closing_ones_are_the_call() -> None:
+    (call,) = text_tool_calls('{{"name": "gpio_read", "arguments": {"pin": "PA5"}}}}')
+    assert (call.name, call.arguments, call.error) == ("gpio_read", {"pin": "PA5"}, "")
