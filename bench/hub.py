@@ -41,7 +41,7 @@ BUDGET = (
     ("CLI, daemon, pydantic and the config models (embedded defaults loaded)",
      "import edge_agent.cli, edge_agent.daemon; edge_agent.daemon.load_daemon_settings(None)"),
     ("the MCP SDK with Starlette, uvicorn, httpx2, opentelemetry and cryptography; the server modules",
-     "import edge_agent.mcp.server, edge_agent.hub.server"),
+     "import edge_agent.mcp.server, edge_agent.mcp.socket_server"),
     ("numpy and the LiteRT interpreter module (demo watch model)", "import ai_edge_litert.interpreter"),
 )
 #: Of the SDK step, what its own imports of other libraries add (measured before it, after the first step).

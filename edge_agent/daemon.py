@@ -32,8 +32,8 @@ from edge_agent.errors import ConfigError, EdgeAgentError
 from edge_agent.paths import ensure_state_dir, open_private, write_private
 
 if TYPE_CHECKING:  # imported when the daemon starts them (the mcp extra, the runtime's components)
-    from edge_agent.hub.server import HubServer
     from edge_agent.mcp.server import HttpServer
+    from edge_agent.mcp.socket_server import HubServer
     from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)
@@ -327,7 +327,7 @@ class Daemon:
         the same lines itself or failed, so a daemon that cannot serve it does not start.
         """
         try:
-            from edge_agent.hub.server import HubServer
+            from edge_agent.mcp.socket_server import HubServer
         except ImportError as exc:
             raise DaemonError(f"the daemon serves CLI commands on its local socket, which needs the mcp extra "
                               f"({exc.name} is not installed); install it with: pip install "

@@ -66,7 +66,7 @@ def _mcp(args: argparse.Namespace) -> int:
 
     client = find_client(state_dir(getattr(args, "state", None)))
     if client is not None:  # the daemon owns the hardware: relay the client's messages to it
-        from edge_agent.hub.relay import relay_stdio
+        from edge_agent.mcp.relay import relay_stdio
 
         return relay_stdio(client)
     from edge_agent.config import load_settings

@@ -1,7 +1,7 @@
 """One owner of the hardware: the daemon serves every other process over a local socket.
 
 While ``edge-agent run`` serves a state directory it listens on ``<state>/hub.sock`` (see
-:mod:`edge_agent.hub.server`); CLI commands, ``edge-agent mcp`` and the agent send their operations
+:mod:`edge_agent.mcp.socket_server`); CLI commands, ``edge-agent mcp`` and the agent send their operations
 there (:mod:`edge_agent.hub.client`, standard library only) instead of opening buses and databases
 themselves. With no daemon they run the same operation in their own process.
 

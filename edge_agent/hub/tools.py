@@ -2,7 +2,7 @@
 
 :class:`LocalToolCaller` is the in-process side of :meth:`edge_agent.hub.connect.Services.call_tool`
 (the daemon's side is ``tools/call`` over its socket, :class:`edge_agent.hub.client.SocketServices`).
-Both run the same :class:`edge_agent.mcp.tools.Tools` methods with the same argument checks and return
+Both run the same :class:`edge_agent.hub.toolbox.Tools` methods with the same argument checks and return
 the same JSON; a refusal or failure is raised as :class:`ToolCallError` (an invalid call as its
 subclass :class:`InvalidToolCallError`) with the sentence an MCP client would see.
 """
@@ -32,7 +32,7 @@ class LocalToolCaller:
     """The tools over a Runtime in this process (no daemon serves the state directory)."""
 
     def __init__(self, runtime: Runtime, *, owns_runtime: bool = False) -> None:
-        from edge_agent.mcp.tools import TOOL_NAMES, Tools
+        from edge_agent.hub.toolbox import TOOL_NAMES, Tools
 
         self.runtime = runtime
         self._owns = owns_runtime
@@ -64,7 +64,7 @@ class LocalToolCaller:
         """Validate ``arguments`` against the tool's signature and run it."""
         from pydantic import ValidationError
 
-        from edge_agent.mcp.messages import for_agent, invalid_arguments, sent, unknown_arguments
+        from edge_agent.hub.messages import for_agent, invalid_arguments, sent, unknown_arguments
 
         if name not in self._names:
             raise _unknown_tool(name, self._names)

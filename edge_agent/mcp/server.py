@@ -38,13 +38,13 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
+from edge_agent.hub.messages import for_agent, unknown_arguments
+from edge_agent.hub.messages import invalid_arguments as _invalid_arguments
+from edge_agent.hub.toolbox import TOOL_NAMES, Tools
 from edge_agent.mcp.limits import MAX_MCP_BODY, BodyLimit, evict_idle_sessions, protocol_class, stop_server
-from edge_agent.mcp.messages import for_agent, unknown_arguments
-from edge_agent.mcp.messages import invalid_arguments as _invalid_arguments
 from edge_agent.mcp.netguard import HostOriginGuard, HostPolicy
 from edge_agent.mcp.stdio import MAX_LINE_BYTES, LineReader, LineWriter, TooLong, claim_stdio, too_long_error
 from edge_agent.mcp.token import token_matches
-from edge_agent.mcp.tools import TOOL_NAMES, Tools
 from edge_agent.runtime import Runtime
 
 log = logging.getLogger(__name__)

@@ -25,11 +25,14 @@ LAYERS: list[set[str]] = [
     {"bus"},
     {"drivers"},  # sensor drivers talk through the bus port API
     {"watch"},
-    # The application's own order, downward: the faces (cli, agent, mcp, daemon) and the hub that routes
-    # them stand on the runtime, which serves the service actions; an action names every lower part it
-    # uses and nothing above (a runtime reaches it only as the structural RuntimeLike it declares).
+    # The application's own order, downward: the faces (cli, agent, mcp, the daemon and the dashboard: a unit
+    # not listed) stand on the hub, which decides for every face whether a call runs in the daemon or in
+    # this process and binds the tools to a runtime; the runtime serves the service actions; an action
+    # names every lower part it uses and nothing above (a runtime reaches it only as the structural
+    # RuntimeLike it declares).
     {"services"},
     {"runtime"},
+    {"hub"},
 ]
 TOP = len(LAYERS)
 #: The hardware layer works from plain data; it never reads the application's configuration model.
@@ -84,10 +87,15 @@ def all_imports() -> list[tuple[str, int, str]]:
     return out
 
 
-def test_the_service_actions_sit_between_the_parts_and_the_runtime() -> None:
-    assert layer_of("drivers") < layer_of("services") < layer_of("runtime") < layer_of("hub") == layer_of("mcp")
-    assert any(unit_of(src) == "services" and unit_of(t) == "bus" for _, src, t in all_imports())
-    assert any(unit_of(src) in ("mcp", "hub") and unit_of(t) == "services" for _, src, t in all_imports())
+def test_the_application_layers_stand_in_order_faces_hub_runtime_services() -> None:
+    faces = ("cli", "agent", "mcp", "daemon")
+    assert all(layer_of(face) == TOP for face in faces)
+    assert TOP > layer_of("hub") > layer_of("runtime") > layer_of("services") > layer_of("drivers")
+    edges = {(unit_of(src), unit_of(t)) for _, src, t in all_imports()}
+    # Each face reaches the state directory through the hub; the hub reaches the runtime and the actions.
+    assert {("cli", "hub"), ("agent", "hub"), ("mcp", "hub"), ("hub", "runtime"), ("hub", "services"),
+            ("services", "bus")} <= edges
+    assert not {(a, b) for a, b in edges if a == "hub" and b in faces}
 
 
 def test_the_walk_sees_the_package() -> None:

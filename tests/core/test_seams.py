@@ -384,5 +384,5 @@ KNOWN = {
     'edge_agent/bus/bridge/link.py Link.wait returns Any',
     'edge_agent/bus/bridge/protocol.py Reply.result is annotated with Any',
     'edge_agent/hub/client.py HubClient.op returns Any',
-    'edge_agent/hub/server.py HubServer.app returns Any',
+    'edge_agent/mcp/socket_server.py HubServer.app returns Any',
 }

@@ -117,7 +117,7 @@ async def test_a_full_session_table_drops_the_session_idle_longest_instead_of_re
 
 async def test_the_local_socket_keeps_the_same_request_deadline(
         runtime: Runtime, state: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from edge_agent.hub.server import HubServer
+    from edge_agent.mcp.socket_server import HubServer
 
     monkeypatch.setattr(limits, "REQUEST_DEADLINE_S", 0.5)
     hub = HubServer(runtime, state)

@@ -15,10 +15,10 @@ import anyio
 import pytest
 
 from edge_agent.errors import EdgeAgentError
-from edge_agent.hub import server as hub_server
 from edge_agent.hub.client import HubClient, RemoteError, connect_unix
-from edge_agent.hub.server import HubServer
 from edge_agent.mcp import limits
+from edge_agent.mcp import socket_server as hub_server
+from edge_agent.mcp.socket_server import HubServer
 from edge_agent.runtime import Runtime
 from edge_agent.services.core import actions
 

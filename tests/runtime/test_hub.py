@@ -126,7 +126,7 @@ def test_a_stale_socket_from_a_killed_daemon_is_replaced_and_clients_do_not_hang
 def test_a_live_socket_is_never_taken_over(tmp_path: Path) -> None:
     import socket as socketlib
 
-    from edge_agent.hub.server import SocketInUseError, bind_socket
+    from edge_agent.mcp.socket_server import SocketInUseError, bind_socket
 
     path = tmp_path / "hub.sock"
     listener = bind_socket(path)
