@@ -52,7 +52,8 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "bridge": ("edge_agent.bus.bridge.adapter", "edge_agent.bus.bridge.discovery", "edge_agent.bus.bridge.link",
                "edge_agent.bus.bridge.port"),
     "kumiho": ("edge_agent.sync.testserver",),
-    "mcp": ("edge_agent.mcp.socket_server", "edge_agent.mcp.server", "edge_agent.mcp.limits", "edge_agent.dashboard.web"),
+    "mcp": ("edge_agent.mcp.socket_server", "edge_agent.mcp.server", "edge_agent.mcp.limits",
+            "edge_agent.dashboard.web"),
 }
 #: Import names that differ from the distribution's name and are not recorded in its files.
 _IMPORT_ALIASES = {"mcp_types": "mcp"}
