@@ -60,9 +60,9 @@ def state_from(args: argparse.Namespace, *, create: bool = True) -> Path:
 
 
 def run_op(args: argparse.Namespace, name: str, params: dict[str, Any], *, timeout: float | None = 120.0) -> Any:
-    """Run action (or CLI operation) ``name``: in the daemon serving this state dir if one runs, else here.
+    """Run action ``name``: in the daemon serving this state dir if one runs, else here.
 
-    Both paths run the same code (edge_agent.services, edge_agent.hub.ops) and return the same JSON, so
+    Both paths run the same code (the action in edge_agent.services) and return the same JSON, so
     commands print the same thing either way. The routed path imports only the standard-library client.
     A daemon that runs but cannot be reached stops the command (it owns the hardware).
     """
