@@ -381,18 +381,8 @@ def test_on_a_terminal_the_chat_shows_thinking_until_the_answer_starts(
         model: Any, steps: Any, tmp_path: Path, state: Path, capsys: Any, monkeypatch: Any) -> None:
     config = _config(tmp_path, model, steps)
     model.script = [steps.say("Bonjour.")]
-    pending = iter(["say hello in French"])
-
-    def read(_prompt: str = "") -> str:
-        line = next(pending, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
-    assert main(["--state", str(state), "--config", str(config), "agent"]) == 0
-    out = capsys.readouterr().out
+    out = _chat(capsys, monkeypatch, config, state, "say hello in French")
     mark = "thinking..."
     erase = "\b" * len(mark) + " " * len(mark) + "\b" * len(mark)
     assert f"agent> {mark}{erase}Bonjour." in out
