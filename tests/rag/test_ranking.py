@@ -17,6 +17,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench._rag_heldout import HELD_OUT  # noqa: E402
 from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
 from bench._rag_heldout3 import HELD_OUT_3  # noqa: E402
+from bench._rag_heldout4 import HELD_OUT_4  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 from bench.rag import _score  # noqa: E402
 
@@ -123,6 +124,19 @@ def test_the_third_held_out_set_shares_no_question_with_the_others_and_its_facts
     assert len({q.text.lower() for q in HELD_OUT_3}) == len(HELD_OUT_3)
     roots = {"shared": shared_corpus, "bundled": bundled_datasheets_dir()}
     for q in HELD_OUT_3:
+        texts = [(roots[q.corpus] / s).read_text().lower() for s in q.source.split("|")]
+        assert any(q.fact.lower() in t for t in texts), q
+
+
+def test_the_fourth_held_out_set_shares_no_question_with_the_others_and_its_facts_are_real(
+        shared_corpus: Path) -> None:
+    assert len(HELD_OUT_4) >= 60
+    others = {q.text.lower() for q in (*QUESTIONS, *HELD_OUT, *HELD_OUT_2, *HELD_OUT_3)}
+    assert not {q.text.lower() for q in HELD_OUT_4} & others
+    assert len({q.text.lower() for q in HELD_OUT_4}) == len(HELD_OUT_4)
+    assert {q.corpus for q in HELD_OUT_4} == {"shared", "bundled"}
+    roots = {"shared": shared_corpus, "bundled": bundled_datasheets_dir()}
+    for q in HELD_OUT_4:
         texts = [(roots[q.corpus] / s).read_text().lower() for s in q.source.split("|")]
         assert any(q.fact.lower() in t for t in texts), q
 
