@@ -14,7 +14,8 @@ strict: a client that sends an unknown argument gets an error):
   and ``adapter`` naming a configured board id is replaced by that board's adapter name.
 
 Each repair becomes a note in the tool result, so the model (and the operator reading ``--json``)
-sees what was ignored. Anything else stays as sent: an unknown argument with a value, an adapter
+sees what was ignored. Arguments copied from a tool's schema or from an earlier result are repaired
+first (:mod:`edge_agent.agent.echoed`). Anything else stays as sent: an unknown argument with a value, an adapter
 that is neither configured nor a placeholder, a wrong type, all remain errors from the check.
 """
 
@@ -24,6 +25,7 @@ import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from edge_agent.agent.echoed import repair
 from edge_agent.agent.tools import input_schema
 from edge_agent.mcp.tools import TOOL_NAMES
 
@@ -57,12 +59,12 @@ def soften(name: str, arguments: Any, *, adapters: Mapping[str, str] | None = No
     """
     if not isinstance(arguments, dict) or name not in TOOL_NAMES:
         return arguments, []
+    arguments, notes = repair(name, arguments)
     schema = input_schema(name)
     props: dict[str, Any] = schema.get("properties", {})
     required = set(schema.get("required", []))
     adapters = dict(adapters or {})
     out: dict[str, Any] = {}
-    notes: list[str] = []
     for key, value in arguments.items():
         if key not in props:
             if _empty(value) and key in _all_argument_names():

@@ -55,6 +55,10 @@ FINAL_AFTER_TOOLS = ("Now answer my message in plain text, in one to three sente
 FINAL_NO_TOOLS = "Now answer my message above in plain text."
 CALL_NOW = ("That is not a tool result. Call the tool ({tools}) now, with only the call in your reply; "
             "answer after its result.")
+# A reply that tried to be a call and could not be read: no tool named "" (or "invalid") ever goes
+# into the conversation, where a small model would copy it as a tool name.
+UNREADABLE = ("Nothing ran: your reply was not a tool call I could read ({error}). Write the call alone as "
+              '{{"name": "<tool>", "arguments": {{...}}}} with one of: {tools}; or answer in plain text.')
 # In compact mode a reply is cut at this many tokens: a small model that runs on (repeating itself, or
 # writing newlines) would otherwise hold the turn for minutes.
 COMPACT_MAX_TOKENS = 512
@@ -303,6 +307,7 @@ class Agent:
         # only when the server's tool-call parser keeps rejecting the model's output.
         withheld = False
         nudged = False  # asked once to call the tool an action needs
+        unparsed = 0  # replies that tried to be a call and could not be read
         model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
@@ -331,7 +336,7 @@ class Agent:
                 if asked:  # still no usable answer: the tool results speak for themselves
                     return self._composed(result, on_token, "the model gave no final answer")
                 asked = True
-                for call in calls:  # kept in the record (a spurious call is worth seeing), never run
+                for call in (c for c in calls if c.name):  # kept in the record (worth seeing), never run
                     result.tool_calls.append(ToolRecord(call.name, call.arguments,
                                                         error=f"{NOT_OFFERED}; answer in plain text"))
                 if visible:
@@ -355,6 +360,17 @@ class Agent:
                 final = asked = True  # only reasoning, or nothing: ask once for the answer
                 messages.append({"role": "user", "content": self._final_request(result)})
                 continue
+            if unreadable := [c for c in calls if not c.name]:  # not a call: nothing ran, nothing is counted
+                calls = [c for c in calls if c.name]
+                result.notes += [f"a reply was not a readable tool call and nothing ran: {c.error}" for c in unreadable]
+                if not calls:
+                    unparsed += 1
+                    messages.append({"role": "assistant", "content": visible[:300]})
+                    messages.append({"role": "user", "content": UNREADABLE.format(
+                        error=unreadable[0].error, tools=", ".join(ctx.tools)) if unparsed == 1
+                        else self._final_request(result)})
+                    final = asked = unparsed > 1
+                    continue
             if result.rounds >= self.max_rounds:
                 result.limit_reached = True
                 result.answered = False

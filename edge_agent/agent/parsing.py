@@ -212,21 +212,16 @@ def text_tool_calls(visible: str) -> list[ParsedCall]:
     if not text:
         return []
     if text.lower().startswith(("<tool_call>", "<tools>")):
-        return _tagged_calls(text)
+        return _once(_tagged_calls(text))
     for prefix in _PREFIXES:
         if text.startswith(prefix):
             text = text[len(prefix):].strip()
     calls = _calls_from_json(text)
-    if calls:
-        return calls
-    whole = _FENCE.fullmatch(text)
-    if whole:
+    if not calls and (whole := _FENCE.fullmatch(text)):
         calls = _calls_from_json(whole.group(1).strip())
-        if calls:
-            return calls
-    lead = _leading_calls(text)
-    if lead:
-        return lead
+    calls = calls or _leading_calls(text)
+    if calls:
+        return _once(calls)
     if _looks_like_broken_call(text):
         return [ParsedCall("", text, error="the reply looks like a tool call but is not valid JSON")]
     return []
@@ -238,32 +233,79 @@ TEXT_AFTER_CALL = ("the text written after the call was dropped: a tool's result
 
 
 def _leading_calls(text: str) -> list[ParsedCall]:
-    """The calls a reply starts with when prose follows them (a small model writes the call, then
-    carries on as if it had run, often with a made-up result): JSON call objects one after another,
-    or one ```json fence holding them. The prose is dropped, with a note on the first call."""
+    """The calls a reply starts with when more follows them: JSON call objects one after another (stray
+    closing braces and commas between them skipped), or one ```json fence holding them. A small model
+    writes the call, then carries on as if it had run: prose with a made-up result, or a copy of the
+    result (or of an earlier error) as another JSON object. Objects that are not calls and the prose
+    are dropped, with a note on the first call."""
     m = _LEADING_FENCE.match(text)
+    notes: list[str] = []
     if m:
         calls = _calls_from_json(m.group(1).strip()) or []
+        if calls:
+            notes.append(TEXT_AFTER_CALL)
     else:
         if not text.startswith("{") or too_deep(text):
             return []
         text = "{" + text.lstrip("{") if text.startswith("{{") else text  # {{...}}}: doubled braces
         text = _HEX_VALUE.sub(lambda h: f'{h.group(1)}"{h.group(2)}"', text)
-        calls, pos, decoder = [], 0, json.JSONDecoder()
-        while pos < len(text) and text[pos] == "{":
-            try:
-                value, pos = decoder.raw_decode(text, pos)
-            except (ValueError, RecursionError):
-                return []
-            call = _call_from(value, False)
-            if call is None:
-                return []
-            calls.append(call)
-            while pos < len(text) and text[pos].isspace():
-                pos += 1
+        calls, skipped, rest = _object_run(text)
+        if skipped and calls:
+            notes.append(f"ignored {skipped} JSON object{'s' if skipped > 1 else ''} written after the call that "
+                         f"{'are' if skipped > 1 else 'is'} not a call (a tool's result comes only from running it)")
+        if rest and calls:
+            notes.append(TEXT_AFTER_CALL)
     if calls:
-        calls[0].note = "; ".join(n for n in (calls[0].note, TEXT_AFTER_CALL) if n)
+        calls[0].note = "; ".join(n for n in (calls[0].note, *notes) if n)
     return calls
+
+
+def _object_run(text: str) -> tuple[list[ParsedCall], int, bool]:
+    """(the calls among the JSON objects `text` starts with, how many objects were not calls, whether
+    text that is not a JSON object follows). Stray ``}`` and ``,`` between objects are skipped."""
+    calls: list[ParsedCall] = []
+    skipped, pos, decoder = 0, 0, json.JSONDecoder()
+    while True:
+        while pos < len(text) and (text[pos].isspace() or text[pos] in "},"):
+            pos += 1
+        if pos >= len(text) or text[pos] != "{":
+            break
+        try:
+            value, end = decoder.raw_decode(text, pos)
+        except (ValueError, RecursionError):
+            break
+        pos = end
+        call = _call_from(value, False)
+        if call is None:
+            skipped += 1
+        else:
+            calls.append(call)
+    return calls, skipped, pos < len(text)
+
+
+def dedupe(calls: list[ParsedCall]) -> tuple[list[ParsedCall], int]:
+    """(the calls with each one identical to the call just before it left out, how many were left out).
+
+    A small model writes the same call several times in one reply; only a call right after its twin
+    goes, so "on, off, on" still runs three times."""
+    out: list[ParsedCall] = []
+    for c in calls:
+        if out and c.name == out[-1].name and _same(c.arguments, out[-1].arguments) and not c.error:
+            continue
+        out.append(c)
+    return out, len(calls) - len(out)
+
+
+def _once(calls: list[ParsedCall]) -> list[ParsedCall]:
+    kept, dropped = dedupe(calls)
+    if dropped:
+        copies = f"left out {dropped} identical cop{'ies' if dropped > 1 else 'y'} of a call written right after it"
+        kept[0].note = "; ".join(n for n in (kept[0].note, copies) if n)
+    return kept
+
+
+def _same(a: Any, b: Any) -> bool:
+    return json.dumps(a, sort_keys=True, default=str) == json.dumps(b, sort_keys=True, default=str)
 
 
 def _tagged_calls(text: str) -> list[ParsedCall]:
