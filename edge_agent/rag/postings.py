@@ -20,7 +20,6 @@ import heapq
 import math
 import sqlite3
 from array import array
-from bisect import bisect_left
 from collections import Counter, OrderedDict
 from collections.abc import Iterable, Iterator
 from itertools import chain, compress, filterfalse, islice, repeat
@@ -41,6 +40,8 @@ ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position
 #: numpy (optional, from the `ml` extra) is used only for indexes this large: below it pure Python is
 #: fast enough and importing numpy would cost the runtime ~100 ms and ~25 MB for nothing.
 NUMPY_FROM_CHUNKS = 2000
+#: The numpy scorer skips the postings that cannot reach the top (edge_agent.rag.prune) from this many chunks.
+PRUNE_FROM_CHUNKS = 50_000
 _UNSET: Any = object()
 _np: Any = _UNSET
 
@@ -222,6 +223,13 @@ class TermStore:
         self._bytes += size
         return got
 
+    def read(self, term: str) -> tuple[bytes, bytes] | None:
+        """A term's stored row, not kept here (for a caller that keeps the decoded arrays itself)."""
+        if self._conn is None:
+            return None
+        row = self._conn.execute("SELECT cids, tfs FROM postings WHERE term = ?", (term,)).fetchone()
+        return (row[0], row[1]) if row else None
+
 
 def stored_ids(conn: sqlite3.Connection) -> bytearray | None:
     """Which chunk ids the stored postings cover (byte `cid` is 1), or None when none were written yet."""
@@ -372,8 +380,12 @@ class Postings:
             self._np_board_nos = np.frombuffer(board_nos, dtype=np.int32).copy()  # the table must stay growable
             self._np_alive = alive[:len(files)]
             self._np_live = alive  # by chunk id, up to the largest id the stored postings hold
-            self._norm_min: float | None = None
             self._board_np: dict[str, Any] = {}
+            self._board_mask: dict[str, Any] = {}
+            self._np_terms: OrderedDict[str, tuple[Any, Any]] = OrderedDict()  # decoded postings, recent first
+            self._np_bytes = 0
+            self._bounds: dict[str, float] = {}  # each term's largest weight (a float per term: kept longer)
+            self._cache_limit = TERM_CACHE_BYTES
             self._npmod = np
 
     def boards(self) -> set[str]:
@@ -427,7 +439,8 @@ class Postings:
         if self._np_norm is not None:
             from edge_agent.rag.prune import top_pruned
 
-            got = top_pruned(self, live_terms, len(terms), boards, limit)
+            # below PRUNE_FROM_CHUNKS, adding up every posting costs less than finding what can be skipped
+            got = top_pruned(self, live_terms, len(terms), boards, limit) if self.n >= PRUNE_FROM_CHUNKS else None
             scored = self._scores_np(live_terms, len(terms), boards, limit) if got is None else got
         else:
             scored = self._scores_py(live_terms, len(terms), boards, limit)
@@ -439,14 +452,10 @@ class Postings:
         """Whether chunk `cid` holds `term`."""
         if self.df.get(term, 0) <= 0:
             return False
-        if self._np_norm is not None:  # binary search in the stored ids (ascending), then the delta
-            raw = self._base.get(term)
-            if raw is not None and cid not in self.tomb:
-                ids = memoryview(raw[0]).cast("i")
-                at = bisect_left(ids, cid)
-                if at < len(ids) and ids[at] == cid:
-                    return True
-            return any(c == cid for c, _ in self._delta.get(term, ()))
+        if self._np_norm is not None:  # binary search in the term's chunk ids (ascending, delta included)
+            ids = self.term_weights(term)[0]
+            at = int(ids.searchsorted(cid))
+            return at < len(ids) and int(ids[at]) == cid and cid not in self.tomb
         return cid in self._term_weights(term)[0]
 
     def _idf(self, term: str, n: int) -> float:
@@ -561,37 +570,54 @@ class Postings:
 
     # --- numpy helpers of the pruned scorer (edge_agent.rag.prune) -----------------------------------
 
-    def term_arrays(self, term: str) -> tuple[Any, Any]:
-        """A term's chunk ids (ascending, tombstones included) and weighted tfs: the stored postings, then
-        the delta (chunks indexed later have larger ids)."""
+    def term_weights(self, term: str) -> tuple[Any, Any]:
+        """A term's chunk ids (ascending, tombstones included: the stored postings, then the delta, whose
+        chunks have larger ids) and its BM25 weight in each, computed with the exhaustive scorer's
+        operations. Kept for recent terms up to TERM_CACHE_BYTES (the stored rows are read uncached, so
+        each posting is held once); a term's largest weight is kept longer."""
+        cache = self._np_terms
+        got = cache.get(term)
+        if got is not None:
+            cache.move_to_end(term)
+            return got
         np = self._npmod
-        raw = self._base.get(term)
+        raw = self._base.read(term)
         cids = np.frombuffer(raw[0], dtype=np.int32) if raw else np.zeros(0, dtype=np.int32)
-        tfs = np.frombuffer(raw[1], dtype=np.float32) if raw else np.zeros(0, dtype=np.float32)
+        tfs = np.frombuffer(raw[1], dtype=np.float32).astype(np.float64) if raw else np.zeros(0)
         delta = self._delta.get(term)
         if delta:
-            cids = np.concatenate([cids.astype(np.int64), np.asarray([c for c, _ in delta], dtype=np.int64)])
-            tfs = np.concatenate([tfs.astype(np.float64), np.asarray([t for _, t in delta], dtype=np.float64)])
+            cids = np.concatenate([cids, np.asarray([c for c, _ in delta], dtype=np.int32)])
+            tfs = np.concatenate([tfs, np.asarray([t for _, t in delta], dtype=np.float64)])
             if len(cids) > 1 and not bool((cids[1:] > cids[:-1]).all()):
                 order = np.argsort(cids, kind="stable")
                 cids, tfs = cids[order], tfs[order]
-        return cids, tfs
+        norm: Any = self._np_norm
+        weights = self.idf_k(term) * tfs / (tfs + norm[cids])
+        size = cids.nbytes + weights.nbytes
+        while cache and self._np_bytes + size > self._cache_limit:
+            _, (old_c, old_w) = cache.popitem(last=False)
+            self._np_bytes -= old_c.nbytes + old_w.nbytes
+        got = cache[term] = (cids, weights)
+        self._np_bytes += size
+        if term not in self._bounds:
+            if len(self._bounds) > 200_000:  # bounded: a long-running daemon sees many distinct terms
+                self._bounds.clear()
+            self._bounds[term] = float(weights.max()) if len(weights) else 0.0
+        return got
 
     def idf_k(self, term: str) -> float:
         """The factor idf x (K1 + 1) of a term's weights, as the exhaustive scorer computes it."""
         return self._idf(term, self.n) * (K1 + 1.0)
 
-    def max_weight(self, term: str, cids: Any, tfs: Any, idf_k: float) -> float:
-        """An upper bound of `term`'s weight in any chunk: its largest tf over the shortest chunk's length
-        norm (tf / (tf + norm) grows with tf and shrinks with the norm), without a pass over the chunk
-        lengths of its postings."""
-        if not len(tfs):
-            return 0.0
-        if self._norm_min is None:
-            norm: Any = self._np_norm
-            self._norm_min = float(norm[self._np_live].min()) if self.n else K1
-        top = float(tfs.max())
-        return idf_k * top / (top + self._norm_min)
+    def max_weight(self, term: str) -> float:
+        """The largest weight `term` has in any chunk (an upper bound of what it adds to a score)."""
+        got = self._bounds.get(term)
+        if got is None:
+            self._np_terms.pop(term, None)  # kept without its bound only after the bounds were dropped
+            self._np_bytes = sum(c.nbytes + w.nbytes for c, w in self._np_terms.values())
+            self.term_weights(term)
+            got = self._bounds[term]
+        return got
 
     def board_chunks_np(self, board: str) -> Any:
         """Live chunk ids of a board, ascending (cached)."""
@@ -608,33 +634,25 @@ class Postings:
                    ) -> list[tuple[int, float]]:
         np = self._npmod
         assert self._np_norm is not None
-        norm = self._np_norm
-        size = len(norm)
+        size = len(self._np_norm)
         acc = np.zeros(size, dtype=np.float64)
         cnt = np.zeros(size, dtype=np.float64)
-        n = self.n
-        k1p = K1 + 1.0
         for term in terms:
-            idf = self._idf(term, n) * k1p
-            raw = self._base.get(term)
-            if raw is not None:
-                cids = np.frombuffer(raw[0], dtype=np.int32)
-                tfs = np.frombuffer(raw[1], dtype=np.float32).astype(np.float64)
-                acc[cids] += idf * tfs / (tfs + norm[cids])
-                cnt[cids] += 1.0
-            for cid, tf in self._delta.get(term, ()):
-                acc[cid] += idf * tf / (tf + norm[cid])
-                cnt[cid] += 1.0
+            cids, weights = self.term_weights(term)
+            acc[cids] += weights
+            cnt[cids] += 1.0
         if len(self._np_tomb):
             cnt[self._np_tomb] = 0.0
-        acc *= (cnt / nterms) ** COVERAGE_EXPONENT
+        hit = np.flatnonzero(cnt)  # coverage and boosts only where a term was found: the same values
+        raw = acc[hit] * (cnt[hit] / nterms) ** COVERAGE_EXPONENT
         for board, boost in boards.items():
-            number = self.meta.board_number(board)
-            if number is not None:
-                mask = (self._np_board_nos == number) & self._np_alive
-                acc[:len(mask)][mask] *= boost
-        hit = np.flatnonzero(cnt)
-        raw = acc[hit]
+            got = self._board_mask.get(board)
+            if got is None:
+                if len(self._board_mask) >= 16:  # a byte per chunk each: keep the few boards questions name
+                    self._board_mask.clear()
+                got = self._board_mask[board] = np.zeros(size, dtype=bool)
+                got[self.board_chunks_np(board)] = True
+            raw[got[hit]] *= boost
         if len(hit) > 4 * limit + 64:
             # Round only near the top: rounding to 9 places moves a score by at most 5e-10, so every chunk
             # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.

@@ -6,17 +6,19 @@ arrays as long as the index; on a 10,000-file library a frequent word has a post
 
 1. likely winners are scored first (the chunks of the boosted boards and of the rarest terms, up to a
    few thousand), and their ``limit``-th score is a threshold;
-2. each term's largest possible weight bounds what a chunk holding only some terms can score (their
-   summed bounds times the coverage they could give); terms are taken smallest bound first while
-   chunks holding only those terms stay below the threshold (the non-essential terms);
-3. only chunks holding an essential term are candidates; each is scored exactly, looking its other
-   terms up by binary search in their postings (ascending chunk ids) instead of walking them.
+2. each term's largest weight bounds what it can add to a chunk's score; terms are taken smallest bound
+   first while a chunk holding only those terms stays below the threshold (the non-essential terms);
+3. only chunks holding an essential term are candidates. Their essential terms' weights are summed
+   from those (short) postings; a candidate whose sum plus every non-essential bound, times the best
+   coverage it could reach, stays below the threshold is dropped without looking at the long postings;
+4. the rest are scored exactly, looking each term up by binary search in its postings (ascending chunk
+   ids) instead of walking them.
 
 Scores are computed with the exhaustive scorer's element-wise operations in the same order (term
 weights added in query order, then coverage, then each board's boost), so they are bit for bit the
 same, and the chunks returned are the same: every chunk left out provably scores below the threshold,
-with slack for float rounding. When the candidates would be a large share of the index anyway (a
-question of common words only), the caller falls back to the exhaustive scorer.
+with slack for float rounding. When even the essential postings would be a large share of the index
+(a question of common words only), the caller falls back to the exhaustive scorer.
 """
 
 from __future__ import annotations
@@ -28,10 +30,14 @@ from edge_agent.rag.postings import COVERAGE_EXPONENT
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
 
-#: Chunks scored first to set the threshold, at most.
-SEED_CHUNKS = 4096
-#: Candidates (postings of the essential terms) beyond this share of the index: score exhaustively.
-MAX_CANDIDATE_SHARE = 0.25
+#: Chunks scored first to set the threshold (besides the boosted ones), at most.
+SEED_CHUNKS = 64
+#: Postings of the rarest terms from which the seeds are picked, at most.
+SEED_POSTINGS = 16384
+#: Chunks of the boosted boards beyond this: score exhaustively (every boosted chunk is a seed).
+BOOSTED_CHUNKS = 4096
+#: Postings of the essential terms beyond this share of the index: score exhaustively.
+MAX_CANDIDATE_SHARE = 0.6
 _SLACK = 1e-9
 
 
@@ -39,39 +45,36 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
                limit: int) -> list[tuple[int, float]] | None:
     """What :meth:`Postings._scores_np` returns for these arguments, or None when pruning would not pay."""
     np: Any = p._npmod
-    norm: Any = p._np_norm
     live = p._np_live
-    lists = [(*p.term_arrays(term), p.idf_k(term)) for term in terms]
-    bounds = [p.max_weight(term, cids, tfs, idf) for term, (cids, tfs, idf) in zip(terms, lists, strict=True)]
+    lists = [p.term_weights(term) for term in terms]
+    bounds = [p.max_weight(term) for term in terms]
     boosted = [p.board_chunks_np(board) for board in boards]
-    if sum(map(len, boosted)) > SEED_CHUNKS or len(lists[bounds.index(max(bounds))][0]) > MAX_CANDIDATE_SHARE * p.n:
+    if sum(map(len, boosted)) > BOOSTED_CHUNKS or len(lists[bounds.index(max(bounds))][0]) > MAX_CANDIDATE_SHARE * p.n:
         return None  # the term with the largest weight is always essential: too many candidates already
-    # seeds: the boosted chunks, every chunk of the rarest terms while they are few, else the rarest term's
-    # best chunks
-    mask = np.zeros(len(live), dtype=bool)
-    for ids in boosted:
-        mask[ids] = True
+    # seeds: the boosted chunks and the best chunks by the rarest terms' weights alone (a lower bound of
+    # their score), from those terms' postings while they are short, else from the rarest term's best
     by_rarity = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))
-    seeded: set[int] = set()
-    budget = SEED_CHUNKS
-    for i in by_rarity:
-        cids, tfs, idf = lists[i]
-        if len(cids) <= budget:
-            mask[cids] = True
-            seeded.add(i)
-            budget -= len(cids)
-        elif not seeded:
-            tf64 = tfs.astype(np.float64)
-            weight = idf * tf64 / (tf64 + norm[cids])
-            mask[cids[np.argpartition(weight, len(weight) - budget)[len(weight) - budget:]]] = True
+    rare = [by_rarity[0]]
+    for i in by_rarity[1:]:
+        if sum(len(lists[j][0]) for j in rare) + len(lists[i][0]) > SEED_POSTINGS:
             break
-        else:
-            break
-    seeds = np.flatnonzero(mask & live)
+        rare.append(i)
+    if len(lists[rare[0]][0]) > SEED_POSTINGS:
+        w = lists[rare[0]][1]
+        top = max(0, len(w) - SEED_CHUNKS)
+        cand = lists[rare[0]][0][np.argpartition(w, top)[top:]]
+    else:
+        cand, part, held = _union([lists[i][0] for i in rare], [lists[i][1] for i in rare], np)
+        alive = live[cand]
+        cand, low = cand[alive], (part * (held / nterms) ** COVERAGE_EXPONENT)[alive]
+        if len(cand) > SEED_CHUNKS:
+            cand = cand[np.argpartition(low, len(low) - SEED_CHUNKS)[len(low) - SEED_CHUNKS:]]
+    seeds = np.unique(np.concatenate([*boosted, cand.astype(np.int64)]))
+    seeds = seeds[live[seeds]]
     if len(seeds) < limit:
         return None
-    seed_raw, seed_cnt = _exact(p, seeds, lists, nterms, boards)  # a seed holding no term scores 0: still safe
-    theta = float(np.partition(seed_raw, len(seed_raw) - limit)[len(seed_raw) - limit])
+    raw, cnt = _exact(p, seeds, lists, nterms, boards)  # a seed holding no term scores 0: still safe
+    theta = float(np.partition(raw, len(raw) - limit)[len(raw) - limit])
     # non-essential terms: smallest bound first, while a chunk holding only them stays below the threshold
     order = sorted(range(len(lists)), key=bounds.__getitem__)
     total = 0.0
@@ -83,17 +86,36 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         total += bounds[order[cut]]
         cut += 1
     essential = order[cut:]
-    if all(i in seeded for i in essential):  # every candidate is a seed: scored already
-        ids, raw, cnt = seeds, seed_raw, seed_cnt
-    else:
+    ids = seeds
+    if essential:
         if sum(len(lists[i][0]) for i in essential) > MAX_CANDIDATE_SHARE * p.n:
             return None
-        for i in essential:
-            mask[lists[i][0]] = True
-        ids = np.flatnonzero(mask & live)
-        raw, cnt = _exact(p, ids, lists, nterms, boards)
-    held = cnt > 0  # a boosted chunk holding no query term is no result
-    ids, vals = ids[held], np.round(raw[held], 9)
+        more, part, held = _union([lists[i][0] for i in essential], [lists[i][1] for i in essential], np)
+        at = np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)
+        keep = (seeds[at] != more) & live[more]  # seeds are scored already
+        more, part, held = more[keep], part[keep], held[keep]
+        # then each non-essential term, largest bound first, is looked up for the candidates still in the
+        # race, and those that cannot reach the threshold with the bounds left drop out
+        left = total
+        for k in range(cut, -1, -1):
+            reach = (part + left) * ((held + k) / nterms) ** COVERAGE_EXPONENT
+            keep = reach * (1.0 + _SLACK) + _SLACK >= theta
+            more, part, held = more[keep], part[keep], held[keep]
+            if not k or not len(more):
+                break
+            i = order[k - 1]
+            left -= bounds[i]
+            cids, w = lists[i]
+            pos = np.minimum(np.searchsorted(cids, more.astype(cids.dtype, copy=False)), len(cids) - 1)
+            hit = cids[pos] == more
+            part = part + np.where(hit, w[pos], 0.0)
+            held = held + hit
+        if len(more):
+            more_raw, more_cnt = _exact(p, more, lists, nterms, boards)
+            ids = np.concatenate([seeds, more])
+            raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
+    held_any = cnt > 0  # a boosted chunk holding no query term is no result
+    ids, vals = ids[held_any], np.round(raw[held_any], 9)
     if len(ids) > limit:
         cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
         keep = vals >= cutoff
@@ -101,23 +123,33 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     return list(zip(ids.tolist(), vals.tolist(), strict=True))
 
 
-def _exact(p: Postings, ids: Any, lists: list[tuple[Any, Any, float]], nterms: int,
+def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]:
+    """(chunk ids in any of the postings `cids`, ascending; the sum of their `weights` in each; in how many
+    of them each is). The sums are bounds only, so their order of addition does not matter. Each list is
+    ascending, so a stable sort (a merge of sorted runs) orders them all."""
+    if len(cids) == 1:
+        return cids[0].astype(np.int64), weights[0], np.ones(len(cids[0]), dtype=np.int64)
+    flat = np.concatenate(cids).astype(np.int64)
+    order = np.argsort(flat, kind="stable")
+    flat = flat[order]
+    starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]]))
+    return flat[starts], np.add.reduceat(np.concatenate(weights)[order], starts), np.diff(np.append(starts, len(flat)))
+
+
+def _exact(p: Postings, ids: Any, lists: list[tuple[Any, Any]], nterms: int,
            boards: dict[str, float]) -> tuple[Any, Any]:
     """Raw scores (before rounding) of chunks `ids` (ascending), as the exhaustive scorer computes them, and
     the number of query terms each holds. A term a chunk lacks adds 0.0, which leaves its sum unchanged."""
     np: Any = p._npmod
-    norm: Any = p._np_norm
-    norm_ids = norm[ids]
     acc = np.zeros(len(ids), dtype=np.float64)
     cnt = np.zeros(len(ids), dtype=np.float64)
-    for cids, tfs, idf in lists:
+    for cids, weights in lists:
         if not len(cids):
             continue
         needles = ids.astype(cids.dtype, copy=False)  # searchsorted would otherwise convert the whole postings
         pos = np.minimum(np.searchsorted(cids, needles), len(cids) - 1)
         hit = cids[pos] == needles
-        tf = tfs[pos].astype(np.float64)
-        acc += np.where(hit, idf * tf / (tf + norm_ids), 0.0)
+        acc += np.where(hit, weights[pos], 0.0)
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT
     for board, boost in boards.items():

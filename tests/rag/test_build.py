@@ -121,6 +121,8 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
 
     monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)
     monkeypatch.setattr(prune, "SEED_CHUNKS", 40)  # small enough that seeding alone cannot answer
+    # seeds from the rarest terms' postings when they are short, else from the rarest term's best chunks
+    monkeypatch.setattr(prune, "SEED_POSTINGS", 60)
     monkeypatch.setattr(prune, "MAX_CANDIDATE_SHARE", 1.0)  # prune whenever it is safe, not only when it pays
     rng = random.Random(3)
     words = [f"w{i}" for i in range(300)]
