@@ -214,14 +214,18 @@ class HardwareRag(IndexStore):
                                 alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])},
                                 overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]})
             out: list[Chunk] = []
+            used = 0  # characters of the results so far
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]
                 page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
                 if self.compact:
                     text = self._shorten(body)
-                else:  # a long best result (a 40-row pin table) would crowd the next ones out of one context
-                    # slot: it is cut to its answering lines
-                    text = body if out else _query.window(body, terms, exact)
+                elif used < _query.CONTEXT_CHARS:  # a long result (a 40-row pin table) would crowd the others
+                    # out of the context slot: it is cut to its answering lines
+                    text = _query.window(body, terms, exact)
+                else:  # past the slot, kept whole
+                    text = body
+                used += len(text)
                 out.append(Chunk(rel, board, heading, text, score, page))
         return out
 

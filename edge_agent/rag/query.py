@@ -21,8 +21,9 @@ then, in this order of strength:
 4. a file's overview counts a little less when one of its sections is also a candidate.
 
 A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
-the header file every 40-pin model shares never writes it. The best result, when it is a long section,
-is cut to its answering lines (:func:`window`) so the next results fit the same context slot.
+the header file every 40-pin model shares never writes it. Every result that is a long section and
+starts inside the first context slot (:data:`CONTEXT_CHARS`) is cut to its answering lines (:func:`window`),
+so the first results fit that slot together.
 """
 
 from __future__ import annotations
@@ -30,7 +31,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Iterator
 
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.rag.text import VOCABULARY, tokens
@@ -227,6 +228,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
     return picked
 
 
+#: Characters of one context slot (512 tokens): the long results that start inside it are windowed.
+CONTEXT_CHARS = 2048
 #: A result longer than this is cut to the lines that answer (a window), so the first results of a search fit
 #: one 2,048-character context slot together; the whole section is one ``read`` away.
 WINDOW_CHARS = 900
@@ -239,7 +242,8 @@ _GAP = "…"
 
 def window(text: str, terms: Collection[str], exact: Collection[str], limit: int = WINDOW_CHARS) -> str:
     """The lines of a long chunk that hold the question's terms, in document order, within about `limit`
-    characters: the best lines first (exact pin, register and number tokens count triple), each with the
+    characters: the best lines first (exact pin, register and number tokens count triple and are matched as
+    whole tokens, so ``1`` does not pick the rows of ``11`` or ``0x10``), each with the
     line before and after it, and the header rows of the table a picked row belongs to. Skipped stretches
     are marked with an ellipsis line. Text up to `limit` (or with no line holding a term) is returned whole.
     """
@@ -251,30 +255,40 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     # Terms are found in the lowercased lines, not by re-tokenising them (that would cost more than the
     # search): a normalised term as a substring ("pin" in "pins"); words of one or two characters only when
     # they are exact tokens (a number, a pin), since as substrings they are everywhere.
-    wanted = [(t, 3 if t in exact else 1) for t in terms if len(t) > 2 or t in exact]
-    rows = {f"| {m.group(1)} |": 3 for t in exact if (m := _GPIO_TERM.fullmatch(t))}
+    low = text.lower()  # may differ in length from `text` (a few letters lowercase to two), so lines are counted in it
     weights: dict[int, int] = {}
-    for i, line in enumerate(text.lower().split("\n")):
-        w = 0
-        for t, tw in wanted:
-            if t in line:
-                w += tw
-        if rows and (line[:6] in rows or line[:5] in rows):  # a GPIO table's row 22 holds GPIO22
-            w += 3
-        if w:
-            weights[i] = w
+
+    def mark(positions: Iterable[int], weight: int) -> None:
+        seen, at, i = -1, 0, 0
+        for pos in positions:  # ascending
+            i += low.count("\n", at, pos)
+            at = pos
+            if i != seen:  # a term counts once per line
+                weights[i] = weights.get(i, 0) + weight
+                seen = i
+
+    for t in terms:
+        if t in exact:
+            mark(_exact_hits(low, t), 3)
+            if (g := _GPIO_TERM.fullmatch(t)) is not None:  # a GPIO table's row 22 holds GPIO22
+                row = f"| {g.group(1)} |"
+                mark((m.start() + 1 for m in re.finditer(re.escape("\n" + row), low)), 3)
+                if low.startswith(row):
+                    mark((0,), 3)
+        elif len(t) > 2:
+            mark(_finds(low, t), 1)
     if not weights:
         return text
     n = len(lines)
-    head = _table_heads(lines)
     keep: set[int] = set()
     used = 0
     for i in sorted(weights, key=lambda i: (-weights[i], i)):
         want = {i - 1, i, i + 1} if 0 < i < n - 1 else {j for j in (i - 1, i, i + 1) if 0 <= j < n}
-        if head[i] >= 0:
-            want.add(head[i])
-            if head[i] + 1 < i:
-                want.add(head[i] + 1)  # the separator row under a table's header
+        head = _table_head(lines, i)
+        if head >= 0:
+            want.add(head)
+            if head + 1 < i:
+                want.add(head + 1)  # the separator row under a table's header
         new = want - keep
         cost = sum(len(lines[j]) + 1 for j in new)
         if keep and used + cost > limit:
@@ -295,15 +309,64 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     return "\n".join(out)
 
 
-def _table_heads(lines: list[str]) -> list[int]:
-    """Per line, the first line of the Markdown table it belongs to (its header row), or -1."""
-    heads = []
-    start = -1
-    for i, line in enumerate(lines):
-        if line.startswith("|"):
-            if start < 0:
-                start = i
-        else:
-            start = -1
-        heads.append(start)
-    return heads
+def _finds(text: str, term: str) -> Iterator[int]:
+    """Start of each occurrence of `term` in `text`."""
+    at = text.find(term)
+    while at >= 0:
+        yield at
+        at = text.find(term, at + 1)
+
+
+def _exact_hits(low: str, term: str) -> Iterator[int]:
+    """Where lowercased text holds an exact term as a token of its own, ascending: ``gpio1`` not inside
+    ``gpio17``, ``0`` not inside ``ce0`` or ``0x40``; a peripheral family (``i2c``) also in its instances
+    (``i2c0``); hex numbers and pin names also in the spellings the tokenizer folds into them (``0x0d``,
+    ``PA_05``, ``BCM17``, ``IO17``). Plain string searches and character tests: questions bring new numbers
+    all the time, and compiling a pattern for each would cost more than the search."""
+    prefixes: tuple[str, ...]
+    if (m := _HEX_TERM.fullmatch(term)) is not None:
+        core, prefixes = m.group(1), ("0x",)
+    elif (m := _GPIO_TERM.fullmatch(term)) is not None:
+        core, prefixes = m.group(1), ("gpio", "bcm", "io")
+    elif (m := _PORT_TERM.fullmatch(term)) is not None:
+        core, prefixes = m.group(2), ("p" + m.group(1),)
+    else:
+        core, prefixes = term, ("",)
+    digit_end = core[-1].isdigit()
+    n = len(low)
+    for at in _finds(low, core):
+        end = at + len(core)
+        if end < n and (low[end] in _DIGITS if digit_end else low[end] in _LETTERS):
+            continue  # the term goes on: gpio17 inside gpio170, i2c inside i2cx
+        if digit_end and end + 1 < n and low[end] == "x" and low[end + 1] in _HEX_DIGITS:
+            continue  # 0 as the start of 0x40
+        start = at
+        if prefixes[0]:
+            while start > 0 and low[start - 1] == "0" and core != "0":  # leading zeros: 0x0d, pa05
+                start -= 1
+            if start > 0 and low[start - 1] in " _" and prefixes[0] != "0x":  # GPIO 17, PA_5
+                start -= 1
+            hit = next((p for p in prefixes if low.startswith(p, start - len(p))), None)
+            if hit is None:
+                continue
+            start -= len(hit)
+        first = low[start] if start < n else ""
+        if start > 0 and low[start - 1] in (_DIGITS + _LETTERS + "." if first.isdigit() else _LETTERS):
+            continue  # the term is the end of a longer one: 1 inside 11, gpio inside xgpio
+        yield at
+
+
+_DIGITS = "0123456789"
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+_HEX_DIGITS = _DIGITS + "abcdef"
+_HEX_TERM = re.compile(r"0x([0-9a-f]+)")
+_PORT_TERM = re.compile(r"p([a-l])(\d{1,2})")
+
+
+def _table_head(lines: list[str], i: int) -> int:
+    """The first line of the Markdown table line `i` belongs to (its header row), or -1."""
+    if not lines[i].startswith("|"):
+        return -1
+    while i > 0 and lines[i - 1].startswith("|"):
+        i -= 1
+    return i

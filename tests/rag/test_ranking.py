@@ -249,3 +249,50 @@ def test_a_files_overview_yields_to_its_section_that_holds_the_fact(tmp_path: Pa
     alone = tmp_path / "solo"
     _write(alone, "note.md", "# Buzzer note\n\nThe buzzer sits on GPIO5.\n")
     assert HardwareRag.load(alone).search("buzzer pin")[0].heading == "Buzzer note"  # a file with one chunk
+
+
+# --- the answer window ------------------------------------------------------------------------------------
+
+
+def _long_table(name: str, rows: int = 40) -> str:
+    body = "\n".join(f"| {name}{i} | line {i} of the {name} table, a plain general purpose input |"
+                     for i in range(rows))
+    return f"| Signal | Use |\n| --- | --- |\n{body}\n"
+
+
+def test_every_long_result_is_cut_to_its_answering_lines_not_only_the_first(tmp_path: Path) -> None:
+    _write(tmp_path, "alpha.md", "# Alpha\n\n## Pins\n\n" + _long_table("XA").replace(
+        "| XA17 | line 17", "| XA17 | the frame sync line 17"))
+    _write(tmp_path, "beta.md", "# Beta\n\n## Pins\n\n" + _long_table("XB").replace(
+        "| XB23 | line 23", "| XB23 | the frame sync line 23"))
+    got = HardwareRag.load(tmp_path).search("frame sync line")
+    assert {c.source for c in got[:2]} == {"alpha.md", "beta.md"}
+    for c in got[:2]:
+        assert "frame sync" in c.text and "…" in c.text
+        assert len(c.text) < 1000 < len(HardwareRag.load(tmp_path).read(c.source, "Pins"))
+
+
+def test_the_window_finds_a_pin_or_number_as_a_whole_token() -> None:
+    from edge_agent.rag.query import exact_terms, window
+
+    table = "| Pin | Function |\n| --- | --- |\n" + "\n".join(
+        f"| {i} | {'I2C0 SDA' if i == 30 else 'general purpose input output line'} |" for i in range(60))
+    terms = tokens("what does pin 1 do")
+    cut = window(table, terms, exact_terms(terms))
+    assert "| 1 | general" in cut
+    assert not any(f"| {i} |" in cut for i in (11, 12, 21, 31, 41))  # 1 is not inside 11, 21 or 41
+    terms = tokens("which pin has i2c")
+    cut = window(table, terms, exact_terms(terms))
+    assert "| 30 | I2C0 SDA |" in cut  # a peripheral family is found in its numbered instances
+
+
+def test_the_window_knows_the_spellings_the_tokenizer_folds_together() -> None:
+    from edge_agent.rag.query import exact_terms, window
+
+    rows = "\n".join(f"| 0x{i:02X} | REG_{i} | filler words about nothing in particular |" for i in range(64))
+    table = f"| Register | Name | Notes |\n| --- | --- | --- |\n{rows}\n"
+    terms = tokens("register 0x0D")
+    assert terms[-1] == "0xd" and "| 0x0D | REG_13 |" in window(table, terms, exact_terms(terms))
+    prose = "\n".join(f"Line {i}: nothing here." for i in range(60)) + "\nThe fan switch is BCM17.\n"
+    terms = tokens("what is on GPIO17")
+    assert "BCM17" in window(prose * 2, terms, exact_terms(terms))
