@@ -11,6 +11,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+#: Version of the chunking and of what a chunk indexes beside its words (part of the index signature: a change
+#: rebuilds persisted indexes).
+CHUNK_RULES = 2
 #: ZeroClaw's chunker budget (512 tokens x 4 bytes); big enough for a full pin table of one header.
 MAX_CHARS = 2048
 _HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
@@ -141,4 +144,29 @@ def chunk_pages(pages: list[tuple[int, str]], max_chars: int = MAX_CHARS) -> lis
     for number, text in pages:
         for chunk in _pack(text.replace("\r\n", "\n").split("\n"), max_chars):
             out.append(Section(f"page {number}", chunk))
+    return out
+
+
+_GPIO_HEAD = re.compile(r"^\|\s*gpio\s*\|", re.IGNORECASE | re.MULTILINE)
+_NUMBERED_ROW = re.compile(r"^\|\s*(\d{1,2})\s*\|")
+
+
+def row_pins(text: str) -> list[str]:
+    """Pin tokens a table writes only as its row numbers: in a table whose first column is headed ``GPIO``
+    (the alternate-function tables of the Pi SoCs), row ``22`` is GPIO22, token ``gpio22`` (the tokenizer's
+    spelling of every GPIO name). Indexed with the chunk, so the row is found by the name a question uses;
+    empty for every other chunk."""
+    if "GPIO |" not in text and "gpio |" not in text and "Gpio |" not in text:
+        return []
+    out: list[str] = []
+    in_table = numbered = False
+    for line in text.split("\n"):
+        if not line.startswith("|"):
+            in_table = False
+            continue
+        if not in_table:
+            in_table = True
+            numbered = _GPIO_HEAD.match(line) is not None
+        elif numbered and (m := _NUMBERED_ROW.match(line)):
+            out.append(f"gpio{int(m.group(1))}")
     return out

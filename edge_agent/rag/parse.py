@@ -25,7 +25,7 @@ from typing import Any, cast
 
 from edge_agent.pins.datasheet import parse_aliases
 from edge_agent.rag import text as _text
-from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages
+from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages, row_pins
 from edge_agent.rag.files import DocFile, Problem, read_pdf, read_text
 
 log = logging.getLogger("edge_agent.rag")
@@ -86,6 +86,7 @@ def chunk_tf(stem: list[str], heading: str, body: str,
     """A chunk's weighted term frequencies (heading words HEADING_WEIGHT times) and its weighted length."""
     heading_tokens = stem + _text.tokens(heading, hints)
     body_tokens = _text.tokens(body, hints)
+    body_tokens += row_pins(body)
     tf = cast("dict[str, float]", Counter(body_tokens))  # counted at C speed; then used as a plain mapping
     for t in heading_tokens:
         tf[t] = tf.get(t, 0) + HEADING_WEIGHT
@@ -136,6 +137,7 @@ def _count_np(np: Any, stem: list[str], sections: list[Section], hints: tuple[bo
     rows = []
     for s in sections:
         body = _text.tokens(s.text, hints)
+        body += row_pins(s.text)
         heading = stem + _text.tokens(s.heading, hints)
         flat += body
         flat += heading

@@ -27,7 +27,7 @@ from typing import Any
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
 from edge_agent.rag import text as _text
-from edge_agent.rag.chunker import MAX_CHARS
+from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
 from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, id_mask, mask_diff, stored_ids
@@ -67,7 +67,7 @@ def _stored_tf(rel: str, heading: str, body: str, tf: bytes) -> dict[str, float]
 
 def _meta_signature(max_file_bytes: int) -> str:
     return json.dumps({"schema": _SCHEMA, "tokenizer": _text.TOKENIZER_VERSION, "chunk": MAX_CHARS,
-                       "cap": max_file_bytes})
+                       "rules": CHUNK_RULES, "cap": max_file_bytes})
 
 
 class IndexStore:

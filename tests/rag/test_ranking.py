@@ -296,3 +296,17 @@ def test_the_window_knows_the_spellings_the_tokenizer_folds_together() -> None:
     prose = "\n".join(f"Line {i}: nothing here." for i in range(60)) + "\nThe fan switch is BCM17.\n"
     terms = tokens("what is on GPIO17")
     assert "BCM17" in window(prose * 2, terms, exact_terms(terms))
+
+
+def test_a_gpio_table_numbering_its_rows_is_found_by_the_gpio_name(tmp_path: Path) -> None:
+    from edge_agent.rag.chunker import row_pins
+
+    rows = "\n".join(f"| {i} | SD{i} CLK | UART{i % 6} TXD | I2C{i % 7} SDA |" for i in range(28))
+    table = f"| GPIO | ALT0 | ALT4 | ALT5 |\n| --- | --- | --- | --- |\n{rows}\n"
+    assert row_pins(table)[:3] == ["gpio0", "gpio1", "gpio2"] and len(row_pins(table)) == 28
+    assert row_pins("| Pin | Use |\n| --- | --- |\n| 4 | LED |\n") == []  # only under a GPIO column
+    _write(tmp_path, "soc.md", "# SoC\n\n## Pin mux\n\n" + table + "\n## UART notes\n\n"
+           "The UART function of a pin is chosen in its function select field; each UART function has a "
+           "number, and a UART function set on two pins at once is an error.\n")
+    got = HardwareRag.load(tmp_path).search("GPIO22 uart function")
+    assert got[0].heading == "SoC > Pin mux" and "| 22 | SD22 CLK | UART4 TXD |" in got[0].text
