@@ -11,6 +11,7 @@ process that another one (``edge-agent rag index`` beside a daemon) changed the 
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import marshal
@@ -65,9 +66,13 @@ def _stored_tf(rel: str, heading: str, body: str, tf: bytes) -> dict[str, float]
     return marshal.loads(tf) if tf else chunk_tf(stem_words(rel), heading, body)[0]
 
 
+#: The hardware vocabulary is data the tokens depend on: an edit to it rebuilds persisted indexes.
+_VOCABULARY_DIGEST = hashlib.sha256(json.dumps(_text.VOCABULARY, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def _meta_signature(max_file_bytes: int) -> str:
     return json.dumps({"schema": _SCHEMA, "tokenizer": _text.TOKENIZER_VERSION, "chunk": MAX_CHARS,
-                       "rules": CHUNK_RULES, "cap": max_file_bytes})
+                       "rules": CHUNK_RULES, "vocabulary": _VOCABULARY_DIGEST, "cap": max_file_bytes})
 
 
 class IndexStore:

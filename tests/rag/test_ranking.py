@@ -310,3 +310,26 @@ def test_a_gpio_table_numbering_its_rows_is_found_by_the_gpio_name(tmp_path: Pat
            "number, and a UART function set on two pins at once is an error.\n")
     got = HardwareRag.load(tmp_path).search("GPIO22 uart function")
     assert got[0].heading == "SoC > Pin mux" and "| 22 | SD22 CLK | UART4 TXD |" in got[0].text
+
+
+def test_a_register_address_is_looked_up_in_the_register_map_not_the_bus_address(tmp_path: Path) -> None:
+    _write(tmp_path, "rtc.md", "# RTC chip with temperature sensor\n\n## I2C address\n\nThe address is fixed at "
+           "0x68; the address pins are absent.\n\n## Register map\n\n| Register | Name | Notes |\n| --- | --- | --- |\n"
+           "| 0x00 | Seconds | BCD |\n| 0x01 | Minutes | BCD |\n| 0x11 | Temperature MSB | signed |\n"
+           "| 0x12 | Temperature LSB | fraction |\n")
+    got = HardwareRag.load(tmp_path).search("temperature register address")
+    assert got[0].heading == "RTC chip with temperature sensor > Register map"
+
+
+def test_an_edit_to_the_vocabulary_rebuilds_a_persisted_index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.rag import store
+
+    _write(tmp_path / "sheets", "a.md", "# A\n\n## Pins\n\nLED on PA5.\n")
+    first = HardwareRag.load(tmp_path / "sheets", index_dir=tmp_path / "index")
+    assert first.stats["indexed"] == 1
+    first.close()
+    again = HardwareRag.load(tmp_path / "sheets", index_dir=tmp_path / "index")
+    assert again.stats["indexed"] == 0  # unchanged: reused
+    again.close()
+    monkeypatch.setattr(store, "_VOCABULARY_DIGEST", "another vocabulary")
+    assert HardwareRag.load(tmp_path / "sheets", index_dir=tmp_path / "index").stats["indexed"] == 1
