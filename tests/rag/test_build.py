@@ -174,3 +174,20 @@ def test_a_built_index_commits_refreshes_through_the_write_ahead_log(tmp_path: P
     again = HardwareRag.load(root, index_dir=tmp_path / "index")  # what the refresh committed is there
     assert again.stats["indexed"] == 0
     assert again.search("watchdog erratum")[0].source == "vendor0/part3.md"
+
+
+def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.rag import store
+
+    store.give_back_memory()  # callable here (glibc), and harmless where the C library lacks it
+    calls: list[int] = []
+    monkeypatch.setattr(store, "TRIM_FROM_FILES", 10)
+    monkeypatch.setattr(store, "give_back_memory", lambda: calls.append(1))
+    root = _corpus(tmp_path / "ds")
+    rag = HardwareRag.load(root, index_dir=tmp_path / "index")
+    assert calls == [1]
+    (root / "vendor0" / "part3.md").write_text("# Part 3\n## Errata\nwatchdog erratum, revision D\n")
+    assert rag.refresh()["indexed"] == 1
+    assert calls == [1]
+    assert rag.search("watchdog erratum")[0].source == "vendor0/part3.md"
