@@ -346,7 +346,7 @@ def _section(table: str, notes: Sequence[str]) -> str:
         "model's own chat template), built and assembled from packages by `tools/agent_eval/setup_server.sh`; "
         "compact mode; each task one `edge-agent agent -m ... --json` process with the daemon on the simulated "
         "NUCLEO-F401RE; turn time is the whole process as a user waits for it. Tasks in "
-        "`bench/agent_tasks/` (tuning: prompts were tuned on it; heldout: never).", "",
+        "`bench/agent_tasks/` (tuning: prompts were tuned on it; heldout and heldout2: never).", "",
         table, "", "Failed tasks:", "", *notes])
 
 
