@@ -101,12 +101,47 @@ def compact_spec(spec: dict[str, Any], *, boards: int) -> dict[str, Any]:
     for name, prop in params.get("properties", {}).items():
         if name in drop or "const" in prop:
             continue
-        props[name] = _plain(prop)
+        props[name] = PIN_PROPERTY if _is_pin(prop) else LEVEL_PROPERTY if _is_level(fn["name"], name) else \
+            _address(prop) if _is_address(prop) else _plain(prop)
     out = {"type": "object", "properties": props, "additionalProperties": False}
     required = [r for r in params.get("required", []) if r in props]
     if required:
         out["required"] = required
     return {"type": "function", "function": {"name": fn["name"], "description": fn["description"], "parameters": out}}
+
+
+# A pin argument for a small model: a name only. The full schema also takes a number (a Pi's BCM line),
+# and its example list ended in 17, which a 1.5B model copied as the pin of every call ("pin": 17 for
+# LD2); with the type a string, a server that turns the schema into a grammar cannot emit a number.
+PIN_PROPERTY: dict[str, Any] = {"type": "string", "description": "The pin's name as the board or the message "
+                                "writes it, e.g. 'PA5', 'D13' or an alias like 'LD2'; never a bare number."}
+
+
+# The level of a write, in the words operators use for it ("turn the fan on": 1).
+LEVEL_PROPERTY: dict[str, Any] = {"type": "integer", "enum": [0, 1],
+                                  "description": "1 = high = on, 0 = low = off."}
+
+
+def _is_level(tool: str, name: str) -> bool:
+    return tool == "gpio_write" and name == "value"
+
+
+def _is_address(prop: dict[str, Any]) -> bool:
+    return "I2C target address" in str(prop.get("description", ""))
+
+
+def _address(prop: dict[str, Any]) -> dict[str, Any]:
+    """An I2C address as a number only: the full schema's string form let a small model write the chip's
+    name ("bme280") where the address goes."""
+    out: dict[str, Any] = {"type": "integer", "minimum": 3, "maximum": 119,
+                           "description": "7-bit I2C address as a number, e.g. 118 for 0x76."}
+    if "default" in prop:
+        out["default"] = prop["default"]
+    return out
+
+
+def _is_pin(prop: dict[str, Any]) -> bool:
+    return str(prop.get("description", "")).startswith("Pin name")
 
 
 def _plain(prop: dict[str, Any]) -> dict[str, Any]:
