@@ -184,3 +184,32 @@ def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] =
 def named_pins(message: str) -> list[str]:
     """The pin names the message spells out (PA5, D7, LD2, GPIO17...), as written."""
     return list(dict.fromkeys(m.group(0) for m in PIN_NAME.finditer(message or "")))
+
+
+# Tools whose calls name a pin: an action on named pins is done when each named pin was called.
+PIN_TOOLS = ("gpio_write", "gpio_read")
+
+
+def still_needed(tools: Sequence[str], pins: Sequence[str],
+                 done: Sequence[tuple[str, object]]) -> tuple[list[str], list[str]]:
+    """What an action still needs after the calls `done` ((tool, arguments) pairs, run or refused):
+    the tools of `tools` not called yet and, for a pin tool, the pins the message named (`pins`) that
+    no call named yet (as written, case-insensitive). A pin tool with no pin named is needed until
+    it was called once."""
+    called = {name for name, _ in done}
+    touched = {str(args.get("pin", "")).strip().lower() for name, args in done
+               if name in PIN_TOOLS and isinstance(args, dict)}
+    left_pins = [p for p in pins if p.lower() not in touched] if any(t in PIN_TOOLS for t in tools) else []
+    left = [t for t in tools if (left_pins if t in PIN_TOOLS and pins else t not in called)]
+    return left, left_pins
+
+
+ON_WORDS = re.compile(r"\b(on|high|up|light\s+up|enable|activate|start|1)\b", _W)
+OFF_WORDS = re.compile(r"\b(off|low|down|disable|deactivate|stop|clear|0)\b", _W)
+
+
+def asked_level(message: str) -> int | None:
+    """The level a write request asks for: 1 when it speaks only of on/high, 0 only of off/low, else None
+    (both, as in "LD2 on and D7 off", or neither)."""
+    on, off = ON_WORDS.search(message or "") is not None, OFF_WORDS.search(message or "") is not None
+    return 1 if on and not off else 0 if off and not on else None

@@ -36,7 +36,7 @@ from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
-from edge_agent.agent.choice import CHANGE, MEMORY, Plan, choose, named_pins, plan
+from edge_agent.agent.choice import CHANGE, MEMORY, Plan, asked_level, choose, named_pins, plan, still_needed
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, parse_arguments, split_reasoning, text_tool_calls
 from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
 from edge_agent.agent.provider import ProviderChain, Reply
@@ -62,6 +62,9 @@ UNREADABLE = ("Nothing ran: your reply was not a tool call I could read ({error}
 # In compact mode a reply is cut at this many tokens: a small model that runs on (repeating itself, or
 # writing newlines) would otherwise hold the turn for minutes.
 COMPACT_MAX_TOKENS = 512
+# Rounds in which an action's calls are forced (plus one per pin the message names); after that the
+# model's default applies (a server that ignores the schema must not be asked forever).
+FORCED_ROUNDS = 2
 # A reply that declines instead of reporting (small models answer a bare "answer now" this way).
 REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
                      r"as an ai)\b", re.IGNORECASE)
@@ -178,6 +181,14 @@ class Agent:
         specs = self._build_specs()
         return [specs[n] for n in specs if n in set(names)]
 
+    def sent_specs(self, names: Sequence[str]) -> list[JsonObject]:
+        """The tool block a request carries when `names` are offered. In compact mode it is every tool
+        of the mode, whatever the message: the chat template puts the block right after the system
+        prompt, so an unchanged block keeps the server's cached prefix (a block that varied by question
+        was re-read, 400-800 tokens, on most turns). Only `names` may run, and a call the answer needs
+        is forced to one of them (``only``)."""
+        return self.specs(self.available if self.compact else names)
+
     def tools_for(self, message: str, hardware: str = "") -> list[str]:
         """The tools this message is offered (``[agent] tool_choice``)."""
         return self.plan_for(message, hardware).tools
@@ -234,8 +245,12 @@ class Agent:
             if self.state is not None and session else []
         memory, krefs = self.memory_context(message)
         raw_hardware = self.hardware_context(message, board)
-        hardware = promptmod.frame_hardware(raw_hardware)
         chosen = self.plan_for(message, raw_hardware)
+        # An action's answer comes from its tool results: of the hardware context it keeps the pin index
+        # (which pin a name is), not datasheet chunks (hundreds of tokens to read, and a small model copies
+        # numbers out of them instead of calling the tool).
+        hardware = promptmod.frame_hardware(promptmod.pins_only(raw_hardware) if self.compact and chosen.require
+                                            else raw_hardware)
         if self.compact:  # the oldest history goes first when the request would not fit
             while history and sum(len(m["content"]) for m in history) > promptmod.COMPACT_PROMPT_CHARS // 2:
                 history = history[2:]
@@ -298,8 +313,9 @@ class Agent:
                                           {"role": "user", "content": ctx.prompt.user}]
         result = TurnResult("")
         runner = self._runner(ctx.tools)
+        pins = named_pins(ctx.message) if self.compact else []
         if "gpio_write" in ctx.tools and self.compact:
-            runner.named_pins = named_pins(ctx.message)
+            runner.named_pins = pins
         final = not ctx.tools  # no tools offered: the model's next reply must be the answer
         asked = False  # the final answer was asked for explicitly
         # The tools stay in the request while the answer is asked for: the same request prefix lets the
@@ -311,10 +327,14 @@ class Agent:
         model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
+            # An action's calls are forced (well-formed, to the tools and pins it needs) until each ran once.
+            need, need_pins = still_needed(ctx.tools, pins, [(r.name, r.arguments) for r in result.tool_calls]) \
+                if ctx.require and not final and result.rounds < FORCED_ROUNDS + len(pins) else ([], [])
             try:
-                reply = self.chain.complete(messages, None if withheld or not ctx.tools else self.specs(ctx.tools),
+                reply = self.chain.complete(messages, None if withheld or not ctx.tools else self.sent_specs(ctx.tools),
                                             on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token),
-                                            tool_choice=_tool_choice(ctx, result, asked))
+                                            tool_choice="none" if final else "required" if need else None,
+                                            only=need, values=_narrowed(ctx.message, need_pins))
             except ModelOutputError as exc:  # the server could not parse what the model wrote
                 model_errors += 1
                 result.notes.append(str(exc))
@@ -397,6 +417,13 @@ class Agent:
             for call, rec in zip(calls, records, strict=True):
                 messages.append({"role": "tool", "tool_call_id": call.id,
                                  "content": self._result_text(rec.name, rec.body())})
+            if ctx.require and not final and \
+                    not still_needed(ctx.tools, pins, [(r.name, r.arguments) for r in result.tool_calls])[0]:
+                # the action's calls ran: the next reply is the answer, asked for in words too (with the tool
+                # block still in the prompt a small model otherwise writes the call again as text)
+                final = asked = True
+                messages.append({"role": "user", "content": self._final_request(result)})
+                continue
             if all(r.repeat for r in records) and not asked:  # going round in circles: answer from what it has
                 final = asked = True
                 messages.append({"role": "user", "content": self._final_request(result)})
@@ -568,12 +595,16 @@ def _native_calls(reply: Reply) -> list[ParsedCall]:
     return calls
 
 
-def _tool_choice(ctx: Context, result: TurnResult, asked: bool) -> str | None:
-    """What the request says about calls: "none" when the answer is asked for (the tools stay in the
-    request for the server's cached prefix, but no call can come back), else the server's default.
-    ("required" is not sent: llama.cpp's grammar for it let the 1.5B model write a fenced call as text
-    and then newlines until the token limit.)"""
-    return "none" if asked else None
+def _narrowed(message: str, pins: Sequence[str]) -> dict[str, list[Any]]:
+    """What a forced call's arguments are narrowed to: a ``pin`` to the pins the message names and not
+    called yet, a write's ``value`` to the level the message asks for (when it asks for one only)."""
+    out: dict[str, list[Any]] = {}
+    if pins:
+        out["pin"] = list(pins)
+    level = asked_level(message)
+    if level is not None:
+        out["value"] = [level]
+    return out
 
 
 def _args_text(arguments: Any) -> str:

@@ -187,3 +187,9 @@ def frame_memory(results: Sequence[dict[str, Any]]) -> str:
         label = str(e.get("title") or e.get("key") or "note").strip()
         lines.append(f"- {e.get('category') or 'note'}: {label} ({date}): " + content.replace("\n", "\n  "))
     return fence("memory", "\n".join(lines)) if lines else ""
+
+
+def pins_only(text: str) -> str:
+    """The hardware context's pin-alias block alone (the datasheet documentation after it left out)."""
+    head = text.split("[Hardware documentation]", 1)[0].strip()
+    return head if head.startswith("[Pin aliases") else ""

@@ -22,11 +22,11 @@ import logging
 import os
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
-from edge_agent.agent.toolmode import prompt_mode
+from edge_agent.agent.toolmode import call_schema, prompt_mode
 from edge_agent.config import Settings, redact_url, resolve_provider
 from edge_agent.errors import BackendUnavailable, ModelOutputError, ProviderError
 from edge_agent.jsontypes import JsonObject
@@ -68,6 +68,7 @@ class Provider:
     api_key: str = ""
     tool_calls: str = "auto"  # auto | native | prompt
     tool_choice: bool = True  # sends `tool_choice` with native tools (False once the server refused it)
+    call_grammar: bool = True  # a forced call is asked for with a response_format schema (False once refused)
 
     @property
     def shown(self) -> str:
@@ -217,23 +218,29 @@ class ProviderChain:
 
     def complete(self, messages: list[JsonObject], tools: list[JsonObject] | None = None, *,
                  on_token: Callable[[str], None] | None = None,
-                 on_retry: Callable[[str], None] | None = None, tool_choice: str | None = None) -> Reply:
+                 on_retry: Callable[[str], None] | None = None, tool_choice: str | None = None,
+                 only: Sequence[str] | None = None, values: Mapping[str, Sequence[Any]] | None = None) -> Reply:
         """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given.
 
-        `tool_choice` ("required", "none") goes with native tools: a server with a tool grammar makes
-        "required" a well-formed call to one of `tools`, and "none" a plain answer with the same prompt
-        (so its cached prefix still serves). A server that refuses the field is asked again without it.
+        `tool_choice` "none" goes with native tools: a plain answer with the same prompt (so the
+        server's cached prefix still serves). "required" asks for a call to one of `tools` (to those
+        named in `only`, when given; arguments named in `values` one of the values listed): sent as a
+        ``response_format`` JSON schema of the calls (:func:`~edge_agent.agent.toolmode.call_schema`),
+        which servers that constrain output turn into a grammar, in both tool-call modes; the reply is
+        then the call as JSON text. A server that refuses the schema is sent ``tool_choice:
+        "required"`` instead, and one that refuses that, nothing.
         """
         attempts: list[tuple[str, str]] = []
+        forced = _forced(tools, only, values) if tool_choice == "required" else None
         for provider in self.providers:
             for attempt in range(self.retries + 1):
                 if attempt:
                     self._sleep(self.backoff_s * 2 ** (attempt - 1))
                 try:
                     if tools and self.mode(provider) == "prompt":
-                        reply = self._request(provider, prompt_mode(messages, tools), None, on_token)
+                        reply = self._request(provider, prompt_mode(messages, tools), None, on_token, forced=forced)
                     else:
-                        reply = self._request(provider, messages, tools, on_token, tool_choice)
+                        reply = self._request(provider, messages, tools, on_token, tool_choice, forced=forced)
                 except _Refused as exc:
                     reason = str(exc)
                     log.info("provider %s refused the connection; trying the next one", provider.shown_url)
@@ -254,12 +261,17 @@ class ProviderChain:
         raise ProviderError(f"no model provider answered ({summary})", attempts)
 
     def _request(self, provider: Provider, messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None,
-                 on_token: Callable[[str], None] | None, tool_choice: str | None = None) -> Reply:
+                 on_token: Callable[[str], None] | None, tool_choice: str | None = None,
+                 forced: JsonObject | None = None) -> Reply:
         openai = _sdk()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": self.temperature}
         if self.max_tokens:
             kwargs["max_tokens"] = self.max_tokens
+        if forced is not None and provider.call_grammar:
+            kwargs["response_format"] = {"type": "json_schema",
+                                         "json_schema": {"name": "tool_call", "schema": forced}}
+            tool_choice = None
         if tools:
             kwargs["tools"] = tools
             if tool_choice and provider.tool_choice:
@@ -292,6 +304,12 @@ class ProviderChain:
         except openai.RateLimitError as exc:
             raise _Retryable(f"HTTP {exc.status_code}: {_detail(exc)}") from None
         except openai.APIStatusError as exc:
+            if "response_format" in kwargs and exc.status_code in (400, 422) and \
+                    re.search(r"response_format|json_schema|grammar|schema", _detail(exc), re.I):
+                log.info("provider %s refuses a response_format schema (%s): the call is asked for with "
+                         "tool_choice", provider.shown_url, _detail(exc))
+                provider.call_grammar = False
+                return self._request(provider, messages, tools, on_token, "required" if tools else None)
             if "tool_choice" in kwargs and exc.status_code in (400, 422) and "tool_choice" in _detail(exc):
                 log.info("provider %s refuses tool_choice (%s): sent without it", provider.shown_url, _detail(exc))
                 provider.tool_choice = False
@@ -310,6 +328,12 @@ class ProviderChain:
             raise _Retryable(f"the reply is not a valid chat completion ({type(exc).__name__}: {exc})") from None
         except RecursionError:  # a body nested deeper than the JSON decoder can follow
             raise _Retryable("the reply is not a valid chat completion (JSON nested too deeply)") from None
+
+
+def _forced(tools: list[JsonObject] | None, only: Sequence[str] | None,
+            values: Mapping[str, Sequence[Any]] | None) -> JsonObject | None:
+    """The schema of the calls a "required" reply may be (None without tools)."""
+    return call_schema(tools, only, values) if tools else None
 
 
 PROBE_TOOL = {"type": "function", "function": {"name": "ping", "description": "Answer a ping.",

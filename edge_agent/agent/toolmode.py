@@ -12,7 +12,7 @@ prompt itself stays first and unchanged, so a server's prompt cache still covers
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 CALL_RULE = ('To use a tool, reply with only one JSON object and nothing else: {"name": "<tool>", "arguments": '
@@ -80,3 +80,36 @@ def _add_user(out: list[dict[str, Any]], content: str) -> None:
         out[-1] = {"role": "user", "content": f"{out[-1]['content']}\n\n{content}"}
     else:
         out.append({"role": "user", "content": content})
+
+
+def call_schema(tools: Sequence[dict[str, Any]], only: Sequence[str] | None = None,
+                values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+    """A JSON schema whose instances are exactly the well-formed calls to `tools` (those named in `only`,
+    when given): ``{"name": <tool>, "arguments": {...}}``, or a list of up to four such calls. `values`
+    narrows arguments of those names to the listed values (the pins the operator's message names, the
+    level it asks for), for each tool that has them.
+
+    Sent as the request's ``response_format`` when an answer must be a call, it becomes a grammar on
+    servers that constrain output to a schema (llama.cpp, Ollama, vLLM): the reply can be nothing but a
+    call with the tool's own argument names and types. That works whatever the model's chat template
+    says about tool calls (a template the server does not recognise gets no tool grammar of its own).
+    """
+    wanted = None if only is None else set(only)
+    alternatives = []
+    for spec in tools:
+        fn = spec["function"]
+        if wanted is not None and fn["name"] not in wanted:
+            continue
+        params = fn.get("parameters") or {"type": "object", "properties": {}}
+        props = dict(params.get("properties") or {})
+        for arg, allowed in (values or {}).items():
+            if arg in props and allowed:
+                narrowed = {k: v for k, v in props[arg].items() if k not in ("anyOf", "type", "enum")}
+                props[arg] = {**narrowed, "enum": list(allowed)}
+        params = {**params, "properties": props}
+        alternatives.append({"type": "object", "properties": {"name": {"const": fn["name"]}, "arguments": params},
+                             "required": ["name", "arguments"], "additionalProperties": False})
+    if not alternatives:
+        raise ValueError("no tool to call: the forced call names none of the tools offered")
+    one = alternatives[0] if len(alternatives) == 1 else {"anyOf": alternatives}
+    return {"anyOf": [one, {"type": "array", "items": one, "minItems": 1, "maxItems": 4}]}

@@ -74,6 +74,7 @@ class ScriptedModel:
         self.probes: list[dict[str, Any]] = []
         self.refuse_tools = False
         self.refuse_tool_choice = False  # answer a request with `tool_choice` as a server without it does
+        self.refuse_response_format = False  # answer a request with a JSON-schema `response_format` so
         model = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -96,6 +97,10 @@ class ScriptedModel:
                     return
                 model.requests.append(body)
                 model.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if model.refuse_response_format and "response_format" in body:
+                    model._answer(self, Step(kind="status", status=400,
+                                             message="response_format json_schema is not supported"), False)
+                    return
                 if model.refuse_tool_choice and "tool_choice" in body:
                     model._answer(self, Step(kind="status", status=400, message="tool_choice is not supported"), False)
                     return

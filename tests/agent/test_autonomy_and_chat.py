@@ -176,5 +176,9 @@ def test_small_talk_gets_no_tools_and_a_write_request_gets_the_write_tool(model:
     _run(capsys, config, state, "-m", "what is the temperature")
     offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
     assert offered[0] == []
-    assert "gpio_write" in offered[1]
-    assert "sensor_read" in offered[3] and "gpio_write" not in offered[3]
+    assert "gpio_write" in offered[1] and offered[1] == offered[3]  # one tool block: the cached prefix serves
+    # what the call may be is narrowed per question: the write for the write, the sensor for the reading
+    schema = json.dumps(model.requests[1]["response_format"])
+    assert '"const": "gpio_write"' in schema and "sensor_read" not in schema
+    schema = json.dumps(model.requests[3]["response_format"])
+    assert '"const": "sensor_read"' in schema and "gpio_write" not in schema

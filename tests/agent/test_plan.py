@@ -15,6 +15,17 @@ from edge_agent.agent.tools import COMPACT_TOOLS
 from edge_agent.config import load_settings
 
 BOARD = ["nucleo-f401re"]
+COMPACT_TOOLS_IN_ORDER = ("gpio_read", "gpio_write", "i2c_scan", "sensor_read", "datasheet_search", "pin_resolve")
+
+
+def forced(request: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
+    """The calls a request's response_format schema allows: tool -> {argument: allowed values}."""
+    schema = request["response_format"]["json_schema"]["schema"]["anyOf"][0]
+    out = {}
+    for alt in schema.get("anyOf", [schema]):
+        args = alt["properties"]["arguments"]["properties"]
+        out[alt["properties"]["name"]["const"]] = {k: v["enum"] for k, v in args.items() if "enum" in v}
+    return out
 
 
 @pytest.mark.parametrize("message,kind,tools,require", [
@@ -66,13 +77,17 @@ def _agent(config: Path, state: Path) -> Any:
 def test_an_action_gets_only_its_tool_and_the_answer_asked_for_allows_no_call(model: Any, steps: Any,
                                                                              tmp_path: Path, state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
-    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say(""), steps.say("LD2 is on.")]
+    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn on LD2.")
     assert result.response == "LD2 is on." and result.tool_calls[0].error is None
     offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
-    assert offered == [["gpio_write"]] * 3  # one tool block: the server reuses its cached prefix
-    assert [r.get("tool_choice") for r in model.requests] == [None, None, "none"]
+    # one tool block, every compact tool: the server reuses its cached prefix whatever the question
+    assert offered == [list(COMPACT_TOOLS_IN_ORDER)] * 2
+    # the first reply must be a call to the action's tool, on the pin the message names, at the level it asks
+    assert forced(model.requests[0]) == {"gpio_write": {"pin": ["LD2"], "value": [1]}}
+    assert [r.get("tool_choice") for r in model.requests] == [None, "none"]
+    assert "Do not call a tool" in model.requests[1]["messages"][-1]["content"]
     assert all(r.get("max_tokens") == 512 for r in model.requests)  # compact mode caps a runaway reply
 
 
@@ -100,11 +115,11 @@ def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any,
                                                                      state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.refuse_tool_choice = True
-    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say(""), steps.say("LD2 is on.")]
+    model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn on LD2.")
     assert result.response == "LD2 is on."
-    assert [r.get("tool_choice") for r in model.requests] == [None, None, "none", None]
+    assert [r.get("tool_choice") for r in model.requests] == [None, "none", None]
 
 
 def test_a_write_to_a_pin_the_message_does_not_name_is_not_run(model: Any, steps: Any, tmp_path: Path,
