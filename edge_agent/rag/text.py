@@ -7,7 +7,8 @@ Both sides go through :func:`tokens`, so spellings that mean the same thing meet
 * hex numbers: ``0x76``/``0X76``/``76h`` -> ``0x76`` (leading zeros dropped: ``0x0D`` -> ``0xd``);
 * numbers and units: ``400kHz`` = ``400 kHz`` (number and unit become separate tokens), ``3v3`` = ``3.3 V``;
 * compounds keep the whole and add their parts: ``ctrl_meas`` -> ``ctrl_meas``, ``ctrl``, ``meas``;
-* light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), English stop words dropped;
+* light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), English stop words dropped (``CAN`` in
+  capitals is the bus, token ``can``, not the stop word);
 * the hardware vocabulary of ``vocabulary.toml``: synonyms (``thermometer`` = ``temperature``,
   ``btn`` = ``button``) and phrases that stand for one term (``tactile switch`` = ``button``,
   ``bit clock`` = ``bclk``).
@@ -24,7 +25,7 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 10
+TOKENIZER_VERSION = 11
 
 _VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
@@ -48,7 +49,9 @@ _STOP = _words(
     "find please need want get got about into onto than then so not no yes will would could may might e.g "
     "i.e has have had any all some each per via"
 )
+_CAN_BUS = re.compile(r"\bCAN\b")
 _SYNONYMS = {
+    "canbus": "can",
     "btn": "button",
     "addr": "address",
     "sclk": "sck",
@@ -183,6 +186,8 @@ def spelling_hints(text: str) -> tuple[bool, bool]:
 def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     """Normalised tokens of `text` in order (duplicates kept). `hints`: :func:`spelling_hints` of a text
     holding this one (False = that kind of spelling cannot occur, so it is not looked for)."""
+    if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
+        text = _CAN_BUS.sub("canbus", text)
     t = text.lower()
     if hints[0] and _PHRASE is not None and any(h in t for h in _PHRASE_HINTS):
         t = _PHRASE.sub(_phrase, t)

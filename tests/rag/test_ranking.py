@@ -333,3 +333,12 @@ def test_an_edit_to_the_vocabulary_rebuilds_a_persisted_index(tmp_path: Path, mo
     again.close()
     monkeypatch.setattr(store, "_VOCABULARY_DIGEST", "another vocabulary")
     assert HardwareRag.load(tmp_path / "sheets", index_dir=tmp_path / "index").stats["indexed"] == 1
+
+
+def test_the_can_bus_is_a_term_while_the_word_can_stays_a_stop_word(tmp_path: Path) -> None:
+    assert "can" in tokens("f446 CAN pins") and "can" in tokens("which pins for the can bus")
+    assert "can" in tokens("CAN1 RX / TX") and tokens("you can use it") == ["use"]
+    _write(tmp_path, "mcu.md", "# MCU board\n\n## I2C\n\nThe I2C pins are PB8 and PB9; you can use these pins "
+           "for sensors, and the pins can be remapped to other pins.\n\n## Buses\n\nThe CAN1 RX and TX pins are "
+           "PB12 and PB13.\n")
+    assert HardwareRag.load(tmp_path).search("CAN pins")[0].heading == "MCU board > Buses"
