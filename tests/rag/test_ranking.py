@@ -342,3 +342,10 @@ def test_the_can_bus_is_a_term_while_the_word_can_stays_a_stop_word(tmp_path: Pa
            "for sensors, and the pins can be remapped to other pins.\n\n## Buses\n\nThe CAN1 RX and TX pins are "
            "PB12 and PB13.\n")
     assert HardwareRag.load(tmp_path).search("CAN pins")[0].heading == "MCU board > Buses"
+
+
+def test_a_dev_path_answers_a_question_about_the_device_name(tmp_path: Path) -> None:
+    assert tokens("/dev/ttyACM0") == ["device", "ttyacm0"]
+    _write(tmp_path, "kit.md", "# Kit\n\n## Serial\n\nThe debug UART shows up as /dev/ttyACM0 on Linux.\n\n"
+           "## Names\n\nEvery pin has a name; the name of the board is on its label, the serial name on its box.\n")
+    assert HardwareRag.load(tmp_path).search("serial device name on linux")[0].heading == "Kit > Serial"
