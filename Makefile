@@ -54,9 +54,12 @@ bench: $(STAMP)
 # the first time on two cores, then reused), then the task sets run for each model (tens of minutes).
 # AGENT_EVAL_THREADS: llama-server threads; 1 is faster than 2 when other jobs crowd a 2-core machine.
 AGENT_EVAL_THREADS ?= 2
+# AGENT_EVAL_PASSES: each task set runs this many times on the same state (the second pass counts the
+# response cache's hits on the repeated questions).
+AGENT_EVAL_PASSES ?= 2
 agent-eval: $(STAMP)
 	PYTHON=$(PYTHON) sh tools/agent_eval/setup_server.sh
-	$(PY) -m bench.agent_eval --models 1.5b,0.5b --threads $(AGENT_EVAL_THREADS)
+	$(PY) -m bench.agent_eval --models 1.5b,0.5b --threads $(AGENT_EVAL_THREADS) --passes $(AGENT_EVAL_PASSES)
 
 firmware:
 	$(MAKE) -C firmware_bridge

