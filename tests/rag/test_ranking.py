@@ -349,3 +349,13 @@ def test_a_dev_path_answers_a_question_about_the_device_name(tmp_path: Path) -> 
     _write(tmp_path, "kit.md", "# Kit\n\n## Serial\n\nThe debug UART shows up as /dev/ttyACM0 on Linux.\n\n"
            "## Names\n\nEvery pin has a name; the name of the board is on its label, the serial name on its box.\n")
     assert HardwareRag.load(tmp_path).search("serial device name on linux")[0].heading == "Kit > Serial"
+
+
+def test_everyday_words_imu_ram_and_checksum_meet_the_datasheet_terms(tmp_path: Path) -> None:
+    assert tokens("imu") == tokens("gyroscope") and tokens("RAM") == tokens("memory")
+    assert tokens("checksum") == tokens("CRC")
+    _write(tmp_path, "motion.md", "# Motion sensor - accelerometer and gyroscope\n\n## Power\n\nAfter power up "
+           "the part is asleep: clear the sleep bit, or every data register reads zero.\n")
+    _write(tmp_path, "clock.md", "# Clock chip\n\n## Power\n\nAfter power up the registers read zero until the "
+           "oscillator runs.\n")
+    assert HardwareRag.load(tmp_path).search("imu reads zero after power up")[0].source == "motion.md"
