@@ -216,6 +216,7 @@ class IndexStore:
         if stats["indexed"] or stats["removed"]:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
         if stats["indexed"] >= TRIM_FROM_FILES:
+            _text.forget_spellings()
             give_back_memory()
         self.stats = stats
         if only is None:

@@ -134,6 +134,12 @@ class _Memo(dict[str, tuple[str, ...]]):
 _memo = _Memo()
 
 
+def forget_spellings() -> None:
+    """Drop the memo of raw tokens seen so far (after a large build it holds every spelling of the library,
+    tens of MB that queries do not need; they refill it with their own few)."""
+    _memo.clear()
+
+
 def _multi(m: re.Match[str]) -> str:
     if m.group(1) is not None:
         return f"gpio{m.group(1)}"

@@ -178,7 +178,7 @@ def test_a_built_index_commits_refreshes_through_the_write_ahead_log(tmp_path: P
 
 def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from edge_agent.rag import store
+    from edge_agent.rag import store, text
 
     store.give_back_memory()  # callable here (glibc), and harmless where the C library lacks it
     calls: list[int] = []
@@ -187,6 +187,7 @@ def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
     root = _corpus(tmp_path / "ds")
     rag = HardwareRag.load(root, index_dir=tmp_path / "index")
     assert calls == [1]
+    assert not text._memo  # the build's spellings are dropped too; queries bring their own
     (root / "vendor0" / "part3.md").write_text("# Part 3\n## Errata\nwatchdog erratum, revision D\n")
     assert rag.refresh()["indexed"] == 1
     assert calls == [1]
