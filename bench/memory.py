@@ -164,17 +164,18 @@ def run() -> dict[str, object]:
             assert added == rows, (added, rows)
             have = size
             size_bytes = db_bytes(store)
-            recall_ms = timed(lambda q: store.recall(q, 5), qs, QUERY_RUNS)
-            engage_ms = timed(lambda q: store.engage(q, 5), qs, QUERY_RUNS)
+            recall_ms = timed(lambda q: store.search.recall(q, 5), qs, QUERY_RUNS)
+            engage_ms = timed(lambda q: store.search.engage(q, 5), qs, QUERY_RUNS)
 
             def cold_engage(q: str) -> object:
                 store._term_stats.clear()  # no cached document counts: the first query after a write elsewhere
-                return store.engage(q, 5)
+                return store.search.engage(q, 5)
 
             cold_ms = timed(cold_engage, qs, len(qs))
             like = like_scan(store)
             like_ms = timed(like, qs, max(40, QUERY_RUNS // 5))
-            fts_precision = statistics.mean(all_terms_share([e.content for e in store.recall(q, 5)], q) for q in qs)
+            fts_precision = statistics.mean(all_terms_share([e.content for e in store.search.recall(q, 5)], q)
+                                            for q in qs)
             like_precision = statistics.mean(all_terms_share([c for _, c in like(q)], q) for q in qs)
             results["sizes"][size] = {  # type: ignore[index]
                 "bulk_per_s": rows / bulk_s,

@@ -98,11 +98,11 @@ def bench_enqueue(tmp: Path) -> dict[str, Any]:
         # The caller builds its Capture objects before the clock starts (as for the outbox-only row below);
         # validation, screening, provenance stamping and every write are timed.
         caps = [_capture(i) for i in range(r * per_round, (r + 1) * per_round)]
-        timed("single", per_round_single, lambda caps=caps: [single.record_capture(c)
+        timed("single", per_round_single, lambda caps=caps: [single.captures.record_capture(c)
                                                              for c in caps[:per_round_single]])
-        timed("batched", per_round, lambda caps=caps: [batched.reflect("bench", "", captures=caps[s:s + GROUP])
+        timed("batched", per_round, lambda caps=caps: [batched.captures.reflect("bench", "", captures=caps[s:s + GROUP])
                                                        for s in range(0, per_round, GROUP)])
-        timed("big", per_round, lambda caps=caps: [big.record_captures(caps[s:s + BIG_GROUP])
+        timed("big", per_round, lambda caps=caps: [big.captures.record_captures(caps[s:s + BIG_GROUP])
                                                    for s in range(0, per_round, BIG_GROUP)])
     for store in (single, batched, big):
         store.close()
@@ -158,7 +158,7 @@ def _sync_run(tmp: Path, name: str, endpoint: str, n: int, batch_size: int, with
             # Half the captures derive from an earlier one (a DERIVED_FROM edge each), as reflect does.
             refs = (f"mem://{entries[i // 2]}",) if with_edges and i % 2 and entries else ()
             caps.append(_capture(i, refs, tags))
-        out = store.reflect("bench", "", captures=caps)
+        out = store.captures.reflect("bench", "", captures=caps)
         entries += [c["entry_id"] for c in out["captures"]]
     worker = SyncWorker(store, settings, tmp / name)
     cpu0, server0 = _cpu(), _proc_cpu(server_pid)
@@ -239,7 +239,7 @@ def bench_disk(tmp: Path) -> dict[str, float]:
     for with_sink in (False, True):
         store = _open(tmp / f"disk-{with_sink}", settings, sink=with_sink)
         for start in range(0, DISK_N, GROUP):
-            store.reflect("bench", "", captures=[_capture(i) for i in range(start, start + GROUP)])
+            store.captures.reflect("bench", "", captures=[_capture(i) for i in range(start, start + GROUP)])
         sizes[with_sink] = _db_bytes(store)
         if with_sink:
             conn = sqlite3.connect(store.db_path)

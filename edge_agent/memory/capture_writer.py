@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory.captures import KNOWLEDGE_TYPES, Capture
 from edge_agent.memory.core import StoreCore
 from edge_agent.memory.entries import BATCH_MIN, EntryRepository, EntryRow, in_lists
@@ -56,7 +57,7 @@ class CaptureWriter:
         self.entries = entries
         self._working: OrderedDict[str, str] = OrderedDict()
 
-    def coerce(self, item: Capture | dict[str, Any], session_id: str | None,
+    def _coerce(self, item: Capture | dict[str, Any], session_id: str | None,
                default_refs: Sequence[str], *, knowledge_only: bool) -> Capture:
         """A validated Capture from a Capture or a reflect-shaped dict (InvalidEntryError names the field)."""
         if isinstance(item, Capture):
@@ -270,7 +271,7 @@ class CaptureWriter:
 
     def record_capture(self, capture: Capture) -> Capture:
         """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
-        cap = self.coerce(capture, capture.session_id, (), knowledge_only=False)
+        cap = self._coerce(capture, capture.session_id, (), knowledge_only=False)
         return self.write([cap])[0][0]
 
     def record_captures(self, captures: Iterable[Capture]) -> list[Capture]:
@@ -286,18 +287,18 @@ class CaptureWriter:
         for item in captures:
             if not isinstance(item, Capture):
                 raise InvalidEntryError("record_captures takes Capture objects", field="captures")
-            caps.append(self.coerce(item, item.session_id, (), knowledge_only=False))
+            caps.append(self._coerce(item, item.session_id, (), knowledge_only=False))
         return [c for c, _, _ in self.write(caps)] if caps else []
 
-    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | dict[str, Any]] = (),
-                source_refs: Sequence[str] = ()) -> dict[str, Any]:
+    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | JsonObject] = (),
+                source_refs: Sequence[str] = ()) -> JsonObject:
         """Store each capture (recallable at once) with provenance from ``source_refs``; keep the response
         in this process's working memory (assistant responses are never persisted)."""
         session = check_session(session_id)
         if isinstance(source_refs, str):
             source_refs = [source_refs]
         refs = tuple(check_ref(r) for r in source_refs)
-        caps = [self.coerce(c, session, refs, knowledge_only=True) for c in captures]
+        caps = [self._coerce(c, session, refs, knowledge_only=True) for c in captures]
         if isinstance(response, str) and response and session:
             # Kept in process memory only, and redacted all the same: what a tool reads back holds no secret.
             kept, _ = self.core.redactor.text(response[: self.core.settings.memory.max_content_bytes], "response")
@@ -332,7 +333,7 @@ class CaptureWriter:
             return None
         return capture_from_row(row, entry_from_row(erow, self.core.workspace))
 
-    def provenance(self, entry_id: str) -> dict[str, Any]:
+    def provenance(self, entry_id: str) -> JsonObject:
         """Where an entry came from (its source refs, resolved to local entries where known) and what
         was derived from it."""
         with self.core.read() as conn:

@@ -1,8 +1,9 @@
-"""The entries repository: validated rows in, entries out; versions, dedup, caps, lookups and deletes.
+"""The rows of the ``entries`` table: validated rows in, entries out; versions, dedup, caps, krefs.
 
-Every ``entries`` write of the store goes through here: a new row supersedes the live version of its
-key, identical content in a namespace is stored once, and over-cap namespaces or categories evict
-(superseded first, then least important, then oldest).
+Every ``entries`` insert (the store's, the capture writer's, an import's) goes through here: a new row
+supersedes the live version of its key, identical content in a namespace is stored once, and over-cap
+namespaces or categories evict (superseded first, then least important, then oldest). The public reads,
+writes and deletes of entries are :class:`~edge_agent.memory.store.MemoryStore`'s.
 """
 
 from __future__ import annotations
@@ -11,12 +12,10 @@ import functools
 import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Sequence
-from datetime import datetime
 from typing import Any, NotRequired, TypedDict, cast
 
-from edge_agent.jsontypes import JsonObject
 from edge_agent.memory.captures import new_id, utc_now
-from edge_agent.memory.core import StoreCore, not_in
+from edge_agent.memory.core import StoreCore
 from edge_agent.memory.errors import InvalidEntryError
 from edge_agent.memory.model import (
     Entry,
@@ -32,7 +31,6 @@ from edge_agent.memory.model import (
     normalize_time,
     to_json,
 )
-from edge_agent.memory.screening import screen_entry
 
 # Columns a new entry row is inserted with, and the multi-row statement sizes a batch is cut into: each
 # size is one prepared statement, compiled once (compiling costs ~17 us per row of VALUES); sizes over
@@ -46,7 +44,6 @@ _IN_SIZES = (8, 32, 128, 500)
 # Below this many rows a batch is written one row at a time: each IN-list lookup of the batched path
 # builds a temporary index of its values (~70 us), more than a few single-row lookups cost.
 BATCH_MIN = 8
-_STORE_MANY_CHUNK = 256  # store_many validates and writes its (possibly endless) input this many at a time
 
 
 class EntryRow(TypedDict):
@@ -74,7 +71,7 @@ class EntryRow(TypedDict):
 
 
 class EntryRepository:
-    """Reads and writes of the ``entries`` table of one store."""
+    """The row machinery of the ``entries`` table of one store, shared by everything that inserts entries."""
 
     def __init__(self, core: StoreCore) -> None:
         self.core = core
@@ -267,75 +264,14 @@ class EntryRepository:
                 evicted += 1
         return evicted
 
-    # --- public writes ----------------------------------------------------------------------------
+    # --- krefs and source refs --------------------------------------------------------------------
 
-    def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
-              session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
-              title: str = "", metadata: JsonObject | None = None, score: float | None = None) -> Entry:
-        """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
-
-        Credentials in the title, content and metadata are redacted (or the write refused) before the
-        content hash is taken."""
-        clean_title, clean_content, clean_meta, kinds = screen_entry(self.core.screen, key, title, content, metadata)
-        row = self.row(key, clean_content, category, namespace, session_id, importance, timestamp, clean_meta,
-                       clean_title, score)
-        with self.core.write(f"storing {row['key']!r}") as conn:
-            entry, dedup = self.insert(conn, row)
-            if not dedup:
-                self.core.count_redactions(conn, [kinds])
-                self.enforce_policy(conn, [entry.namespace], [entry.category], keep=[entry.id])
-        return entry
-
-    def store_many(self, items: Iterable[JsonObject]) -> int:
-        """Store many entries in ONE transaction (all or nothing); returns how many were new."""
-        added = 0
-        namespaces: set[str] = set()
-        categories: set[str] = set()
-        chunk: list[EntryRow] = []
-        redacted: dict[str, dict[str, int]] = {}  # entry id -> credentials redacted in it, by kind
-        with self.core.write("storing a batch") as conn:
-
-            def flush() -> None:
-                nonlocal added
-                done = self.insert_rows_batched(conn, chunk)
-                if done is None:
-                    done = [self.insert(conn, row) for row in chunk]
-                added += sum(not dedup for _, dedup in done)
-                self.core.count_redactions(conn, [redacted.pop(e.id, {}) for e, dedup in done if not dedup])
-                redacted.clear()
-                chunk.clear()
-
-            for i in items:
-                title, content, metadata, kinds = screen_entry(self.core.screen, i.get("key"), i.get("title", ""),
-                                                               i.get("content"), i.get("metadata"))
-                row = self.row(i.get("key"), content, i.get("category", "core"), i.get("namespace"),
-                               i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"),
-                               metadata, title, i.get("score"))
-                if kinds:
-                    redacted[row["id"]] = kinds
-                chunk.append(row)
-                namespaces.add(row["namespace"])
-                categories.add(row["category"])
-                if len(chunk) >= _STORE_MANY_CHUNK:
-                    flush()
-            flush()
-            self.enforce_policy(conn, namespaces, categories)
-        return added
-
-    def record_krefs(self, krefs: Iterable[tuple[str, str]], *, conn: sqlite3.Connection | None = None) -> int:
-        """Record the Kumiho kref of each ``(entry_id, kref)``; returns how many entries were updated.
-
-        ``conn``: the store's connection inside a write transaction already open (a unit of work lent to
-        the sync worker, retiring the uploaded outbox rows): the krefs commit with it. Without it the
-        store writes them in a transaction of their own. An entry deleted meanwhile is skipped.
-        """
+    def record_krefs(self, conn: sqlite3.Connection, krefs: Iterable[tuple[str, str]]) -> int:
+        """Record the Kumiho kref of each ``(entry_id, kref)`` inside the write transaction open on ``conn``
+        (a unit of work lent to the sync worker, retiring the uploaded outbox rows, so the krefs commit with
+        it); returns how many entries were updated. An entry deleted meanwhile is skipped."""
         pairs = [(str(entry_id), check_ref(kref)) for entry_id, kref in krefs]
-        if not pairs:
-            return 0
-        if conn is not None:
-            return self._record_krefs(conn, pairs)
-        with self.core.write("recording a kref") as own:
-            return self._record_krefs(own, pairs)
+        return self._record_krefs(conn, pairs) if pairs else 0
 
     def _record_krefs(self, conn: sqlite3.Connection, pairs: list[tuple[str, str]]) -> int:
         if not self.core.settings.memory.audit_enabled:
@@ -348,12 +284,6 @@ class EntryRepository:
                 updated += 1
         return updated
 
-    def kref_of(self, entry_id: str) -> str | None:
-        """The kref recorded on an entry (None when not synced or gone)."""
-        with self.core.read() as conn:
-            row = conn.execute("SELECT kref FROM entries WHERE id = ?", (entry_id,)).fetchone()
-        return row["kref"] if row is not None else None
-
     def resolve_ref(self, conn: sqlite3.Connection, ref: str) -> str | None:
         """The local entry id a source ref names (mem://<id> or a recorded kref), if present."""
         if ref.startswith("mem://"):
@@ -361,88 +291,6 @@ class EntryRepository:
         else:
             hit = conn.execute("SELECT id FROM entries WHERE kref = ? LIMIT 1", (ref,)).fetchone()
         return hit["id"] if hit else None
-
-    # --- reads ------------------------------------------------------------------------------------
-
-    def get(self, key: str, namespace: str | None = None) -> Entry | None:
-        """The live (not superseded) entry with ``key`` in the namespace, or None."""
-        ns = self.core.namespace(namespace)
-        with self.core.read() as conn:
-            row = conn.execute(
-                "SELECT * FROM entries WHERE namespace = ? AND key = ? AND superseded_by IS NULL",
-                (ns, check_key(key)),
-            ).fetchone()
-        if row is None:
-            return None
-        self.core.note_access([row["id"]])
-        return entry_from_row(row, self.core.workspace)
-
-    def get_by_id(self, entry_id: str) -> Entry | None:
-        """Any entry (live or superseded) by id."""
-        with self.core.read() as conn:
-            row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
-        return None if row is None else entry_from_row(row, self.core.workspace)
-
-    def list_entries(self, *, category: str | None = None, namespace: str | None = None,
-                     session_id: str | None = None, limit: int = 100, offset: int = 0,
-                     include_superseded: bool = False, include_archived: bool = True) -> list[Entry]:
-        """Entries newest first, filtered."""
-        where, params = filters(category=category, namespace=namespace, session_id=session_id,
-                                include_superseded=include_superseded, include_archived=include_archived)
-        with self.core.read() as conn:
-            rows = conn.execute(
-                f"SELECT * FROM entries WHERE {where} ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?",
-                (*params, max(0, int(limit)), max(0, int(offset))),
-            ).fetchall()
-        return [entry_from_row(r, self.core.workspace) for r in rows]
-
-    def count(self, *, namespace: str | None = None, category: str | None = None,
-              include_superseded: bool = False) -> int:
-        """How many live entries match."""
-        where, params = filters(category=category, namespace=namespace, include_superseded=include_superseded)
-        with self.core.read() as conn:
-            (n,) = conn.execute(f"SELECT count(*) FROM entries WHERE {where}", params).fetchone()
-        return int(n)
-
-    # --- deletes ----------------------------------------------------------------------------------
-
-    def _delete_where(self, where: str, params: tuple[Any, ...], operation: str) -> int:
-        core = self.core
-        with core.write(operation) as conn:
-            rows = conn.execute(f"SELECT id, key, namespace FROM entries WHERE {where}", params).fetchall()
-            for r in rows:
-                core.check_writable(r["namespace"], operation)
-            for r in rows:
-                core.audit(conn, operation, r["id"], r["key"], r["namespace"])
-            conn.execute(f"DELETE FROM entries WHERE {where}", params)
-            core.term_stats.clear()
-        return len(rows)
-
-    def forget(self, key: str, namespace: str | None = None) -> int:
-        """Delete every version of ``key`` in the namespace; returns how many rows went."""
-        ns = self.core.namespace(namespace)
-        self.core.check_writable(ns, f"forgetting {key!r}")
-        key = check_key(key)
-        # Live and superseded versions each have their own (partial) index; one OR term per index.
-        return self._delete_where("(namespace = ? AND key = ? AND superseded_by IS NULL) OR "
-                                  "(namespace = ? AND key = ? AND superseded_by IS NOT NULL)", (ns, key, ns, key),
-                                  "forget")
-
-    def forget_id(self, entry_id: str) -> bool:
-        """Delete one entry by id."""
-        return self._delete_where("id = ?", (entry_id,), "forget") > 0
-
-    def purge_namespace(self, namespace: str) -> int:
-        """Delete every entry of a namespace."""
-        ns = check_namespace(namespace)
-        self.core.check_writable(ns, f"purging namespace {ns!r}")
-        return self._delete_where("namespace = ?", (ns,), "purge_namespace")
-
-    def purge_session(self, session_id: str) -> int:
-        """Delete every entry of a session (read-only namespaces are left alone)."""
-        ro = self.core.settings.memory.policy.read_only_namespaces
-        return self._delete_where(f"session_id = ? AND {not_in('namespace', ro)}", (session_id, *ro),
-                                  "purge_session")
 
 
 def filters(*, category: str | None = None, namespace: str | None = None, session_id: str | None = None,

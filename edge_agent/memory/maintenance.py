@@ -5,27 +5,28 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.captures import format_time
 from edge_agent.memory.core import StoreCore, not_in
+from edge_agent.memory.transfer import Transfer
 from edge_agent.paths import open_private, private_dir
 
 SNAPSHOTS_KEPT = 5
 
 
 class Maintenance:
-    """Housekeeping of one store; ``export_jsonl`` writes the snapshots."""
+    """Housekeeping of one store; ``transfer`` writes the snapshots."""
 
-    def __init__(self, core: StoreCore, export_jsonl: Callable[..., int]) -> None:
+    def __init__(self, core: StoreCore, transfer: Transfer) -> None:
         self.core = core
-        self._export_jsonl = export_jsonl
+        self._transfer = transfer
 
-    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> dict[str, Any]:
+    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> JsonObject:
         """Archive old ``daily`` entries, purge old archives, superseded versions, expired conversations and
         categories past their retention, and old audit rows; snapshot first if configured."""
         cfg = self.core.settings.memory
@@ -97,7 +98,7 @@ class Maintenance:
         target = folder / f"memory-{now.astimezone(UTC).strftime('%Y%m%dT%H%M%S%fZ')}.jsonl"
         tmp = target.with_suffix(".tmp")
         with open_private(tmp, "w") as fp:
-            self._export_jsonl(fp, include_superseded=True)
+            self._transfer.export_jsonl(fp, include_superseded=True)
             fp.flush()
             os.fsync(fp.fileno())
         tmp.replace(target)
@@ -105,13 +106,13 @@ class Maintenance:
             old.unlink()
         return target
 
-    def audit_log(self, limit: int = 100) -> list[dict[str, Any]]:
+    def audit_log(self, limit: int = 100) -> list[JsonObject]:
         """Newest audit rows first."""
         with self.core.read() as conn:
             rows = conn.execute("SELECT * FROM audit ORDER BY seq DESC LIMIT ?", (limit,)).fetchall()
         return [{**dict(r), "detail": json.loads(r["detail"])} for r in rows]
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> JsonObject:
         """Counts by category and namespace, evictions, captures, file sizes."""
         with self.core.read() as conn:
             total, live, superseded, archived = conn.execute(
@@ -148,7 +149,7 @@ class Maintenance:
             "recovered_from": str(self.core.recovered_from) if self.core.recovered_from else None,
         }
 
-    def health_check(self) -> dict[str, Any]:
+    def health_check(self) -> JsonObject:
         """Quick integrity check, schema state and file sizes; ``ok`` is False when degraded."""
         journal, migrations, n = "", [], None
         with self.core.lock:

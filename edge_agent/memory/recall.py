@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.core import StoreCore, check_workspace, memory_dir
 from edge_agent.memory.errors import InvalidEntryError, WorkspaceAccessError
@@ -82,9 +83,13 @@ class Recall:
         self.core.note_access(e.id for e in kept if e.workspace == self.core.workspace)
         return kept
 
-    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, **kwargs: Any) -> list[Entry]:
+    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, *,
+                          categories: Sequence[str] | None = None, session_id: str | None = None,
+                          min_score: float | None = None, include_archived: bool = False,
+                          workspaces: Sequence[str] | None = None, now: datetime | None = None) -> list[Entry]:
         """Recall restricted to one namespace."""
-        return self.recall(query, limit, namespace=namespace, **kwargs)
+        return self.recall(query, limit, namespace=namespace, categories=categories, session_id=session_id,
+                           min_score=min_score, include_archived=include_archived, workspaces=workspaces, now=now)
 
     def _other_workspaces(self, workspaces: Sequence[str] | None) -> list[tuple[str, Path]]:
         if not workspaces:
@@ -134,7 +139,7 @@ class Recall:
     def engage(self, query: str, limit: int = 5, categories: Sequence[str] | None = None,
                namespaces: Sequence[str] | None = None, min_score: float = 0, *,
                budget_tokens: int | None = None, now: datetime | None = None,
-               exclude_ids: Sequence[str] = ()) -> dict[str, Any]:
+               exclude_ids: Sequence[str] = ()) -> JsonObject:
         """A prompt-ready context of the most relevant entries within the token budget.
 
         Returns ``{context, results, source_refs}`` (plus ``tokens``, ``budget_tokens``, ``omitted``).

@@ -2,10 +2,18 @@
 
 Agents *engage* memory before answering (a compact, relevant context within a token budget) and
 *reflect* after (captures stored at once and, through a CaptureSink, queued for Kumiho in the same
-transaction). The store is a facade over parts that each do one job on one shared
-:class:`~edge_agent.memory.core.StoreCore`: the entries repository (:mod:`.entries`), the capture
-writer (:mod:`.capture_writer`), recall and engage (:mod:`.recall`), hygiene, snapshots and stats
-(:mod:`.maintenance`) and JSON Lines export/import (:mod:`.transfer`).
+transaction). The store owns the database (open, recovery, close, the units of work it lends to the
+packages with tables in the file) and the entries (store, get, list, forget...). The other jobs have
+owners of their own on the same :class:`~edge_agent.memory.core.StoreCore`, reached as attributes:
+
+* ``store.search``: recall and engage (:class:`~edge_agent.memory.recall.Recall`);
+* ``store.captures``: captures, reflect, provenance (:class:`~edge_agent.memory.capture_writer.CaptureWriter`);
+* ``store.maintenance``: hygiene, snapshots, stats, audit log (:class:`~edge_agent.memory.maintenance.Maintenance`);
+* ``store.transfer``: JSON Lines export and import (:class:`~edge_agent.memory.transfer.Transfer`);
+* ``store.response_cache``: the model-response cache, a database of its own
+  (:class:`~edge_agent.memory.response_cache.ResponseCache`).
+
+Sync records the krefs of uploaded captures through ``store.unit_of_work`` only (one commit with its outbox).
 """
 
 from __future__ import annotations
@@ -15,29 +23,32 @@ import contextlib
 import logging
 import os
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from datetime import datetime
 from pathlib import Path
-from typing import IO
+from typing import Any
 
 from edge_agent.config import Settings
 from edge_agent.errors import MemoryStoreError
 from edge_agent.jsontypes import JsonObject
 from edge_agent.memory import db as dbmod
 from edge_agent.memory.capture_writer import CaptureWriter
-from edge_agent.memory.captures import Capture, CaptureSink, utc_now
-from edge_agent.memory.core import StoreCore, check_workspace, effective_workspace, memory_dir
-from edge_agent.memory.entries import EntryRepository
+from edge_agent.memory.captures import CaptureSink, utc_now
+from edge_agent.memory.core import StoreCore, check_workspace, effective_workspace, memory_dir, not_in
+from edge_agent.memory.entries import EntryRepository, EntryRow, filters
 from edge_agent.memory.maintenance import SNAPSHOTS_KEPT, Maintenance
-from edge_agent.memory.model import Entry
+from edge_agent.memory.model import Entry, check_key, check_namespace, entry_from_row
 from edge_agent.memory.recall import COMPACT_BUDGET_DIVISOR, Recall, render_entry
 from edge_agent.memory.response_cache import ResponseCache
+from edge_agent.memory.screening import screen_entry
 from edge_agent.memory.search import TermStats
 from edge_agent.memory.transfer import EXPORT_FIELDS, Transfer
 from edge_agent.memory.unit_of_work import UnitOfWork
 from edge_agent.paths import private_dir, write_private
 
 log = logging.getLogger(__name__)
+
+_STORE_MANY_CHUNK = 256  # store_many validates and writes its (possibly endless) input this many at a time
 
 __all__ = ["COMPACT_BUDGET_DIVISOR", "EXPORT_FIELDS", "SNAPSHOTS_KEPT", "MemoryStore", "check_workspace",
            "effective_workspace", "memory_dir", "render_entry", "should_auto_save"]
@@ -46,14 +57,23 @@ __all__ = ["COMPACT_BUDGET_DIVISOR", "EXPORT_FIELDS", "SNAPSHOTS_KEPT", "MemoryS
 class MemoryStore:
     """The local memory cache of one workspace. Thread-safe; several processes may share the file."""
 
+    #: Recall and engage: the entries relevant to a query, and the prompt-ready context of them.
+    search: Recall
+    #: Captures (stored and queued for sync in one transaction), reflect, working memory, provenance.
+    captures: CaptureWriter
+    #: JSON Lines export and import.
+    transfer: Transfer
+    #: Hygiene (archive, purge, retention), snapshots, stats, the audit log and the health check.
+    maintenance: Maintenance
+
     def __init__(self, conn: sqlite3.Connection, db_path: Path, settings: Settings, state_dir: Path,
                  workspace: str, capture_sink: CaptureSink | None, recovered_from: Path | None) -> None:
         self._core = StoreCore(conn, db_path, settings, state_dir, workspace, capture_sink, recovered_from)
-        self._entries = EntryRepository(self._core)
-        self._captures = CaptureWriter(self._core, self._entries)
-        self._recall = Recall(self._core)
-        self._transfer = Transfer(self._core, self._entries)
-        self._maintenance = Maintenance(self._core, self._transfer.export_jsonl)
+        self._rows = EntryRepository(self._core)
+        self.search = Recall(self._core)
+        self.captures = CaptureWriter(self._core, self._rows)
+        self.transfer = Transfer(self._core, self._rows)
+        self.maintenance = Maintenance(self._core, self.transfer)
         self._response_cache: ResponseCache | None = None
 
     # --- lifecycle --------------------------------------------------------------------------------
@@ -149,7 +169,7 @@ class MemoryStore:
         one commit. ``operation`` names the work in errors (disk full, database busy).
         """
         with self._core.write(operation) as conn:
-            yield UnitOfWork(conn, self._entries)
+            yield UnitOfWork(conn, self._rows)
 
     @contextlib.contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
@@ -174,11 +194,6 @@ class MemoryStore:
             if self._response_cache is None:
                 self._response_cache = ResponseCache.open(self.db_path.parent, self.settings)
             return self._response_cache
-
-    def prune_cache(self) -> int:
-        """Drop expired response-cache entries (0 when the cache is off)."""
-        cache = self.response_cache
-        return cache.prune() if cache is not None else 0
 
     # --- shared state -----------------------------------------------------------------------------
 
@@ -230,31 +245,60 @@ class MemoryStore:
     def _term_stats(self) -> TermStats:
         return self._core.term_stats
 
-    # --- entries ----------------------------------------------------------------------------------
+    # --- entries: writes, reads, deletes ---------------------------------------------------------
 
     def store(self, key: str, content: str, category: str = "core", namespace: str | None = None,
               session_id: str | None = None, importance: float = 0.5, *, timestamp: str | datetime | None = None,
               title: str = "", metadata: JsonObject | None = None, score: float | None = None) -> Entry:
         """Store (or update) an entry under ``key``; identical content in the namespace is not stored twice.
 
-        Updating a key keeps the old version, marked ``superseded_by`` the new one (excluded from recall).
-        """
-        return self._entries.store(key, content, category, namespace, session_id, importance, timestamp=timestamp,
-                                   title=title, metadata=metadata, score=score)
-
-    def store_with_metadata(self, key: str, content: str, metadata: JsonObject, category: str = "core",
-                            namespace: str | None = None, session_id: str | None = None, importance: float = 0.5,
-                            *, timestamp: str | datetime | None = None, title: str = "",
-                            score: float | None = None) -> Entry:
-        """Store with a JSON metadata object attached."""
-        return self.store(key, content, category, namespace, session_id, importance, metadata=metadata,
-                          timestamp=timestamp, title=title, score=score)
+        Credentials in the title, content and metadata are redacted (or the write refused) before the
+        content hash is taken."""
+        clean_title, clean_content, clean_meta, kinds = screen_entry(self._core.screen, key, title, content, metadata)
+        row = self._rows.row(key, clean_content, category, namespace, session_id, importance, timestamp,
+                             clean_meta, clean_title, score)
+        with self._core.write(f"storing {row['key']!r}") as conn:
+            entry, dedup = self._rows.insert(conn, row)
+            if not dedup:
+                self._core.count_redactions(conn, [kinds])
+                self._rows.enforce_policy(conn, [entry.namespace], [entry.category], keep=[entry.id])
+        return entry
 
     def store_many(self, items: Iterable[JsonObject]) -> int:
-        """Store many entries in ONE transaction (all or nothing: an invalid item rolls the batch back);
-        returns how many were new. Items are validated as they are read and written 256 at a time (new
-        entries by multi-row inserts, as for captures), so a large iterator is never held in memory."""
-        return self._entries.store_many(items)
+        """Store many entries in ONE transaction (all or nothing); returns how many were new."""
+        added = 0
+        namespaces: set[str] = set()
+        categories: set[str] = set()
+        chunk: builtins.list[EntryRow] = []
+        redacted: dict[str, dict[str, int]] = {}  # entry id -> credentials redacted in it, by kind
+        with self._core.write("storing a batch") as conn:
+
+            def flush() -> None:
+                nonlocal added
+                done = self._rows.insert_rows_batched(conn, chunk)
+                if done is None:
+                    done = [self._rows.insert(conn, row) for row in chunk]
+                added += sum(not dedup for _, dedup in done)
+                self._core.count_redactions(conn, [redacted.pop(e.id, {}) for e, dedup in done if not dedup])
+                redacted.clear()
+                chunk.clear()
+
+            for i in items:
+                title, content, metadata, kinds = screen_entry(self._core.screen, i.get("key"), i.get("title", ""),
+                                                               i.get("content"), i.get("metadata"))
+                row = self._rows.row(i.get("key"), content, i.get("category", "core"), i.get("namespace"),
+                                     i.get("session_id"), i.get("importance", 0.5), i.get("timestamp"),
+                                     metadata, title, i.get("score"))
+                if kinds:
+                    redacted[row["id"]] = kinds
+                chunk.append(row)
+                namespaces.add(row["namespace"])
+                categories.add(row["category"])
+                if len(chunk) >= _STORE_MANY_CHUNK:
+                    flush()
+            flush()
+            self._rows.enforce_policy(conn, namespaces, categories)
+        return added
 
     def auto_save(self, key: str, content: str, session_id: str | None = None) -> Entry | None:
         """Persist a user input as a ``conversation`` entry if ``[memory] auto_save`` allows it."""
@@ -264,173 +308,93 @@ class MemoryStore:
             return None
         return self.store(key, content, "conversation", session_id=session_id, importance=0.3)
 
-    def set_kref(self, entry_id: str, kref: str) -> bool:
-        """Record the Kumiho kref of an entry after upstream success; False if the entry is gone."""
-        return self._entries.record_krefs([(entry_id, kref)]) > 0
-
-    def record_krefs(self, krefs: Iterable[tuple[str, str]]) -> int:
-        """Record the Kumiho krefs of ``(entry_id, kref)`` pairs in a transaction of their own; returns how
-        many entries were updated (inside a unit of work, use ``uow.record_krefs``)."""
-        return self._entries.record_krefs(krefs)
-
     def kref_of(self, entry_id: str) -> str | None:
-        """The kref recorded on an entry (None when not synced yet, or gone)."""
-        return self._entries.kref_of(entry_id)
+        """The kref recorded on an entry (None when not synced or gone)."""
+        with self._core.read() as conn:
+            row = conn.execute("SELECT kref FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return row["kref"] if row is not None else None
+
+    # --- reads ------------------------------------------------------------------------------------
 
     def get(self, key: str, namespace: str | None = None) -> Entry | None:
         """The live (not superseded) entry with ``key`` in the namespace, or None."""
-        return self._entries.get(key, namespace)
+        ns = self._core.namespace(namespace)
+        with self._core.read() as conn:
+            row = conn.execute(
+                "SELECT * FROM entries WHERE namespace = ? AND key = ? AND superseded_by IS NULL",
+                (ns, check_key(key)),
+            ).fetchone()
+        if row is None:
+            return None
+        self._core.note_access([row["id"]])
+        return entry_from_row(row, self._core.workspace)
 
     def get_by_id(self, entry_id: str) -> Entry | None:
         """Any entry (live or superseded) by id."""
-        return self._entries.get_by_id(entry_id)
+        with self._core.read() as conn:
+            row = conn.execute("SELECT * FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return None if row is None else entry_from_row(row, self._core.workspace)
 
-    def list(self, *, category: str | None = None, namespace: str | None = None, session_id: str | None = None,
-             limit: int = 100, offset: int = 0, include_superseded: bool = False,
-             include_archived: bool = True) -> list[Entry]:
+    def list(self, *, category: str | None = None, namespace: str | None = None,
+                     session_id: str | None = None, limit: int = 100, offset: int = 0,
+                     include_superseded: bool = False, include_archived: bool = True) -> builtins.list[Entry]:
         """Entries newest first, filtered."""
-        return self._entries.list_entries(category=category, namespace=namespace, session_id=session_id,
-                                          limit=limit, offset=offset, include_superseded=include_superseded,
-                                          include_archived=include_archived)
+        where, params = filters(category=category, namespace=namespace, session_id=session_id,
+                                include_superseded=include_superseded, include_archived=include_archived)
+        with self._core.read() as conn:
+            rows = conn.execute(
+                f"SELECT * FROM entries WHERE {where} ORDER BY timestamp DESC, seq DESC LIMIT ? OFFSET ?",
+                (*params, max(0, int(limit)), max(0, int(offset))),
+            ).fetchall()
+        return [entry_from_row(r, self._core.workspace) for r in rows]
 
     def count(self, *, namespace: str | None = None, category: str | None = None,
               include_superseded: bool = False) -> int:
         """How many live entries match."""
-        return self._entries.count(namespace=namespace, category=category, include_superseded=include_superseded)
+        where, params = filters(category=category, namespace=namespace, include_superseded=include_superseded)
+        with self._core.read() as conn:
+            (n,) = conn.execute(f"SELECT count(*) FROM entries WHERE {where}", params).fetchone()
+        return int(n)
+
+    # --- deletes ----------------------------------------------------------------------------------
+
+    def _delete_where(self, where: str, params: tuple[Any, ...], operation: str) -> int:
+        core = self._core
+        with core.write(operation) as conn:
+            rows = conn.execute(f"SELECT id, key, namespace FROM entries WHERE {where}", params).fetchall()
+            for r in rows:
+                core.check_writable(r["namespace"], operation)
+            for r in rows:
+                core.audit(conn, operation, r["id"], r["key"], r["namespace"])
+            conn.execute(f"DELETE FROM entries WHERE {where}", params)
+            core.term_stats.clear()
+        return len(rows)
 
     def forget(self, key: str, namespace: str | None = None) -> int:
         """Delete every version of ``key`` in the namespace; returns how many rows went."""
-        return self._entries.forget(key, namespace)
+        ns = self._core.namespace(namespace)
+        self._core.check_writable(ns, f"forgetting {key!r}")
+        key = check_key(key)
+        # Live and superseded versions each have their own (partial) index; one OR term per index.
+        return self._delete_where("(namespace = ? AND key = ? AND superseded_by IS NULL) OR "
+                                  "(namespace = ? AND key = ? AND superseded_by IS NOT NULL)", (ns, key, ns, key),
+                                  "forget")
 
     def forget_id(self, entry_id: str) -> bool:
         """Delete one entry by id."""
-        return self._entries.forget_id(entry_id)
+        return self._delete_where("id = ?", (entry_id,), "forget") > 0
 
     def purge_namespace(self, namespace: str) -> int:
         """Delete every entry of a namespace."""
-        return self._entries.purge_namespace(namespace)
+        ns = check_namespace(namespace)
+        self._core.check_writable(ns, f"purging namespace {ns!r}")
+        return self._delete_where("namespace = ?", (ns,), "purge_namespace")
 
     def purge_session(self, session_id: str) -> int:
         """Delete every entry of a session (read-only namespaces are left alone)."""
-        return self._entries.purge_session(session_id)
-
-    # --- captures ---------------------------------------------------------------------------------
-
-    def record_capture(self, capture: Capture) -> Capture:
-        """Store a capture (knowledge or event type) and queue it through the sink in one transaction."""
-        return self._captures.record_capture(capture)
-
-    def record_captures(self, captures: Iterable[Capture]) -> builtins.list[Capture]:
-        """Store many captures (knowledge or event types) in ONE transaction and return them once it committed.
-
-        All or nothing: an invalid capture, a read-only namespace or a refusal by the sink (outbox full,
-        credentials rejected) raises and stores none of them. Each capture is acknowledged exactly as
-        :meth:`record_capture` would acknowledge it (identical content returns the capture already stored),
-        but the batch pays one commit and one fsync. Nothing returned is at risk: the return *is* the
-        commit; captures the caller still holds in its own buffer are not stored until it calls this.
-        """
-        return self._captures.record_captures(captures)
-
-    def reflect(self, session_id: str, response: str, captures: Sequence[Capture | JsonObject] = (),
-                source_refs: Sequence[str] = ()) -> JsonObject:
-        """Store each capture (recallable at once) with provenance from ``source_refs``; keep the response
-        in this process's working memory (assistant responses are never persisted)."""
-        return self._captures.reflect(session_id, response, captures, source_refs)
-
-    def working_memory(self, session_id: str) -> str | None:
-        """The last response reflect buffered for a session (in-process only)."""
-        return self._captures.working_memory(session_id)
-
-    def capture_for(self, entry_id: str) -> Capture | None:
-        """The capture an entry was written from, if any."""
-        return self._captures.capture_for(entry_id)
-
-    def provenance(self, entry_id: str) -> JsonObject:
-        """Where an entry came from (its source refs, resolved to local entries where known) and what
-        was derived from it."""
-        return self._captures.provenance(entry_id)
-
-    # --- recall and engage ------------------------------------------------------------------------
-
-    def recall(self, query: str, limit: int = 5, *, namespace: str | None = None,
-               namespaces: Sequence[str] | None = None, categories: Sequence[str] | None = None,
-               session_id: str | None = None, min_score: float | None = None, include_archived: bool = False,
-               workspaces: Sequence[str] | None = None, now: datetime | None = None) -> builtins.list[Entry]:
-        """Entries relevant to ``query``, best first, each with its final decayed ``score``.
-
-        Relevance is the IDF-weighted share of the query's terms the entry contains (see
-        :mod:`edge_agent.memory.search`), weighted by importance (x0.7..x1.0), then decayed by age;
-        superseded and archived entries are excluded and scores under ``min_score`` (default
-        ``[memory] min_relevance_score``) dropped. ``workspaces`` searches other workspaces too, only if
-        cross_workspace_search is on.
-        """
-        return self._recall.recall(query, limit, namespace=namespace, namespaces=namespaces, categories=categories,
-                                   session_id=session_id, min_score=min_score, include_archived=include_archived,
-                                   workspaces=workspaces, now=now)
-
-    def recall_namespaced(self, namespace: str, query: str, limit: int = 5, *,
-                          categories: Sequence[str] | None = None, session_id: str | None = None,
-                          min_score: float | None = None, include_archived: bool = False,
-                          workspaces: Sequence[str] | None = None, now: datetime | None = None) -> builtins.list[Entry]:
-        """Recall restricted to one namespace."""
-        return self.recall(query, limit, namespace=namespace, categories=categories, session_id=session_id,
-                           min_score=min_score, include_archived=include_archived, workspaces=workspaces, now=now)
-
-    def context_budget(self) -> int:
-        """Token budget of engage's context (a third of it in ``[agent] compact_context`` mode)."""
-        return self._recall.context_budget()
-
-    def engage(self, query: str, limit: int = 5, categories: Sequence[str] | None = None,
-               namespaces: Sequence[str] | None = None, min_score: float = 0, *,
-               budget_tokens: int | None = None, now: datetime | None = None,
-               exclude_ids: Sequence[str] = ()) -> JsonObject:
-        """A prompt-ready context of the most relevant entries within the token budget (see :meth:`Recall.engage`)."""
-        return self._recall.engage(query, limit, categories, namespaces, min_score, budget_tokens=budget_tokens,
-                                   now=now, exclude_ids=exclude_ids)
-
-    # --- hygiene, snapshots, stats ----------------------------------------------------------------
-
-    def hygiene(self, now: datetime | None = None, *, force: bool = False) -> JsonObject:
-        """Archive old ``daily`` entries, purge old archives, superseded versions, expired conversations and
-        categories past their retention, and old audit rows; snapshot first if configured."""
-        return self._maintenance.hygiene(now, force=force)
-
-    def snapshot(self, now: datetime | None = None) -> Path:
-        """Write a full JSON Lines export to ``<memory>/snapshots/`` (keeps the newest few)."""
-        return self._maintenance.snapshot(now)
-
-    def audit_log(self, limit: int = 100) -> builtins.list[JsonObject]:
-        """Newest audit rows first."""
-        return self._maintenance.audit_log(limit)
-
-    def stats(self) -> JsonObject:
-        """Counts by category and namespace, evictions, captures, file sizes."""
-        return self._maintenance.stats()
-
-    def health_check(self) -> JsonObject:
-        """Quick integrity check, schema state and file sizes; ``ok`` is False when degraded."""
-        return self._maintenance.health_check()
-
-    # --- export / import --------------------------------------------------------------------------
-
-    def export(self, *, namespace: str | None = None, session_id: str | None = None, category: str | None = None,
-               since: str | None = None, until: str | None = None,
-               include_superseded: bool = True) -> Iterator[JsonObject]:
-        """Entries as dicts in ascending creation time (``since``/``until`` inclusive); no embeddings."""
-        return self._transfer.export(namespace=namespace, session_id=session_id, category=category, since=since,
-                                     until=until, include_superseded=include_superseded)
-
-    def export_jsonl(self, fp: IO[str], *, namespace: str | None = None, session_id: str | None = None,
-                     category: str | None = None, since: str | None = None, until: str | None = None,
-                     include_superseded: bool = True) -> int:
-        """Write :meth:`export` as JSON Lines; returns the number of lines."""
-        return self._transfer.export_jsonl(fp, namespace=namespace, session_id=session_id, category=category,
-                                           since=since, until=until, include_superseded=include_superseded)
-
-    def import_jsonl(self, lines: Iterable[str]) -> dict[str, int]:
-        """Restore an export: all lines validated first, then one transaction. Existing ids and live
-        duplicates are skipped, so importing the same file twice changes nothing."""
-        return self._transfer.import_jsonl(lines)
+        ro = self._core.settings.memory.policy.read_only_namespaces
+        return self._delete_where(f"session_id = ? AND {not_in('namespace', ro)}", (session_id, *ro),
+                                  "purge_session")
 
 
 _AUTO_SAVE_PREFIXES = ("[cron:", "[heartbeat task", "[distilled_")

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Iterable, Iterator
 from typing import IO, Any
 
+from edge_agent.jsontypes import JsonObject
 from edge_agent.memory.capture_writer import INSERT_CAPTURE_IF_NEW, INSERT_PROVENANCE, capture_from_row
 from edge_agent.memory.core import StoreCore
 from edge_agent.memory.entries import EntryRepository, EntryRow, filters
@@ -35,7 +36,7 @@ class Transfer:
 
     def export(self, *, namespace: str | None = None, session_id: str | None = None, category: str | None = None,
                since: str | None = None, until: str | None = None,
-               include_superseded: bool = True) -> Iterator[dict[str, Any]]:
+               include_superseded: bool = True) -> Iterator[JsonObject]:
         """Entries as dicts in ascending creation time (``since``/``until`` inclusive); no embeddings."""
         where, params = filters(category=category, namespace=namespace, session_id=session_id,
                                 include_superseded=include_superseded, since=since, until=until)
@@ -57,10 +58,13 @@ class Transfer:
                 item["provenance"] = prov[r["id"]]
             yield item
 
-    def export_jsonl(self, fp: IO[str], **criteria: Any) -> int:
+    def export_jsonl(self, fp: IO[str], *, namespace: str | None = None, session_id: str | None = None,
+                     category: str | None = None, since: str | None = None, until: str | None = None,
+                     include_superseded: bool = True) -> int:
         """Write :meth:`export` as JSON Lines; returns the number of lines."""
         n = 0
-        for item in self.export(**criteria):
+        for item in self.export(namespace=namespace, session_id=session_id, category=category, since=since,
+                                until=until, include_superseded=include_superseded):
             fp.write(_jsonl_line(item))
             n += 1
         return n

@@ -32,4 +32,4 @@ class UnitOfWork:
 
         An entry deleted meanwhile is skipped; with ``[memory] audit_enabled`` each gets its audit row.
         """
-        return self._entries.record_krefs(krefs, conn=self._conn)
+        return self._entries.record_krefs(self._conn, krefs)

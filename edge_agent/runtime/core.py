@@ -150,10 +150,11 @@ class Runtime:
         store = self.memory
         if store is None:
             return
-        if self.settings.memory.hygiene_enabled and hasattr(store, "hygiene"):
-            self.background.run("memory_hygiene", store.hygiene)
-        if hasattr(store, "prune_cache"):
-            self.background.run("response_cache_prune", store.prune_cache)
+        if self.settings.memory.hygiene_enabled:
+            self.background.run("memory_hygiene", store.maintenance.hygiene)
+        cache = store.response_cache
+        if cache is not None:
+            self.background.run("response_cache_prune", cache.prune)
 
     def reindex_if_changed(self) -> bool:
         """Rebuild the datasheet index when files in the datasheet directory changed."""

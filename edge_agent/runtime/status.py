@@ -40,17 +40,13 @@ def sync_status(rt: Runtime) -> dict[str, Any]:
 
 
 def memory_counts(rt: Runtime) -> dict[str, Any]:
-    """Counts from the memory store (entries by category and so on), if it offers them."""
+    """Counts from the memory store (entries by category and so on); empty when memory is off."""
     if rt.memory is None:
         return {}
-    for attr in ("stats", "counts"):
-        fn = getattr(rt.memory, attr, None)
-        if callable(fn):
-            try:
-                return dict(fn())
-            except Exception as exc:
-                return {"error": describe_exc(exc)}
-    return {}
+    try:
+        return dict(rt.memory.maintenance.stats())
+    except Exception as exc:
+        return {"error": describe_exc(exc)}
 
 
 def status(rt: Runtime) -> dict[str, Any]:

@@ -136,8 +136,8 @@ class RecallIn(ActionInput):
 def memory_recall(res: Resources, a: RecallIn) -> RecallResult:
     """Ranked memory entries matching `query`, each with its decayed relevance score."""
     with res.store(a.workspace) as store:
-        entries = store.recall(a.query, a.limit or 5, namespaces=_namespaces(a.space_path, a.namespaces),
-                               categories=a.memory_types, min_score=a.min_score, workspaces=a.other_workspaces)
+        entries = store.search.recall(a.query, a.limit or 5, namespaces=_namespaces(a.space_path, a.namespaces),
+                                      categories=a.memory_types, min_score=a.min_score, workspaces=a.other_workspaces)
         return RecallResult(query=a.query, results=[jsonable(e) for e in entries], workspace=store.workspace)
 
 
@@ -157,9 +157,9 @@ class EngageIn(ActionInput):
 def memory_engage(res: Resources, a: EngageIn) -> EngageResult:
     """Before answering: recall what is known about `query`; returns a compact context and source_krefs."""
     with res.store(a.workspace) as store:
-        found = json_object(store.engage(a.query, a.limit or 5, categories=a.memory_types,
-                                      namespaces=_namespaces(a.space_path, a.namespaces),
-                                      min_score=a.min_score or 0, exclude_ids=a.exclude_ids or ()))
+        found = json_object(store.search.engage(a.query, a.limit or 5, categories=a.memory_types,
+                                             namespaces=_namespaces(a.space_path, a.namespaces),
+                                             min_score=a.min_score or 0, exclude_ids=a.exclude_ids or ()))
     found.setdefault("source_krefs", found.get("source_refs", []))
     return EngageResult.model_validate(found)
 
@@ -184,7 +184,7 @@ def memory_reflect(res: Resources, a: ReflectIn) -> ReflectResult:
     caps: list[dict[str, JsonValue]] = [
         {**c.model_dump(exclude_none=True), **where, "space_hint": c.space_hint or space} for c in (a.captures or [])]
     with res.store(a.workspace) as store:
-        result = store.reflect(a.session_id, a.response, captures=caps, source_refs=list(a.source_krefs or []))
+        result = store.captures.reflect(a.session_id, a.response, captures=caps, source_refs=list(a.source_krefs or []))
     return ReflectResult.model_validate(jsonable(result))
 
 
@@ -216,7 +216,7 @@ class ExportIn(ActionInput):
 def memory_export(res: Resources, a: ExportIn) -> ExportResult:
     """Export memory entries (newest first) as structured records."""
     with res.store(a.workspace) as store:
-        entries = list(store.export(namespace=a.space_path, include_superseded=False))[-a.limit:][::-1]
+        entries = list(store.transfer.export(namespace=a.space_path, include_superseded=False))[-a.limit:][::-1]
     return ExportResult(entries=[jsonable(e) for e in entries], count=len(entries))
 
 
@@ -235,8 +235,8 @@ def memory_export_file(res: Resources, a: ExportFileIn) -> ExportFile:
     """Every entry matching the filters as a JSON Lines backup, oldest first (what `memory import` reads)."""
     out = io.StringIO()
     with res.store(a.workspace) as store:
-        n = store.export_jsonl(out, namespace=a.space_path, session_id=a.session_id, category=a.memory_type,
-                               since=a.since, until=a.until, include_superseded=a.include_superseded)
+        n = store.transfer.export_jsonl(out, namespace=a.space_path, session_id=a.session_id, category=a.memory_type,
+                                        since=a.since, until=a.until, include_superseded=a.include_superseded)
     return ExportFile(text=out.getvalue(), count=n)
 
 
@@ -249,7 +249,7 @@ class ImportIn(ActionInput):
 def memory_import(res: Resources, a: ImportIn) -> ImportResult:
     """Restore entries from a JSON Lines backup (entries already there are left as they are)."""
     with res.store(a.workspace) as store:
-        return ImportResult.model_validate(jsonable(store.import_jsonl(a.text.split("\n"))))
+        return ImportResult.model_validate(jsonable(store.transfer.import_jsonl(a.text.split("\n"))))
 
 
 # --- upkeep ----------------------------------------------------------------------------------------
@@ -263,14 +263,14 @@ class WorkspaceIn(ActionInput):
 def memory_stats(res: Resources, a: WorkspaceIn) -> MemoryReport:
     """Counts by category and namespace, evictions, file sizes."""
     with res.store(a.workspace) as store:
-        return MemoryReport.model_validate(jsonable(store.stats()))
+        return MemoryReport.model_validate(jsonable(store.maintenance.stats()))
 
 
 @action("memory_health", WorkspaceIn, MemoryHealth)
 def memory_health(res: Resources, a: WorkspaceIn) -> MemoryHealth:
     """Integrity check and schema state."""
     with res.store(a.workspace) as store:
-        return MemoryHealth.model_validate(jsonable(store.health_check()))
+        return MemoryHealth.model_validate(jsonable(store.maintenance.health_check()))
 
 
 class HygieneIn(ActionInput):
@@ -282,14 +282,14 @@ class HygieneIn(ActionInput):
 def memory_hygiene(res: Resources, a: HygieneIn) -> MemoryReport:
     """Archive, purge and apply retention now."""
     with res.store(a.workspace) as store:
-        return MemoryReport.model_validate(jsonable(store.hygiene(force=a.force)))
+        return MemoryReport.model_validate(jsonable(store.maintenance.hygiene(force=a.force)))
 
 
 @action("memory_snapshot", WorkspaceIn, SnapshotResult, writes=True)
 def memory_snapshot(res: Resources, a: WorkspaceIn) -> SnapshotResult:
     """Write a JSON Lines backup into the memory folder."""
     with res.store(a.workspace) as store:
-        return SnapshotResult(snapshot=str(store.snapshot()))
+        return SnapshotResult(snapshot=str(store.maintenance.snapshot()))
 
 
 class ProvenanceIn(ActionInput):
@@ -303,7 +303,7 @@ def memory_provenance(res: Resources, a: ProvenanceIn) -> ProvenanceResult:
     with res.store(a.workspace) as store:
         if store.get_by_id(a.entry_id) is None:
             raise EntryNotFoundError(a.entry_id, "(any; looked up by id)")
-        return ProvenanceResult.model_validate(jsonable(store.provenance(a.entry_id)))
+        return ProvenanceResult.model_validate(jsonable(store.captures.provenance(a.entry_id)))
 
 
 class AuditIn(ActionInput):
@@ -315,7 +315,7 @@ class AuditIn(ActionInput):
 def memory_audit(res: Resources, a: AuditIn) -> MemoryAudit:
     """The audit trail of writes and deletes, newest first."""
     with res.store(a.workspace) as store:
-        return MemoryAudit(rows=jsonable(store.audit_log(a.limit)))
+        return MemoryAudit(rows=jsonable(store.maintenance.audit_log(a.limit)))
 
 
 # --- response cache ----------------------------------------------------------------------------------

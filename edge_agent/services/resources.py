@@ -187,7 +187,7 @@ class _Base:
                                                       "board": slot.board or "", "args": text})
         try:
             with self.store(None) as store:
-                stored = store.record_capture(cap)
+                stored = store.captures.record_capture(cap)
         except EdgeAgentError as exc:  # the write happened; say the record did not, do not fail the call
             log.warning("%s: the write succeeded but its capture was not stored: %s", action, exc)
             return WriteRecord(stored=False, error=str(exc))

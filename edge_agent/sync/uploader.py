@@ -42,7 +42,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,10 +102,8 @@ class SyncPausedError(SyncError):
 
 
 class MemoryLink(StateDatabase, Protocol):
-    """What the worker needs of the memory store: the database it owns (lent as units of work and reads)
-    and the krefs of entries."""
-
-    def record_krefs(self, krefs: Iterable[tuple[str, str]]) -> int: ...
+    """What the worker needs of the memory store: the database it owns (lent as units of work, in which
+    it also records the krefs of entries, and reads) and the kref an entry has."""
 
     def kref_of(self, entry_id: str) -> str | None: ...
 
@@ -447,7 +445,8 @@ class SyncWorker:
         for capture_id, entry_id, kref in pending:
             if entry_id:
                 try:
-                    self.store.record_krefs([(entry_id, kref)])
+                    with self.store.unit_of_work("recording a kref") as uow:
+                        uow.record_krefs([(entry_id, kref)])
                 except Exception as exc:  # noqa: BLE001 - the entry may be gone; keep the kref for mem:// lookups
                     log.warning("recording kref for entry %s failed: %s", entry_id, exc)
                     continue

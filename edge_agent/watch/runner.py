@@ -92,10 +92,17 @@ def load_watch_model(cfg: WatchConfig, base_dir: Path | None = None) -> Model | 
     return model
 
 
+class CaptureRecorder(Protocol):
+    """What stores one capture (the memory store's capture writer, ``store.captures``)."""
+
+    def record_capture(self, capture: Capture) -> Capture: ...
+
+
 class CaptureStore(Protocol):
     """Where a watch's captures go (the memory store)."""
 
-    def record_capture(self, capture: Capture) -> Capture: ...
+    @property
+    def captures(self) -> CaptureRecorder: ...
 
 
 class RuntimeParts(Protocol):
@@ -457,7 +464,7 @@ class WatchRunner:
         return port
 
     def _deliver(self, capture: Capture) -> Capture:
-        stored = self.store.record_capture(capture) if self.store is not None else capture
+        stored = self.store.captures.record_capture(capture) if self.store is not None else capture
         if self.on_capture is not None:
             try:
                 self.on_capture(stored)

@@ -245,7 +245,7 @@ def test_failed_exchanges_are_not_remembered(model: Any, steps: Any, tmp_path: P
     model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1})), steps.say("It did not work.")]
     with _agent(config, state) as agent:
         agent.turn("turn the fan relay on")
-        kept = [e for e in kept_store(agent).recall("fan relay", 5) if e.category == "conversation"]
+        kept = [e for e in kept_store(agent).search.recall("fan relay", 5) if e.category == "conversation"]
     assert kept == []
 
 

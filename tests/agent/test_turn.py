@@ -140,7 +140,8 @@ def test_only_reasoning_twice_says_so(model: Any, steps: Any, config: Path, stat
     with _agent(config, state) as agent:
         result = agent.turn("which pin is the led")
         stats = kept_store(agent).response_cache.stats()
-        remembered = [e for e in kept_store(agent).recall("which pin is the led", 5) if e.category == "conversation"]
+        remembered = [e for e in kept_store(agent).search.recall("which pin is the led", 5)
+                      if e.category == "conversation"]
     assert "no answer" in result.response and len(model.requests) == 2
     assert stats["entries"] == 0 and remembered == []  # a non-answer is neither cached nor remembered
 
@@ -192,7 +193,7 @@ def test_the_stored_exchange_does_not_change_the_next_identical_prompt(model: An
     with _agent(config, state) as agent:
         agent.turn("which pin is the user led")
         agent.turn("which pin is the user led")
-        found = kept_store(agent).recall("which pin is the user led", 5)
+        found = kept_store(agent).search.recall("which pin is the user led", 5)
     assert model.requests[0]["messages"] == model.requests[1]["messages"]
     assert any(e.category == "conversation" for e in found)  # the exchange itself is remembered
 
@@ -214,8 +215,9 @@ def test_reflect_keeps_the_exchange_with_engage_source_refs(model: Any, steps: A
         note = kept_store(agent).store("bme280 supply", "The bench BME280 breakout must run from 3.3 V, never 5 V.",
                                   category="fact")
         result = agent.turn("what supply does the bme280 breakout need")
-        exchange = [e for e in kept_store(agent).recall("bme280 supply breakout", 10) if e.category == "conversation"]
-        capture = kept_store(agent).capture_for(exchange[0].id)
+        exchange = [e for e in kept_store(agent).search.recall("bme280 supply breakout", 10)
+                    if e.category == "conversation"]
+        capture = kept_store(agent).captures.capture_for(exchange[0].id)
     assert note.source_ref in result.source_krefs
     assert "3.3 V, never 5 V" in model.requests[0]["messages"][1]["content"]  # the memory context
     assert capture is not None and note.source_ref in capture.source_refs

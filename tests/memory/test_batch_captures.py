@@ -61,12 +61,12 @@ def table(store: MemoryStore, sql: str) -> list[tuple]:
 def test_record_captures_stores_a_batch_and_returns_each_capture_in_order(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         caps = [fact(i) for i in range(300)]  # more than the largest multi-row insert (256)
-        out = store.record_captures(caps)
+        out = store.captures.record_captures(caps)
         assert [c.id for c in out] == [c.id for c in caps]
         assert store.count() == 300
         assert len(table(store, "SELECT * FROM test_outbox")) == 300
         assert len(table(store, "SELECT * FROM captures")) == 300
-        hits = store.recall("humidity reading number 123", limit=1)
+        hits = store.search.recall("humidity reading number 123", limit=1)
         assert hits[0].id == caps[123].entry_id
         assert hits[0].memory_type == "fact"
         # the external-content full-text index agrees with the table row for row
@@ -77,16 +77,16 @@ def test_record_captures_stores_a_batch_and_returns_each_capture_in_order(state:
 def test_a_batch_with_one_invalid_capture_stores_nothing(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         with pytest.raises(InvalidEntryError) as err:
-            store.record_captures([fact(1), fact(2, content="   "), fact(3), *filler()])
+            store.captures.record_captures([fact(1), fact(2, content="   "), fact(3), *filler()])
         assert err.value.field == "content"
         assert store.count() == 0 and table(store, "SELECT * FROM test_outbox") == []
 
 
 def test_a_sink_refusal_in_the_middle_rolls_the_whole_batch_back(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink(refuse="reading 2")) as store:
-        store.record_capture(fact(100))
+        store.captures.record_capture(fact(100))
         with pytest.raises(RuntimeError):
-            store.record_captures([fact(1), fact(2), fact(3), *filler()])
+            store.captures.record_captures([fact(1), fact(2), fact(3), *filler()])
         assert [e.content for e in store.list()] == [fact(100).content]
         assert len(table(store, "SELECT * FROM test_outbox")) == 1
         assert len(table(store, "SELECT * FROM captures")) == 1
@@ -96,20 +96,20 @@ def test_a_read_only_namespace_refuses_the_whole_batch(state: Path) -> None:
     settings = make_settings(policy={"read_only_namespaces": ["reference"]})
     with MemoryStore.open(state, settings) as store:
         with pytest.raises(ReadOnlyNamespaceError):
-            store.record_captures([fact(1), *filler(), fact(2, metadata={"namespace": "reference"})])
+            store.captures.record_captures([fact(1), *filler(), fact(2, metadata={"namespace": "reference"})])
         assert store.count() == 0
 
 
 def test_record_captures_takes_only_capture_objects(store: MemoryStore) -> None:
     with pytest.raises(InvalidEntryError):
-        store.record_captures([{"type": "fact", "title": "x", "content": "y"}])  # type: ignore[list-item]
-    assert store.record_captures([]) == []
+        store.captures.record_captures([{"type": "fact", "title": "x", "content": "y"}])  # type: ignore[list-item]
+    assert store.captures.record_captures([]) == []
 
 
 def test_identical_content_in_a_batch_is_stored_once_and_acknowledged_as_the_first_capture(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
         a, b = fact(1), fact(1, title="same content again")
-        out = store.record_captures([a, b, fact(2), *filler()])
+        out = store.captures.record_captures([a, b, fact(2), *filler()])
         assert out[0].id == a.id and out[1].id == a.id
         assert store.count() == 2 + 8
         assert len(table(store, "SELECT * FROM test_outbox")) == 2 + 8
@@ -118,9 +118,9 @@ def test_identical_content_in_a_batch_is_stored_once_and_acknowledged_as_the_fir
 def test_a_batch_acknowledges_content_already_captured_and_attaches_to_content_already_stored(
         state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=CountingSink()) as store:
-        earlier = store.record_capture(fact(1))
+        earlier = store.captures.record_capture(fact(1))
         plain = store.store("note", "BME280 humidity reading number 2 on i2c1")
-        out = store.record_captures([fact(1), fact(2), fact(2, title="twice"), *filler()])
+        out = store.captures.record_captures([fact(1), fact(2), fact(2, title="twice"), *filler()])
         assert out[0].id == earlier.id
         assert out[1].entry_id == plain.id and out[2].id == out[1].id
         assert store.get_by_id(plain.id).memory_type == "fact"
@@ -157,12 +157,12 @@ def test_a_batch_ends_exactly_as_the_same_captures_recorded_one_by_one(tmp_path:
     outcomes = []
     for name, batched in (("one", False), ("batch", True)):
         with MemoryStore.open(tmp_path / name, Settings(), capture_sink=CountingSink()) as store:
-            store.record_capture(pre)
+            store.captures.record_capture(pre)
             if batched:
-                store.record_captures(caps)
+                store.captures.record_captures(caps)
             else:
                 for c in caps:
-                    store.record_capture(c)
+                    store.captures.record_capture(c)
             outcomes.append(_outcome(store, [pre, *caps]))
     assert outcomes[0] == outcomes[1]
     # a reference to an entry written later in the batch stays unresolved, one to an earlier one resolves
@@ -181,7 +181,7 @@ def test_captures_acknowledged_by_record_captures_survive_a_kill_right_after_it_
         "state = Path(sys.argv[1])\n"
         "store = MemoryStore.open(state, settings, capture_sink=OutboxSink(settings, state))\n"
         "caps = [Capture(type='fact', title=f'kill {i}', content=f'capture {i} before the kill') for i in range(200)]\n"
-        "out = store.record_captures(caps)\n"
+        "out = store.captures.record_captures(caps)\n"
         "print(json.dumps([c.id for c in out]), flush=True)\n"
         "os.kill(os.getpid(), signal.SIGKILL)\n"
     )
@@ -193,7 +193,7 @@ def test_captures_acknowledged_by_record_captures_survive_a_kill_right_after_it_
     with MemoryStore.open(state, Settings()) as store:
         assert {r[0] for r in table(store, "SELECT id FROM captures")} == set(acknowledged)
         assert {r[0] for r in table(store, "SELECT capture_id FROM sync_outbox")} == set(acknowledged)
-        assert store.recall("capture 117 before the kill", limit=1)[0].content == "capture 117 before the kill"
+        assert store.search.recall("capture 117 before the kill", limit=1)[0].content == "capture 117 before the kill"
 
 
 def test_new_ids_are_uuid_version_7_and_later_ones_sort_after_earlier_ones() -> None:
@@ -206,7 +206,8 @@ def test_new_ids_are_uuid_version_7_and_later_ones_sort_after_earlier_ones() -> 
 
 
 def test_capture_keys_stay_distinct_for_captures_with_the_same_title_made_together(store: MemoryStore) -> None:
-    out = store.record_captures([Capture(type="fact", title="same title", content=f"content {i}") for i in range(50)])
+    out = store.captures.record_captures([Capture(type="fact", title="same title", content=f"content {i}")
+                                          for i in range(50)])
     keys = {store.get_by_id(c.entry_id).key for c in out}
     assert len(keys) == 50 and store.count() == 50
 
@@ -230,7 +231,7 @@ def test_store_many_ends_exactly_as_the_same_entries_stored_one_by_one(tmp_path:
                 added = store.count(include_superseded=True) - before
             rows = sorted((e.key, e.content, e.category, e.superseded_by is None)
                           for e in store.list(limit=2000, include_superseded=True))
-            results.append((added, rows, len(store.recall("SHT31 sensor entry 7", limit=50, min_score=0))))
+            results.append((added, rows, len(store.search.recall("SHT31 sensor entry 7", limit=50, min_score=0))))
     assert results[0] == results[1]
     # with the update, "entry 3" is no longer live after item 400, so item 503 stores it again
     assert results[1][0] == (251 if with_update else 249)

@@ -50,22 +50,22 @@ def test_the_test_sink_satisfies_the_capture_sink_protocol() -> None:
 def test_reflect_stores_captures_recallable_at_once_and_queues_each_in_the_outbox(state: Path) -> None:
     sink = TableSink()
     with MemoryStore.open(state, Settings(), capture_sink=sink) as store:
-        result = store.reflect("s1", "I will use bus i2c1.", captures=[
+        result = store.captures.reflect("s1", "I will use bus i2c1.", captures=[
             {"type": "decision", "title": "BME280 bus", "content": "Use i2c1 for the BME280 humidity sensor"},
             {"type": "fact", "title": "LED pin", "content": "LD2 is wired to PA5"},
         ])
         assert result["stored"] == 2
-        hits = store.recall("humidity sensor bus")
+        hits = store.search.recall("humidity sensor bus")
         assert hits and hits[0].id == result["captures"][0]["entry_id"]
         rows = outbox_rows(store)
         assert sorted(rows) == sorted((c["capture_id"], c["entry_id"]) for c in result["captures"])
-        assert store.working_memory("s1") == "I will use bus i2c1."
+        assert store.captures.working_memory("s1") == "I will use bus i2c1."
 
 
 def test_a_failing_enqueue_rolls_back_the_entry_too(state: Path) -> None:
     with MemoryStore.open(state, Settings(), capture_sink=TableSink(fail_enqueue=True)) as store:
         with pytest.raises(RuntimeError):
-            store.record_capture(Capture(type="sensor_anomaly", title="t", content="humidity jumped to 97 %"))
+            store.captures.record_capture(Capture(type="sensor_anomaly", title="t", content="humidity jumped to 97 %"))
         assert store.count() == 0
         assert outbox_rows(store) == []
 
@@ -73,7 +73,7 @@ def test_a_failing_enqueue_rolls_back_the_entry_too(state: Path) -> None:
 def test_the_stored_entry_holds_the_content_the_sink_prepared(state: Path) -> None:
     sink = TableSink(redact="hunter2")
     with MemoryStore.open(state, Settings(), capture_sink=sink) as store:
-        cap = store.record_capture(Capture(type="fact", title="wifi", content="the wifi password is hunter2"))
+        cap = store.captures.record_capture(Capture(type="fact", title="wifi", content="the wifi password is hunter2"))
         entry = store.get_by_id(cap.entry_id)
         assert entry is not None and "hunter2" not in entry.content
         assert cap.content == entry.content
@@ -81,22 +81,23 @@ def test_the_stored_entry_holds_the_content_the_sink_prepared(state: Path) -> No
 
 def test_without_a_sink_captures_are_stored_and_nothing_is_queued(store: MemoryStore) -> None:
     cap = Capture(type="command_execution", title="gpio write", content="gpio_write PA5 1 on sim://nucleo-f401re")
-    out = store.record_capture(cap)
+    out = store.captures.record_capture(cap)
     assert out.id == cap.id and out.entry_id == cap.entry_id
     assert store.get_by_id(cap.entry_id) is not None
     assert outbox_rows(store) == []
 
 
 def test_event_captures_go_to_the_daily_category_and_knowledge_captures_to_core(store: MemoryStore) -> None:
-    event = store.record_capture(Capture(type="sensor_anomaly", title="spike", content="temperature spike 80 C"))
-    fact = store.record_capture(Capture(type="fact", title="addr", content="BME280 at 0x76"))
+    event = store.captures.record_capture(Capture(type="sensor_anomaly", title="spike",
+                                                  content="temperature spike 80 C"))
+    fact = store.captures.record_capture(Capture(type="fact", title="addr", content="BME280 at 0x76"))
     assert store.get_by_id(event.entry_id).category == "daily"  # type: ignore[union-attr]
     assert store.get_by_id(fact.entry_id).category == "core"  # type: ignore[union-attr]
 
 
 def test_reflect_rejects_an_unknown_capture_type_and_stores_nothing(store: MemoryStore) -> None:
     with pytest.raises(InvalidEntryError) as err:
-        store.reflect("s", "", captures=[
+        store.captures.reflect("s", "", captures=[
             {"type": "fact", "title": "ok", "content": "fine"},
             {"type": "gossip", "title": "no", "content": "not a type"},
         ])
@@ -106,45 +107,46 @@ def test_reflect_rejects_an_unknown_capture_type_and_stores_nothing(store: Memor
 
 def test_reflect_records_provenance_from_the_source_refs_engage_returned(store: MemoryStore) -> None:
     src = store.store("bme_addr", "The BME280 sits at I2C address 0x76", category="core")
-    ctx = store.engage("BME280 address")
+    ctx = store.search.engage("BME280 address")
     assert ctx["source_refs"] == [f"mem://{src.id}"]
-    out = store.reflect("s", "", captures=[{"type": "synthesis", "title": "sensor plan",
-                                            "content": "Poll the BME280 at 0x76 every second"}],
-                        source_refs=ctx["source_refs"])
+    out = store.captures.reflect("s", "", captures=[{"type": "synthesis", "title": "sensor plan",
+                                                     "content": "Poll the BME280 at 0x76 every second"}],
+                                 source_refs=ctx["source_refs"])
     new_id = out["captures"][0]["entry_id"]
-    prov = store.provenance(new_id)
+    prov = store.captures.provenance(new_id)
     assert prov["derived_from"] == [{"ref": f"mem://{src.id}", "entry_id": src.id, "key": "bme_addr", "kref": None}]
-    assert store.provenance(src.id)["derived"] == [new_id]
-    assert store.capture_for(new_id).source_refs == (f"mem://{src.id}",)  # type: ignore[union-attr]
+    assert store.captures.provenance(src.id)["derived"] == [new_id]
+    assert store.captures.capture_for(new_id).source_refs == (f"mem://{src.id}",)  # type: ignore[union-attr]
 
 
 def test_engage_cites_the_kref_once_sync_has_set_it(store: MemoryStore) -> None:
     src = store.store("bme_addr", "The BME280 sits at I2C address 0x76")
     kref = "kref://CognitiveMemory/Devices/pi/bme-addr-1a2b3c4d.conversation?r=1"
-    assert store.set_kref(src.id, kref) is True
-    assert store.engage("BME280 address")["source_refs"] == [kref]
-    assert store.set_kref("00000000-0000-4000-8000-000000000000", kref) is False
+    with store.unit_of_work("recording krefs") as uow:  # as sync records them, with its outbox rows
+        assert uow.record_krefs([(src.id, kref), ("00000000-0000-4000-8000-000000000000", kref)]) == 1
+    assert store.kref_of(src.id) == kref
+    assert store.search.engage("BME280 address")["source_refs"] == [kref]
 
 
 def test_reflect_rejects_a_source_ref_that_is_neither_kref_nor_mem(store: MemoryStore) -> None:
     with pytest.raises(InvalidEntryError) as err:
-        store.reflect("s", "", captures=[{"type": "fact", "title": "x", "content": "y"}],
-                      source_refs=["'; DROP TABLE entries; --"])
+        store.captures.reflect("s", "", captures=[{"type": "fact", "title": "x", "content": "y"}],
+                               source_refs=["'; DROP TABLE entries; --"])
     assert err.value.field == "source_refs"
 
 
 def test_a_capture_that_revises_an_entry_supersedes_it(store: MemoryStore) -> None:
     old = store.store("led", "The user LED is on PB0")
-    store.reflect("s", "", captures=[{"type": "correction", "title": "LED pin", "content": "The user LED LD2 is on PA5",
-                                      "revises": f"mem://{old.id}"}])
-    assert [e.content for e in store.recall("user LED")] == ["The user LED LD2 is on PA5"]
+    store.captures.reflect("s", "", captures=[{"type": "correction", "title": "LED pin",
+                                               "content": "The user LED LD2 is on PA5", "revises": f"mem://{old.id}"}])
+    assert [e.content for e in store.search.recall("user LED")] == ["The user LED LD2 is on PA5"]
 
 
 def test_the_same_capture_content_twice_is_acknowledged_once_and_queued_once(state: Path) -> None:
     sink = TableSink()
     with MemoryStore.open(state, Settings(), capture_sink=sink) as store:
-        first = store.record_capture(Capture(type="fact", title="a", content="PA5 drives LD2"))
-        second = store.record_capture(Capture(type="fact", title="a", content="PA5 drives LD2"))
+        first = store.captures.record_capture(Capture(type="fact", title="a", content="PA5 drives LD2"))
+        second = store.captures.record_capture(Capture(type="fact", title="a", content="PA5 drives LD2"))
         assert second.id == first.id
         assert len(outbox_rows(store)) == 1
 
@@ -156,9 +158,9 @@ def test_capture_round_trips_through_dict() -> None:
 
 
 def test_recall_filtered_by_a_memory_type_finds_captures_of_that_type(store: MemoryStore) -> None:
-    store.reflect("s", "", captures=[
+    store.captures.reflect("s", "", captures=[
         {"type": "decision", "title": "bus choice", "content": "Use SPI for the display, I2C for sensors"},
         {"type": "fact", "title": "display", "content": "The display is an SSD1306 on SPI"},
     ])
-    found = store.recall("display SPI", categories=["decision"], min_score=0)
+    found = store.search.recall("display SPI", categories=["decision"], min_score=0)
     assert [e.memory_type for e in found] == ["decision"] and found[0].category == "core"

@@ -27,8 +27,8 @@ def test_a_corrupt_database_is_moved_aside_with_a_timestamp_and_a_fresh_one_star
         assert s.recovered_from.read_bytes() == garbage  # the evidence is kept, not deleted
         assert s.count() == 0
         s.store("k", "works again")
-        assert s.health_check()["ok"] is True
-        assert s.stats()["recovered_from"] == str(s.recovered_from)
+        assert s.maintenance.health_check()["ok"] is True
+        assert s.maintenance.stats()["recovered_from"] == str(s.recovered_from)
     assert any(r.levelno == logging.ERROR and "CORRUPT" in r.getMessage() for r in caplog.records)
 
 
@@ -80,7 +80,7 @@ def test_two_processes_writing_at_once_lose_nothing(state: Path) -> None:
     with MemoryStore.open(state, Settings()) as s:
         assert s.count() == 2 * n
         assert {e.key for e in s.list(limit=1000)} == {f"w{w}-{i}" for w in range(2) for i in range(n)}
-        assert s.health_check()["ok"] is True
+        assert s.maintenance.health_check()["ok"] is True
 
 
 def test_two_stores_in_one_process_interleave_writes(state: Path) -> None:
@@ -105,7 +105,7 @@ def test_threads_sharing_one_store_neither_lose_writes_nor_fail(state: Path) -> 
             try:
                 for i in range(25):
                     s.store(f"t{t}-{i}", f"thread {t} note {i} about the pump relay")
-                    s.recall("pump relay")
+                    s.search.recall("pump relay")
             except BaseException as exc:  # noqa: BLE001 - collected for the assertion below
                 errors.append(exc)
 
@@ -123,11 +123,11 @@ def test_disk_full_during_a_capture_keeps_neither_the_entry_nor_the_outbox_row(s
     from .test_captures import TableSink, outbox_rows
 
     with MemoryStore.open(state, Settings(), capture_sink=TableSink()) as s:
-        s.record_capture(Capture(type="fact", title="first", content="kept capture"))
+        s.captures.record_capture(Capture(type="fact", title="first", content="kept capture"))
         (pages,) = s._conn.execute("PRAGMA page_count").fetchone()
         s._conn.execute(f"PRAGMA max_page_count = {pages}")
         with pytest.raises(MemoryFullError):
-            s.record_capture(Capture(type="fact", title="big", content="y" * 60_000))
+            s.captures.record_capture(Capture(type="fact", title="big", content="y" * 60_000))
         s._conn.execute("PRAGMA max_page_count = 1073741823")
         assert s.count() == 1 and len(outbox_rows(s)) == 1
 
@@ -137,9 +137,9 @@ def test_a_word_first_stored_by_another_process_is_recalled_at_once(state: Path)
     b = MemoryStore.open(state, Settings())
     try:
         a.store("x", "pump relay wiring")
-        assert a.recall("zeolite filter", min_score=0) == []
+        assert a.search.recall("zeolite filter", min_score=0) == []
         b.store("z", "the zeolite filter was replaced")
-        assert [e.key for e in a.recall("zeolite filter", min_score=0)] == ["z"]
+        assert [e.key for e in a.search.recall("zeolite filter", min_score=0)] == ["z"]
     finally:
         a.close()
         b.close()
@@ -157,10 +157,10 @@ def test_damage_found_while_running_gets_the_file_checked_and_moved_aside_at_the
     with pytest.raises(MemoryStoreError):
         for i in range(300):
             s.get(f"k{i}")
-            s.recall(f"valve log {i}")
+            s.search.recall(f"valve log {i}")
         s.list(limit=1000)
-        s.export_jsonl(io.StringIO())  # reads every entry
-    assert s.degraded and s.health_check()["ok"] is False
+        s.transfer.export_jsonl(io.StringIO())  # reads every entry
+    assert s.degraded and s.maintenance.health_check()["ok"] is False
     s.close()
     with MemoryStore.open(state, Settings()) as fresh:
         assert fresh.recovered_from is not None and fresh.count() == 0

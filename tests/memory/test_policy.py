@@ -27,7 +27,7 @@ def test_namespace_cap_evicts_least_important_then_oldest_and_counts_it(state: P
         s.store("newest", "d", importance=0.5)
         assert sorted(e.key for e in s.list()) == ["high", "new_low", "newest"]
         s.store("other_ns", "e", namespace="elsewhere")  # a different namespace has its own cap
-        stats = s.stats()
+        stats = s.maintenance.stats()
         assert stats["evicted"] == 1 and stats["evicted_by"] == {"namespace.default": 1}
 
 
@@ -38,7 +38,7 @@ def test_category_cap_evicts_within_the_category_only(state: Path) -> None:
         s.store("c0", "core zero", category="core")
         assert sorted(e.key for e in s.list(category="daily")) == ["d2", "d3"]
         assert s.count(category="core") == 1
-        assert s.stats()["evicted_by"] == {"category.daily": 2}
+        assert s.maintenance.stats()["evicted_by"] == {"category.daily": 2}
 
 
 def test_superseded_versions_are_evicted_before_live_entries(state: Path) -> None:
@@ -52,7 +52,7 @@ def test_superseded_versions_are_evicted_before_live_entries(state: Path) -> Non
 def test_zero_caps_mean_unlimited(store: MemoryStore) -> None:
     for i in range(50):
         store.store(f"k{i}", f"v{i}")
-    assert store.count() == 50 and store.stats()["evicted"] == 0
+    assert store.count() == 50 and store.maintenance.stats()["evicted"] == 0
 
 
 def test_writes_to_read_only_namespaces_are_refused_and_nothing_changes(state: Path) -> None:
@@ -68,9 +68,10 @@ def test_writes_to_read_only_namespaces_are_refused_and_nothing_changes(state: P
         with pytest.raises(ReadOnlyNamespaceError):
             s.purge_namespace("reference")
         with pytest.raises(ReadOnlyNamespaceError):
-            s.reflect("s", "", captures=[{"type": "fact", "title": "t", "content": "c", "namespace": "reference"}])
+            s.captures.reflect("s", "", captures=[{"type": "fact", "title": "t", "content": "c",
+                                                   "namespace": "reference"}])
         assert [e.key for e in s.list(namespace="reference")] == ["datasheet_fact"]
-        assert s.recall_namespaced("reference", "BME280 max", min_score=0)  # still readable
+        assert s.search.recall_namespaced("reference", "BME280 max", min_score=0)  # still readable
 
 
 def test_hygiene_archives_daily_purges_old_archives_and_applies_retention(state: Path) -> None:
@@ -87,7 +88,7 @@ def test_hygiene_archives_daily_purges_old_archives_and_applies_retention(state:
         s.store("sensor_new", "22.3 C", category="sensor", timestamp=ago(1))
         s.store("ver", "v1", timestamp=ago(60))
         s.store("ver", "v2")
-        report = s.hygiene()
+        report = s.maintenance.hygiene()
         assert report["ran"] is True
         assert report["archived"] == 2  # week_daily and ancient_daily (archived, then the ancient one purged)
         assert report["purged_archived"] == 1 and report["purged_superseded"] == 1
@@ -95,21 +96,21 @@ def test_hygiene_archives_daily_purges_old_archives_and_applies_retention(state:
         keys = {e.key: e for e in s.list(include_superseded=True)}
         assert sorted(keys) == ["chat_new", "fresh_daily", "old_core", "sensor_new", "ver", "week_daily"]
         assert keys["week_daily"].archived and not keys["fresh_daily"].archived
-        assert s.stats()["hygiene_runs"] == 1
+        assert s.maintenance.stats()["hygiene_runs"] == 1
 
 
 def test_hygiene_does_nothing_when_disabled_unless_forced(state: Path) -> None:
     with MemoryStore.open(state, make_settings(hygiene_enabled=False)) as s:
         s.store("d", "x", category="daily", timestamp=ago(10))
-        assert s.hygiene()["ran"] is False and not s.list()[0].archived
-        assert s.hygiene(force=True)["archived"] == 1
+        assert s.maintenance.hygiene()["ran"] is False and not s.list()[0].archived
+        assert s.maintenance.hygiene(force=True)["archived"] == 1
 
 
 def test_hygiene_leaves_read_only_namespaces_alone(state: Path) -> None:
     with MemoryStore.open(state, make_settings()) as s:
         s.store("d", "x", category="daily", namespace="ro", timestamp=ago(100))
     with MemoryStore.open(state, make_settings(policy={"read_only_namespaces": ["ro"]})) as s:
-        s.hygiene()
+        s.maintenance.hygiene()
         assert s.count(namespace="ro") == 1
 
 
@@ -118,19 +119,19 @@ def test_audit_trail_records_writes_and_deletes_when_enabled(state: Path) -> Non
         e = s.store("k", "v1")
         s.store("k", "v2")
         s.forget("k")
-        ops = [(a["operation"], a["key"]) for a in reversed(s.audit_log())]
+        ops = [(a["operation"], a["key"]) for a in reversed(s.maintenance.audit_log())]
         assert ops == [("store", "k"), ("supersede", "k"), ("store", "k"), ("forget", "k"), ("forget", "k")]
-        assert s.audit_log()[-1]["entry_id"] == e.id
+        assert s.maintenance.audit_log()[-1]["entry_id"] == e.id
 
 
 def test_audit_is_off_by_default_and_old_rows_expire(state: Path) -> None:
     with MemoryStore.open(state, make_settings()) as s:
         s.store("k", "v")
-        assert s.audit_log() == []
+        assert s.maintenance.audit_log() == []
     with MemoryStore.open(state, make_settings(audit_enabled=True, audit_retention_days=1)) as s:
         s.store("j", "w")
-        assert s.hygiene(now=NOW + timedelta(days=2))["audit_purged"] == 1
-        assert s.audit_log() == []
+        assert s.maintenance.hygiene(now=NOW + timedelta(days=2))["audit_purged"] == 1
+        assert s.maintenance.audit_log() == []
 
 
 def test_snapshot_on_hygiene_writes_a_restorable_export(state: Path) -> None:
@@ -138,19 +139,19 @@ def test_snapshot_on_hygiene_writes_a_restorable_export(state: Path) -> None:
     with MemoryStore.open(state, settings) as s:
         s.store("a", "alpha")
         s.store("b", "beta", category="daily")
-        report = s.hygiene()
+        report = s.maintenance.hygiene()
         snap = Path(report["snapshot"])
         assert snap.parent == s.db_path.parent / "snapshots"
         lines = [json.loads(x) for x in snap.read_text().splitlines()]
         assert [x["key"] for x in lines] == ["a", "b"]
     with MemoryStore.open(state, settings, workspace="restore") as s:
-        assert s.import_jsonl(snap.read_text().splitlines()) == {"imported": 2, "skipped": 0}
+        assert s.transfer.import_jsonl(snap.read_text().splitlines()) == {"imported": 2, "skipped": 0}
 
 
 def test_snapshots_are_bounded(store: MemoryStore) -> None:
     store.store("a", "alpha")
     for i in range(8):
-        store.snapshot(now=NOW + timedelta(seconds=i))
+        store.maintenance.snapshot(now=NOW + timedelta(seconds=i))
     assert len(list((store.db_path.parent / "snapshots").glob("*.jsonl"))) == 5
 
 
@@ -201,8 +202,8 @@ def test_a_backend_other_than_kumiho_or_none_is_rejected_saying_why(backend: str
 def test_snapshots_without_snapshot_on_hygiene_are_daily(state: Path) -> None:
     with MemoryStore.open(state, make_settings(snapshot_enabled=True)) as s:
         s.store("a", "alpha")
-        assert s.hygiene(now=NOW)["snapshot"] is not None
-        assert s.hygiene(now=NOW + timedelta(hours=5))["snapshot"] is None
-        assert s.hygiene(now=NOW + timedelta(hours=25))["snapshot"] is not None
+        assert s.maintenance.hygiene(now=NOW)["snapshot"] is not None
+        assert s.maintenance.hygiene(now=NOW + timedelta(hours=5))["snapshot"] is None
+        assert s.maintenance.hygiene(now=NOW + timedelta(hours=25))["snapshot"] is not None
     with MemoryStore.open(state, make_settings(snapshot_on_hygiene=True)) as s:  # not enabled: never
-        assert s.hygiene()["snapshot"] is None
+        assert s.maintenance.hygiene()["snapshot"] is None

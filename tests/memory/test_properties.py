@@ -32,10 +32,10 @@ def test_any_content_round_trips_and_any_query_is_answered(tmp_path: Path, conte
         e = s.store("k", content, category="daily")
         got = s.get_by_id(e.id)
         assert got is not None and got.content == content
-        assert isinstance(s.recall(query, min_score=0), list)
-        assert isinstance(s.engage(query)["context"], str)
+        assert isinstance(s.search.recall(query, min_score=0), list)
+        assert isinstance(s.search.engage(query)["context"], str)
         buf = io.StringIO()
-        s.export_jsonl(buf, include_superseded=True)
+        s.transfer.export_jsonl(buf, include_superseded=True)
     with MemoryStore.open(tmp_path, Settings(), workspace="copy") as c:
-        c.import_jsonl(buf.getvalue().splitlines())
+        c.transfer.import_jsonl(buf.getvalue().splitlines())
         assert c.get_by_id(e.id).content == content  # type: ignore[union-attr]

@@ -60,15 +60,15 @@ def test_a_reflected_secret_in_prose_is_absent_from_export_recall_engage_and_the
 
 def test_a_title_cut_from_the_content_does_not_keep_part_of_the_secret(store: MemoryStore) -> None:
     content = "x" * 100 + " key AKIAIOSFODNN7EXAMPLE for the uploader"  # the default title ends inside the key
-    out = store.reflect("s1", "", captures=[{"type": "fact", "content": content}])
+    out = store.captures.reflect("s1", "", captures=[{"type": "fact", "content": content}])
     entry = store.get_by_id(out["captures"][0]["entry_id"])
     assert entry is not None and "AKIAIOSFOD" not in entry.title and "AKIAIOSFOD" not in entry.key
     assert b"AKIAIOSFOD" not in database_bytes(store.state_dir)
 
 
 def test_the_response_kept_in_working_memory_is_redacted_too(store: MemoryStore) -> None:
-    store.reflect("s1", f"done; the aws secret access key is {AWS_SECRET}")
-    kept = store.working_memory("s1")
+    store.captures.reflect("s1", f"done; the aws secret access key is {AWS_SECRET}")
+    kept = store.captures.working_memory("s1")
     assert kept is not None and kept.startswith("done; the aws secret access key is [REDACTED:")
     assert AWS_SECRET not in kept
 
@@ -97,20 +97,20 @@ def test_two_captures_differing_only_in_the_password_stay_two_and_a_repeat_still
     def cap(password: str) -> Capture:
         return Capture(type="fact", title="router login", content=f"the router admin password is {password}")
 
-    first = store.record_capture(cap("Tr0ub4dor&3xQ"))
-    second = store.record_capture(cap("C0rrectH0rse!9"))
-    again = store.record_capture(cap("Tr0ub4dor&3xQ"))
+    first = store.captures.record_capture(cap("Tr0ub4dor&3xQ"))
+    second = store.captures.record_capture(cap("C0rrectH0rse!9"))
+    again = store.captures.record_capture(cap("Tr0ub4dor&3xQ"))
     assert first.entry_id != second.entry_id and first.content != second.content
     assert "Tr0ub4dor" not in first.content and "C0rrectH0rse" not in second.content
     assert again.id == first.id and again.entry_id == first.entry_id  # the same capture twice is one
     assert store.count() == 2
-    stats = store.stats()
+    stats = store.maintenance.stats()
     assert stats["secrets_redacted"] == 2 and stats["secrets_redacted_by"] == {"prose_secret": 2}
 
 
 def test_a_batch_of_captures_is_screened_and_counted(store: MemoryStore) -> None:
     caps = [Capture(type="fact", title=f"unit {i}", content=f"unit {i} password is Zq8!mW{i}pLr7Kd") for i in range(10)]
-    written = store.record_captures(caps)
+    written = store.captures.record_captures(caps)
     assert len({c.entry_id for c in written}) == 10
     assert all("[REDACTED:prose_secret:" in c.content and "Zq8!mW" not in c.content for c in written)
     assert b"Zq8!mW" not in database_bytes(store.state_dir)
@@ -132,8 +132,8 @@ def test_reject_policy_refuses_the_write_stores_nothing_and_counts_it(state: Pat
             store.store("gateway", f"Authorization: Bearer {BEARER}")
         assert info.value.kinds == {"bearer_token": 1} and info.value.fields == ["content"]
         with pytest.raises(SecretRejectedError):
-            store.reflect("s1", "ok", captures=[{"type": "fact", "title": "aws",
-                                                 "content": f"the aws secret access key is {AWS_SECRET}"}])
+            store.captures.reflect("s1", "ok", captures=[{"type": "fact", "title": "aws",
+                                                          "content": f"the aws secret access key is {AWS_SECRET}"}])
         assert store.count() == 0
         store.store("clean", "LD2 blinks on PA5")  # clean writes still pass
     assert read_screening(state)["rejected_captures"] == 2
@@ -145,6 +145,6 @@ def test_an_old_export_holding_a_secret_is_screened_on_import(store: MemoryStore
             "category": "core", "timestamp": "2026-01-01T00:00:00Z",
             "capture": {"id": "0190f7a4-1111-7222-8333-444455556667", "type": "fact", "title": "legacy",
                         "tags": [f"token {AWS_SECRET}"], "metadata": {}}}
-    assert store.import_jsonl([json.dumps(line)]) == {"imported": 1, "skipped": 0}
-    exported = "".join(json.dumps(x) for x in store.export())
+    assert store.transfer.import_jsonl([json.dumps(line)]) == {"imported": 1, "skipped": 0}
+    exported = "".join(json.dumps(x) for x in store.transfer.export())
     assert AWS_SECRET not in exported and "[REDACTED:" in exported

@@ -120,12 +120,12 @@ def test_sql_metacharacters_are_stored_and_found_verbatim(store: MemoryStore) ->
     store.store("k'; DELETE FROM entries; --", nasty)
     got = store.get("k'; DELETE FROM entries; --")
     assert got is not None and got.content == nasty
-    assert [e.content for e in store.recall("Robert DROP TABLE")] == [nasty]
+    assert [e.content for e in store.search.recall("Robert DROP TABLE")] == [nasty]
     assert store.count() == 1
 
 
 def test_store_with_metadata_round_trips_the_object(store: MemoryStore) -> None:
-    e = store.store_with_metadata("cal", "BME280 offset -0.4 C", {"sensor": "bme280", "offset_c": -0.4})
+    e = store.store("cal", "BME280 offset -0.4 C", metadata={"sensor": "bme280", "offset_c": -0.4})
     assert store.get("cal").metadata == {"sensor": "bme280", "offset_c": -0.4}  # type: ignore[union-attr]
     assert e.metadata["sensor"] == "bme280"
 
@@ -170,16 +170,16 @@ def test_get_counts_accesses_once_flushed(state: Path) -> None:
 
 
 def test_health_check_reports_wal_and_applied_migrations(store: MemoryStore) -> None:
-    report = store.health_check()
+    report = store.maintenance.health_check()
     assert report["ok"] is True and report["journal_mode"] == "wal"
     assert report["migrations"][0] == "memory/0001_entries.sql"
 
 
 def test_migrations_are_recorded_by_name_and_not_reapplied(state: Path) -> None:
     with MemoryStore.open(state, Settings()) as s:
-        first = s.health_check()["migrations"]
+        first = s.maintenance.health_check()["migrations"]
     with MemoryStore.open(state, Settings()) as s:
-        assert s.health_check()["migrations"] == first
+        assert s.maintenance.health_check()["migrations"] == first
         conn = s.new_connection(read_only=True)
         assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
         conn.close()
@@ -211,8 +211,8 @@ def test_a_database_from_the_first_schema_is_migrated_and_its_entries_found(stat
                  "'2026-01-01T00:00:00.000000Z', 'default', 'x')")
     conn.close()
     with MemoryStore.open(state, Settings()) as s:
-        assert "memory/0002_prefix_terms_and_memory_type.sql" in s.health_check()["migrations"]
-        assert [e.key for e in s.recall("barometer calibration", min_score=0)] == ["old"]
+        assert "memory/0002_prefix_terms_and_memory_type.sql" in s.maintenance.health_check()["migrations"]
+        assert [e.key for e in s.search.recall("barometer calibration", min_score=0)] == ["old"]
 
 
 def test_store_many_is_all_or_nothing(store: MemoryStore) -> None:

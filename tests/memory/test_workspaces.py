@@ -19,7 +19,7 @@ def test_each_workspace_has_its_own_database_and_sees_only_its_entries(state: Pa
         lab.store("probe", "oscilloscope probe on CH1")
         assert lab.db_path == state / "workspaces" / "lab" / "memory" / "memory.db"
     with MemoryStore.open(state, ws_settings(name="home")) as home:
-        assert home.recall("oscilloscope probe") == []
+        assert home.search.recall("oscilloscope probe") == []
         assert home.get("probe") is None and home.count() == 0
 
 
@@ -27,7 +27,7 @@ def test_cross_workspace_search_is_refused_by_default(state: Path) -> None:
     with MemoryStore.open(state, ws_settings(name="lab")) as lab:
         lab.store("probe", "oscilloscope probe on CH1")
     with MemoryStore.open(state, ws_settings(name="home")) as home, pytest.raises(WorkspaceAccessError) as err:
-        home.recall("oscilloscope", workspaces=["lab"])
+        home.search.recall("oscilloscope", workspaces=["lab"])
     assert (err.value.workspace, err.value.requested) == ("home", "lab")
 
 
@@ -37,7 +37,7 @@ def test_cross_workspace_search_when_enabled_tags_results_with_their_workspace(s
     settings = ws_settings(name="home", cross_workspace_search=True)
     with MemoryStore.open(state, settings) as home:
         home.store("scope", "the oscilloscope is on the shelf")
-        found = home.recall("oscilloscope", workspaces=["*"])
+        found = home.search.recall("oscilloscope", workspaces=["*"])
         assert sorted((e.workspace, e.key) for e in found) == [("home", "scope"), ("lab", "probe")]
     # the other workspace was only read
     with MemoryStore.open(state, ws_settings(name="lab")) as lab:

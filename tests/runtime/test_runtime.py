@@ -200,7 +200,7 @@ def test_watches_run_in_the_background_and_their_captures_reach_memory(state: Pa
         assert rt.watch_captured.wait(60)
         status = rt.status()
         assert status["watch_captures"] >= 1 and status["watches"][0]["name"] == "bench-env"
-        assert rt.memory.stats()["captures"] >= 1
+        assert rt.memory.maintenance.stats()["captures"] >= 1
     finally:
         stop.set()
         rt.close()
@@ -221,14 +221,14 @@ def test_hardware_writes_become_command_captures_only_when_configured(state: Pat
     off = Runtime.build(Settings(), state / "off")
     try:
         assert "capture" not in Tools(off).gpio_write("PA5", 1)
-        assert off.memory.stats()["captures"] == 0
+        assert off.memory.maintenance.stats()["captures"] == 0
     finally:
         off.close()
     on = Runtime.build(parse_settings({"server": {"record_hardware_writes": True}}), state / "on")
     try:
         result = Tools(on).i2c_write(0x76, [0x27], register=0xF4)
         assert result["capture"]["stored"] is True
-        exported = list(on.memory.export())
+        exported = list(on.memory.transfer.export())
         assert exported[-1]["capture"]["type"] == "command_execution"
         assert exported[-1]["capture"]["metadata"]["tool"] == "i2c_write"
     finally:
@@ -244,6 +244,6 @@ def test_reflect_keeps_kumiho_capture_fields_and_cites_the_source_refs(rt: Runti
                     event_date="2026-11", decision_state="accepted", origin="bench session")
     result = tools.memory_reflect("s-1", "ok", captures=[cap], source_krefs=[f"mem://{source['id']}"])
     assert result["captures"][0]["source_refs"] == [f"mem://{source['id']}"]
-    exported = [e for e in rt.memory.export() if e.get("capture")]
+    exported = [e for e in rt.memory.transfer.export() if e.get("capture")]
     meta = exported[-1]["capture"]["metadata"]
     assert meta["event_date"] == "2026-11" and meta["decision_state"] == "accepted"

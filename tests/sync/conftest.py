@@ -46,7 +46,7 @@ class Device:
     def capture(self, title: str, content: str | None = None, **kw: Any) -> Capture:
         """Record a capture through the memory store (acknowledged = committed with its outbox row)."""
         kw.setdefault("type", "fact")
-        return self.store.record_capture(Capture(title=title, content=content or f"{title} (content)", **kw))
+        return self.store.captures.record_capture(Capture(title=title, content=content or f"{title} (content)", **kw))
 
     def reopen_worker(self, endpoint: str | None = None) -> SyncWorker:
         """Replace the worker with a fresh one (as after a process restart)."""

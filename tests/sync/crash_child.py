@@ -47,12 +47,13 @@ def main(state: str, endpoint: str, seed: int, mode: str) -> int:
         if rng.random() < 0.2:  # a reflect with several captures: one transaction
             caps = [Capture(type="fact", title=f"r{seed}-{i}-{k}", content=f"reflect {seed}/{i}/{k}",
                             source_refs=tuple(f"mem://{s}" for s in sources)) for k in range(3)]
-            out = store.reflect(f"s{seed}", "ok", captures=caps)
+            out = store.captures.reflect(f"s{seed}", "ok", captures=caps)
             for c, src in zip(out["captures"], [sources] * 3, strict=True):
                 print(f"ack {c['capture_id']} {c['entry_id']} {' '.join(src)}".strip(), flush=True)
         else:
-            cap = store.record_capture(Capture(type="fact", title=f"c{seed}-{i}", content=f"capture {seed}/{i}",
-                                               tags=("crash",), source_refs=tuple(f"mem://{s}" for s in sources)))
+            cap = store.captures.record_capture(Capture(
+                type="fact", title=f"c{seed}-{i}", content=f"capture {seed}/{i}", tags=("crash",),
+                source_refs=tuple(f"mem://{s}" for s in sources)))
             print(f"ack {cap.id} {cap.entry_id} {' '.join(sources)}".strip(), flush=True)
         worker.notify()
         stop.wait(rng.uniform(0, 0.01))

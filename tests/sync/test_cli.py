@@ -30,7 +30,7 @@ def config(tmp_path: Path, server) -> Path:
 def _queue(config: Path, state: Path, n: int) -> list[str]:
     settings = load_settings(config)
     with MemoryStore.open(state, settings, capture_sink=OutboxSink(settings, state)) as store:
-        return [store.record_capture(Capture(type="fact", title=f"cli {i}", content=f"cli fact {i}")).id
+        return [store.captures.record_capture(Capture(type="fact", title=f"cli {i}", content=f"cli fact {i}")).id
                 for i in range(n)]
 
 

@@ -64,11 +64,12 @@ def test_with_memory_audit_on_the_kref_goes_through_the_store_and_is_audited(ser
         "device": {"id": "audited"}, "memory": {"audit_enabled": True},
         "kumiho": {"enabled": True, "endpoint": server.endpoint, "backoff_initial_s": 0.02, "backoff_max_s": 0.2}})
     with MemoryStore.open(tmp_path, settings, capture_sink=OutboxSink(settings, tmp_path)) as store:
-        cap = store.record_capture(Capture(type="fact", title="audited", content="audited kref"))
+        cap = store.captures.record_capture(Capture(type="fact", title="audited", content="audited kref"))
         with SyncWorker(store, settings, tmp_path) as worker:
             assert worker.sync_until_empty(10)
         assert store.get_by_id(cap.entry_id).kref == _only_revision(server, cap.id)
-        assert any(a["operation"] == "set_kref" and a["entry_id"] == cap.entry_id for a in store.audit_log())
+        audit = store.maintenance.audit_log()
+        assert any(a["operation"] == "set_kref" and a["entry_id"] == cap.entry_id for a in audit)
 
 
 def test_mem_source_refs_become_derived_from_edges_to_the_synced_revision(server, device):
@@ -185,7 +186,7 @@ def test_a_slow_reply_past_the_deadline_is_resolved_without_a_duplicate(server, 
 
 
 def test_batches_never_exceed_200_rows_and_keep_capture_order(server, device):
-    caps = device.store.reflect("s1", "ok", captures=[
+    caps = device.store.captures.reflect("s1", "ok", captures=[
         {"type": "fact", "title": f"bulk {i}", "content": f"bulk fact number {i}"} for i in range(450)])
     assert len(caps["captures"]) == 450
     assert device.worker.sync_until_empty(30)

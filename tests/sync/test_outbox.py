@@ -115,6 +115,6 @@ def test_each_capture_carries_device_provenance(make_device):
 
 def test_a_reflect_with_several_captures_queues_them_in_one_transaction_in_order(make_device):
     dev = make_device()
-    out = dev.store.reflect("s1", "done", captures=[
+    out = dev.store.captures.reflect("s1", "done", captures=[
         Capture(type="decision", title=f"d{i}", content=f"decision {i}") for i in range(5)])
     assert [r["id"] for r in _outbox(dev)] == [c["capture_id"] for c in out["captures"]]

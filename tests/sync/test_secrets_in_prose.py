@@ -107,7 +107,7 @@ def test_a_secret_in_prose_never_reaches_the_outbox_the_server_or_memory_export(
     assert device.worker.sync_until_empty(20)
     uploaded = json.dumps([dict(r.metadata) for r in server.servicer.revisions.values()])
     buf = io.StringIO()
-    device.store.export_jsonl(buf)
+    device.store.transfer.export_jsonl(buf)
     for secret in (AWS_SECRET, "Xk9mP2vLq7", "Qw3rTy8uIo"):
         assert secret not in uploaded
         assert secret not in buf.getvalue()

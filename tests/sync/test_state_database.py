@@ -60,7 +60,7 @@ def test_a_package_registers_its_migrations_and_a_store_opened_before_applies_th
         assert store.apply_migrations() == []
         with store.unit_of_work("note") as uow:
             uow.conn.execute("INSERT INTO extra_notes (note) VALUES ('x')")
-        assert "extra/0001_notes.sql" in store.health_check()["migrations"]
+        assert "extra/0001_notes.sql" in store.maintenance.health_check()["migrations"]
         # Applied in the order the packages registered: memory's own first, the latest one last.
         order = [name.split("/")[0] for name, _sql in dbmod.migration_files()]
         assert order[0] == "memory" and order[-1] == "extra" and order.index("sync") > order.index("memory")
@@ -88,4 +88,4 @@ def test_a_worker_attached_to_a_store_without_the_outbox_tables_creates_them(tmp
         monkeypatch.undo()
         with SyncWorker(store, settings, tmp_path) as worker:
             assert worker.status()["queued"] == 0
-        assert "sync/0001_sync_outbox.sql" in store.health_check()["migrations"]
+        assert "sync/0001_sync_outbox.sql" in store.maintenance.health_check()["migrations"]

@@ -58,7 +58,7 @@ def test_run_once_stores_the_capture_in_the_state_memory(config: Path, state: Pa
 
     store = MemoryStore.open(state, load_settings(config))
     try:
-        stored = store.capture_for(out["capture"]["entry_id"])
+        stored = store.captures.capture_for(out["capture"]["entry_id"])
     finally:
         store.close()
     assert stored is not None and stored.metadata["watch"] == "room"

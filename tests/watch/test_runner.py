@@ -60,7 +60,7 @@ def test_sim_anomaly_becomes_a_stored_anomaly_capture_queued_for_upstream(sim: A
     assert window["count"] == 16
     t = window["channels"]["temperature_c"]
     assert t["min"] < 23.0 < 31.0 < t["max"]  # both sides of the step are in the window
-    stored = store.capture_for(cap.entry_id)
+    stored = store.captures.capture_for(cap.entry_id)
     assert stored is not None and stored.id == cap.id and stored.type == "anomaly"
     with sqlite3.connect(store.db_path) as conn:
         assert conn.execute("SELECT COUNT(*) FROM sync_outbox WHERE capture_id = ?", (cap.id,)).fetchone()[0] == 1
@@ -177,9 +177,12 @@ def test_change_rule_reports_a_temperature_shift_as_state_change(sim: Any) -> No
 
 
 def test_a_store_that_refuses_the_capture_is_counted_and_the_watch_keeps_going(sim: Any) -> None:
-    class FullStore:
+    class Refusing:
         def record_capture(self, capture: Any) -> Any:
             raise MemoryStoreError("outbox full")
+
+    class FullStore:
+        captures = Refusing()
 
     settings = make_settings({"name": "t", "window": 2, "rule": {"kind": "summary", "every_s": 1}})
     runner = WatchRunner(settings, {"nucleo-f401re": sim}, FullStore())
