@@ -105,25 +105,22 @@ def _mcp(args: argparse.Namespace) -> int:
 
 
 def collect_status(args: argparse.Namespace) -> dict[str, Any]:
-    """The running daemon's live status (its socket, else its status file), else one computed from the files."""
-    from edge_agent.cli._common import pid_alive, state_from
-    from edge_agent.hub.client import HubError, find_client
+    """The runtime_status action: the running daemon's live report (else the status file it writes, when it
+    is too busy to answer), else one computed here from the files (see LocalOps)."""
+    from edge_agent.cli._common import pid_alive, settings_from, state_from
+    from edge_agent.hub.client import HubError
+    from edge_agent.hub.connect import connect, json_object
 
     state = state_from(args, create=False)
     try:
-        client = find_client(state)
-        if client is not None:
-            data = client.op("status", {}, timeout=30)
-            data["running"] = True
-            data["status_age_s"] = 0.0
-            return dict(data)
+        with connect(state, lambda: settings_from(args)) as services:
+            return dict(json_object(services.call("runtime_status", {}, timeout=30), "runtime_status"))
     except HubError:
         pass  # the daemon is stopping or busy: fall back to the file it writes
     from edge_agent.daemon import STATUS_FILE
 
-    path = state / STATUS_FILE
     try:
-        data = json.loads(path.read_text())
+        data = json.loads((state / STATUS_FILE).read_text())
         pid = int(data.get("daemon", {}).get("pid", 0))
         if pid and pid_alive(pid):
             data["running"] = True
@@ -132,38 +129,12 @@ def collect_status(args: argparse.Namespace) -> dict[str, Any]:
             if isinstance(data.get("uptime_s"), int | float):
                 data["uptime_s"] = round(data["uptime_s"] + age, 1)
             return dict(data)
-    except (OSError, ValueError, KeyError, TypeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
         pass
-    return _offline_status(args, state)
+    from edge_agent.hub.connect import LocalOps  # the daemon went away meanwhile: report from the files
 
-
-def _offline_status(args: argparse.Namespace, state: Path) -> dict[str, Any]:
-    from edge_agent.config import load_settings
-    from edge_agent.paths import ensure_state_dir
-    from edge_agent.runtime import Runtime
-
-    full = load_settings(_config_path(args))
-    # Without the daemon, look at the files only: do not open adapters (a serial port may be in use).
-    settings = full.model_copy(update={"peripherals": full.peripherals.model_copy(update={"boards": []}),
-                                       "watch": []})
-    ensure_state_dir(state)
-    rt = Runtime.build(settings, state)
-    try:
-        data = rt.status()
-    finally:
-        rt.close()
-    from edge_agent.services.status import status_report
-
-    boards = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board} for b in full.peripherals.boards]
-    return status_report(json.loads(json.dumps(data, default=str)), daemon=None, boards=boards,
-                         watches=[w.name for w in full.watch])
-
-
-def _safe_url(entry: Any) -> str:
-    try:
-        return str(entry.adapter_url())
-    except Exception as exc:
-        return f"(invalid: {exc})"
+    with LocalOps(settings_from(args), state) as local:
+        return dict(json_object(local.call("runtime_status", {}), "runtime_status"))
 
 
 def _status(args: argparse.Namespace) -> int:

@@ -50,6 +50,10 @@ class Services(Protocol):
     def __exit__(self, *exc: object) -> None: ...
 
 
+#: Actions that report a runtime rather than open resources: without a daemon they run over a runtime.
+RUNTIME_ACTIONS = frozenset({"runtime_status"})
+
+
 class LocalOps:
     """The actions and the tools, run in this process.
 
@@ -73,7 +77,26 @@ class LocalOps:
         return self.context.state_dir
 
     def call(self, name: str, args: JsonObject, *, timeout: float | None = None) -> JsonValue:
+        if name in RUNTIME_ACTIONS:
+            return self._over_a_runtime(name, args)
         return self.actions.call(name, args)
+
+    def _over_a_runtime(self, name: str, args: JsonObject) -> JsonValue:
+        """An action that reports a runtime: over this process's own when the tools built one, else over one
+        built from the files only for this call (no adapter opened: a serial port may be another process's)."""
+        from edge_agent.services.core import LocalServices
+        from edge_agent.services.resources import RuntimeResources
+
+        own = self.runtime
+        if own is not None:
+            return LocalServices(RuntimeResources(own)).call(name, args)
+        from edge_agent.runtime import Runtime
+
+        runtime = Runtime.build(self.settings, self.state_dir, files_only=True)
+        try:
+            return LocalServices(RuntimeResources(runtime)).call(name, args)
+        finally:
+            runtime.close()
 
     @property
     def tools(self) -> LocalToolCaller:
@@ -139,4 +162,4 @@ def connect(state_dir: Path, settings: Settings | Callable[[], Settings], *,
     return LocalOps(settings() if callable(settings) else settings, Path(state_dir), keep=keep)
 
 
-__all__ = ["READ_TIMEOUT_S", "LocalOps", "Services", "connect", "json_object"]
+__all__ = ["READ_TIMEOUT_S", "RUNTIME_ACTIONS", "LocalOps", "Services", "connect", "json_object"]

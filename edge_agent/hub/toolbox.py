@@ -241,7 +241,7 @@ class Tools:
 
     def runtime_status(self) -> RuntimeStatus:
         """Adapters and their health, datasheet index, memory counts, sync, background jobs."""
-        return RuntimeStatus.model_validate(_jsonable(self._rt.status()))
+        return self._do(upkeep.runtime_status)
 
 
 #: Tool names in registration order (also the snapshot order).

@@ -38,9 +38,10 @@ log = logging.getLogger(__name__)
 class Runtime:
     """Everything the MCP tools and background jobs work on, built from one Settings."""
 
-    def __init__(self, settings: Settings, state_dir: Path) -> None:
+    def __init__(self, settings: Settings, state_dir: Path, *, files_only: bool = False) -> None:
         self.settings = settings
         self.state_dir = Path(state_dir)
+        self.files_only = files_only
         self.started_at = time.time()
         self.components: dict[str, Component] = {}
         self.pool = AdapterPool(self.state_dir, lambda: self.pins)
@@ -60,18 +61,24 @@ class Runtime:
     # construction --------------------------------------------------------------------------------
 
     @classmethod
-    def build(cls, settings: Settings, state_dir: Path) -> Runtime:
+    def build(cls, settings: Settings, state_dir: Path, *, files_only: bool = False) -> Runtime:
         """Build every component; failures are recorded, never raised (the rest keeps serving), except a
-        ``writable_gpio`` entry that does not name one pin: that ConfigError stops the start."""
-        rt = cls(settings, state_dir)
+        ``writable_gpio`` entry that does not name one pin: that ConfigError stops the start.
+
+        ``files_only``: open no adapter and run no watch (the configuration still declares them), for a
+        report read from the state directory while no daemon runs (a serial port may be another process's).
+        """
+        rt = cls(settings, state_dir, files_only=files_only)
         private_dir(rt.state_dir)
         build_rag(rt)
-        check_allow_lists(_boards(settings), settings.hardware.safety, rt.pins)
-        rt.pool.open_all(_boards(settings), settings.hardware.safety)
+        boards = [] if files_only else _boards(settings)
+        check_allow_lists(boards, settings.hardware.safety, rt.pins)
+        rt.pool.open_all(boards, settings.hardware.safety)
         rt.components["adapters"] = rt.pool.health()
         build_memory(rt)
         build_sync(rt)
-        build_watches(rt)
+        if not files_only:
+            build_watches(rt)
         return rt
 
     def mark(self, name: str, ok: bool, detail: str = "", **extra: JsonValue) -> None:

@@ -50,6 +50,9 @@ class RuntimeLike(Protocol):
     memory: MemoryStore | None
     rag: HardwareRag | None
     sync: SyncWorker | None
+    #: True for a runtime built over the files only (no adapter opened, no watch run): `edge-agent status`
+    #: without a daemon.
+    files_only: bool
 
     @property
     def components(self) -> Mapping[str, ComponentLike]: ...

@@ -316,15 +316,6 @@ class WatchRun(ToolResult):
     window: int
 
 
-class DaemonStatus(_Open):
-    """The running daemon's `status` report (the same keys `edge-agent status --json` prints)."""
-
-    running: bool
-    daemon: JSON
-    adapters: list[JSON]
-    components: JSON
-
-
 class BridgePing(ToolResult):
     url: str
     protocol: int | str | None
@@ -349,13 +340,20 @@ class AgentContext(ToolResult):
 
 
 class RuntimeStatus(_Open):
+    """The runtime's report, as `edge-agent status --json` prints it and the runtime_status tool returns it:
+    version, adapters with their health, components, watches, memory counts, sync. ``running`` says whether
+    a live runtime answered (the daemon, or the MCP server's own) or the report was read from the files;
+    ``daemon`` is the answering process's record (pid, MCP url, socket, time written)."""
+
+    running: bool
+    daemon: JSON
     adapters: list[JSON]
     components: JSON
 
 
 __all__ = [
     "JSON", "AgentContext", "BoardInfo", "BridgeCapabilities", "BridgePing", "CacheCleared", "CacheKey",
-    "CacheResponse", "CacheStats", "Capabilities", "DaemonStatus", "DatasheetChunk", "DatasheetFiles",
+    "CacheResponse", "CacheStats", "Capabilities", "DatasheetChunk", "DatasheetFiles",
     "DatasheetHits", "DatasheetText", "EngageResult", "ExportFile", "ExportResult", "ForgetResult", "GpioResult",
     "HardwareContext", "I2CReadResult", "I2CScanResult", "I2CWriteResult", "ImportResult", "MemoryAudit",
     "MemoryEntries", "MemoryEntry", "MemoryHealth", "MemoryReport", "PinRecord", "ProvenanceResult", "RecallResult",

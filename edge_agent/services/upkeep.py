@@ -18,12 +18,13 @@ from typing import TYPE_CHECKING, Annotated
 from pydantic import Field
 
 from edge_agent.errors import ComponentUnavailable, ConfigError, EdgeAgentError, SyncError
+from edge_agent.jsontypes import JsonObject
 from edge_agent.services.core import ActionInput, Resources, action
 from edge_agent.services.jsondata import json_object, jsonable
 from edge_agent.services.results import (
     BridgeCapabilities,
     BridgePing,
-    DaemonStatus,
+    RuntimeStatus,
     SyncNow,
     SyncRetried,
     SyncStatus,
@@ -36,7 +37,7 @@ if TYPE_CHECKING:
     from edge_agent.bus.base import Adapter
     from edge_agent.bus.bridge.adapter import BridgeAdapter
     from edge_agent.bus.pool import AdapterSlot
-    from edge_agent.config import Settings, WatchConfig
+    from edge_agent.config import BoardConfig, Settings, WatchConfig
     from edge_agent.sync import SyncWorker
 
 Workspace = Annotated[str | None, Field(description="Workspace whose memory and outbox to use.", max_length=200)]
@@ -210,25 +211,46 @@ def watch_run_once(res: Resources, a: WatchRunIn) -> WatchRun:
                     status=jsonable(outcome["status"]), window=cfg.window)
 
 
-# --- the daemon's status ------------------------------------------------------------------------------
+# --- the runtime's status ---------------------------------------------------------------------------
 
 
 class StatusIn(ActionInput):
     pass
 
 
-@action("status", StatusIn, DaemonStatus)
-def status(res: Resources, a: StatusIn) -> DaemonStatus:
-    """The running daemon's report: version, adapters, components, watches, memory, sync."""
+@action("runtime_status", StatusIn, RuntimeStatus)
+def runtime_status(res: Resources, a: StatusIn) -> RuntimeStatus:
+    """Adapters and their health, datasheet index, memory counts, sync, background jobs and watches.
+
+    A live runtime (the daemon, or an MCP server's own) reports what it has open. A runtime built over the
+    files only (`edge-agent status` while no daemon runs: no adapter opened, a serial port may belong to
+    another process) reports the boards and watches the configuration declares, as not running.
+    """
     rt = res.runtime
     if rt is None:
-        raise ComponentUnavailable("the daemon's status", "no daemon serves this state directory; `edge-agent "
-                                   "status` reports from the files instead")
-    http = rt.components.get("mcp_http")
-    sock = rt.components.get("socket")
-    daemon = {"pid": os.getpid(), "url": http.extra.get("url") if http is not None and http.ok else None,
-              "socket": sock.extra.get("path") if sock is not None else None, "written_at": time.time()}
-    return DaemonStatus.model_validate(status_report(json_object(rt.status()), daemon=daemon))
+        raise ComponentUnavailable("the runtime's status", "no runtime runs in this process; `edge-agent status` "
+                                   "reports from the daemon, or from the files when none runs")
+    data = json_object(rt.status())
+    if rt.files_only:
+        boards: list[JsonObject] = [{"name": b.adapter_name, "url": _safe_url(b), "board": b.board}
+                                    for b in rt.settings.peripherals.boards]
+        report = status_report(data, daemon=None, boards=boards, watches=[w.name for w in rt.settings.watch])
+    else:
+        http = rt.components.get("mcp_http")
+        sock = rt.components.get("socket")
+        daemon: JsonObject = {"pid": os.getpid(), "url": http.extra.get("url") if http is not None and http.ok
+                              else None, "socket": sock.extra.get("path") if sock is not None else None,
+                              "written_at": time.time()}
+        report = status_report(data, daemon=daemon)
+    return RuntimeStatus.model_validate(report)
+
+
+def _safe_url(board: BoardConfig) -> str:
+    """A configured board's adapter URL, or why it has none (the status still reports the rest)."""
+    try:
+        return str(board.adapter_url())
+    except EdgeAgentError as exc:
+        return f"(invalid: {exc})"
 
 
 # --- the bridge link -----------------------------------------------------------------------------------

@@ -56,6 +56,10 @@ CASES: list[tuple[str, dict[str, Any], list[str], set[str]]] = [
      ["memory", "reflect", "--json", "{reflect_file}"], set()),
     ("memory_forget", {"key": "fan relay"}, ["memory", "forget", "fan relay"], set()),
     ("sync_status", {}, ["sync", "status"], {"device_id"}),
+    # The CLI's runtime is built over the files only (no daemon runs here: no adapter opened, no watch run),
+    # the MCP server's is live, so what they report differs by nature; the keys and the stable parts do not.
+    ("runtime_status", {}, ["status"], {"running", "daemon", "adapters", "components", "pid", "uptime_s",
+                                       "status_age_s", "state_dir", "memory", "jobs", "sync", "datasheets"}),
 ]
 #: Commands that print JSON without being asked (their --json is not a switch, or they have none).
 ALWAYS_JSON = {("memory", "reflect"), ("memory", "forget")}
@@ -112,6 +116,13 @@ async def test_cli_json_is_the_mcp_tools_structured_result(tmp_path: Path, mcpki
                 assert set(cli) == set(mcp), f"{tool}: CLI keys {sorted(cli)} != MCP keys {sorted(mcp)}"
                 same = {k: _same(v) for k, v in cli.items() if k not in volatile}
                 assert same == {k: _same(v) for k, v in mcp.items() if k not in volatile}, tool
+                if tool == "runtime_status":  # one result model: the same board, components and entry keys
+                    assert (cli["running"], mcp["running"]) == (False, True)
+                    assert [(a["name"], a["url"], a["board"]) for a in cli["adapters"]] == \
+                        [(a["name"], a["url"], a["board"]) for a in mcp["adapters"]] == \
+                        [("nucleo-f401re", "sim://nucleo-f401re", "nucleo-f401re")]
+                    assert [set(a) for a in cli["adapters"]] == [set(a) for a in mcp["adapters"]]
+                    assert set(cli["components"]) == set(mcp["components"]) and set(cli["daemon"]) == set(mcp["daemon"])
                 if "capture" in volatile:  # the write is audited the same way on both faces
                     assert cli["capture"]["stored"] is mcp["capture"]["stored"] is True
                     assert set(cli["capture"]) == set(mcp["capture"])

@@ -84,7 +84,7 @@ async def test_a_chunked_body_over_the_limit_is_refused_without_reading_it_all(
         assert status == 413
         assert sent < 32 * 1024 * 1024  # closed long before the 64 MiB the client meant to send
         # A body under the limit still works, and so does the CLI's client.
-        assert await anyio.to_thread.run_sync(lambda: HubClient(state).op("status", {}))
+        assert await anyio.to_thread.run_sync(lambda: HubClient(state).op("runtime_status", {}))
 
 
 async def test_slow_senders_are_evicted_so_the_cli_still_gets_in(runtime: Runtime, state: Path,
