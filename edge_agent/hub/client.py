@@ -19,7 +19,6 @@ import json
 import os
 import socket
 from pathlib import Path
-from typing import Any
 
 from edge_agent.errors import EdgeAgentError, ToolCallError, error_from_wire
 from edge_agent.jsontypes import JsonObject, JsonValue
@@ -210,11 +209,11 @@ class HubClient:
         finally:
             conn.close()
 
-    def op(self, name: str, args: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> Any:
+    def op(self, name: str, args: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> JsonValue:
         """Run the CLI operation ``name`` in the daemon; returns its result or raises RemoteError."""
         status, _, payload = self.request("POST", f"/op/{name}", {"args": args}, timeout=timeout)
         try:
-            data = json.loads(payload)
+            data: JsonValue = json.loads(payload)
         except ValueError:
             raise HubError(f"the edge-agent daemon answered /op/{name} with HTTP {status} and no JSON body") from None
         if status == 200 and isinstance(data, dict) and "result" in data:
@@ -276,8 +275,7 @@ class SocketServices:
 
     def call(self, name: str, args: JsonObject, *, timeout: float | None = READ_TIMEOUT_S) -> JsonValue:
         """Run action ``name`` in the daemon; its result JSON."""
-        result: JsonValue = self.client.op(name, args, timeout=timeout)
-        return result
+        return self.client.op(name, args, timeout=timeout)
 
     def call_tool(self, name: str, arguments: JsonObject) -> JsonValue:
         """Send ``tools/call``; the structured result, or ToolCallError with the server's sentence."""

@@ -105,7 +105,7 @@ class HubServer:
         self._limiter = anyio.CapacityLimiter(MAX_WORKERS)
         self.error = ""
 
-    def app(self) -> Any:
+    def app(self) -> BodyLimit:
         from edge_agent.mcp.server import build_server
 
         server = build_server(self.runtime)

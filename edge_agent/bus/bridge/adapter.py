@@ -10,7 +10,7 @@ unplug, default true), ``handshake`` (check the protocol with ``hello`` at open,
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from edge_agent.bus.base import Adapter, Direction, I2CBus, Pull, ScanReport, SPIDevice, check_address
 from edge_agent.bus.bridge.link import Link
@@ -24,6 +24,7 @@ from edge_agent.bus.bridge.protocol import (
     to_hex,
 )
 from edge_agent.errors import AdapterUnavailableError, InvalidAdapterURL, ProtocolError
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:
     from edge_agent.bus.safety import SafetyPolicy
@@ -56,7 +57,7 @@ class BridgeI2CBus(I2CBus):
             raise ProtocolError(f"{self._where}: i2c_scan returned {str(result)[:80]!r}, expected a list of 7-bit "
                                 "addresses; the firmware and this driver disagree on the protocol (flash the "
                                 "matching firmware_bridge build)", adapter=self._where)
-        found = [a for a in result if first <= a <= last]
+        found = [a for a in result if _is_address(a) and first <= a <= last]
         for address in [*range(first, min(last, 0x07) + 1)]:
             if self._probe(address, "quick"):
                 found.append(address)
@@ -85,8 +86,13 @@ class BridgeI2CBus(I2CBus):
         return data
 
 
-def _is_address(value: Any) -> bool:
+def _is_address(value: JsonValue) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 0x7F
+
+
+def _wire_pin(line: Hashable) -> str | int:
+    """A GPIO line as the firmware takes it: the board's pin name, or an Arduino number for protocol 0."""
+    return line if isinstance(line, str | int) else str(line)
 
 
 class BridgeSPIDevice(SPIDevice):
@@ -151,16 +157,16 @@ class BridgeAdapter(Adapter):
         return raw
 
     def _gpio_read(self, line: Any) -> int:
-        result = self.link.request("gpio_read", {"pin": line})
+        result = self.link.request("gpio_read", {"pin": _wire_pin(line)})
         if result not in ("0", "1", 0, 1):
             raise ProtocolError(f"{self.url}: gpio_read returned {result!r}, expected \"0\" or \"1\"", adapter=self.url)
         return int(result)
 
     def _gpio_write(self, line: Any, value: int) -> None:
-        self.link.request("gpio_write", {"pin": line, "value": value})
+        self.link.request("gpio_write", {"pin": _wire_pin(line), "value": value})
 
     def _gpio_mode(self, line: Any, direction: Direction, pull: Pull) -> None:
-        self.link.request("gpio_mode", {"pin": line, "mode": direction, "pull": pull})
+        self.link.request("gpio_mode", {"pin": _wire_pin(line), "mode": direction, "pull": pull})
 
     def adc_read(self, pin: str | int) -> int:
         """One 12-bit ADC conversion (0-4095) on an analog-capable pin (A0-A5)."""
@@ -169,7 +175,7 @@ class BridgeAdapter(Adapter):
         # The firmware switches the pad to analog mode for the conversion, which stops a driven output:
         # for the safety policy that is a mode change, so a write.
         self._check_gpio(line, f"switch GPIO {name} to analog input for an ADC conversion", pin)
-        result = self.link.request("adc_read", {"pin": line})
+        result = self.link.request("adc_read", {"pin": _wire_pin(line)})
         if not isinstance(result, int) or isinstance(result, bool):
             raise ProtocolError(f"{self.url}: adc_read returned {result!r}, expected an integer", adapter=self.url)
         return result
@@ -182,7 +188,7 @@ class BridgeAdapter(Adapter):
             raise ProtocolError(f"{self.url}: ping answered {result!r}, expected 'pong'", adapter=self.url)
 
     # info ----------------------------------------------------------------------------------------
-    def firmware_capabilities(self) -> dict[str, Any]:
+    def firmware_capabilities(self) -> JsonObject:
         """The firmware's own capabilities object (protocol 0 and 1 both answer this)."""
         self._check_open()
         return parse_capabilities(self.link.request("capabilities"))

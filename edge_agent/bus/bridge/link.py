@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from typing import Any
 
 import serial
 
@@ -46,6 +45,7 @@ from edge_agent.errors import (
     BusTimeoutError,
     ProtocolError,
 )
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +75,9 @@ class Link:
         self.timeout_scale = timeout_scale
         self.settle_s = settle_s
         self.stats = LinkStats()
-        self.hello: dict[str, Any] = {}
+        self.hello: JsonObject = {}
         self.protocol: int | None = None
-        self.last_boot: dict[str, Any] | None = None
+        self.last_boot: JsonObject | None = None
         self._port: serial.SerialBase | None = None
         self._lock = threading.Lock()  # request table, port handle, counters
         self._write_lock = threading.Lock()
@@ -151,8 +151,8 @@ class Link:
 
     # --- requests ---------------------------------------------------------------------------
 
-    def request(self, cmd: str, args: dict[str, Any] | None = None, *, timeout_s: float | None = None,
-                address: int | None = None) -> Any:
+    def request(self, cmd: str, args: JsonObject | None = None, *, timeout_s: float | None = None,
+                address: int | None = None) -> JsonValue:
         """Send one command and return its result, raising the mapped error for ``ok: false``."""
         deadline = time.monotonic() + self._timeout_for(cmd, timeout_s)
         if cmd != "hello":
@@ -163,7 +163,7 @@ class Link:
         pending = self.submit(cmd, args, deadline=deadline)
         return self.wait(pending, deadline=deadline, address=address)
 
-    def submit(self, cmd: str, args: dict[str, Any] | None = None, *, deadline: float) -> Pending:
+    def submit(self, cmd: str, args: JsonObject | None = None, *, deadline: float) -> Pending:
         """Send a request without waiting for its reply (pipelining).
 
         Every submitted request must be passed to :meth:`wait` exactly once: that is where its
@@ -186,7 +186,7 @@ class Link:
             raise
         return pending
 
-    def wait(self, pending: Pending, *, deadline: float, address: int | None = None) -> Any:
+    def wait(self, pending: Pending, *, deadline: float, address: int | None = None) -> JsonValue:
         """Block until ``pending`` is answered or its deadline passes; return the result."""
         try:
             if not pending.done.wait(max(0.0, deadline - time.monotonic())):
@@ -272,14 +272,15 @@ class Link:
                 raise AdapterUnavailableError(
                     f"{self.adapter}: no bridge firmware answered on {self.device}; flash firmware_bridge "
                     "(`make firmware`, docs/firmware.md) and check the baud rate", adapter=self.adapter) from exc
-            if not isinstance(result, dict) or not isinstance(result.get("protocol"), int):
+            protocol = result.get("protocol") if isinstance(result, dict) else None
+            if not isinstance(result, dict) or not isinstance(protocol, int) or isinstance(protocol, bool):
                 raise ProtocolError(f"{self.adapter}: hello reply {result!r} has no protocol number",
                                     adapter=self.adapter)
-            if result["protocol"] != PROTOCOL_VERSION:
+            if protocol != PROTOCOL_VERSION:
                 raise ProtocolError(
-                    f"{self.adapter}: firmware speaks protocol {result['protocol']}, this edge-agent speaks "
+                    f"{self.adapter}: firmware speaks protocol {protocol}, this edge-agent speaks "
                     f"{PROTOCOL_VERSION}; flash the matching firmware_bridge build", adapter=self.adapter)
-            self.protocol, self.hello = result["protocol"], result
+            self.protocol, self.hello = protocol, result
             self._handshake_needed = False
             return
 
@@ -340,7 +341,7 @@ class Link:
         :meth:`LineReader.check`)."""
         return self.reader.check()
 
-    def health(self) -> dict[str, Any]:
+    def health(self) -> JsonObject:
         """Link state and counters; a dead or stalled reader is reported and replaced."""
         reader = self.check_reader()
         with self._lock:

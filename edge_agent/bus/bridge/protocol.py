@@ -19,6 +19,7 @@ from edge_agent.errors import (
     InvalidAddressError,
     ProtocolError,
 )
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 PROTOCOL_VERSION = 1
 DEFAULT_BAUD = 115200
@@ -96,7 +97,7 @@ class Reply:
 
     id: str | int | None
     ok: bool
-    result: Any
+    result: JsonValue
     error: str = ""
     code: int | None = None
 
@@ -106,7 +107,7 @@ class Event:
     """An unsolicited line with an ``event`` key; ``boot`` is the only one protocol 1 defines."""
 
     event: str
-    fields: dict[str, Any] = field(default_factory=dict)
+    fields: JsonObject = field(default_factory=dict)
 
     @property
     def is_boot(self) -> bool:
