@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from edge_agent.agent.toolmode import call_schema, prompt_mode
 from edge_agent.config import Settings, redact_url, resolve_provider
 from edge_agent.errors import BackendUnavailable, ModelOutputError, ProviderError
-from edge_agent.jsontypes import JsonObject
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 if TYPE_CHECKING:  # the SDK is imported when the first request is made
     from openai import OpenAI
@@ -219,7 +219,7 @@ class ProviderChain:
     def complete(self, messages: list[JsonObject], tools: list[JsonObject] | None = None, *,
                  on_token: Callable[[str], None] | None = None,
                  on_retry: Callable[[str], None] | None = None, tool_choice: str | None = None,
-                 only: Sequence[str] | None = None, values: Mapping[str, Sequence[Any]] | None = None) -> Reply:
+                 only: Sequence[str] | None = None, values: Mapping[str, Sequence[JsonValue]] | None = None) -> Reply:
         """One assistant reply; streamed (each content delta to `on_token`) when `on_token` is given.
 
         `tool_choice` "none" goes with native tools: a plain answer with the same prompt (so the
@@ -331,7 +331,7 @@ class ProviderChain:
 
 
 def _forced(tools: list[JsonObject] | None, only: Sequence[str] | None,
-            values: Mapping[str, Sequence[Any]] | None) -> JsonObject | None:
+            values: Mapping[str, Sequence[JsonValue]] | None) -> JsonObject | None:
     """The schema of the calls a "required" reply may be (None without tools)."""
     return call_schema(tools, only, values) if tools else None
 

@@ -15,6 +15,8 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from edge_agent.jsontypes import JsonValue
+
 CALL_RULE = ('To use a tool, reply with only one JSON object and nothing else: {"name": "<tool>", "arguments": '
              '{...}}. You get its result back, then answer in plain text. Answer without a tool when none is '
              "needed. Tools:")
@@ -83,7 +85,7 @@ def _add_user(out: list[dict[str, Any]], content: str) -> None:
 
 
 def call_schema(tools: Sequence[dict[str, Any]], only: Sequence[str] | None = None,
-                values: Mapping[str, Sequence[Any]] | None = None) -> dict[str, Any]:
+                values: Mapping[str, Sequence[JsonValue]] | None = None) -> dict[str, Any]:
     """A JSON schema whose instances are exactly the well-formed calls to `tools` (those named in `only`,
     when given): ``{"name": <tool>, "arguments": {...}}``, or a list of up to four such calls. `values`
     narrows arguments of those names to the listed values (the pins the operator's message names, the
