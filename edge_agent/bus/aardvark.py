@@ -17,7 +17,7 @@ import logging
 import threading
 from array import array
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, TypeVar
 
 import aardvark_py as aa
 
@@ -61,6 +61,9 @@ def status_text(code: int) -> str:
     return f"{text or 'unknown status'} (code {code})"
 
 
+_T = TypeVar("_T")
+
+
 class AardvarkAdapter(Adapter):
     """One Aardvark, opened by port number or serial number, handle held."""
 
@@ -94,7 +97,7 @@ class AardvarkAdapter(Adapter):
                                        f"enabled by config={self.config}", adapter=self.url, address=address)
         return BusError(f"{self.url}: {operation} failed: {status_text(code)}", adapter=self.url, address=address)
 
-    def ok(self, result: Any, operation: str, address: int | None = None) -> Any:
+    def ok(self, result: _T, operation: str, address: int | None = None) -> _T:
         """Return ``result`` unless it is (or starts with) a negative library code, which raises."""
         code = result[0] if isinstance(result, tuple) else result
         if isinstance(code, int) and code < 0:

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Hashable
-from typing import Any
+from collections.abc import Callable, Hashable
+from typing import Any, Protocol, TypeVar, cast
 
 from pyftdi.ftdi import FtdiError
 from pyftdi.i2c import I2cController, I2cIOError, I2cNackError, I2cTimeoutError
@@ -40,6 +40,56 @@ def _pin_name(bit: int) -> str:
     return f"AD{bit}" if bit < 8 else f"AC{bit - 8}"
 
 
+_T = TypeVar("_T")
+
+
+class GpioController(Protocol):
+    """What this backend uses of either pyftdi controller: its spare GPIO lines and closing it."""
+
+    @property
+    def gpio_all_pins(self) -> int: ...
+
+    def read_gpio(self, with_output: bool = False) -> int: ...
+
+    def write_gpio(self, value: int) -> None: ...
+
+    def set_gpio_direction(self, pins: int, direction: int) -> None: ...
+
+    def close(self) -> None: ...
+
+    def terminate(self) -> None: ...
+
+
+class I2cHandle(GpioController, Protocol):
+    """What this backend uses of pyftdi's ``I2cController`` (mode=i2c)."""
+
+    def read(self, address: int, readlen: int = 1) -> bytes: ...
+
+    def write(self, address: int, out: bytes) -> None: ...
+
+    def exchange(self, address: int, out: bytes, readlen: int = 0) -> bytes: ...
+
+    def poll(self, address: int, write: bool = False) -> bool: ...
+
+
+class SpiPortHandle(Protocol):
+    """What this backend uses of a pyftdi ``SpiPort`` (one chip select)."""
+
+    mode: int
+
+    def set_mode(self, mode: int) -> None: ...
+
+    def set_frequency(self, frequency: float) -> None: ...
+
+    def exchange(self, out: bytes, duplex: bool = False) -> bytes: ...
+
+
+class SpiHandle(GpioController, Protocol):
+    """What this backend uses of pyftdi's ``SpiController`` (mode=spi)."""
+
+    def get_port(self, cs: int, freq: float | None = None, mode: int = 0) -> SpiPortHandle: ...
+
+
 class FtdiAdapter(Adapter):
     """An FTDI MPSSE interface run as I2C or SPI controller, plus its spare GPIO lines."""
 
@@ -49,28 +99,30 @@ class FtdiAdapter(Adapter):
                  mode: str, i2c_hz: int, cs_count: int) -> None:
         super().__init__(url, name=name, board=board, safety=safety)
         self.mode, self.i2c_hz, self.cs_count = mode, i2c_hz, cs_count
-        self._ctrl: Any = None
+        self._ctrl: I2cHandle | SpiHandle | None = None
         self._hw_lock = threading.RLock()
         self._gpio_dir = 0
         self._gpio_out = 0
         self.controller()  # open now so a missing device fails at open, not at first use
 
-    def controller(self) -> Any:
+    def controller(self) -> I2cHandle | SpiHandle:
         """The configured pyftdi controller, (re)opened on demand."""
         if self.closed:
             raise AdapterUnavailableError(f"{self.url}: adapter is closed", adapter=self.url)
         with self._hw_lock:
             if self._ctrl is None:
-                ctrl: Any
+                ctrl: I2cHandle | SpiHandle
                 try:
                     if self.mode == "i2c":
-                        ctrl = I2cController()
+                        i2c = I2cController()
                         # NACKs are answers here (scans, EEPROM polling): do not let pyftdi retry them.
-                        ctrl.set_retry_count(1)
-                        ctrl.configure(self.parsed_url.base, frequency=float(self.i2c_hz))
+                        i2c.set_retry_count(1)
+                        i2c.configure(self.parsed_url.base, frequency=float(self.i2c_hz))
+                        ctrl = i2c
                     else:
-                        ctrl = SpiController(cs_count=self.cs_count)
-                        ctrl.configure(self.parsed_url.base)
+                        spi = SpiController(cs_count=self.cs_count)
+                        spi.configure(self.parsed_url.base)
+                        ctrl = spi
                 except (FtdiError, USBError, ValueError, OSError) as exc:
                     raise AdapterUnavailableError(
                         f"{self.url}: cannot open the FTDI device: {exc}; check the USB connection, the URL "
@@ -93,7 +145,15 @@ class FtdiAdapter(Adapter):
             except Exception:  # noqa: BLE001 - the device may be gone already
                 pass
 
-    def call(self, operation: str, fn: Any, address: int | None = None) -> Any:
+    def i2c_call(self, operation: str, fn: Callable[[I2cHandle], _T], address: int | None = None) -> _T:
+        """:meth:`call` with the I2C controller (an adapter opened with mode=i2c holds one)."""
+        return self.call(operation, lambda c: fn(cast(I2cHandle, c)), address)
+
+    def spi_call(self, operation: str, fn: Callable[[SpiHandle], _T]) -> _T:
+        """:meth:`call` with the SPI controller (an adapter opened with mode=spi holds one)."""
+        return self.call(operation, lambda c: fn(cast(SpiHandle, c)))
+
+    def call(self, operation: str, fn: Callable[[I2cHandle | SpiHandle], _T], address: int | None = None) -> _T:
         """Run ``fn(controller)`` turning pyftdi/pyusb errors into ours."""
         with self._hw_lock:
             ctrl = self.controller()
@@ -146,12 +206,13 @@ class FtdiAdapter(Adapter):
 
     def _restore_gpio(self) -> None:
         ctrl = self._ctrl
+        assert ctrl is not None
         ctrl.set_gpio_direction(self._gpio_mask_all(ctrl), self._gpio_dir)
         if self._gpio_dir:
             ctrl.write_gpio(self._gpio_out & self._gpio_dir)
 
     @staticmethod
-    def _gpio_mask_all(ctrl: Any) -> int:
+    def _gpio_mask_all(ctrl: GpioController) -> int:
         return int(ctrl.gpio_all_pins)
 
     def _gpio_read(self, line: Any) -> int:
@@ -162,7 +223,7 @@ class FtdiAdapter(Adapter):
         bit = 1 << line
         self._gpio_out = self._gpio_out | bit if value else self._gpio_out & ~bit
 
-        def apply(c: Any) -> None:
+        def apply(c: GpioController) -> None:
             if not self._gpio_dir & bit:
                 self._gpio_dir |= bit
                 c.set_gpio_direction(self._gpio_mask_all(c), self._gpio_dir)
@@ -210,18 +271,19 @@ class FtdiI2C(I2CBus):
         return adapter
 
     def _read(self, address: int, n: int) -> bytes:
-        return bytes(self._ftdi.call("I2C read", lambda c: c.read(address, readlen=n), address))
+        return bytes(self._ftdi.i2c_call("I2C read", lambda c: c.read(address, readlen=n), address))
 
     def _write(self, address: int, data: bytes) -> None:
-        self._ftdi.call("I2C write", lambda c: c.write(address, data), address)
+        self._ftdi.i2c_call("I2C write", lambda c: c.write(address, data), address)
 
     def _write_read(self, address: int, data: bytes, n: int) -> bytes:
         # exchange() writes, then re-addresses for reading without a STOP: a repeated START.
-        return bytes(self._ftdi.call("I2C write-then-read", lambda c: c.exchange(address, data, readlen=n), address))
+        return bytes(self._ftdi.i2c_call("I2C write-then-read", lambda c: c.exchange(address, data, readlen=n),
+                                         address))
 
     def _probe(self, address: int, method: ProbeMethod) -> bool:
         # poll() sends only the address byte (R or W) and reports the ACK bit.
-        return bool(self._ftdi.call("probe", lambda c: c.poll(address, write=method == "quick"), address))
+        return bool(self._ftdi.i2c_call("probe", lambda c: c.poll(address, write=method == "quick"), address))
 
 
 class FtdiSPI(SPIDevice):
@@ -233,15 +295,14 @@ class FtdiSPI(SPIDevice):
         a = self.adapter
         assert isinstance(a, FtdiAdapter)
 
-        def xfer(c: Any) -> bytes:
+        def xfer(c: SpiHandle) -> bytes:
             port = c.get_port(self.cs, freq=float(self.speed_hz), mode=self.mode)
             if port.mode != self.mode:
                 port.set_mode(self.mode)
             port.set_frequency(float(self.speed_hz))
             return bytes(port.exchange(data, duplex=True))
 
-        received: bytes = a.call(f"SPI transfer on CS{self.cs}", xfer)
-        return received
+        return a.spi_call(f"SPI transfer on CS{self.cs}", xfer)
 
 
 def open_url(url: AdapterURL, *, name: str, board: str | None, safety: SafetyPolicy) -> FtdiAdapter:

@@ -30,9 +30,9 @@ import errno
 import logging
 import os
 import threading
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import gpiozero
 import smbus2
@@ -175,7 +175,7 @@ class LinuxI2C(I2CBus):
             self._dev()
             return self._smbus_only
 
-    def _rdwr(self, address: int, operation: str, *msgs: Any) -> bool:
+    def _rdwr(self, address: int, operation: str, *msgs: smbus2.i2c_msg) -> bool:
         """One I2C_RDWR call; False when the adapter turned out not to support it (then use SMBus)."""
         with self._lock:
             dev = self._dev()
@@ -256,7 +256,7 @@ class LinuxI2C(I2CBus):
         return InvalidAddressError(f"{self._where}: /dev/i2c-{self.bus} is an SMBus-only adapter (no plain I2C "
                                    f"messages) and cannot do {what}; {instead}", adapter=self._where, address=address)
 
-    def _smbus_call(self, address: int, operation: str, fn: Any) -> Any:
+    def _smbus_call(self, address: int, operation: str, fn: Callable[[smbus2.SMBus], _T]) -> _T:
         with self._lock:
             dev = self._dev()
             if not self._claim(dev, address):
@@ -314,7 +314,7 @@ class LinuxI2C(I2CBus):
                 raise self._error(exc, "probe", address) from None
         return "ack"
 
-    def _claim(self, dev: Any, address: int) -> bool:
+    def _claim(self, dev: smbus2.SMBus, address: int) -> bool:
         """Point the open device at ``address``; False when a kernel driver has bound it (call with the lock held).
 
         I2C_SLAVE, not _FORCE: i2c-dev refuses an address a kernel driver holds with EBUSY, and that address
@@ -322,7 +322,7 @@ class LinuxI2C(I2CBus):
         address, in its _set_address.
         """
         try:
-            dev._set_address(address, force=False)
+            dev._set_address(address, force=False)  # type: ignore[attr-defined]  # private, absent from the stub
         except OSError as exc:
             if exc.errno == errno.EBUSY:
                 return False
@@ -352,6 +352,40 @@ class LinuxI2C(I2CBus):
         self._drop()
 
 
+_T = TypeVar("_T")
+
+
+class SpiHandle(Protocol):
+    """What this backend uses of an open ``spidev.SpiDev`` (the C extension ships no types)."""
+
+    mode: int
+    max_speed_hz: int
+
+    def open(self, bus: int, device: int) -> None: ...
+
+    def xfer2(self, values: list[int]) -> list[int]: ...
+
+    def close(self) -> None: ...
+
+
+class GpioPin(Protocol):
+    """What this backend uses of a gpiozero pin (``factory.pin(n)``): its level, function and pull."""
+
+    state: float
+    function: str
+    pull: str
+
+    def close(self) -> None: ...
+
+
+class PinFactory(Protocol):
+    """What this backend uses of a gpiozero pin factory (lgpio's, or the one GPIOZERO_PIN_FACTORY names)."""
+
+    def pin(self, spec: int) -> GpioPin: ...
+
+    def close(self) -> None: ...
+
+
 class LinuxSPI(SPIDevice):
     """``/dev/spidevB.C`` through spidev."""
 
@@ -359,11 +393,11 @@ class LinuxSPI(SPIDevice):
 
     def __init__(self, adapter: LinuxAdapter, bus: int, cs: int, *, mode: int, speed_hz: int) -> None:
         super().__init__(adapter, bus, cs, mode=mode, speed_hz=speed_hz)
-        self._dev: Any = None
+        self._dev: SpiHandle | None = None
 
-    def _open(self) -> Any:
+    def _open(self) -> SpiHandle:
         if self._dev is None:
-            dev = spidev.SpiDev()
+            dev: SpiHandle = spidev.SpiDev()
             try:
                 dev.open(self.bus, self.cs)
                 dev.mode = self.mode
@@ -414,8 +448,8 @@ class LinuxAdapter(Adapter):
         self._i2c_list = i2c_buses
         self._spi_list = spi_devices
         self._gpiochip = gpiochip
-        self.pin_factory: Any = None
-        self._gpio_pins: dict[int, Any] = {}
+        self.pin_factory: PinFactory | None = None
+        self._gpio_pins: dict[int, GpioPin] = {}
 
     def _i2c_buses(self) -> list[int]:
         if self._i2c_list is not None:
@@ -440,10 +474,11 @@ class LinuxAdapter(Adapter):
         return LinuxSPI(self, bus, cs, mode=mode, speed_hz=speed_hz)
 
     # GPIO ------------------------------------------------------------------------------------------
-    def _factory(self) -> Any:
+    def _factory(self) -> PinFactory:
         if self.pin_factory is None:
             if os.environ.get("GPIOZERO_PIN_FACTORY"):
-                self.pin_factory = gpiozero.Device._default_pin_factory()
+                factory: PinFactory = gpiozero.Device._default_pin_factory()
+                self.pin_factory = factory
             else:
                 try:
                     from gpiozero.pins.lgpio import LGPIOFactory
@@ -455,9 +490,11 @@ class LinuxAdapter(Adapter):
                 number = self._chip_number()
                 try:
                     # chip=None lets lgpio pick gpiochip4 on a Pi 5 with an older kernel, else gpiochip0.
-                    self.pin_factory = LGPIOFactory(chip=number)
+                    lgpio_factory: PinFactory = LGPIOFactory(chip=number)
+                    self.pin_factory = lgpio_factory
                 except Exception as exc:  # noqa: BLE001 - lgpio raises its own error type and OSError
                     raise gpiochip.open_error(self.url, number or 0, exc) from None
+        assert self.pin_factory is not None
         return self.pin_factory
 
     def _chip_number(self) -> int | None:
@@ -491,7 +528,7 @@ class LinuxAdapter(Adapter):
             number = self._gpiochip if isinstance(self._gpiochip, int) else 0
         return gpiochip.line_error(self.url, handle, number, line, operation, exc)
 
-    def _pin(self, line: int) -> Any:
+    def _pin(self, line: int) -> GpioPin:
         pin = self._gpio_pins.get(line)
         if pin is None:
             try:
@@ -505,7 +542,7 @@ class LinuxAdapter(Adapter):
             self._gpio_pins[line] = pin
         return pin
 
-    def _gpio_call(self, line: int, operation: str, fn: Any) -> Any:
+    def _gpio_call(self, line: int, operation: str, fn: Callable[[GpioPin], _T]) -> _T:
         pin = self._pin(line)  # outside the try: our own errors (they are OSErrors too) pass unchanged
         try:
             return fn(pin)
@@ -527,7 +564,7 @@ class LinuxAdapter(Adapter):
         return level
 
     def _gpio_write(self, line: Any, value: int) -> None:
-        def write(p: Any) -> None:
+        def write(p: GpioPin) -> None:
             if p.function != "output":
                 p.function = "output"
             p.state = bool(value)
@@ -535,7 +572,7 @@ class LinuxAdapter(Adapter):
         self._gpio_call(line, "write", write)
 
     def _gpio_mode(self, line: Any, direction: Direction, pull: Pull) -> None:
-        def mode(p: Any) -> None:
+        def mode(p: GpioPin) -> None:
             p.function = "input" if direction == "in" else "output"
             if direction == "in":
                 p.pull = {"none": "floating", "up": "up", "down": "down"}[pull]
