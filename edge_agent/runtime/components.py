@@ -6,9 +6,10 @@ import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from edge_agent.errors import ComponentUnavailable, EdgeAgentError
+from edge_agent.jsontypes import JsonObject, JsonValue
 
 T = TypeVar("T")
 D = TypeVar("D")
@@ -22,9 +23,9 @@ class Component:
 
     ok: bool
     detail: str = ""
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, JsonValue] = field(default_factory=dict)
 
-    def as_dict(self) -> dict[str, Any]:
+    def as_dict(self) -> JsonObject:
         return {"ok": self.ok, "detail": self.detail, **self.extra}
 
 

@@ -100,7 +100,7 @@ class CallRecord:
     """One request as the server saw it (for assertions)."""
 
     method: str
-    request: Any
+    request: object  # the gRPC request message, as the servicer received it
     metadata: dict[str, str]
     outcome: str  # "ok", "lost" (committed, reply dropped) or a status code name
 
@@ -514,9 +514,10 @@ class KumihoTestServicer(pb_grpc.KumihoServiceServicer):
                 if c.outcome not in ("ok", "lost") or c.target() != kref:
                     continue
                 if c.method == "TagRevision":
-                    out.append(f"tag:{c.request.tag}")
+                    out.append(f"tag:{getattr(c.request, 'tag', '')}")
                 elif c.method == "CreateEdge":
-                    out.append(f"edge:{c.request.target_revision_kref.uri}")
+                    target = getattr(c.request, "target_revision_kref", None)
+                    out.append(f"edge:{getattr(target, 'uri', '')}")
             return out
 
     def call_count(self, method: str | None = None) -> int:

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypedDict
+from typing import TYPE_CHECKING, Protocol, TypedDict
 
 from edge_agent.bus.base import Adapter
 from edge_agent.bus.pool import AdapterSlot
@@ -150,7 +150,7 @@ class Watch:
         self.overruns = 0
         self.readings: deque[tuple[float, dict[str, float]]] = deque(maxlen=HISTORY_READINGS)
         self.scores: deque[tuple[float, float]] = deque(maxlen=HISTORY_EVENTS)
-        self.recent_captures: deque[dict[str, Any]] = deque(maxlen=HISTORY_EVENTS)
+        self.recent_captures: deque[JsonObject] = deque(maxlen=HISTORY_EVENTS)
 
     # scheduling ------------------------------------------------------------------------------------
 

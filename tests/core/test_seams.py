@@ -12,7 +12,8 @@ The definitions, read from the syntax tree of every module (like test_layers, wh
   takes its edge_agent base classes across with it.
 * The *seam* of a crossing name is what the importer sees of it: a function's parameter and return
   annotations; a class's public methods (no leading underscore, or a dunder such as ``__init__``) and
-  public class-level annotations (dataclass, pydantic and TypedDict fields, Protocol members); a
+  public class-level annotations (dataclass, pydantic and TypedDict fields, Protocol members) and the
+  annotated public attributes its ``__init__`` sets (``self.hello: JsonObject = {}``); a
   module-level variable's annotation; a module-level type alias's definition.
 * *Bare Any* is ``typing.Any`` anywhere in a seam's annotation, nested ones too (``dict[str, Any]``,
   ``Callable[..., Any]``), or a name that resolves to a module-level type alias whose definition holds
@@ -65,6 +66,17 @@ def top_level(tree: ast.Module) -> Iterator[ast.stmt]:
 
 def public(name: str) -> bool:
     return not name.startswith("_") or (name.startswith("__") and name.endswith("__"))
+
+
+def init_attributes(node: ast.ClassDef) -> Iterator[ast.AnnAssign]:
+    """The annotated public attributes a class's ``__init__`` sets (``self.name: T = ...``)."""
+    for item in node.body:
+        if isinstance(item, FUNCTIONS) and item.name == "__init__":
+            for sub in ast.walk(item):
+                if (isinstance(sub, ast.AnnAssign) and isinstance(sub.target, ast.Attribute)
+                        and isinstance(sub.target.value, ast.Name) and sub.target.value.id == "self"
+                        and public(sub.target.attr)):
+                    yield sub
 
 
 @dataclass(frozen=True)
@@ -218,6 +230,7 @@ class Index:
                     functions.append(item)
                 elif isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name) and public(item.target.id):
                     annotations.append(item.annotation)
+            annotations += [a.annotation for a in init_attributes(node)]
         elif isinstance(node, ast.AnnAssign):
             annotations.append(node.annotation)
         for func in functions:
@@ -295,6 +308,9 @@ class Index:
                 elif (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)
                       and public(item.target.id) and self.mentions_any(module, item.annotation)):
                     yield item.lineno, f"{node.name}.{item.target.id} is annotated with Any"
+            for attr in init_attributes(node):
+                if isinstance(attr.target, ast.Attribute) and self.mentions_any(module, attr.annotation):
+                    yield attr.lineno, f"{node.name}.{attr.target.attr} is annotated with Any"
         elif isinstance(node, (ast.Assign, ast.AnnAssign)):
             annotation = node.annotation if isinstance(node, ast.AnnAssign) else None
             if self.mentions_any(module, annotation):
@@ -343,6 +359,9 @@ def test_the_check_names_each_bare_any_with_its_file_and_line(tmp_path: Path) ->
         "    def base(self) -> Any: ...\n"
         "class C(Base):\n"
         "    field: Any\n"
+        "    def __init__(self) -> None:\n"
+        "        self.handle: Any = None\n"
+        "        self._own: Any = None\n"
         "    _private: Any\n"
         "    def m(self, a: 'int | Any') -> int: ...\n"
         "    def _hidden(self) -> Any: ...\n")
@@ -361,7 +380,8 @@ def test_the_check_names_each_bare_any_with_its_file_and_line(tmp_path: Path) ->
         "edge_agent/lib/api.py:4 g parameter x (imported by edge_agent/app.py:5)",
         "edge_agent/lib/api.py:8 Base.base returns Any (imported by edge_agent/app.py:1 via C's base)",
         "edge_agent/lib/api.py:10 C.field is annotated with Any (imported by edge_agent/app.py:1)",
-        "edge_agent/lib/api.py:12 C.m parameter a (imported by edge_agent/app.py:1)",
+        "edge_agent/lib/api.py:12 C.handle is annotated with Any (imported by edge_agent/app.py:1)",
+        "edge_agent/lib/api.py:15 C.m parameter a (imported by edge_agent/app.py:1)",
         "edge_agent/lib/inner.py:3 i parameter x (imported by edge_agent/app.py:6)",
     ]
 
