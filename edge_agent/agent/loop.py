@@ -68,6 +68,7 @@ FORCED_ROUNDS = 2
 # A reply that declines instead of reporting (small models answer a bare "answer now" this way).
 REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
                      r"as an ai)\b", re.IGNORECASE)
+ADDRESS = re.compile(r"\b0x([0-9a-fA-F]{2})\b")  # an I2C address the message names
 MEM_REF = re.compile(r"[ \t]*\(?\bmem://[^\s)\],;]+\)?")
 TOOL_RESULT_CHARS = {True: 3000, False: 12000}  # per tool result, compact / full mode
 # An operator message that asks or orders states nothing to remember (its answer is never shown either).
@@ -597,13 +598,17 @@ def _native_calls(reply: Reply) -> list[ParsedCall]:
 
 def _narrowed(message: str, pins: Sequence[str]) -> dict[str, list[Any]]:
     """What a forced call's arguments are narrowed to: a ``pin`` to the pins the message names and not
-    called yet, a write's ``value`` to the level the message asks for (when it asks for one only)."""
+    called yet, a write's ``value`` to the level the message asks for (when it asks for one only), an
+    ``addr`` to the addresses it names (none named: the tool's default address)."""
     out: dict[str, list[Any]] = {}
     if pins:
         out["pin"] = list(pins)
     level = asked_level(message)
     if level is not None:
         out["value"] = [level]
+    addresses = [int(h, 16) for h in dict.fromkeys(ADDRESS.findall(message or ""))]
+    if addresses:
+        out["addr"] = addresses
     return out
 
 

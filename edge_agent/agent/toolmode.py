@@ -89,7 +89,8 @@ def call_schema(tools: Sequence[dict[str, Any]], only: Sequence[str] | None = No
     """A JSON schema whose instances are exactly the well-formed calls to `tools` (those named in `only`,
     when given): ``{"name": <tool>, "arguments": {...}}``, or a list of up to four such calls. `values`
     narrows arguments of those names to the listed values (the pins the operator's message names, the
-    level it asks for), for each tool that has them.
+    level it asks for, the addresses it names), for each tool that has them; an optional argument with a
+    default and no listed values is left out (the tool's default applies).
 
     Sent as the request's ``response_format`` when an answer must be a call, it becomes a grammar on
     servers that constrain output to a schema (llama.cpp, Ollama, vLLM): the reply can be nothing but a
@@ -104,10 +105,16 @@ def call_schema(tools: Sequence[dict[str, Any]], only: Sequence[str] | None = No
             continue
         params = fn.get("parameters") or {"type": "object", "properties": {}}
         props = dict(params.get("properties") or {})
-        for arg, allowed in (values or {}).items():
-            if arg in props and allowed:
-                narrowed = {k: v for k, v in props[arg].items() if k not in ("anyOf", "type", "enum")}
+        required = set(params.get("required") or ())
+        for arg, prop in list(props.items()):
+            allowed = (values or {}).get(arg)
+            if allowed:
+                narrowed = {k: v for k, v in prop.items() if k not in ("anyOf", "type", "enum")}
                 props[arg] = {**narrowed, "enum": list(allowed)}
+            elif arg not in required and isinstance(prop, dict) and "default" in prop:
+                # an optional argument the message gives no value for is left to the tool's default (a
+                # small model forced to write a call otherwise fills in any value the type allows)
+                del props[arg]
         params = {**params, "properties": props}
         alternatives.append({"type": "object", "properties": {"name": {"const": fn["name"]}, "arguments": params},
                              "required": ["name", "arguments"], "additionalProperties": False})

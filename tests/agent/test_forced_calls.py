@@ -53,6 +53,20 @@ def test_a_server_that_refuses_the_schema_gets_tool_choice_required(model: Any, 
     assert "response_format" not in model.requests[1] and model.requests[1]["tool_choice"] == "required"
 
 
+def test_a_sensor_read_is_forced_to_the_address_the_message_names(model: Any, steps: Any, tmp_path: Path,
+                                                                  state: Path) -> None:
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    model.script = [steps.call(("sensor_read", {"addr": 0x76})), steps.say("22.5 C."),
+                    steps.call(("sensor_read", {})), steps.say("22.5 C.")]
+    with _agent(config, state) as agent:
+        agent.turn("What temperature does the sensor at 0x76 read?")
+        agent.turn("How warm is it right now?")
+    assert forced(model.requests[0]) == {"sensor_read": {"addr": [0x76]}}
+    assert forced(model.requests[2]) == {"sensor_read": {}}
+    args = model.requests[2]["response_format"]["json_schema"]["schema"]["anyOf"][0]["properties"]["arguments"]
+    assert "addr" not in args["properties"]
+
+
 def test_a_call_the_answer_does_not_need_is_not_forced(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.script = [steps.say("Bonjour !")]
@@ -72,6 +86,10 @@ def test_the_call_schema_admits_only_calls_of_the_chosen_tools() -> None:
     assert schema["anyOf"][1]["items"] == one and schema["anyOf"][1]["maxItems"] == 4
     both = call_schema(specs, ["i2c_scan", "sensor_read"])
     assert [a["properties"]["name"]["const"] for a in both["anyOf"][0]["anyOf"]] == ["i2c_scan", "sensor_read"]
+    sensor = call_schema(specs, ["sensor_read"])["anyOf"][0]["properties"]["arguments"]
+    assert sensor["properties"] == {}  # no address named: the tool's default, not any number the type allows
+    named = call_schema(specs, ["sensor_read"], {"addr": [0x77]})["anyOf"][0]["properties"]["arguments"]
+    assert named["properties"]["addr"]["enum"] == [0x77]
     with pytest.raises(ValueError, match="names none of the tools"):
         call_schema(specs, ["spi_transfer"])
 
