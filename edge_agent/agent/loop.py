@@ -12,7 +12,9 @@
    the server reuses its cached prefix); failing that the
    answer is written from the results themselves. A server that cannot parse the model's output
    (HTTP 500 from its tool-call parser) is a model error: the request is sent once more, then
-   without tools;
+   without tools. The answer of a turn that ran tools starts with what they did, stated from their
+   results, and keeps the model's words only when they do not contradict them
+   (:mod:`edge_agent.agent.facts`);
 6. a turn that called no tool is answered from, or stored in, the response cache (what makes a key,
    and which turns never use the cache: :mod:`edge_agent.agent.cachekey`); a hit loads neither the
    model client nor the tool schemas and the services behind them;
@@ -31,6 +33,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
+from edge_agent.agent import facts, language
 from edge_agent.agent import prompt as promptmod
 from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.autonomy import Autonomy
@@ -144,6 +147,7 @@ class Agent:
         self.max_rounds = settings.agent.max_tool_iterations or DEFAULT_ITERATIONS
         self.autonomy = Autonomy(settings.autonomy.level, settings.autonomy.max_actions_per_hour, state)
         self._pool: ThreadPoolExecutor | None = None
+        self._labels: dict[str, str] | None = None
 
     @property
     def toolset(self) -> ToolSet:
@@ -255,7 +259,8 @@ class Agent:
         if self.compact:  # the oldest history goes first when the request would not fit
             while history and sum(len(m["content"]) for m in history) > promptmod.COMPACT_PROMPT_CHARS // 2:
                 history = history[2:]
-        prompt = promptmod.build_prompt(self.system, memory, hardware, message, compact=self.compact,
+        asked = f"{message}\n{line}" if (line := language.instruction(message)) else message
+        prompt = promptmod.build_prompt(self.system, memory, hardware, asked, compact=self.compact,
                                         history_chars=sum(len(m["content"]) for m in history) if self.compact else 0)
         return Context(prompt, krefs, history, chosen.tools, chosen.require, message)
 
@@ -328,12 +333,14 @@ class Agent:
         model_errors = 0
         while True:
             shown = StreamFilter() if on_token is not None else None
+            # A reply after tool calls is not shown as it streams: its answer starts with what the tools did.
+            display = _hold if on_token is not None and result.tool_calls else on_token
             # An action's calls are forced (well-formed, to the tools and pins it needs) until each ran once.
             need, need_pins = still_needed(ctx.tools, pins, [(r.name, r.arguments) for r in result.tool_calls]) \
                 if ctx.require and not final and result.rounds < FORCED_ROUNDS + len(pins) else ([], [])
             try:
                 reply = self.chain.complete(messages, None if withheld or not ctx.tools else self.sent_specs(ctx.tools),
-                                            on_token=_filtered(shown, on_token), on_retry=_restart(shown, on_token),
+                                            on_token=_filtered(shown, display), on_retry=_restart(shown, display),
                                             tool_choice="none" if final else "required" if need else None,
                                             only=need, values=_narrowed(ctx.message, need_pins))
             except ModelOutputError as exc:  # the server could not parse what the model wrote
@@ -398,7 +405,7 @@ class Agent:
                 result.response = (f"Stopped: the model still wanted to call tools after {result.rounds} rounds "
                                    f"(max_tool_iterations = {self.max_rounds}). Ask again more specifically, "
                                    "or raise [agent] max_tool_iterations.")
-                if summary := summarize(result.tool_calls):
+                if summary := "\n".join(facts.facts(result.tool_calls, self.labels)) or summarize(result.tool_calls):
                     result.response += "\nWhat the tools did:\n" + summary
                 if on_token is not None:
                     on_token(result.response)
@@ -431,21 +438,34 @@ class Agent:
             elif all(r.repeat for r in records):
                 return self._composed(result, on_token, "the model repeated a call instead of answering")
 
-    @staticmethod
-    def _answer(result: TurnResult, visible: str, shown: StreamFilter | None,
+    def _answer(self, result: TurnResult, visible: str, shown: StreamFilter | None,
                 on_token: Callable[[str], None] | None) -> TurnResult:
         # Memory references are bookkeeping (source_krefs has them), not part of an answer.
-        result.response = MEM_REF.sub("", visible).strip() or visible
-        if shown is not None and on_token is not None and (rest := shown.finish(visible)):
+        text = MEM_REF.sub("", visible).strip() or visible
+        # After tools ran, what they did is stated from their results, before the model's words
+        # (which are left out when they contradict the results): see edge_agent.agent.facts.
+        result.response, left_out = facts.answer(result.tool_calls, text, self.labels) if result.tool_calls \
+            else (text, [])
+        result.notes += left_out
+        if on_token is not None and result.tool_calls:  # not shown as it streamed (see _converse)
+            on_token(result.response)
+        elif shown is not None and on_token is not None and (rest := shown.finish(visible)):
             on_token(rest)
         return result
+
+    @property
+    def labels(self) -> dict[str, str]:
+        """The configured boards' LED and button pins, by native pin name ("PA5" -> "LED LD2")."""
+        if self._labels is None:
+            self._labels = _board_labels(self.boards)
+        return self._labels
 
     def _final_request(self, result: TurnResult) -> str:
         return FINAL_AFTER_TOOLS if result.tool_calls else FINAL_NO_TOOLS
 
     def _composed(self, result: TurnResult, on_token: Callable[[str], None] | None, why: str) -> TurnResult:
         """The turn's answer written from the tool results, when the model gives none."""
-        summary = summarize(result.tool_calls)
+        summary = "\n".join(facts.facts(result.tool_calls, self.labels)) or summarize(result.tool_calls)
         if summary:
             result.response = f"({why}; what the tools did:)\n{summary}"
         else:
@@ -548,6 +568,20 @@ def _asked_or_ordered(entry: JsonObject) -> bool:
     return said.endswith("?") or ASKS.match(said) is not None or CHANGE.match(said.lstrip(" \t\"'(")) is not None
 
 
+def _board_labels(boards: list[tuple[str, str]]) -> dict[str, str]:
+    from edge_agent.pins import get_board
+
+    labels: dict[str, str] = {}
+    for board in dict.fromkeys(b for _, b in boards):
+        try:
+            info = get_board(board)
+        except EdgeAgentError:
+            continue
+        labels.update({pin: f"LED {name}" for name, pin in info.leds.items()})
+        labels.update({pin: f"button {name}" for name, pin in info.buttons.items()})
+    return labels
+
+
 def _board_hints(boards: list[tuple[str, str]]) -> list[str]:
     """The LED and button line of each configured board that has a board file."""
     from edge_agent.errors import EdgeAgentError
@@ -562,6 +596,10 @@ def _board_hints(boards: list[tuple[str, str]]) -> list[str]:
         if hint := promptmod.board_hint(board, info.leds, info.buttons):
             hints.append(hint)
     return hints
+
+
+def _hold(_text: str) -> None:
+    """Where a reply's text goes while it streams when it is shown only once complete."""
 
 
 def _filtered(shown: StreamFilter | None, on_token: Callable[[str], None] | None) -> Callable[[str], None] | None:

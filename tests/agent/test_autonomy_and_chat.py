@@ -53,7 +53,9 @@ def test_a_supervised_one_shot_refuses_a_write_and_tells_the_model(model: Any, s
                     steps.say("I need your approval to switch it on.")]
     code, out, _ = _run(capsys, config, state, "-m", "turn the red led on", "--json")
     data = json.loads(out)
-    assert code == 0 and data["response"] == "I need your approval to switch it on."
+    # The refusal is stated first, from the tool result; the model's words follow.
+    assert code == 0 and data["response"].startswith("Refused, not done: gpio_write: drive pin 'red_led' (= PA5)")
+    assert data["response"].endswith("\nI need your approval to switch it on.") and "--yes" in data["response"]
     error = tool_body(model.requests[1]["messages"][-1]["content"])["error"]
     assert "--yes" in error and "supervised" in error and "red_led" in error
     assert _led(state, config, capsys) == 0

@@ -41,7 +41,8 @@ def test_json_output_shape(model: Any, steps: Any, config: Path, state: Path, ca
     model.script = [steps.call(("gpio_write", {"pin": "red_led", "value": 1})), steps.say("On.")]
     code, out, _ = _run(capsys, config, state, "-m", "turn the red led on", "--json")
     data = json.loads(out)
-    assert code == 0 and data["response"] == "On." and data["cached"] is False
+    assert code == 0 and data["response"] == "Done: pin red_led (= PA5, LED LD2) set to 1 (high).\nOn."
+    assert data["cached"] is False
     assert data["provider"] == f"custom:{model.url}"
     assert data["tool_calls"] == [{"name": "gpio_write", "arguments": {"pin": "red_led", "value": 1},
                                    "result": data["tool_calls"][0]["result"]}]
@@ -53,7 +54,7 @@ def test_plain_answer_and_tool_lines_on_stderr(model: Any, steps: Any, config: P
                                                capsys: Any) -> None:
     model.script = [steps.call(("gpio_read", {"pin": "PA5"})), steps.say("PA5 reads 0.")]
     code, out, err = _run(capsys, config, state, "-m", "read PA5")
-    assert code == 0 and out == "PA5 reads 0.\n" and "[tool] gpio_read" in err
+    assert code == 0 and out == "Read: pin PA5 (LED LD2) reads 0 (low).\nPA5 reads 0.\n" and "[tool] gpio_read" in err
 
 
 @pytest.mark.parametrize("args", [["-m", ""], ["-m", "   "], ["--json"]])

@@ -63,7 +63,7 @@ def test_tool_calls_reach_the_running_daemon(model: Any, steps: Any, config: Pat
     with open_agent(load_settings(config), state) as agent:
         result = agent.turn("turn the red led on")
         assert isinstance(agent.caller, SocketServices)
-    assert result.tool_calls[0].error is None and result.response == "On."
+    assert result.tool_calls[0].error is None and result.response.endswith("set to 1 (high).\nOn.")
     # Another client of the same daemon sees the pin the agent drove.
     capsys.readouterr()
     assert main(["--config", str(config), "--state", str(state), "gpio", "read", "PA5", "--json"]) == 0

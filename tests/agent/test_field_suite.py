@@ -52,8 +52,8 @@ memory = true
 def _scripted(body: dict[str, Any], steps: Any) -> Any:
     """A model with a fixed answer per question: right for LD2 and the relay, wrong for the others."""
     messages = body["messages"]
-    question = next(m["content"] for m in reversed(messages) if m["role"] == "user")
-    after_tool = messages[-1]["role"] == "tool"
+    question = next(m["content"] for m in messages if m["role"] == "user")  # the operator's, not a follow-up
+    after_tool = any(m["role"] == "tool" for m in messages)
     if "LD2" in question:
         return steps.say("LD2 is on.") if after_tool else steps.call(("gpio_write", {"pin": "LD2", "value": 1}))
     if "French" in question:  # a spurious write before the greeting (small talk is offered no tool to make it)
@@ -77,12 +77,13 @@ def test_harness_judges_real_turns_by_their_effect(tmp_path: Path, model: Any, s
     # so the board, read through the daemon, did not change.
     assert french.verdict.wrong_tools == 1 and french.verdict.spurious_writes == 0
     assert not any("PA8" in r for r in french.verdict.reasons)
-    assert not temp.verdict.ok
-    assert temp.verdict.reasons == ["the answer has no number within 1 of 22.5"]
+    # The reading is stated from the sensor's result; the model's wrong number is left out of the answer.
+    assert temp.verdict.ok, temp.verdict.reasons
+    assert "30.0" not in temp.turn["response"] and any("left out" in n for n in temp.turn["notes"])
     assert note.verdict.ok, note.verdict.reasons  # the stored note reached the prompt: memory refs came back
     assert any("pump relay" in m["content"] for r in model.requests for m in r["messages"] if m["role"] == "user")
     s = summarize(list(results.values()))
-    assert (s["tasks"], s["passed"], s["spurious_writes"], s["calls"], s["valid_calls"]) == (4, 2, 0, 3, 3)
+    assert (s["tasks"], s["passed"], s["spurious_writes"], s["calls"], s["valid_calls"]) == (4, 3, 0, 3, 3)
     # Seven turn requests, and one probe of the tool-call mode, kept in the state directory for the rest.
     assert len(model.requests) == 7 and len(model.probes) == 1
     assert s["requests"] == len(model.requests) + len(model.probes)

@@ -34,7 +34,7 @@ def test_each_named_pin_is_forced_until_it_was_written(model: Any, steps: Any, t
         result = agent.turn("Turn LD2 on and set D7 high.")
         log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
         writes = [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
-    assert [t.error for t in result.tool_calls] == [None, None] and result.response == "LD2 and D7 are high."
+    assert [t.error for t in result.tool_calls] == [None, None] and result.response.endswith("\nLD2 and D7 are high.")
     assert forced(model.requests[0]) == {"gpio_write": {"pin": ["LD2", "D7"], "value": [1]}}
     assert forced(model.requests[1]) == {"gpio_write": {"pin": ["D7"], "value": [1]}}  # LD2 is done
     assert "response_format" not in model.requests[2] and model.requests[2]["tool_choice"] == "none"
@@ -48,7 +48,7 @@ def test_a_server_that_refuses_the_schema_gets_tool_choice_required(model: Any, 
     model.script = [steps.call(("i2c_scan", {})), steps.say("Five devices answer.")]
     with _agent(config, state) as agent:
         result = agent.turn("Which devices respond on the I2C bus?")
-    assert result.response == "Five devices answer." and result.tool_calls[0].name == "i2c_scan"
+    assert result.response.endswith("\nFive devices answer.") and result.tool_calls[0].name == "i2c_scan"
     assert "response_format" in model.requests[0]  # refused (HTTP 400), then:
     assert "response_format" not in model.requests[1] and model.requests[1]["tool_choice"] == "required"
 

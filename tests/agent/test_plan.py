@@ -80,7 +80,8 @@ def test_an_action_gets_only_its_tool_and_the_answer_asked_for_allows_no_call(mo
     model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn on LD2.")
-    assert result.response == "LD2 is on." and result.tool_calls[0].error is None
+    assert result.response == "Done: pin LD2 (= PA5) set to 1 (high).\nLD2 is on."
+    assert result.tool_calls[0].error is None
     offered = [[t["function"]["name"] for t in r.get("tools", [])] for r in model.requests]
     # one tool block, every compact tool: the server reuses its cached prefix whatever the question
     assert offered == [list(COMPACT_TOOLS_IN_ORDER)] * 2
@@ -97,7 +98,8 @@ def test_an_action_answered_without_its_tool_is_asked_once_to_call_it(model: Any
     model.script = [steps.say("The humidity is 70 %."), steps.call(("sensor_read", {})), steps.say("It is 45 %.")]
     with _agent(config, state) as agent:
         result = agent.turn("How humid is it?")
-    assert result.response == "It is 45 %." and [t.name for t in result.tool_calls] == ["sensor_read"]
+    assert result.response.endswith("humidity 45.0 %.\nIt is 45 %.")
+    assert [t.name for t in result.tool_calls] == ["sensor_read"]
     assert "Call the tool (sensor_read) now" in model.requests[1]["messages"][-1]["content"]
 
 
@@ -118,7 +120,7 @@ def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any,
     model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn on LD2.")
-    assert result.response == "LD2 is on."
+    assert result.response.endswith("\nLD2 is on.")
     assert [r.get("tool_choice") for r in model.requests] == [None, "none", None]
 
 

@@ -34,4 +34,8 @@ def test_the_agent_cannot_write_past_a_register_or_drive_an_unlisted_line(model:
     assert driven == {"PA5"}  # 13 is D13 = PA5 = LD2; D7 was refused
     results = _results(model.requests[1])
     assert "0x50:0x00-0x03" in results[0] and "writable_gpio" in results[1] and "error" not in results[2]
-    assert result.response == "Done what the policy allows."
+    # Each call is stated from its result: the two refusals with the policy key, then the write that ran.
+    lines = result.response.splitlines()
+    assert lines[0].startswith("Refused, not done: i2c_write at 0x50: refused to write I2C target 0x50")
+    assert lines[1].startswith("Refused, not done: gpio_write D7 = 1:") and "writable_gpio" in lines[1]
+    assert lines[2:] == ["Done: pin 13 (= PA5, LED LD2) set to 1 (high).", "Done what the policy allows."]

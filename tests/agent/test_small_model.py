@@ -102,7 +102,9 @@ def test_a_repeated_identical_call_is_answered_from_the_first_and_the_turn_answe
                     steps.say("A device answers at 0x76 (the BME280).")]
     with _agent(config, state) as agent:
         result = agent.turn("what is on the i2c bus")
-    assert result.response == "A device answers at 0x76 (the BME280)."
+    # The scan is stated once (the repeat adds no line), then the model's words.
+    assert result.response == ("Scan: 5 devices answered on I2C bus 1 on nucleo-f401re: 0x20, 0x3C, 0x40, 0x50, 0x76."
+                               "\nA device answers at 0x76 (the BME280).")
     first, again = result.tool_calls
     assert not first.repeat and again.repeat and again.result == first.result
     assert "already ran" in _tool_results(model.requests[2])[1]["note"]
@@ -118,7 +120,7 @@ def test_a_repeat_then_an_empty_reply_is_answered_from_the_tool_results(
     with _agent(config, state) as agent:
         result = agent.turn("what is the temperature")
     assert len(model.requests) == 3  # no loop until the round limit
-    assert "sensor_read" in result.response and "temperature" in result.response
+    assert "temperature 22.5 °C" in result.response and result.response.count("Reading:") == 1
     assert "sorry" not in result.response.lower()
 
 
@@ -129,7 +131,7 @@ def test_a_refusal_after_the_tools_ran_is_replaced_by_what_they_did(
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
         assert _writes(agent) == [("PA5", 1)]
-    assert "gpio_write" in result.response and '"value": 1' in result.response
+    assert result.response.endswith("\nDone: pin PA5 (LED LD2) set to 1 (high).")
     assert "sorry" not in result.response.lower()
 
 
@@ -307,7 +309,7 @@ def test_a_text_call_followed_by_an_invented_result_runs_and_the_prose_is_not_ke
     with _agent(config, state) as agent:
         result = agent.turn("turn LD2 on")
         assert _writes(agent) == [("PA5", 1)]
-    assert result.response == "LD2 is on." and len(model.requests) == 2
+    assert result.response == "Done: pin PA5 (LED LD2) set to 1 (high).\nLD2 is on." and len(model.requests) == 2
     echoed = [m for m in model.requests[1]["messages"] if m["role"] == "assistant"]
     assert "it now reads 0" not in json.dumps(echoed)  # the made-up result never goes back
     assert "dropped" in _tool_results(model.requests[1])[0]["note"]

@@ -45,7 +45,8 @@ def test_blink_the_red_led_drives_the_simulated_pin(model: Any, steps: Any, conf
         result = agent.turn("blink the red led")
         writes = [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
     assert [(w.pin, w.value) for w in writes] == [("PA5", 1), ("PA5", 0)]
-    assert result.response == "Blinked the red LED (PA5) once."
+    assert result.response == ("Done: pin red_led (= PA5, LED LD2) set to 1 (high).\n"
+                               "Done: pin red_led (= PA5, LED LD2) set to 0 (low).\nBlinked the red LED (PA5) once.")
     assert [(t.name, t.result["pin"], t.result["value"]) for t in result.tool_calls] == \
         [("gpio_write", "PA5", 1), ("gpio_write", "PA5", 0)]
     assert not result.cached and result.provider == f"custom:{model.url}" and result.rounds == 2
@@ -73,7 +74,8 @@ def test_a_refused_write_goes_back_to_the_model_and_the_loop_continues(
     with _agent(config, state) as agent:
         result = agent.turn("turn the led on")
         assert not [t for t in _sim(agent).log if isinstance(t, GPIOWrite)]
-    assert result.tool_calls[0].error and result.response == "The board is read-only."
+    assert result.tool_calls[0].error and result.response.endswith("\nThe board is read-only.")
+    assert result.response.startswith("Refused, not done: gpio_write PA5 = 1: refused to drive GPIO PA5 to 1")
     sent = tool_body(_tool_messages(model.requests[1])[0]["content"])
     assert "read_only" in sent["error"]  # the refusal names the key that would allow the write
 
@@ -89,7 +91,7 @@ def test_calls_written_as_text_run(model: Any, steps: Any, config: Path, state: 
     with _agent(config, state) as agent:
         result = agent.turn("switch the red led on")
         assert _sim(agent).led("LD2") == 1
-    assert result.response == "The LED is on."
+    assert result.response.endswith("set to 1 (high).\nThe LED is on.")
     assert [t.name for t in result.tool_calls] == ["gpio_write"]
     assert _tool_messages(model.requests[1])[0]["tool_call_id"]
 
