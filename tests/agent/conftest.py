@@ -223,6 +223,23 @@ def tool_body(content: str) -> Any:
     return json.loads(m.group(1))
 
 
+def type_lines(monkeypatch: Any, *typed: str) -> list[str]:
+    """Feed `typed` to every input prompt (chat and approval) in order, then end with EOF (Ctrl-D).
+    Returns the list the prompts shown are appended to."""
+    lines = iter(typed)
+    prompts: list[str] = []
+
+    def read(prompt: str = "") -> str:
+        prompts.append(prompt)
+        line = next(lines, None)
+        if line is None:
+            raise EOFError
+        return line
+
+    monkeypatch.setattr("builtins.input", read)
+    return prompts
+
+
 @pytest.fixture
 def model() -> Iterator[ScriptedModel]:
     server = ScriptedModel()

@@ -12,7 +12,7 @@ import pytest
 from edge_agent.cli import main
 from edge_agent.config import Settings
 
-from .conftest import tool_body
+from .conftest import tool_body, type_lines
 
 
 def _run(capsys: Any, config: Path, state: Path, *args: str) -> tuple[int, str, str]:
@@ -20,21 +20,6 @@ def _run(capsys: Any, config: Path, state: Path, *args: str) -> tuple[int, str, 
     out = capsys.readouterr()
     return code, out.out, out.err
 
-
-def _type_lines(monkeypatch: Any, *typed: str) -> list[str]:
-    """Feed `typed` to every prompt (chat and approval) in order, then EOF; returns the prompts shown."""
-    lines = iter(typed)
-    prompts: list[str] = []
-
-    def read(prompt: str = "") -> str:
-        prompts.append(prompt)
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
-    return prompts
 
 
 def _led(state: Path, config: Path, capsys: Any) -> int:
@@ -76,7 +61,7 @@ def test_the_chat_shows_the_exact_write_and_runs_it_only_after_yes(
         answer: str, lit: int) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, autonomy=None)
     model.script = [steps.call(("gpio_write", {"pin": "red_led", "value": 1})), steps.say("Done.")]
-    prompts = _type_lines(monkeypatch, "turn the red led on", answer)
+    prompts = type_lines(monkeypatch, "turn the red led on", answer)
     code, out, _ = _run(capsys, config, state)
     assert code == 0 and "[approve] gpio_write: drive pin 'red_led' (= PA5) on nucleo-f401re to 1 (high)" in out
     assert any("run it?" in p for p in prompts)
@@ -110,7 +95,7 @@ def test_the_hourly_cap_holds_across_processes(model: Any, steps: Any, tmp_path:
 def test_chat_commands_are_local_and_never_reach_the_model(model: Any, steps: Any, config: Path, state: Path,
                                                            capsys: Any, monkeypatch: Any) -> None:
     model.script = [steps.say("Bonjour."), steps.say("Hello again.")]
-    _type_lines(monkeypatch, "/help", "/tools", "say hello in French", "/reset", "say hello", "/quit")
+    type_lines(monkeypatch, "/help", "/tools", "say hello in French", "/reset", "say hello", "/quit")
     code, out, _ = _run(capsys, config, state)
     assert code == 0 and "/reset" in out and "gpio_write" in out and "autonomy" in out
     assert "Chat history cleared." in out
@@ -136,7 +121,7 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_chat(model: Any, steps: Any, conf
 
     monkeypatch.setattr(Agent, "turn", interrupted_once)
     model.script = [steps.say("Still here.")]
-    _type_lines(monkeypatch, "a long question", "are you there")
+    type_lines(monkeypatch, "a long question", "are you there")
     code, out, _ = _run(capsys, config, state)
     assert code == 0 and "[cancelled" in out and "Still here." in out
 
@@ -144,7 +129,7 @@ def test_ctrl_c_cancels_the_turn_and_keeps_the_chat(model: Any, steps: Any, conf
 def test_the_chat_shows_the_tool_result_not_just_ok(model: Any, steps: Any, config: Path, state: Path,
                                                     capsys: Any, monkeypatch: Any) -> None:
     model.script = [steps.call(("i2c_scan", {})), steps.say("Five devices.")]
-    _type_lines(monkeypatch, "scan the i2c bus")
+    type_lines(monkeypatch, "scan the i2c bus")
     _, out, _ = _run(capsys, config, state)
     assert "[tool] i2c_scan -> " in out and "0x76" in out
 

@@ -26,6 +26,7 @@ from edge_agent.cli import main
 from edge_agent.config import load_settings
 from edge_agent.paths import bundled_datasheets_dir
 
+from .conftest import type_lines
 from .test_daemon_path import _edge_agent
 
 REPO = Path(__file__).resolve().parents[2]
@@ -332,15 +333,7 @@ def test_a_damaged_record_is_ignored() -> None:
 
 
 def _chat(capsys: Any, monkeypatch: Any, config: Path, state: Path, *lines: str) -> str:
-    pending = iter(lines)
-
-    def read(_prompt: str = "") -> str:
-        line = next(pending, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
+    type_lines(monkeypatch, *lines)
     capsys.readouterr()
     assert main(["--state", str(state), "--config", str(config), "agent"]) == 0
     return str(capsys.readouterr().out)

@@ -11,6 +11,8 @@ import pytest
 
 from edge_agent.cli import main
 
+from .conftest import type_lines
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -23,18 +25,6 @@ def _run(capsys: Any, config: Path, state: Path, *args: str) -> tuple[int, str, 
     out = capsys.readouterr()
     return code, out.out, out.err
 
-
-def _type_lines(monkeypatch: Any, *typed: str) -> None:
-    """Feed `typed` to the chat prompt one line at a time, then end it with EOF (Ctrl-D)."""
-    lines = iter(typed)
-
-    def read(_prompt: str = "") -> str:
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
 
 
 def test_json_output_shape(model: Any, steps: Any, config: Path, state: Path, capsys: Any) -> None:
@@ -170,7 +160,7 @@ def test_a_stream_cut_half_way_is_retried_and_the_display_restarts(model: Any, s
                                                                    state: Path, capsys: Any,
                                                                    monkeypatch: Any) -> None:
     config = steps.write_config(tmp_path / "c.toml", model, retries=1)
-    _type_lines(monkeypatch, "tell me about the led")
+    type_lines(monkeypatch, "tell me about the led")
     model.script = [steps.cut(), steps.say("The whole answer.")]
     code, out, err = _run(capsys, config, state)
     assert code == 0 and len(model.requests) == 2 and "Traceback" not in err
@@ -202,7 +192,7 @@ def test_unknown_board_is_an_error_naming_the_known_ones(config: Path, state: Pa
 
 def test_a_server_that_ignores_stream_is_asked_again_without_it(model: Any, steps: Any, config: Path, state: Path,
                                                                 capsys: Any, monkeypatch: Any) -> None:
-    _type_lines(monkeypatch, "hello there")
+    type_lines(monkeypatch, "hello there")
     ignored = steps.say("ignored")
     ignored.no_stream = True
     model.script = [ignored, steps.say("Hello from the plain reply.")]

@@ -16,6 +16,8 @@ from edge_agent.agent.records import ToolRecord
 from edge_agent.cli import main
 from edge_agent.config import load_settings
 
+from .conftest import type_lines
+
 POLICY = '[hardware.safety.adapters.nucleo-f401re]\nwritable_gpio = ["PA5"]'
 
 
@@ -90,15 +92,7 @@ def test_the_one_shot_prints_the_facts_and_json_keeps_the_calls(model: Any, step
 
 def test_the_chat_shows_the_answer_with_the_facts_once(model: Any, steps: Any, config: Path, state: Path,
                                                        capsys: Any, monkeypatch: Any) -> None:
-    lines = iter(["turn LD2 on"])
-
-    def read(_prompt: str = "") -> str:
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
+    type_lines(monkeypatch, "turn LD2 on")
     model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})), steps.say("LD2 is on.")]
     assert main(["--state", str(state), "--config", str(config), "agent"]) == 0
     out = capsys.readouterr().out

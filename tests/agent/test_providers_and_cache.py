@@ -17,7 +17,7 @@ from edge_agent.agent.provider import ProviderChain
 from edge_agent.cli import main
 from edge_agent.config import load_settings
 
-from .conftest import tool_body
+from .conftest import tool_body, type_lines
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -189,15 +189,7 @@ def test_the_same_question_is_a_hit_in_the_next_process_without_importing_the_sd
 
 def test_the_same_question_in_a_chat_is_a_hit(model: Any, steps: Any, config: Path, state: Path, capsys: Any,
                                               monkeypatch: Any) -> None:
-    lines = iter(["which pin drives the user led", "which pin drives the user led", "why that one"])
-
-    def read(_prompt: str = "") -> str:
-        line = next(lines, None)
-        if line is None:
-            raise EOFError
-        return line
-
-    monkeypatch.setattr("builtins.input", read)
+    type_lines(monkeypatch, "which pin drives the user led", "which pin drives the user led", "why that one")
     model.script = [steps.say("PA5."), steps.say("Because LD2 is wired there.")]
     code, out, _ = _run(capsys, config, state)
     assert code == 0
