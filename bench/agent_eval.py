@@ -239,7 +239,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--model", default="model", help="model name sent with --url")
     ap.add_argument("--sets", default=",".join(SETS))
     ap.add_argument("--only", default="", help="comma list of task ids")
-    ap.add_argument("--label", default="", help="name of this run in the results file")
+    ap.add_argument("--label", default="", help="name of this run in the results file (with several models, "
+                    "one file each: <label>-<model>)")
     ap.add_argument("--full", action="store_true", help="compact_context = false")
     ap.add_argument("--temperature", type=float)
     ap.add_argument("--threads", type=int, default=2, help="llama-server threads (-t); on a machine busy with "
@@ -261,7 +262,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not targets:
         ap.error("give --models 1.5b,0.5b or --url URL --model NAME")
     for model, url in targets:
-        label = args.label or model
+        # one results file per model: a label given for a run over several models names each model's file
+        label = (f"{args.label}-{model}" if len(targets) > 1 else args.label) if args.label else model
         with tempfile.TemporaryDirectory(prefix="edge-agent-eval-") as tmp:
             work = Path(tmp)
             runs: dict[str, list[TaskResult]] = {}
