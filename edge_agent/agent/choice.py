@@ -32,11 +32,16 @@ from dataclasses import dataclass, field
 
 _W = re.IGNORECASE
 # A change asked for: verbs of driving outputs or writing.
-CHANGE = re.compile(r"\b(turn|switch|set|drive|write|toggle|blink|flash|pulse|light\s+up|enable|disable|"
-                    r"activate|deactivate|power\s+(on|off|up|down)|make\s+\S+\s+(high|low)|pull\s+(\S+\s+)?(high|low|up|down)|"
+# A verb that moves a line only with its level ("light D13 up", "bring D7 high", "get LD2 on") counts
+# when a word or three stand between them; "bring up the datasheet" asks for no change.
+CHANGE = re.compile(r"\b(turn|switch|set|drive|write|toggle|blink|flash|pulse|light\s+(\S+\s+){0,3}?up|enable|"
+                    r"disable|activate|deactivate|de-?energi[sz]e|energi[sz]e|power\s+(on|off|up|down)|"
+                    r"(make|bring|get|raise|lower)\s+(\S+\s+){1,3}?(high|low|on|off)|pull\s+(\S+\s+)?(high|low|up|down)|"
                     r"put|change|clear|send|program|configure|reset|start|stop)\b", _W)
 PIN_NAME = re.compile(r"\b(P[A-K]\d{1,2}|GPIO\s?\d{1,2}|D\d{1,2}|A\d|LD\d|B\d|CN\d+-\d+|pin\s?\d+)\b", _W)
-GPIO = re.compile(r"\b(pins?|gpio\w*|leds?|lights?|buttons?|switch\w*|relays?|buzzers?|fans?|motors?|outputs?|"
+# Things on a GPIO line: the pin words, and what a bench commonly hangs off one (driven or read).
+GPIO = re.compile(r"\b(pins?|gpio\w*|leds?|lights?|lamps?|buttons?|switch\w*|relays?|buzzers?|beepers?|sirens?|"
+                  r"fans?|motors?|heaters?|pumps?|valves?|solenoids?|locks?|mosfets?|outputs?|"
                   r"inputs?|levels?|high|low|pressed|lit|\w+_(led|button|pin))\b", _W)
 I2C = re.compile(r"\b(i2c\w*|i²c|twi|smbus|bus(es)?|scan\w*|address(es)?|devices?|peripherals?|0x[0-9a-f]{2}|"
                  r"eeprom|registers?)\b", _W)

@@ -31,6 +31,12 @@ def forced(request: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
 @pytest.mark.parametrize("message,kind,tools,require", [
     ("Please switch LD2 off.", "action", ["gpio_write"], True),
     ("Could you pull D4 high?", "action", ["gpio_write"], True),
+    ("Light D13 up, please.", "action", ["gpio_write"], True),
+    ("Bring D7 high.", "action", ["gpio_write"], True),
+    ("Get the LED on LD2 on", "action", ["gpio_write"], True),
+    ("Energise the relay on D4.", "action", ["gpio_write"], True),
+    ("Turn the status lamp on.", "action", ["gpio_write"], True),
+    ("Switch the pump off", "action", ["gpio_write"], True),
     ("Is B1 pressed?", "action", ["gpio_read"], True),
     ("What is D7 set to right now?", "action", ["gpio_read"], True),
     ("Is anything answering at 0x76?", "action", ["i2c_scan"], True),
@@ -65,6 +71,8 @@ def test_a_change_no_offered_tool_can_make_offers_nothing() -> None:
 @pytest.mark.parametrize("message,change", [
     ("Turn on LD2.", True), ("Can you turn on LD2?", True), ("What voltage is the supply set to?", False),
     ("How do I set D7 high?", False), ("Set D7 high, no wait, just explain.", False),
+    ("Bring up the datasheet for D7.", False), ("Is LD2 lit up?", False), ("Light D13 up", True),
+    ("Bring PB5 low", True), ("What would happen if I bring D7 high?", False),
 ])
 def test_questions_and_held_back_changes_ask_for_none(message: str, change: bool) -> None:
     assert asks_change(message) is change
