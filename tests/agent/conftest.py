@@ -223,6 +223,16 @@ def tool_body(content: str) -> Any:
     return json.loads(m.group(1))
 
 
+def sim_writes(agent: Any) -> list[tuple[str, int]]:
+    """The (pin, value) GPIO writes the simulated NUCLEO-F401RE saw during an agent's turns."""
+    from edge_agent.bus.sim.world import GPIOWrite
+
+    if agent.caller.runtime is None:  # no tool ran, so no runtime was opened
+        return []
+    log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
+    return [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
+
+
 def type_lines(monkeypatch: Any, *typed: str) -> list[str]:
     """Feed `typed` to every input prompt (chat and approval) in order, then end with EOF (Ctrl-D).
     Returns the list the prompts shown are appended to."""

@@ -17,6 +17,7 @@ from edge_agent.agent.toolmode import call_schema
 from edge_agent.agent.toolset import build_specs
 from edge_agent.config import load_settings
 
+from .conftest import sim_writes
 from .test_plan import forced
 
 
@@ -25,15 +26,12 @@ def _agent(config: Path, state: Path) -> Any:
 
 
 def test_each_named_pin_is_forced_until_it_was_written(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
-    from edge_agent.bus.sim.world import GPIOWrite
-
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.script = [steps.call(("gpio_write", {"pin": "LD2", "value": 1})),
                     steps.call(("gpio_write", {"pin": "D7", "value": 1})), steps.say("LD2 and D7 are high.")]
     with _agent(config, state) as agent:
         result = agent.turn("Turn LD2 on and set D7 high.")
-        log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
-        writes = [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
+        writes = sim_writes(agent)
     assert [t.error for t in result.tool_calls] == [None, None] and result.response.endswith("\nLD2 and D7 are high.")
     assert forced(model.requests[0]) == {"gpio_write": {"pin": ["LD2", "D7"], "value": [1]}}
     assert forced(model.requests[1]) == {"gpio_write": {"pin": ["D7"], "value": [1]}}  # LD2 is done

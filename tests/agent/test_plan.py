@@ -14,6 +14,8 @@ from edge_agent.agent.choice import asks_change, plan
 from edge_agent.agent.tools import COMPACT_TOOLS
 from edge_agent.config import load_settings
 
+from .conftest import sim_writes
+
 BOARD = ["nucleo-f401re"]
 COMPACT_TOOLS_IN_ORDER = ("gpio_read", "gpio_write", "i2c_scan", "sensor_read", "datasheet_search", "pin_resolve")
 
@@ -134,15 +136,12 @@ def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any,
 
 def test_a_write_to_a_pin_the_message_does_not_name_is_not_run(model: Any, steps: Any, tmp_path: Path,
                                                                state: Path) -> None:
-    from edge_agent.bus.sim.world import GPIOWrite
-
     config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
     model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1})),
                     steps.call(("gpio_write", {"pin": "D7", "value": 1})), steps.say("D7 is high.")]
     with _agent(config, state) as agent:
         result = agent.turn("Set D7 high.")
-        log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
-        writes = [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
+        writes = sim_writes(agent)
     assert writes == [("PA8", 1)]  # D7 is PA8; PA5 (LD2) was never driven
     first, second = result.tool_calls
     assert first.error is not None and "names pin D7 (= PA8)" in first.error and second.error is None

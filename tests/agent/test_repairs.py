@@ -13,18 +13,10 @@ import pytest
 
 from edge_agent.agent.assemble import open_agent
 from edge_agent.agent.tools import check_arguments
-from edge_agent.bus.sim.world import GPIOWrite
 from edge_agent.config import load_settings
 from edge_agent.errors import InvalidToolCallError
 
-from .conftest import tool_body
-
-
-def _writes(agent: Any) -> list[tuple[str, int]]:
-    if agent.caller.runtime is None:  # no tool ran, so no runtime was opened
-        return []
-    log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
-    return [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
+from .conftest import sim_writes, tool_body
 
 
 def _tool_results(request: dict[str, Any]) -> list[Any]:
@@ -34,7 +26,7 @@ def _tool_results(request: dict[str, Any]) -> list[Any]:
 def _turn(config: Path, state: Path, message: str) -> tuple[Any, list[tuple[str, int]]]:
     with open_agent(load_settings(config), state) as agent:
         result = agent.turn(message)
-        return result, _writes(agent)
+        return result, sim_writes(agent)
 
 
 # --- the tool's schema sent as its arguments ------------------------------------------------------------

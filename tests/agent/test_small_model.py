@@ -15,11 +15,10 @@ from edge_agent.agent.assemble import open_agent
 from edge_agent.agent.loop import FINAL_AFTER_TOOLS
 from edge_agent.agent.provider import ProviderChain
 from edge_agent.agent.tools import check_arguments
-from edge_agent.bus.sim.world import GPIOWrite
 from edge_agent.config import load_settings
 from edge_agent.errors import InvalidToolCallError
 
-from .conftest import kept_store, tool_body
+from .conftest import kept_store, sim_writes, tool_body
 
 LLAMA_PARSE_500 = "Failed to parse tool call arguments as JSON: [json.exception.parse_error.101] unexpected end"
 
@@ -29,12 +28,6 @@ def _agent(config: Path, state: Path) -> Iterator[Any]:
     with open_agent(load_settings(config), state) as agent:
         yield agent
 
-
-def _writes(agent: Any) -> list[tuple[str, int]]:
-    if agent.caller.runtime is None:
-        return []
-    log = agent.caller.runtime.adapters["nucleo-f401re"].adapter.log
-    return [(t.pin, t.value) for t in log if isinstance(t, GPIOWrite)]
 
 
 def _tool_results(request: dict[str, Any]) -> list[Any]:
@@ -50,7 +43,7 @@ def test_empty_extras_copied_from_other_tools_are_dropped_with_a_note(model: Any
                     steps.say("The LED is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn the red led on")
-        assert _writes(agent) == [("PA5", 1)]
+        assert sim_writes(agent) == [("PA5", 1)]
     rec = result.tool_calls[0]
     assert rec.error is None and rec.arguments == {"pin": "red_led", "value": 1}
     note = _tool_results(model.requests[1])[0]["note"]
@@ -72,7 +65,7 @@ def test_extras_that_are_not_harmless_are_still_refused(model: Any, steps: Any, 
     model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1, **extra})), steps.say("Could not.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
-        assert _writes(agent) == []
+        assert sim_writes(agent) == []
     assert expect in (result.tool_calls[0].error or "")
 
 
@@ -87,7 +80,7 @@ def test_adapter_placeholders_mean_the_default(model: Any, steps: Any, config: P
     model.script = [steps.call(("gpio_write", {"pin": "PA5", "value": 1, "adapter": adapter})), steps.say("Done.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
-        assert _writes(agent) == ([("PA5", 1)] if ran else [])
+        assert sim_writes(agent) == ([("PA5", 1)] if ran else [])
     rec = result.tool_calls[0]
     assert (rec.error is None) == ran
     assert all(note in n for n in rec.notes[:1]) if note else not rec.notes
@@ -130,7 +123,7 @@ def test_a_refusal_after_the_tools_ran_is_replaced_by_what_they_did(
                     steps.say("I'm sorry, but I can't assist with that.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
-        assert _writes(agent) == [("PA5", 1)]
+        assert sim_writes(agent) == [("PA5", 1)]
     assert result.response.endswith("\nDone: pin PA5 (LED LD2) set to 1 (high).")
     assert "sorry" not in result.response.lower()
 
@@ -141,7 +134,7 @@ def test_blinking_writes_the_same_value_again_after_a_change(model: Any, steps: 
         [steps.say("Blinked twice.")]
     with _agent(config, state) as agent:
         result = agent.turn("blink the led twice")
-        assert _writes(agent) == [("PA5", 1), ("PA5", 0), ("PA5", 1), ("PA5", 0)]
+        assert sim_writes(agent) == [("PA5", 1), ("PA5", 0), ("PA5", 1), ("PA5", 0)]
     assert not any(r.repeat for r in result.tool_calls)
 
 
@@ -210,7 +203,7 @@ def test_calls_beyond_the_per_reply_cap_are_not_run_and_say_so(model: Any, steps
     model.script = [steps.call(*burst), steps.say("Done.")]
     with _agent(config, state) as agent:
         result = agent.turn("toggle PA5 twelve times")
-        assert len(_writes(agent)) == 3
+        assert len(sim_writes(agent)) == 3
     errors = [r.error for r in result.tool_calls[3:]]
     assert len(errors) == 9 and all("max_calls_per_reply" in (e or "") for e in errors)
     assert any("9 of 12 calls" in n for n in result.notes)
@@ -225,7 +218,7 @@ def test_deeply_nested_json_from_the_model_does_not_end_the_turn(model: Any, ste
                     steps.say("I could not.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
-        assert _writes(agent) == []
+        assert sim_writes(agent) == []
     assert result.response == "I could not." and "nested" in (result.tool_calls[0].error or "")
 
 
@@ -235,7 +228,7 @@ def test_a_call_quoted_in_an_explanation_does_not_run(model: Any, steps: Any, co
     model.script = [steps.say(prose)]
     with _agent(config, state) as agent:
         result = agent.turn("how would I turn PA5 on")
-        assert _writes(agent) == []
+        assert sim_writes(agent) == []
     assert result.response == prose and result.tool_calls == []
 
 
@@ -290,7 +283,7 @@ def test_with_one_board_the_compact_schemas_leave_out_adapter_and_board(model: A
                     steps.say("On.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn PA5 on")
-        assert _writes(agent) == [("PA5", 1)]  # a model that sends adapter anyway is still understood
+        assert sim_writes(agent) == [("PA5", 1)]  # a model that sends adapter anyway is still understood
     assert result.tool_calls[0].error is None
     for tool in model.requests[0]["tools"]:
         params = tool["function"]["parameters"]
@@ -308,7 +301,7 @@ def test_a_text_call_followed_by_an_invented_result_runs_and_the_prose_is_not_ke
                     steps.say("LD2 is on.")]
     with _agent(config, state) as agent:
         result = agent.turn("turn LD2 on")
-        assert _writes(agent) == [("PA5", 1)]
+        assert sim_writes(agent) == [("PA5", 1)]
     assert result.response == "Done: pin PA5 (LED LD2) set to 1 (high).\nLD2 is on." and len(model.requests) == 2
     echoed = [m for m in model.requests[1]["messages"] if m["role"] == "assistant"]
     assert "it now reads 0" not in json.dumps(echoed)  # the made-up result never goes back
