@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 TASK_DIR = Path(__file__).resolve().parent / "agent_tasks"
-SETS = ("tuning", "heldout", "heldout2", "heldout3")
+SETS = ("tuning", "heldout", "heldout2", "heldout3", "heldout4")
 WRITE_TOOLS = frozenset({"gpio_write", "i2c_write", "spi_transfer"})
 DEFAULT_ALLOW = ("pin_resolve", "datasheet_search", "gpio_read")
 # The eval configuration's writable pins (PA5 = LD2/D13, PA8 = D7, PB5 = D4); every other write is
