@@ -207,7 +207,7 @@ class HardwareRag(IndexStore):
             # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
-            top = _query.rerank(candidates, {cid: postings.meta[cid][2] for _, _, _, cid in candidates}, limit,
+            top = _query.rerank(candidates, {cid: postings.meta.board_of(cid) for _, _, _, cid in candidates}, limit,
                                 scoped=boosts, other_boards=_board_file_tags(),
                                 exact=exact,
                                 has_term=postings.has, file_terms=self._file_terms,

@@ -444,7 +444,8 @@ class Postings:
             scored = self._scores_np(live_terms, len(terms), boards, limit) if got is None else got
         else:
             scored = self._scores_py(live_terms, len(terms), boards, limit)
-        picked = [(-s, self.meta[cid][0], self.meta[cid][1], cid) for cid, s in scored]
+        meta = self.meta
+        picked = [(-s, m[0], m[1], cid) for cid, s in scored for m in (meta[cid],)]
         picked.sort()
         return [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
 
@@ -635,14 +636,15 @@ class Postings:
         np = self._npmod
         assert self._np_norm is not None
         size = len(self._np_norm)
-        acc = np.zeros(size, dtype=np.float64)
-        cnt = np.zeros(size, dtype=np.float64)
-        for term in terms:
-            cids, weights = self.term_weights(term)
-            acc[cids] += weights
-            cnt[cids] += 1.0
+        lists = [self.term_weights(term) for term in terms]
+        # One pass over every posting: bincount adds each chunk's weights in the order given, query-term
+        # order here, from 0.0, which is the order (and so the float sum) of adding term after term.
+        ids = lists[0][0] if len(lists) == 1 else np.concatenate([c for c, _ in lists])
+        acc = np.bincount(ids, lists[0][1] if len(lists) == 1 else np.concatenate([w for _, w in lists]),
+                          minlength=size)
+        cnt = np.bincount(ids, minlength=size)
         if len(self._np_tomb):
-            cnt[self._np_tomb] = 0.0
+            cnt[self._np_tomb] = 0
         hit = np.flatnonzero(cnt)  # coverage and boosts only where a term was found: the same values
         raw = acc[hit] * (cnt[hit] / nterms) ** COVERAGE_EXPONENT
         for board, boost in boards.items():
