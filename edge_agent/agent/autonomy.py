@@ -18,9 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-# Tool calls that change the outside world or stored memory.
-STATE_CHANGING = frozenset({"gpio_write", "i2c_write", "spi_transfer", "memory_store", "memory_reflect",
-                            "memory_forget"})
+from edge_agent.hub import STATE_CHANGING
+
 HOUR_S = 3600.0
 
 

@@ -29,9 +29,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from edge_agent.agent.autonomy import STATE_CHANGING
 from edge_agent.agent.tools import check_arguments, input_schema
 from edge_agent.errors import EdgeAgentError
+from edge_agent.hub import STATE_CHANGING
 from edge_agent.mcp.tools import TOOL_NAMES, Tools
 
 # JSON-schema keywords a copied schema has at its top level (none is an argument of a tool here; one

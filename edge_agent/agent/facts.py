@@ -27,8 +27,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from edge_agent.agent.records import NOT_OFFERED, ToolRecord
+from edge_agent.hub import HARDWARE_WRITES
 
-WRITES = frozenset({"gpio_write", "i2c_write", "spi_transfer"})
 # A malformed call (its error shows a valid call): the model's slip, not something the tools did.
 _MALFORMED = "valid call looks like"
 _REFUSED = re.compile(r"refus|not run|approval|not allowed|not permitted|read-?only|writable|at most \d+ .*per hour",
@@ -103,7 +103,7 @@ def fact(rec: ToolRecord, labels: Mapping[str, str] | None = None) -> str | None
     if rec.error is not None:
         if _MALFORMED in rec.error.lower():
             return None
-        if rec.name in WRITES or _REFUSED.search(rec.error):
+        if rec.name in HARDWARE_WRITES or _REFUSED.search(rec.error):
             verdict = "Refused, not done" if _REFUSED.search(rec.error) else "Failed, not done"
         else:
             verdict = "Failed"
@@ -154,8 +154,8 @@ def contradiction(records: Sequence[ToolRecord], text: str) -> str | None:
         return "it is not an answer but a copy of a tool result or of call markup"
     real = [r for r in records if not r.repeat and not (r.error or "").startswith(NOT_OFFERED)
             and _MALFORMED not in (r.error or "").lower()]
-    failed = [r for r in real if r.name in WRITES and r.error is not None]
-    done = [r for r in real if r.name in WRITES and r.error is None]
+    failed = [r for r in real if r.name in HARDWARE_WRITES and r.error is not None]
+    done = [r for r in real if r.name in HARDWARE_WRITES and r.error is None]
     if failed and not done and _CLAIMS_DONE.search(text) and not _ADMITS.search(text):
         return "it says a write happened that was refused or failed"
     if done and not failed and re.search(r"\b(?:refused|failed|could not|couldn't|unable to)\b", text, re.I):

@@ -22,13 +22,14 @@ from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from edge_agent.agent.autonomy import STATE_CHANGING, Autonomy
+from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.lenient import soften
 from edge_agent.agent.parsing import ParsedCall
 from edge_agent.agent.records import NOT_OFFERED, REPEAT_NOTE, OnTool, ToolRecord, summarize
 from edge_agent.agent.tools import check_arguments, valid_call
 from edge_agent.errors import EdgeAgentError
+from edge_agent.hub import STATE_CHANGING
 
 log = logging.getLogger(__name__)
 

@@ -24,6 +24,15 @@ if TYPE_CHECKING:
     from edge_agent.hub.connect import Services
 
 
+#: The tools that change the world outside the device: a line's level, a bus target's registers, whatever an
+#: SPI transfer's outgoing bytes do to the device.
+HARDWARE_WRITES = frozenset({"gpio_write", "i2c_write", "spi_transfer"})
+#: The tools that change stored memory.
+MEMORY_WRITES = frozenset({"memory_store", "memory_reflect", "memory_forget"})
+#: Every tool call that changes state: what supervised autonomy asks about and MCP annotates as a write.
+STATE_CHANGING = HARDWARE_WRITES | MEMORY_WRITES
+
+
 class ToolCaller(Protocol):
     """Runs the MCP tools (edge_agent.mcp.tools.Tools) by name.
 

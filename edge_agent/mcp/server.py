@@ -38,6 +38,7 @@ from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
 from edge_agent.errors import EdgeAgentError
+from edge_agent.hub import STATE_CHANGING
 from edge_agent.hub.messages import for_agent, unknown_arguments
 from edge_agent.hub.messages import invalid_arguments as _invalid_arguments
 from edge_agent.hub.toolbox import TOOL_NAMES, Tools
@@ -60,8 +61,8 @@ BEARER_REALM = "edge-agent"
 MAX_SESSIONS = 64
 SESSION_IDLE_S = 600.0
 
-# Writes change the outside world; the annotations let a client ask before calling them.
-_WRITES = {"gpio_write", "i2c_write", "spi_transfer", "memory_store", "memory_reflect", "memory_forget"}
+# Writes (STATE_CHANGING) change the outside world or stored memory; the annotations let a client ask before
+# calling them.
 _DESTRUCTIVE = {"memory_forget", "i2c_write", "spi_transfer"}  # can overwrite EEPROM, flash, config
 _HARDWARE = {"gpio_read", "gpio_write", "i2c_scan", "i2c_read", "i2c_write", "spi_transfer",
              "hardware_capabilities", "sensor_read"}
@@ -113,9 +114,9 @@ def build_tools(runtime: Runtime) -> list[Tool]:
     for name in TOOL_NAMES:
         fn = getattr(tools, name)
         annotations = ToolAnnotations(
-            read_only_hint=name not in _WRITES,
-            destructive_hint=name in _DESTRUCTIVE if name in _WRITES else None,
-            idempotent_hint=name in ("gpio_write",) or name not in _WRITES,
+            read_only_hint=name not in STATE_CHANGING,
+            destructive_hint=name in _DESTRUCTIVE if name in STATE_CHANGING else None,
+            idempotent_hint=name in ("gpio_write",) or name not in STATE_CHANGING,
             open_world_hint=name in _HARDWARE,
         )
         record = _Tool.from_function(fn, name=name, annotations=annotations)
