@@ -1,12 +1,13 @@
 """BM25 postings for HardwareRag, stored in the index database and read one query term at a time.
 
 The ``postings`` table holds, per term, the chunk ids and weighted term frequencies of every chunk
-indexed when it was written; a query reads only its own terms' rows (a small cache keeps the frequent
-ones), so the resident index is the chunk metadata, not the postings: a 10,000-file library does not
-live in memory. Chunks indexed later (the delta) are kept in memory and chunks removed since
-(tombstones) are masked, so changing one file costs one file, not a rebuild; the stored postings are
-rewritten when the delta and tombstones pass a fifth of the index. A cold build writes its postings
-in runs past a fixed size and merges them term by term, so its memory stays bounded too.
+indexed when it was written, in the compact format of :mod:`edge_agent.rag.codec` (about 2 bytes a
+posting); a query reads only its own terms' rows, and the rows of recent terms stay in memory in that
+form, so the resident index is the chunk metadata and the postings questions use, not every posting.
+Chunks indexed later (the delta) are kept in memory and chunks removed since (tombstones) are masked,
+so changing one file costs one file, not a rebuild; the stored postings are rewritten when the delta
+and tombstones pass a fifth of the index. A cold build writes its postings in runs past a fixed size
+and merges them term by term, so its memory stays bounded too.
 
 Scoring is BM25 (k1 = 1.2, b = 0.75) with heading tokens counted HEADING_WEIGHT times, multiplied by
 the squared share of distinct query terms a chunk contains (coverage), and by the board boost. With
@@ -25,6 +26,8 @@ from collections.abc import Iterable, Iterator
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, countOf, ge, gt, mul, truediv
 from typing import TYPE_CHECKING, Any
+
+from edge_agent.rag.codec import TermStore, decode_np, decode_py, encode_rows
 
 if TYPE_CHECKING:
     from edge_agent.rag.parse import ParsedFile
@@ -61,7 +64,8 @@ def _numpy() -> Any:
 
 #: Postings a cold build holds in memory before it writes them to the database as a run (8 bytes each).
 SPILL_POSTINGS = 1_500_000
-#: Bytes of postings rows kept decoded between queries (frequent terms stay, rare ones are read again).
+#: Bytes of postings kept decoded (ids and BM25 weights) between queries, for the most recent terms;
+#: the compact rows of many more stay in memory (:data:`edge_agent.rag.codec.KEPT_BYTES`).
 TERM_CACHE_BYTES = 8 * 1024 * 1024
 
 
@@ -74,8 +78,8 @@ class _TermIds(dict[str, int]):
 
 
 class SnapshotBuilder:
-    """Accumulates postings chunk by chunk and writes them to the ``postings`` table (one row per term:
-    chunk ids ascending and weighted tfs, 4 bytes each). Each chunk appends its term numbers, tfs and id
+    """Accumulates postings chunk by chunk and writes them to the ``postings`` table (one row per term in
+    the compact format of :mod:`edge_agent.rag.codec`). Each chunk appends its term numbers, tfs and id
     to three flat arrays at C speed; grouping by term happens once per run (with numpy when it is
     installed). Past ``spill`` postings a run is written out and the arrays emptied, so a 10,000-file
     build never holds its whole index in memory; :meth:`write` merges the runs term by term."""
@@ -161,12 +165,11 @@ class SnapshotBuilder:
 
     def _write_run(self, conn: sqlite3.Connection, table: str) -> None:
         if table == "postings":
-            rows: Iterator[tuple[Any, ...]] = self._grouped()
-        else:
-            rows = ((t, self._runs, c, f) for t, c, f in self._grouped())
-        conn.executemany(f"INSERT INTO {table} VALUES ({', '.join('?' * (3 if table == 'postings' else 4))})",
-                         rows)
-        self._runs += table != "postings"
+            conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", encode_rows(_numpy(), self._grouped()))
+        else:  # runs stay raw until they are merged
+            conn.executemany("INSERT INTO postings_run VALUES (?, ?, ?, ?)",
+                             ((t, self._runs, c, f) for t, c, f in self._grouped()))
+            self._runs += 1
         self._tids, self._cids, self._tfs = array("i"), array("i"), array("f")
 
     def write(self, conn: sqlite3.Connection) -> None:
@@ -191,44 +194,11 @@ class SnapshotBuilder:
                 if term is not None:
                     yield term, b"".join(cids), b"".join(tfs)
 
-            conn.executemany("INSERT INTO postings (term, cids, tfs) VALUES (?, ?, ?)", merged())
+            conn.executemany("INSERT INTO postings (term, n, ids, tfs) VALUES (?, ?, ?, ?)",
+                             encode_rows(_numpy(), merged()))
             conn.execute("DELETE FROM postings_run")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (self.ids.tobytes(),))
         self._terms = _TermIds()
-
-
-class TermStore:
-    """The stored postings, read one term at a time (the caller holds the connection's lock)."""
-
-    def __init__(self, conn: sqlite3.Connection | None, cache_bytes: int = TERM_CACHE_BYTES) -> None:
-        self._conn = conn
-        self._cache: OrderedDict[str, tuple[bytes, bytes] | None] = OrderedDict()
-        self._bytes = 0
-        self._limit = cache_bytes
-
-    def get(self, term: str) -> tuple[bytes, bytes] | None:
-        cache = self._cache
-        if term in cache:
-            cache.move_to_end(term)
-            return cache[term]
-        if self._conn is None:
-            return None
-        row = self._conn.execute("SELECT cids, tfs FROM postings WHERE term = ?", (term,)).fetchone()
-        got = (row[0], row[1]) if row else None
-        size = len(got[0]) + len(got[1]) if got else 0
-        while cache and self._bytes + size > self._limit:
-            _, old = cache.popitem(last=False)
-            self._bytes -= len(old[0]) + len(old[1]) if old else 0
-        cache[term] = got
-        self._bytes += size
-        return got
-
-    def read(self, term: str) -> tuple[bytes, bytes] | None:
-        """A term's stored row, not kept here (for a caller that keeps the decoded arrays itself)."""
-        if self._conn is None:
-            return None
-        row = self._conn.execute("SELECT cids, tfs FROM postings WHERE term = ?", (term,)).fetchone()
-        return (row[0], row[1]) if row else None
 
 
 def stored_ids(conn: sqlite3.Connection) -> bytearray | None:
@@ -349,7 +319,6 @@ class Postings:
         """`base_ids`: the chunks the stored postings cover (see :func:`id_mask`); `tomb`: those of them no
         longer live, when the caller knows them already."""
         self._base = base
-        self._decoded: dict[str, tuple[array[int], array[float]]] = {}
         self._w_cache: dict[str, tuple[dict[int, float], float]] = {}
         self._w_cached = 0
         self.meta = live  # cid -> (rel, idx, board, dl)
@@ -417,18 +386,10 @@ class Postings:
 
     # --- querying ---------------------------------------------------------------------------------
 
-    def _term(self, term: str) -> tuple[array[int], array[float]]:
-        got = self._decoded.get(term)
-        if got is None:
-            raw = self._base.get(term)
-            cids, tfs = array("i"), array("f")
-            if raw is not None:
-                cids.frombytes(raw[0])
-                tfs.frombytes(raw[1])
-            if len(self._decoded) > 4096:  # bounded: a long-running daemon sees many distinct terms
-                self._decoded.clear()
-            got = self._decoded[term] = (cids, tfs)
-        return got
+    def _term(self, term: str) -> tuple[list[int], list[float]]:
+        """A term's stored chunk ids and frequencies, decoded from its kept compact row."""
+        row = self._base.get(term)
+        return decode_py(row) if row is not None else ([], [])
 
     def top(self, terms: list[str], boosts: dict[str, float], limit: int) -> list[tuple[float, str, int, int]]:
         """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
@@ -574,17 +535,16 @@ class Postings:
     def term_weights(self, term: str) -> tuple[Any, Any]:
         """A term's chunk ids (ascending, tombstones included: the stored postings, then the delta, whose
         chunks have larger ids) and its BM25 weight in each, computed with the exhaustive scorer's
-        operations. Kept for recent terms up to TERM_CACHE_BYTES (the stored rows are read uncached, so
-        each posting is held once); a term's largest weight is kept longer."""
+        operations. Kept decoded for recent terms up to TERM_CACHE_BYTES, and in the compact stored form
+        for many more (see :class:`TermStore`); a term's largest weight is kept longer."""
         cache = self._np_terms
         got = cache.get(term)
         if got is not None:
             cache.move_to_end(term)
             return got
         np = self._npmod
-        raw = self._base.read(term)
-        cids = np.frombuffer(raw[0], dtype=np.int32) if raw else np.zeros(0, dtype=np.int32)
-        tfs = np.frombuffer(raw[1], dtype=np.float32).astype(np.float64) if raw else np.zeros(0)
+        row = self._base.get(term)
+        cids, tfs = decode_np(np, row) if row is not None else (np.zeros(0, dtype=np.int32), np.zeros(0))
         delta = self._delta.get(term)
         if delta:
             cids = np.concatenate([cids, np.asarray([c for c, _ in delta], dtype=np.int32)])

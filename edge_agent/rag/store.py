@@ -30,13 +30,14 @@ from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
+from edge_agent.rag.codec import TermStore
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
-from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, TermStore, id_mask, mask_diff, stored_ids
+from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, id_mask, mask_diff, stored_ids
 
 log = logging.getLogger("edge_agent.rag")
 
-_SCHEMA = 4
+_SCHEMA = 5  # 5: postings rows in the compact format (edge_agent.rag.codec)
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 _DDL = """
@@ -50,7 +51,8 @@ CREATE TABLE IF NOT EXISTS chunks (
     heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
-CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, cids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, n INTEGER NOT NULL, ids BLOB NOT NULL,
+                                     tfs BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL,
                                          tfs BLOB NOT NULL);
 """
@@ -134,10 +136,15 @@ class IndexStore:
             row = None
         signature = _meta_signature(max_file_bytes)
         if row is None or row[0] != signature:
+            # another version's index (or none yet): its tables go and are made again as this version writes
+            # them (a column may differ), then every file is indexed again
             with conn:
                 conn.execute("BEGIN")
                 for table in ("files", "chunks", "meta", "postings", "postings_run"):
-                    conn.execute(f"DELETE FROM {table}")
+                    conn.execute(f"DROP TABLE IF EXISTS {table}")
+                for statement in _DDL.split(";"):
+                    if statement.strip():
+                        conn.execute(statement)
                 conn.execute("INSERT OR REPLACE INTO meta VALUES ('signature', ?)", (signature,))
         if db_path:
             conn.execute("PRAGMA synchronous = NORMAL")
