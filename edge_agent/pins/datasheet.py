@@ -28,7 +28,13 @@ Every short name in a name column (at most four words; a trailing ``(note)`` is 
 ``LED1 / Green`` gives two names) becomes an entry for the row's pin, cited with the table's heading.
 Physical-position columns, notes, directions and descriptions are not names. A table written twice
 side by side (``| Arduino | AVR pin | Arduino | AVR pin |``) is read as two tables. A row with a
-different number of cells from its header is reported and skipped.
+different number of cells from its header is reported and skipped. Columns headed notes, function(s),
+alternate, timer or use add the function names their cells list (``AIN1``, ``OC1A`` in
+``Timer1 A (OC1A)``).
+
+Bus tables (neither pin nor name column in the header): a column per signal (``| UART | TX | RX |``), a
+row's signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``) or listed in a cell
+(``| i2c0 | SDA P0.26, SCL P0.27 |``) give ``<bus>_<signal>`` names.
 """
 
 from __future__ import annotations
@@ -229,8 +235,11 @@ def _split_row(line: str) -> list[str]:
     return [_clean(c) for c in s.split("|")]
 
 
+_TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
 def _pin_value(cell: str, header_words: set[str]) -> str | None:
-    value = re.sub(r"\s*\([^)]*\)\s*$", "", cell).strip()
+    value = _TRAILING_NOTE.sub("", cell).strip() if ")" in cell else cell.strip()
     if _PIN_TOKEN.fullmatch(value):
         return value
     if value.isdigit() and header_words & {"bcm", "gpio"}:
@@ -319,7 +328,10 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
         if not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words) or not any(
                 (w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
                 for w, c in zip(words, header, strict=True)):
-            continue  # no pin column or no name column in the header: not a pin table, rows never split
+            # not a (name, pin) table: maybe one naming a bus's signals (a role per column, or roles and pins
+            # listed in a row's cells)
+            _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
+            continue
         rows = [_split_row(lines[j]) for j in row_at]
         width = len(header)
         # the same columns written two or more times side by side (| Arduino | AVR pin | Arduino | AVR pin |):
@@ -336,6 +348,7 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
             if not name_cols:
                 continue
             pin_words = _header_words(sub_header[pin_col])
+            function_cols = _function_columns(sub_header, pin_col, name_cols)
             for j, row, full in zip(row_at, sub_rows, rows, strict=True):
                 if len(full) != width:
                     if lo == 0:
@@ -348,3 +361,134 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
                 for col in name_cols:
                     for name in _names(row[col]):
                         entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+                for col in function_cols:
+                    for name in _function_names(row[col]):
+                        entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+
+
+# --- functions and bus signals in tables -------------------------------------------------------------------
+
+#: Headers of columns that list what else a row's pin does (``ADC1_IN11``, ``Timer1 A (OC1A)``, ``AIN1``).
+_FUNCTION_HEADER = frozenset({"notes", "note", "functions", "function", "alternate", "timer", "useful", "use"})
+#: A function name: a word of letters and a number (``AIN1``, ``USART2``, ``OC1A``, ``ADC1_IN11``, ``LD4``),
+#: optionally followed by one or two short words (``UART1 RX``, ``TIM3 CH1 PWM``).
+_FUNCTION = re.compile(r"^[A-Za-z][A-Za-z_]*\d[A-Za-z0-9_]*(?: [A-Za-z][A-Za-z0-9_]{0,5}){0,2}$")
+
+
+#: Words that name a kind of bus or a position, not one function: ``I2C SDA`` is the SDA of whichever I2C bus.
+_FAMILIES = frozenset({"i2c", "i2s", "pin", "pins"})
+
+
+def _function_columns(header: list[str], pin_col: int, name_cols: list[int]) -> list[int]:
+    return [col for col, cell in enumerate(header)
+            if col != pin_col and col not in name_cols and _header_words(cell) & _FUNCTION_HEADER]
+
+
+def _function_names(cell: str) -> list[str]:
+    """Function names a notes cell lists: comma-separated parts and what brackets hold (``Timer1 A (OC1A)``
+    gives ``Timer1 A`` and ``OC1A``); a part that is a sentence, a pin position or a bare word is not one."""
+    out = []
+    for part in cell.split(","):
+        for name in [_PAREN.sub(" ", part), *_PAREN_TEXT.findall(part)] if "(" in part else [part]:
+            name = " ".join(name.split())
+            if _FUNCTION.match(name) and name.split()[0].lower() not in _FAMILIES:
+                out.append(name)
+                if name.count(" ") == 2 and name.rsplit(" ", 1)[1].isupper():  # TIM3 CH1 PWM is TIM3 CH1 too
+                    out.append(name.rsplit(" ", 1)[0])
+    return out
+
+
+#: Signal names a bus table's columns or cells use for one line of the bus.
+_ROLES = frozenset({
+    "tx", "rx", "txd", "rxd", "rts", "cts", "sda", "scl", "sck", "sclk", "mosi", "miso", "cs", "csn", "nss", "ce0",
+    "ce1", "ws", "bck", "din", "dout",
+})
+_ROLE_THEN_PIN = re.compile(r"\b(?:" + "|".join(sorted(_ROLES)) + r")\s+(?:P[A-L]\d|P\d\.|GPIO\d|GP\d|IO\d)",
+                            re.IGNORECASE)
+_ROLE_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s+(\S+)(?:\s*\([^)]*\))?$")
+
+
+_PAREN = re.compile(r"\([^)]*\)")
+_PAREN_TEXT = re.compile(r"\(([^)]*)\)")
+_BUS_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{1,23}")
+#: A first cell that names a bus: a name, maybe another after a slash, maybe a note in brackets.
+_BUS_CELL = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]{1,23}(?:\s*/\s*[A-Za-z][A-Za-z0-9_]{1,23})?(?:\s*\([^)]*\))?\s*$")
+
+
+def _bus_names(cell: str) -> list[str]:
+    """The names a bus cell gives its bus: ``uart1 (arduino_serial)`` is uart1 and arduino_serial,
+    ``Serial1 (USART1)`` Serial1 and USART1."""
+    out = []
+    parts = [*_PAREN.sub(" ", cell).split(" / "), *_PAREN_TEXT.findall(cell)] if "(" in cell else cell.split(" / ")
+    for name in parts:
+        name = " ".join(name.split())
+        if _BUS_NAME.fullmatch(name):
+            out.append(name)
+    return out
+
+
+def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], source: str, tag: str,
+                     heading: str, entries: list[AliasEntry]) -> None:
+    """Bus tables: a column per signal (``| UART | TX | RX | RTS | CTS |`` rows ``| uart0 | P0.06 | ... |``,
+    including Arduino pins whose port pins a later cell lists in the same order, ``| D18 | D19 | PD3 / PD2 |``),
+    a row per bus with its signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``) or listed as
+    ``SDA P0.26, SCL P0.27``. Each signal becomes ``<bus>_<signal>`` for its pin."""
+    roles = {col: role for col, cell in enumerate(header)
+             if (role := " ".join(w for w in cell.lower().split() if w not in ("pin", "pins"))) in _ROLES}
+
+    def add(name: str, value: str, j: int) -> None:
+        if _NAME_OK.match(name):
+            entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+
+    by_column = len(roles) >= 2 and 0 not in roles
+    for j in row_at:
+        line = lines[j].strip()
+        first = line[1:] if line.startswith("|") else line
+        first = first[:first.find("|")]
+        if not by_column and ("/" not in first or not _PIN_TOKEN.search(line)) and (
+                ", " not in line or not _BUS_CELL.match(first) or not _ROLE_THEN_PIN.search(line)):
+            continue  # neither signals over pins nor "SDA P0.26, SCL P0.27" in this row (plain substring tests
+            # first: most tables of a datasheet are register maps and specifications)
+        row = _split_row(lines[j])
+        if len(row) != len(header) or not row:
+            continue
+        buses = _bus_names(row[0])
+        if by_column:
+            pins = {col: _pin_value(row[col], set()) for col in roles if col < len(row)}
+            later = [_pin_list(c) for c in row[max(roles) + 1:]]
+            listed = next((p for p in later if p is not None and len(p) == len(roles)), None)
+            for k, col in enumerate(sorted(roles)):
+                value = pins.get(col) or (listed[k] if listed else None)
+                if value is None:
+                    continue
+                for bus in buses:
+                    add(f"{bus}_{roles[col].upper()}", value, j)
+                if listed and pins.get(col) is None and _ARDUINO_PIN.fullmatch(row[col]):
+                    add(row[col], value, j)
+            continue
+        words = row[0].split()
+        if len(words) >= 2 and "/" in row[0] and not words[0].endswith("/") and words[1] != "/":
+            signals = [" ".join(p.split()) for p in " ".join(words[1:]).split("/")]  # | I2C1 SCL / SDA | PB8 / PB9 |
+            listed = next((p for c in row[1:] if (p := _pin_list(c)) is not None and len(p) == len(signals)), None)
+            if listed is not None:
+                for sig, value in zip(signals, listed, strict=True):
+                    add(f"{words[0]}_{sig.replace(' ', '_')}", value, j)
+                continue
+        for cell in row[1:]:  # | i2c0 (arduino_i2c) | SDA P0.26, SCL P0.27 |
+            for part in cell.split(","):
+                m = _ROLE_PIN.match(part.strip())
+                if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
+                    for bus in buses:
+                        add(f"{bus}_{m.group(1).upper()}", value, j)
+
+
+_ARDUINO_PIN = re.compile(r"[DA]\d{1,2}")
+
+
+def _pin_list(cell: str) -> list[str] | None:
+    """``PB8 / PB9`` as its pins, or None when any part is not a pin."""
+    parts = [p.strip() for p in cell.split("/")]
+    if len(parts) < 2:
+        return None
+    pins = [_pin_value(p, set()) for p in parts]
+    return None if any(p is None for p in pins) else [p for p in pins if p is not None]

@@ -227,6 +227,15 @@ class PinIndex:
     @staticmethod
     def _merge(idx: _BoardNames, n: _Name) -> None:
         k = name_key(n.spelling)
+        role = idx.bus_roles.get(k)
+        if role is not None:
+            # A bus signal the board file names (I2C1_SCL) is the board file's to answer. A datasheet table giving
+            # it another pin describes another mapping of the same peripheral (USART1 on PB6/PB7 in Zephyr's
+            # devicetree, on PA9/PA10 on the Arduino header): both are real, so it is not a contradiction.
+            if role != n.pin.name:
+                log.info("datasheet %s: %r = %s is another mapping of the board file's %s (%s); the board file's "
+                         "is used", n.source, n.spelling, n.pin.name, n.spelling, role)
+            return
         same_key = idx.keyed.get(k, [])
         native = [x for x in same_key if x.rank == _NATIVE]
         if native:

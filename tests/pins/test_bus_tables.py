@@ -1,0 +1,88 @@
+"""Tables that name a bus's signals rather than (name, pin) pairs, and notes columns listing what else a
+pin does: each signal becomes ``<bus>_<signal>`` for its pin, each function name (``AIN1``, ``OC1A``) a name
+of its row's pin, and a board file's own bus mapping still answers for its board."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from edge_agent.pins import parse_aliases
+from edge_agent.pins.index import PinIndex
+from edge_agent.rag import pin_index_for
+
+
+def _pairs(text: str, tag: str = "board") -> set[tuple[str, str]]:
+    entries, problems = parse_aliases(text, f"{tag}.md", tag)
+    assert not problems
+    return {(e.alias, e.value) for e in entries}
+
+
+def test_a_column_per_signal_names_each_bus_line() -> None:
+    text = ("## Serial ports\n\n| UART | TX | RX | RTS | CTS | Use |\n| --- | --- | --- | --- | --- | --- |\n"
+            "| uart0 | P0.06 | P0.08 | P0.05 | P0.07 | console |\n"
+            "| uart1 (arduino_serial) | P1.02 | P1.01 | - | - | |\n")
+    got = _pairs(text)
+    assert {("uart0_TX", "P0.06"), ("uart0_CTS", "P0.07"), ("uart1_RX", "P1.01"),
+            ("arduino_serial_TX", "P1.02")} <= got
+    assert not any(name.endswith(("_RTS", "_CTS")) and name.startswith("uart1") for name, _ in got)
+
+
+def test_arduino_pins_take_the_port_pins_a_later_cell_lists_in_order() -> None:
+    text = ("## Serial ports\n\n| Port | TX pin | RX pin | AVR pins |\n| --- | --- | --- | --- |\n"
+            "| Serial1 (USART1) | D18 | D19 | PD3 / PD2 |\n")
+    got = _pairs(text)
+    assert {("D18", "PD3"), ("D19", "PD2"), ("Serial1_TX", "PD3"), ("USART1_RX", "PD2")} <= got
+
+
+def test_signals_and_pins_written_slash_separated_pair_up_in_order() -> None:
+    text = ("## Default peripheral mapping\n\n| Peripheral | Pins | Notes |\n| --- | --- | --- |\n"
+            "| I2C1 SCL / SDA | PB8 / PB9 | 400 kHz |\n| SPI1 NSS / SCK / MISO / MOSI | PB0 / PA5 / PA6 / PA7 | |\n"
+            "| Set display on / off | 0xAF / 0xAE | not pins |\n")
+    got = _pairs(text)
+    assert {("I2C1_SCL", "PB8"), ("I2C1_SDA", "PB9"), ("SPI1_NSS", "PB0"), ("SPI1_MOSI", "PA7")} <= got
+    assert len(got) == 6
+
+
+def test_signals_listed_with_their_pins_in_a_cell() -> None:
+    text = ("## Buses\n\n| Bus | Signals | Notes |\n| --- | --- | --- |\n"
+            "| i2c0 (arduino_i2c) | SDA P0.26, SCL P0.27 | enabled |\n| SPI2 / HSPI | MISO GPIO12, MOSI GPIO13 | |\n"
+            "| notes.md | see https://example.com/a, b | |\n")
+    got = _pairs(text)
+    assert {("i2c0_SDA", "P0.26"), ("arduino_i2c_SCL", "P0.27"), ("SPI2_MISO", "GPIO12"),
+            ("HSPI_MOSI", "GPIO13")} <= got
+    assert len(got) == 8  # both names of each bus, nothing from the row that is not a bus
+
+
+def test_a_notes_column_names_the_functions_of_its_pin() -> None:
+    text = ("## Header\n\n| Arduino | Port pin | Alternate use | PWM timer |\n| --- | --- | --- | --- |\n"
+            "| D9 | PB1 | | Timer1 A (OC1A) |\n| A0 | PC0 | ADC0 | - |\n| A4 | PC4 | I2C SDA | - |\n"
+            "| D12 | PB4 | SPI MISO, TIM3 CH1 PWM | - |\n")
+    got = _pairs(text)
+    assert {("OC1A", "PB1"), ("Timer1 A", "PB1"), ("ADC0", "PC0"), ("TIM3 CH1 PWM", "PB4"),
+            ("TIM3 CH1", "PB4")} <= got
+    # a bus family without its instance names no one pin, and a bare word is not a function
+    assert not {name for name, _ in got} & {"I2C SDA", "SPI MISO"}
+
+
+def test_shared_corpus_function_and_bus_names_resolve(shared_corpus: Path) -> None:
+    index = pin_index_for(shared_corpus)
+    for board, name, pin in (("nrf52840dk", "AIN1", "P0.03"), ("nrf52840dk", "uart0_CTS", "P0.07"),
+                             ("arduino-uno", "OC1A", "PB1"), ("arduino-mega2560", "D18", "PD3"),
+                             ("arduino-mega2560", "D15", "PJ0"), ("nucleo-g071rb", "SPI1_SCK", "PA5"),
+                             ("nucleo-g071rb", "TIM3_CH1", "PA6"), ("esp32-devkitc", "VSPI_MOSI", "GPIO23")):
+        assert index.resolve(board, name).name == pin, (board, name)
+
+
+def test_a_board_files_bus_mapping_answers_and_another_mapping_is_no_contradiction(shared_corpus: Path) -> None:
+    # the F401RE board file maps USART1 to PA9/PA10 (the Arduino header); the datasheet's Zephyr table maps it
+    # to PB6/PB7: both are real mappings of one peripheral, so the board file answers and nothing is reported
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("nucleo-f401re", "USART1_TX").name == "PA9"
+    assert index.check() == []
+
+
+def test_a_datasheet_giving_a_board_file_name_another_pin_is_still_reported() -> None:
+    text = "## Pin Aliases\n\n| alias | pin |\n| --- | --- |\n| D13 | PA6 |\n"
+    entries, _ = parse_aliases(text, "nucleo-f401re.md", "nucleo-f401re")
+    found = PinIndex(entries).check(["nucleo-f401re"])
+    assert [(c.name, c.datasheet_pin, c.board_pin) for c in found] == [("D13", "PA6", "PA5")]
