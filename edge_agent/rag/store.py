@@ -28,6 +28,7 @@ from typing import Any
 
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
+from edge_agent.pins.datasheet import PIN_RULES
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.codec import TermStore
@@ -90,7 +91,8 @@ _VOCABULARY_DIGEST = hashlib.sha256(json.dumps(_text.VOCABULARY, sort_keys=True)
 
 def _meta_signature(max_file_bytes: int) -> str:
     return json.dumps({"schema": _SCHEMA, "tokenizer": _text.TOKENIZER_VERSION, "chunk": MAX_CHARS,
-                       "rules": CHUNK_RULES, "vocabulary": _VOCABULARY_DIGEST, "cap": max_file_bytes})
+                       "rules": CHUNK_RULES, "pins": PIN_RULES, "vocabulary": _VOCABULARY_DIGEST,
+                       "cap": max_file_bytes})
 
 
 class IndexStore:
