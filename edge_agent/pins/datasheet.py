@@ -32,9 +32,10 @@ different number of cells from its header is reported and skipped. Columns heade
 alternate, timer or use add the function names their cells list (``AIN1``, ``OC1A`` in
 ``Timer1 A (OC1A)``).
 
-Bus tables (neither pin nor name column in the header): a column per signal (``| UART | TX | RX |``), a
-row's signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``) or listed in a cell
-(``| i2c0 | SDA P0.26, SCL P0.27 |``) give ``<bus>_<signal>`` names.
+Connector tables: under a heading naming a connector (``## Header J1``), a ``No.`` column and a pin column
+give ``J1-<n>`` names. Bus tables (neither pin nor name column in the header): a column per signal
+(``| UART | TX | RX |``), a row's signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``)
+or listed in a cell (``| i2c0 | SDA P0.26, SCL P0.27 |``) give ``<bus>_<signal>`` names.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 2
+PIN_RULES = 3
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -332,9 +333,10 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
         if not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words) or not any(
                 (w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
                 for w, c in zip(words, header, strict=True)):
-            # not a (name, pin) table: maybe one naming a bus's signals (a role per column, or roles and pins
-            # listed in a row's cells)
-            _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
+            # not a (name, pin) table: maybe a connector's positions, or one naming a bus's signals (a role per
+            # column, or roles and pins listed in a row's cells)
+            if not _parse_connector_table(lines, header, row_at, source, tag, heading, entries):
+                _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
             continue
         rows = [_split_row(lines[j]) for j in row_at]
         width = len(header)
@@ -496,3 +498,33 @@ def _pin_list(cell: str) -> list[str] | None:
         return None
     pins = [_pin_value(p, set()) for p in parts]
     return None if any(p is None for p in pins) else [p for p in pins if p is not None]
+
+
+#: A connector a section is about ("Header J1", "CN7"): its table's numbered rows are positions on it.
+_CONNECTOR = re.compile(r"\b(J\d{1,2}|CN\d{1,2})\s*$")
+_POSITION_HEADER = frozenset({"no", "no.", "#", "pos", "position"})
+
+
+def _parse_connector_table(lines: list[str], header: list[str], row_at: list[int], source: str, tag: str,
+                           heading: str, entries: list[AliasEntry]) -> bool:
+    """A table under a heading naming a connector (``## Header J1``) with a position column (``No.``) and a
+    column of pins (``IO36``): position n is ``J1-n``, as a vendor's header drawing numbers it."""
+    m = _CONNECTOR.search(heading.split(" > ")[-1])
+    if m is None:
+        return False
+    pos_col = next((c for c, cell in enumerate(header) if cell.strip().lower() in _POSITION_HEADER), None)
+    if pos_col is None:
+        return False
+    rows = [_split_row(lines[j]) for j in row_at]
+    pin_col = next((c for c in range(len(header)) if c != pos_col and sum(
+        1 for r in rows if c < len(r) and _pin_value(r[c], set()) is not None) >= 0.5 * len(rows)), None)
+    if pin_col is None:
+        return False
+    for j, row in zip(row_at, rows, strict=True):
+        if len(row) != len(header) or not row[pos_col].isdigit():
+            continue
+        value = _pin_value(row[pin_col], set())
+        if value is not None:
+            entries.append(AliasEntry(tag, f"{m.group(1)}-{int(row[pos_col])}", value, source, j + 1, "native",
+                                      "table", heading))
+    return True

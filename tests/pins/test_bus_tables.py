@@ -86,3 +86,18 @@ def test_a_datasheet_giving_a_board_file_name_another_pin_is_still_reported() ->
     entries, _ = parse_aliases(text, "nucleo-f401re.md", "nucleo-f401re")
     found = PinIndex(entries).check(["nucleo-f401re"])
     assert [(c.name, c.datasheet_pin, c.board_pin) for c in found] == [("D13", "PA6", "PA5")]
+
+
+def test_a_connector_table_numbers_its_positions() -> None:
+    text = ("## Header J1\n\n| No. | Name | Functions |\n| --- | --- | --- |\n| 1 | 3V3 | supply |\n"
+            "| 5 | IO34 | GPIO34, ADC1_CH6 |\n| 8 | IO33 | GPIO33, TOUCH8 |\n")
+    assert _pairs(text) == {("J1-5", "IO34"), ("J1-8", "IO33")}
+
+
+def test_the_esp32_header_the_datasheet_calls_j1_resolves_beside_the_board_files_j2(shared_corpus: Path) -> None:
+    # the board file names the EN-side header J2 (Espressif's current drawing), the shared notes call it J1:
+    # both spellings reach the same pin, and J3 agrees with the board file
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("esp32-devkitc", "J1-5").name == index.resolve("esp32-devkitc", "J2-5").name == "GPIO34"
+    assert index.resolve("esp32-devkitc", "J3-14").name == "GPIO0"
+    assert index.check(["esp32-devkitc"]) == []
