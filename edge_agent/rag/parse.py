@@ -109,10 +109,10 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, np: 
     entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
     stem = stem_words(f.rel)
     hints = _text.spelling_hints(text) if text else (False, False)
-    local = _LocalIds()
     if np is not None and sections:
-        rows, tids_b, tfs_b, sizes_b = _count_np(np, stem, sections, hints, local)
+        rows, terms, tids_b, tfs_b, sizes_b = _count_np(np, stem, sections, hints)
     else:
+        local = _LocalIds()
         tids, tfs, sizes = array("i"), array("f"), array("i")
         rows = []
         for s in sections:
@@ -121,36 +121,42 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, np: 
             tfs.extend(tf.values())
             sizes.append(len(tf))
             rows.append((s.heading, s.text, dl))
-        tids_b, tfs_b, sizes_b = tids.tobytes(), tfs.tobytes(), sizes.tobytes()
+        terms, tids_b, tfs_b, sizes_b = list(local), tids.tobytes(), tfs.tobytes(), sizes.tobytes()
     return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(local),
+                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=terms,
                       tids=tids_b, tfs=tfs_b, sizes=sizes_b)
 
 
-def _count_np(np: Any, stem: list[str], sections: list[Section], hints: tuple[bool, bool],
-              local: _LocalIds) -> tuple[list[tuple[str, str, float]], bytes, bytes, bytes]:
+def _count_np(np: Any, stem: list[str], sections: list[Section],
+              hints: tuple[bool, bool]) -> tuple[list[tuple[str, str, float]], list[str], bytes, bytes, bytes]:
     """The term counts of every chunk of a file at once: each token becomes (chunk, term number) with
     weight 1 (body) or HEADING_WEIGHT (heading), and equal pairs are summed; the same frequencies as
     :func:`chunk_tf`, each chunk's terms in term-number order."""
     flat: list[str] = []
     counts: list[int] = []  # body, heading tokens of each chunk, alternating
     rows = []
+    headings: dict[str, list[str]] = {}  # a long section's chunks share its heading
     for s in sections:
         body = _text.tokens(s.text, hints)
         body += row_pins(s.text)
-        heading = stem + _text.tokens(s.heading, hints)
+        heading = headings.get(s.heading)
+        if heading is None:
+            heading = headings[s.heading] = stem + _text.tokens(s.heading, hints)
         flat += body
         flat += heading
         counts += (len(body), len(heading))
         rows.append((s.heading, s.text, len(body) + HEADING_WEIGHT * len(heading)))
+    distinct = dict.fromkeys(flat)  # the file's terms numbered in first-seen order, at C speed
+    local = dict(zip(distinct, range(len(distinct)), strict=True))
+    nterms = max(len(local), 1)
     ids = np.fromiter(map(local.__getitem__, flat), dtype=np.int64, count=len(flat))
     lengths = np.asarray(counts, dtype=np.int64)
     chunk_of = np.repeat(np.repeat(np.arange(len(sections), dtype=np.int64), 2), lengths)
     weight = np.repeat(np.tile(np.asarray([1.0, HEADING_WEIGHT]), len(sections)), lengths)
-    keys, inverse = np.unique(chunk_of * len(local) + ids, return_inverse=True)
+    keys, inverse = np.unique(chunk_of * nterms + ids, return_inverse=True)
     tf = np.bincount(inverse.ravel(), weights=weight, minlength=len(keys))
-    sizes = np.bincount(keys // len(local), minlength=len(sections))
-    return (rows, (keys % len(local)).astype(np.int32).tobytes(), tf.astype(np.float32).tobytes(),
+    sizes = np.bincount(keys // nterms, minlength=len(sections))
+    return (rows, list(local), (keys % nterms).astype(np.int32).tobytes(), tf.astype(np.float32).tobytes(),
             sizes.astype(np.int32).tobytes())
 
 
