@@ -37,24 +37,30 @@ def _blocks(lines: list[str]) -> list[list[str]]:
     blocks: list[list[str]] = []
     cur: list[str] = []
     in_fence = False
+    last_table: bool | None = None  # whether cur's last line is a table line (None: not known yet)
     for line in lines:
-        if line.strip().startswith("```"):
+        s = line.strip()
+        if s.startswith("```"):
             cur.append(line)
             in_fence = not in_fence
+            last_table = None
             continue
         if in_fence:
             cur.append(line)
+            last_table = None
             continue
-        if not line.strip():
+        if not s:
             if cur:
                 blocks.append(cur)
                 cur = []
             continue
+        table = s.startswith("|") or " | " in s  # what _is_table_line says, from the stripped line at hand
         # a table starting right after prose without a blank line is still its own block
-        if cur and _is_table_line(line) != _is_table_line(cur[-1]) and not in_fence:
+        if cur and table != (_is_table_line(cur[-1]) if last_table is None else last_table):
             blocks.append(cur)
             cur = []
         cur.append(line)
+        last_table = table
     if cur:
         blocks.append(cur)
     return blocks
@@ -70,20 +76,27 @@ def _split_block(block: list[str], max_chars: int) -> list[str]:
         rows = block[len(header):]
         parts: list[str] = []
         cur: list[str] = list(header)
+        head_chars = len("\n".join(header))
+        chars = head_chars  # len("\n".join(cur)), kept as rows are added
         for row in rows:
-            if len(cur) > len(header) and len("\n".join([*cur, row])) > max_chars:
+            if len(cur) > len(header) and chars + 1 + len(row) > max_chars:
                 parts.append("\n".join(cur))
                 cur = list(header)
+                chars = head_chars
             cur.append(row)
+            chars += 1 + len(row)
         parts.append("\n".join(cur))
         return parts
     parts = []
     cur = []
+    chars = -1  # len("\n".join(cur)) once cur holds a line
     for line in block:
-        if cur and len("\n".join([*cur, line])) > max_chars:
+        if cur and chars + 1 + len(line) > max_chars:
             parts.append("\n".join(cur))
             cur = []
+            chars = -1
         cur.append(line)
+        chars += 1 + len(line)
     if cur:
         parts.append("\n".join(cur))
     return parts
@@ -119,9 +132,9 @@ def chunk_markdown(text: str, max_chars: int = MAX_CHARS) -> list[Section]:
             out.append(Section(heading, chunk))
 
     for line in text.split("\n"):
-        if line.strip().startswith("```"):
+        if "```" in line and line.strip().startswith("```"):
             in_fence = not in_fence
-        m = None if in_fence else _HEADING.match(line)
+        m = None if in_fence or not line.startswith("#") else _HEADING.match(line)
         if m:
             flush()
             body = []
