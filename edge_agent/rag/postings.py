@@ -272,6 +272,34 @@ class ChunkTable:
         self._file[cid], self._idx[cid], self._board[cid], self._dl[cid] = f, idx, bn, dl
         self._board_live[bn] += 1
 
+    def add_file(self, first: int, rel: str, board: str | None, dls: list[float]) -> None:
+        """The chunks of one file, ids `first` onwards (each id new to the table, as ids are never reused):
+        the arrays grow by the file's chunks at once instead of a chunk at a time."""
+        n = len(dls)
+        if first < len(self._file):  # an id the table has seen: one at a time, keeping the counts right
+            for i, dl in enumerate(dls):
+                self[first + i] = (rel, i, board, dl)
+            return
+        f = self._file_no.get(rel)
+        if f is None:
+            f = self._file_no[rel] = len(self._files)
+            self._files.append(rel)
+        bn = self._board_no.get(board)
+        if bn is None:
+            bn = self._board_no[board] = len(self._boards)
+            self._boards.append(board)
+        gap = first - len(self._file)  # ids of chunks removed before this table was filled
+        self._file.extend(repeat(-1, gap))
+        self._idx.extend(repeat(0, gap))
+        self._board.extend(repeat(0, gap))
+        self._dl.extend(repeat(0.0, gap))
+        self._file.extend(repeat(f, n))
+        self._idx.extend(range(n))
+        self._board.extend(repeat(bn, n))
+        self._dl.extend(dls)
+        self._n += n
+        self._board_live[bn] += n
+
     def __getitem__(self, cid: int) -> ChunkMeta:
         if not 0 <= cid < len(self._file) or self._file[cid] < 0:
             raise KeyError(cid)

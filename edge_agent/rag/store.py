@@ -185,6 +185,8 @@ class IndexStore:
             ours = gen is not None and gen[0] == self._seen_gen and self._meta is not None
             if not ours:  # first load, or another process changed the index: forget our copies
                 self._meta = self._base_ids = None
+                if self._conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
+                    self._meta = ChunkTable()  # nothing indexed yet: the build fills it, nothing is read back
             # the document frequencies this process holds are current unless another process wrote since
             row = self._conn.execute("SELECT 1 FROM meta WHERE key = 'df'").fetchone()
             if not ours:
@@ -221,6 +223,7 @@ class IndexStore:
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
+                self._meta = self._base_ids = None  # what this pass added to them was not committed
                 raise
         if stats["indexed"] or stats["removed"]:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
@@ -378,8 +381,7 @@ class IndexStore:
                 self._fresh[first + k] = tfd
                 tf_blobs.append(marshal.dumps(tfd))
         if self._meta is not None:
-            for i, (_heading, _body, dl) in enumerate(pf.sections):
-                self._meta[first + i] = (f.rel, i, f.board, dl)
+            self._meta.add_file(first, f.rel, f.board, [dl for _heading, _body, dl in pf.sections])
         self._conn.executemany("INSERT INTO chunks (id, rel, idx, board, heading, text, dl, tf) "
                                "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                                [(first + i, f.rel, i, f.board, heading, body, dl, blob)
