@@ -34,6 +34,8 @@ HEADING_WEIGHT = 3.0
 #: Files to (re)read in one pass from which worker processes parse them: below it, starting the workers
 #: (a fresh interpreter each, importing this package) costs more than it saves.
 PARALLEL_FROM_FILES = 200
+#: Files from which every core parses, busy or not (see :func:`_workers`).
+ALL_CORES_FROM_FILES = 1000
 #: Files a worker parses and sends back at a time (a worker that outruns the database writes blocks on its
 #: full pipe, so memory stays bounded).
 _BATCH = 8
@@ -160,14 +162,18 @@ def _count_np(np: Any, stem: list[str], sections: list[Section],
             sizes.astype(np.int32).tobytes())
 
 
-def _workers() -> int:
-    """Worker processes worth starting: one per idle core, up to 4 (fewer than 2 means parse here). Workers
-    only shorten a build when cores are free; on a busy machine they add their start-up and the transfer
-    of results to the CPU the build takes, for nothing."""
+def _workers(n_files: int) -> int:
+    """Worker processes worth starting for `n_files` files (fewer than 2 means parse here). From
+    ALL_CORES_FROM_FILES files one per core, up to 4, however busy the machine is: such a build is minutes
+    of parsing, beside which the workers' start-up and the transfer of their results are small, and on a
+    shared machine each process gets its share of a core. Below that, one per idle core: a smaller build on
+    a busy machine gains little wall time and would pay the start-up for it."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:  # not Linux
         cores = os.cpu_count() or 1
+    if n_files >= ALL_CORES_FROM_FILES:
+        return min(cores, 4)
     try:
         busy = os.getloadavg()[0]
     except OSError:  # load average not available
@@ -180,7 +186,7 @@ def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_by
     """:func:`parse_file` of each file, in order; in worker processes when there are many files and more
     than one core. A worker that cannot start or stops early leaves its files to this process."""
     threshold = PARALLEL_FROM_FILES if parallel_from is None else parallel_from
-    n_workers = _workers()
+    n_workers = _workers(len(files))
     done = 0
     if n_workers > 1 and len(files) >= threshold:
         workers = _start(files, olds, max_file_bytes, n_workers)

@@ -56,7 +56,7 @@ def test_worker_processes_build_the_same_index_as_one_process(
         return got
 
     monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(parse, "_workers", lambda: 2)
+    monkeypatch.setattr(parse, "_workers", lambda n: 2)
     monkeypatch.setattr(parse, "_receive", counted)
     shared = HardwareRag.load(root, index_dir=tmp_path / "workers")
     assert batches and all(batches)  # every file came back from a worker
@@ -81,7 +81,7 @@ def test_a_worker_that_stops_early_leaves_its_files_to_the_indexing_process(
         return workers
 
     monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(parse, "_workers", lambda: 2)
+    monkeypatch.setattr(parse, "_workers", lambda n: 2)
     monkeypatch.setattr(parse, "_BATCH", 2)
     monkeypatch.setattr(parse, "_start", one_dies)
     assert _state(HardwareRag.load(root, index_dir=tmp_path / "index")) == want
@@ -214,3 +214,14 @@ def test_counting_a_whole_file_at_once_gives_each_chunk_what_counting_it_alone_g
             checked += len(fast.sections)
     assert checked > 100
 
+
+def test_a_large_build_parses_on_every_core_however_busy_and_a_small_one_only_on_idle_cores(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse.os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    monkeypatch.setattr(parse.os, "getloadavg", lambda: (6.0, 6.0, 6.0))  # a shared machine, every core busy
+    assert parse._workers(parse.ALL_CORES_FROM_FILES) == 2
+    assert parse._workers(parse.ALL_CORES_FROM_FILES - 1) == 0
+    monkeypatch.setattr(parse.os, "getloadavg", lambda: (0.2, 0.2, 0.2))
+    assert parse._workers(parse.PARALLEL_FROM_FILES) == 2
+    monkeypatch.setattr(parse.os, "sched_getaffinity", lambda pid: {0}, raising=False)
+    assert parse._workers(parse.ALL_CORES_FROM_FILES) < 2  # one core: parsed in the indexing process
