@@ -48,7 +48,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 3
+PIN_RULES = 4
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -69,7 +69,8 @@ class AliasEntry:
     source: str
     line: int
     numbering: str = "native"  # "native" (the board's integer convention) or "physical" (header positions)
-    kind: str = "alias"  # "alias" (a pin-alias section) or "table" (a pin table)
+    kind: str = "alias"  # "alias" (a pin-alias section), "table" (a pin table) or "function" (a function a pin
+    # can take, from a notes or alternate-function column: the weakest kind, see PinIndex)
     heading: str = ""  # heading of the section or table it comes from
 
 
@@ -335,7 +336,8 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
                 for w, c in zip(words, header, strict=True)):
             # not a (name, pin) table: maybe a connector's positions, or one naming a bus's signals (a role per
             # column, or roles and pins listed in a row's cells)
-            if not _parse_connector_table(lines, header, row_at, source, tag, heading, entries):
+            if not (_parse_connector_table(lines, header, row_at, source, tag, heading, entries)
+                    or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)):
                 _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
             continue
         rows = [_split_row(lines[j]) for j in row_at]
@@ -369,7 +371,7 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
                         entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
                 for col in function_cols:
                     for name in _function_names(row[col]):
-                        entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+                        entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
 
 
 # --- functions and bus signals in tables -------------------------------------------------------------------
@@ -390,14 +392,16 @@ def _function_columns(header: list[str], pin_col: int, name_cols: list[int]) -> 
             if col != pin_col and col not in name_cols and _header_words(cell) & _FUNCTION_HEADER]
 
 
-def _function_names(cell: str) -> list[str]:
+def _function_names(cell: str, pattern: re.Pattern[str] | None = None) -> list[str]:
     """Function names a notes cell lists: comma-separated parts and what brackets hold (``Timer1 A (OC1A)``
-    gives ``Timer1 A`` and ``OC1A``); a part that is a sentence, a pin position or a bare word is not one."""
+    gives ``Timer1 A`` and ``OC1A``); a part that is a sentence, a pin position or a bare word is not one.
+    `pattern` replaces the test of a name (a cell of an alternate-function column is one even without a
+    number: ``PCM DIN``)."""
     out = []
     for part in cell.split(","):
         for name in [_PAREN.sub(" ", part), *_PAREN_TEXT.findall(part)] if "(" in part else [part]:
             name = " ".join(name.split())
-            if _FUNCTION.match(name) and name.split()[0].lower() not in _FAMILIES:
+            if (pattern or _FUNCTION).match(name) and name.split()[0].lower() not in _FAMILIES:
                 out.append(name)
                 if name.count(" ") == 2 and name.rsplit(" ", 1)[1].isupper():  # TIM3 CH1 PWM is TIM3 CH1 too
                     out.append(name.rsplit(" ", 1)[0])
@@ -527,4 +531,37 @@ def _parse_connector_table(lines: list[str], header: list[str], row_at: list[int
         if value is not None:
             entries.append(AliasEntry(tag, f"{m.group(1)}-{int(row[pos_col])}", value, source, j + 1, "native",
                                       "table", heading))
+    return True
+
+
+#: Columns of an alternate-function table: ``ALT0``-``ALT5`` (Broadcom), ``F0``-``F8`` (RP1), or one per peripheral
+#: kind (``| GPIO | SPI | I2C | UART | PWM slice |`` on the RP2040).
+_ALT_COLUMN = re.compile(r"^(?:alt\d|f\d|spi|i2c|i2s|uart|pwm|pwm slice|adc)$")
+
+
+_ALT_FUNCTION = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?: [A-Za-z0-9_]{1,6}){0,2}$")
+
+
+def _parse_function_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
+                          tag: str, heading: str, entries: list[AliasEntry]) -> bool:
+    """An alternate-function table: a pin column and a column per function (``| 4 | GPCLK0 | SPI4 CE0 |``); every
+    function a cell names (``SPI4 CE0``, ``I2C6 SDA``) becomes a name of the row's pin. A function on several pins
+    (I2C6 SDA on GPIO0 and GPIO22) is then ambiguous, listing both."""
+    cols = [c for c, cell in enumerate(header) if _ALT_COLUMN.match(" ".join(cell.lower().split()))]
+    if not cols:
+        return False
+    rows = [_split_row(lines[j]) for j in row_at]
+    pin_col = _pin_column(header, rows)
+    if pin_col is None or pin_col in cols:
+        return False
+    pin_words = words[pin_col]
+    for j, row in zip(row_at, rows, strict=True):
+        if len(row) != len(header):
+            continue
+        value = _pin_value(row[pin_col], pin_words)
+        if value is None:
+            continue
+        for col in cols:
+            for name in _function_names(row[col], _ALT_FUNCTION):
+                entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
     return True

@@ -48,6 +48,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Contradiction", "PinIndex"]
 
 _NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
+_TABLES = ("table", "function")
 
 
 @dataclass(frozen=True)
@@ -98,12 +99,12 @@ class _BoardNames:
 def _entry_source(e: AliasEntry) -> str:
     where = f"{e.source} line {e.line}"
     heading = e.heading.split(" > ")[-1]
-    return f"{where}, table under {heading!r}" if e.kind == "table" and heading else where
+    return f"{where}, table under {heading!r}" if e.kind != "alias" and heading else where
 
 
 def _same_table_rows(a: _Name, b: _Name) -> bool:
     """Two rows of one file's pin tables naming different pins alike: a real ambiguity, not a conflict."""
-    return (a.entry is not None and b.entry is not None and a.entry.kind == b.entry.kind == "table"
+    return (a.entry is not None and b.entry is not None and a.entry.kind in _TABLES and b.entry.kind in _TABLES
             and a.entry.source == b.entry.source)
 
 
@@ -196,8 +197,9 @@ class PinIndex:
         def rank(e: AliasEntry) -> int:
             return _OWN if e.tag == board.id else (_TAGGED if e.tag in tags else _GENERIC)
 
+        # a function a pin can take (SPI4 CE0 among a Pi's alternate functions) comes after every name a pin has
         relevant = sorted((e for e in self.entries if e.tag is None or e.tag == board.id or e.tag in tags),
-                          key=lambda e: (rank(e), e.source, e.line))
+                          key=lambda e: (e.kind == "function", rank(e), e.source, e.line))
         for e in relevant:
             found = self._value_pin(idx, e)
             if found is None:
@@ -227,6 +229,10 @@ class PinIndex:
     @staticmethod
     def _merge(idx: _BoardNames, n: _Name) -> None:
         k = name_key(n.spelling)
+        if n.entry is not None and n.entry.kind == "function" and any(
+                x.entry is None or x.entry.kind != "function" or x.entry.source != n.entry.source
+                for x in idx.keyed.get(k, [])):
+            return  # a name (GPCLK0 for the header's pin 7) or another file's function list answers first
         role = idx.bus_roles.get(k)
         if role is not None:
             # A bus signal the board file names (I2C1_SCL) is the board file's to answer. A datasheet table giving
@@ -271,7 +277,8 @@ class PinIndex:
         number, header positions and functions (the 40-pin Pi header: GPIO17 is J8-11 on each of them).
         """
         idx = _BoardNames(tag, None, shared=tuple(owners))
-        for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (e.source, e.line)):
+        for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (e.kind == "function", e.source,
+                                                                                   e.line)):
             value = e.value
             n = int_value(value)
             pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value
@@ -282,6 +289,9 @@ class PinIndex:
                     pin = replace(agreed, board=tag, raw=value)
                     pin_name = pin.name
             named = _Name(e.alias, pin, _entry_source(e), _OWN, e)
+            if e.kind == "function" and any(x.entry is None or x.entry.kind != "function" or x.entry.source != e.source
+                                            for x in idx.keyed.get(name_key(e.alias), [])):
+                continue  # a name of a pin, or another file's function list, answers first
             twin = [x for x in idx.exact.get(e.alias, [])
                     if name_key(x.pin.name) != name_key(pin_name) and not _same_table_rows(x, named)]
             if twin:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
+from edge_agent.errors import AmbiguousPinError
 from edge_agent.pins import parse_aliases
 from edge_agent.pins.index import PinIndex
 from edge_agent.rag import pin_index_for
@@ -101,3 +104,26 @@ def test_the_esp32_header_the_datasheet_calls_j1_resolves_beside_the_board_files
     assert index.resolve("esp32-devkitc", "J1-5").name == index.resolve("esp32-devkitc", "J2-5").name == "GPIO34"
     assert index.resolve("esp32-devkitc", "J3-14").name == "GPIO0"
     assert index.check(["esp32-devkitc"]) == []
+
+
+def test_an_alternate_function_table_names_what_each_pin_can_take() -> None:
+    text = ("## Alternate functions\n\n| GPIO | ALT0 | ALT3 | ALT5 |\n| --- | --- | --- | --- |\n"
+            "| 4 | GPCLK0 | SPI4 CE0 | I2C3 SDA |\n| 20 | PCM DIN | SPI6 MOSI | GPCLK0 |\n")
+    entries, _ = parse_aliases(text, "pi.md", "pi")
+    assert {(e.alias, e.value, e.kind) for e in entries} == {
+        ("GPCLK0", "GPIO4", "function"), ("SPI4 CE0", "GPIO4", "function"), ("I2C3 SDA", "GPIO4", "function"),
+        ("PCM DIN", "GPIO20", "function"), ("SPI6 MOSI", "GPIO20", "function"), ("GPCLK0", "GPIO20", "function")}
+
+
+def test_a_function_is_the_weakest_name(shared_corpus: Path) -> None:
+    index = pin_index_for(shared_corpus)
+    # one pin can take it: it resolves
+    assert index.resolve("rpi-4b", "SPI3_MOSI").name == "GPIO2"
+    assert index.resolve("rpi-5", "SPI2_CE0").name == "GPIO0"
+    # several pins can: the lookup names them instead of picking one
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("rpi-4b", "I2C6_SDA")
+    assert {"GPIO0", "GPIO22"} <= {p for _, p, _ in err.value.matches}
+    # a name a pin has (the header's GPCLK0 on pin 7) answers before a function other pins can also take
+    assert index.resolve("rpi-4b", "GPCLK0").name == "GPIO4"
+    assert index.disputes("rpi-4b", "GPCLK0") == []
