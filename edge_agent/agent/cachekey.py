@@ -21,9 +21,10 @@ earlier exchange, is not.
 
 Never from the cache, and never into it:
 
-- a message whose words ask for a change (turn, set, blink, write... the words that decide whether a
-  write tool is offered): whatever the model did last time, the operator is asking for it to happen
-  now, and an answer replayed from the cache would claim a write that never ran;
+- a message whose words ask for a change (turn, set, blink, write..., or an order with no such verb
+  that names a pin and a level, "LD2 on": the words that decide whether a write tool is offered):
+  whatever the model did last time, the operator is asking for it to happen now, and an answer
+  replayed from the cache would claim a write that never ran;
 - a turn that called a tool (or tried to): hardware state is live;
 - a turn that failed (no answer, the round limit) or was answered by a fallback provider (the key
   names the first provider).
@@ -36,7 +37,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from edge_agent.agent.choice import CHANGE
+from edge_agent.agent.choice import CHANGE, asks_change
 
 # Follow-up words: a message holding one depends on the chat so far, so its key includes the history.
 REFERS_BACK = re.compile(r"\b(it|its|that|this|those|these|them|they|again|other|previous|same|above|before|"
@@ -64,5 +65,6 @@ def make_key(*, provider: str, system_prompt: str, tools: str, mode: str | None,
 
 
 def asks_for_change(message: str) -> bool:
-    """True when the message's words ask for something to change (then the cache is not used)."""
-    return CHANGE.search(message or "") is not None
+    """True when the message's words ask for something to change (then the cache is not used): a change
+    verb anywhere, or an order with none that names a pin and a level or a thing a line drives."""
+    return CHANGE.search(message or "") is not None or asks_change(message or "")

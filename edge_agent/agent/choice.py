@@ -15,7 +15,10 @@ call for:
 on the bench now (drive a pin, read a pin, scan the bus, read the sensor), a lookup (which pin, register
 or address something is: the documentation given with the message answers it) or neither. An action
 gets only its tools (and a reply that answers it without calling one is asked once to call it); a
-lookup gets no bench tool;
+lookup gets no bench tool; an order needs no verb the lists know: a message that is not a question and
+names a pin with a level ("LD2 on", "PA8 to 0"), or starts with a verb of its own and names a thing a
+line drives ("fire the relay"), is offered the write, and one that names a pin or the bus without a
+change ("check D7", "sweep the I2C bus") is offered the read or the scan;
 a question is never offered a write ("what voltage is the supply set to?", "what would happen if I
 set D7 high?").
 
@@ -113,9 +116,14 @@ WHERE_IS = re.compile(r"\b(which|what)(\s+is|\s+are|\s+does|\s+do)?(\s+the)?\s+(
                       r"ports?|bits?|chip\s+id|id|alias\w*|functions?|peripherals?|channel)\b|\bwhere\s+(is|are)\b",
                       _W)
 NOW = re.compile(r"\b(now|currently|at\s+the\s+moment|right\s+now|live|present\s+level|actual)\b", _W)
+# "on" followed by a pin, a thing or an article says where something is ("the LED on D13", "what is A3 on
+# the MCU"), not a level.
+# After "turn", "switch" or "power" it is the level again ("turn on the LED").
+_ON = (r"(?:(?<=turn\s)|(?<=switch\s)|(?<=power\s))on|"
+       r"on(?!\s+(?:the|a|an|my|this|that|its|pin|port|header|board|line|bus|gpio|p[a-k]\d+|[ad]\d+|ld\d|b\d)\b)")
 # The present state of a pin asked for.
-PIN_STATE = re.compile(r"\b(read|level|state|status|now|currently|(is|are)\b.{0,40}\b(on|off|high|low|pressed|lit|set|"
-                       r"active|released))\b", _W)
+PIN_STATE = re.compile(r"\b(read|level|state|status|now|currently|(is|are)\b.{0,40}\b(" + _ON +
+                       r"|off|high|low|pressed|lit|set|active|released))\b", _W)
 # Devices on the bus asked for.
 BUS_NOW = re.compile(r"\b(scan\w*|devices?|respond\w*|detect\w*|present|attached|connected|found|how\s+many|"
                      r"answer\w*|acknowledg\w*|list|show|find|on\s+the\s+bus|what('?s|\s+is)\s+on)\b", _W)
@@ -138,12 +146,69 @@ class Plan:
     kind: str = "talk"  # action, lookup, talk (what the message was taken for)
 
 
-def asks_change(message: str) -> bool:
-    """True when the message asks for something to change now (not a question about it, not held back)."""
+LEVEL = re.compile(r"\b(" + _ON + r"|off|high|low|[01]|lit|true|false)\b", _W)
+# How an order that is not a change starts: asking, reading, telling, greeting, remembering; and a
+# statement about the bench ("the relay is on D7", "my LED is off").
+NOT_AN_ORDER = re.compile(
+    r"^\W*(please\s+)?(tell|show|give|list|find|look|read|check|measure|scan|explain|describe|say|compare|calc\w*|"
+    r"comput\w*|convert|help|thanks?|thank\s+you|cheers|hi|hello|hey|good|remember|note|store|save|forget|recall|"
+    r"search|monitor|watch|wait|print|report|count|name|identify|translate|define|verify|confirm|test|probe|"
+    r"status|state|level|value|reading|summar\w*|the|a|an|my|our|your|this|that|these|those|it|its|it's|there|"
+    r"here|he|she|they|you|i(?!\s+(?:want|need|'d\s+like|would\s+like))|we(?!\s+(?:want|need|'d\s+like|would\s+like))|"
+    r"ok|okay|yes|no|nope|sure|why|because|if|when|while|after|before|so|and|but|or)\b", _W)
+# Things a line drives: an order about one of them needs no known verb ("kill the LED", "open the valve").
+OUTPUT = re.compile(r"\b(leds?|lights?|lamps?|relays?|buzzers?|beepers?|sirens?|fans?|motors?|heaters?|pumps?|"
+                    r"valves?|solenoids?|locks?|mosfets?|transistors?|outputs?|\w+_led)\b", _W)
+
+
+# The bus itself named (not a device on it).
+I2C_BUS = re.compile(r"\b(i2c\w*|i²c|twi|smbus|bus(es)?)\b", _W)
+# An order to look at something now, as opposed to telling, explaining or greeting.
+READ_ORDER = re.compile(r"^\W*(please\s+)?(check|read|sample|poll|monitor|watch|test|verify|probe|get|fetch|report)\b",
+                        _W)
+
+
+def is_order(message: str) -> bool:
+    """True when the message is an order to look at something now rather than a question, a request
+    to tell or explain, a greeting or a statement: it starts with a verb of reading or checking, or
+    with no known opening at all; it is not held back and does not end in a question mark."""
     text = message or ""
-    if CHANGE.search(text) is None or HELD_BACK.search(text):
+    if HELD_BACK.search(text) or QUESTION.match(text) or text.rstrip().endswith("?"):
         return False
-    return QUESTION.match(text) is None or POLITE.search(text) is not None
+    order = POLITE.sub(" ", text).strip(" ,.!")
+    return READ_ORDER.match(order) is not None or NOT_AN_ORDER.match(order) is None
+
+
+def asks_change(message: str, *, named: bool | None = None) -> bool:
+    """True when the message asks for something to change now (not a question about it, not held back).
+
+    A known change verb ("turn", "set", "switch"...) is one way to ask. The other is an order that no word
+    list anticipates: a message that is not a question, not held back and does not start by asking,
+    telling or stating, which names a pin (``named``; by default a pin name written in the message) with
+    a level ("LD2 on", "D3 to 1", "PB5 needs to be at 0 V"), or starts with a verb of its own and names a
+    thing a line drives ("kill the LED on D13", "open the drain valve"). The forced call (only the
+    named pins, only the level asked for) and the autonomy policy stay the guard on what it can do.
+    """
+    text = message or ""
+    if HELD_BACK.search(text):
+        return False
+    polite = POLITE.search(text) is not None
+    if QUESTION.match(text) is not None and not polite:
+        return False
+    if CHANGE.search(text) is not None:
+        return True
+    if text.rstrip().endswith("?") and not polite:
+        return False
+    order = POLITE.sub(" ", text).strip(" ,.!")
+    if named is None:
+        named = PIN_NAME.search(text) is not None
+    if NOT_AN_ORDER.match(order):
+        return False
+    first = order.split()[0] if order.split() else ""
+    verbless = named and LEVEL.search(order) is not None
+    own_verb = bool(first) and PIN_NAME.fullmatch(first.strip(",.:;")) is None and \
+        (OUTPUT.search(order) is not None or (named and LEVEL.search(order) is not None))
+    return verbless or own_verb
 
 
 def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] = (), pins_named: bool = False,
@@ -157,7 +222,7 @@ def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] =
     low = text.lower()
     named = pins_named or PIN_NAME.search(text) is not None or any(w and w.lower() in low for w in board_words)
     pinish = named or GPIO.search(text) is not None
-    change = asks_change(text)
+    change = asks_change(text, named=named)
     lookup = WHERE_IS.search(text) is not None and NOW.search(text) is None
     wanted: list[str] = []
     if change:
@@ -168,9 +233,15 @@ def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] =
         elif SPI.search(text):
             wanted.append("spi_transfer")
     if not lookup:
-        if not change and pinish and PIN_STATE.search(text) and not BUS.search(text):
+        # an order that is not a change and names no documentation ("check D7", "probe the I2C bus") asks
+        # for the present state of what it names
+        order = not change and is_order(text) and not SPEC.search(text)
+        # "D7 high?": a pin and a level asked about
+        state = named and LEVEL.search(text) is not None and text.rstrip().endswith("?")
+        if not change and pinish and (PIN_STATE.search(text) or order and named or state) and not BUS.search(text):
             wanted.append("gpio_read")
-        if BUS.search(text) and BUS_NOW.search(text) and not QUANTITY.search(text) or re.search(r"\bscan\b", low):
+        if BUS.search(text) and BUS_NOW.search(text) and not QUANTITY.search(text) or re.search(r"\bscan\b", low) \
+                or order and I2C_BUS.search(text) and not QUANTITY.search(text):
             wanted.append("i2c_scan")
         if QUANTITY.search(text) and not SPEC.search(text):
             wanted.append("sensor_read")
@@ -209,7 +280,7 @@ def still_needed(tools: Sequence[str], pins: Sequence[str],
     return left, left_pins
 
 
-ON_WORDS = re.compile(r"\b(on|high|up|light\s+up|enable|activate|start|1)\b", _W)
+ON_WORDS = re.compile(r"\b(" + _ON + r"|high|up|light\s+up|enable|activate|start|1)\b", _W)
 OFF_WORDS = re.compile(r"\b(off|low|down|disable|deactivate|stop|clear|0)\b", _W)
 
 

@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from edge_agent.agent.assemble import open_agent
-from edge_agent.agent.choice import asks_change, plan
+from edge_agent.agent.cachekey import asks_for_change
+from edge_agent.agent.choice import asked_level, asks_change, plan
 from edge_agent.agent.tools import COMPACT_TOOLS
 from edge_agent.config import load_settings
 
@@ -51,7 +52,21 @@ def forced(request: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
     ("What is the BME280's temperature range?", "lookup", [], False),
     ("What is the supply voltage set to?", "lookup", [], False),
     ("What would happen if I set D7 high? Don't do it.", "lookup", [], False),
+    # no known verb: a pin and a level, or a verb of its own on a thing a line drives, is an order; the
+    # forced call (named pins, the level asked for) and the policy are the guard
+    ("LD2 off.", "action", ["gpio_write"], True),
+    ("PA8 to 0 now", "action", ["gpio_write"], True),
+    ("I need D4 high", "action", ["gpio_write"], True),
+    ("Fire the relay on D4.", "action", ["gpio_write"], True),
+    ("Cut the heater", "action", ["gpio_write"], True),
+    ("Check D7", "action", ["gpio_read"], True),
+    ("Sweep the I2C bus", "action", ["i2c_scan"], True),
+    ("The relay is on D7.", "lookup", [], False),
+    ("Tell me about D13", "lookup", [], False),
+    ("What is A3 on the MCU?", "lookup", [], False),
+    ("D7 high?", "action", ["gpio_read"], True),
     ("Hi there!", "talk", [], False),
+    ("Thanks, the LED looks fine.", "talk", [], False),
     ("What is 12 times 7?", "talk", [], False),
 ])
 def test_the_plan_of_a_message(message: str, kind: str, tools: list[str], require: bool) -> None:
@@ -78,6 +93,19 @@ def test_a_change_no_offered_tool_can_make_offers_nothing() -> None:
 ])
 def test_questions_and_held_back_changes_ask_for_none(message: str, change: bool) -> None:
     assert asks_change(message) is change
+
+
+@pytest.mark.parametrize("message,level", [
+    ("Turn on the LED on D13", 1), ("Switch off the relay on D4", 0), ("Set the output on D4 to 1.", 1),
+    ("LD2 on", 1), ("The LED on D13, off please", 0), ("Light D13 up", 1), ("Toggle D7", None),
+])
+def test_the_level_asked_for_is_not_the_on_of_a_place(message: str, level: int | None) -> None:
+    assert asked_level(message) == level
+
+
+def test_an_order_without_a_known_verb_is_never_answered_from_the_cache() -> None:
+    assert asks_for_change("LD2 off.") and asks_for_change("Fire the relay on D4.")
+    assert not asks_for_change("Which pin is LD2?") and not asks_for_change("Hi there!")
 
 
 def _agent(config: Path, state: Path) -> Any:
