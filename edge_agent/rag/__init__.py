@@ -218,8 +218,9 @@ class HardwareRag(IndexStore):
             for score, _rel, _idx, cid in top:
                 rel, board, heading, body = rows[cid]
                 page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
-                if self.compact:
-                    text = self._shorten(body)
+                if self.compact:  # the answering lines of a long chunk (a register table's rows past its
+                    # first 600 characters), then cut to the compact size
+                    text = self._shorten(_query.window(body, terms, exact, COMPACT_CHARS, whole_upto=COMPACT_CHARS))
                 elif used < _query.CONTEXT_CHARS:  # a long result (a 40-row pin table) would crowd the others
                     # out of the context slot: it is cut to its answering lines
                     text = _query.window(body, terms, exact)

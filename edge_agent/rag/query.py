@@ -240,14 +240,16 @@ WINDOW_MIN_LINES = 8
 _GAP = "…"
 
 
-def window(text: str, terms: Collection[str], exact: Collection[str], limit: int = WINDOW_CHARS) -> str:
+def window(text: str, terms: Collection[str], exact: Collection[str], limit: int = WINDOW_CHARS,
+           whole_upto: int = WINDOW_FROM) -> str:
     """The lines of a long chunk that hold the question's terms, in document order, within about `limit`
     characters: the best lines first (exact pin, register and number tokens count triple and are matched as
     whole tokens, so ``1`` does not pick the rows of ``11`` or ``0x10``), each with the
     line before and after it, and the header rows of the table a picked row belongs to. Skipped stretches
-    are marked with an ellipsis line. Text up to `limit` (or with no line holding a term) is returned whole.
+    are marked with an ellipsis line. Text up to `limit` or `whole_upto` characters (or with no line holding
+    a term) is returned whole.
     """
-    if len(text) <= max(limit, WINDOW_FROM):
+    if len(text) <= max(limit, whole_upto):
         return text
     lines = text.split("\n")
     if len(lines) < WINDOW_MIN_LINES:  # a few long paragraphs: nothing to pick between
