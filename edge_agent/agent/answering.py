@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 
-from edge_agent.agent import facts
+from edge_agent.agent import facts, lookup
 from edge_agent.agent.parsing import StreamFilter
 from edge_agent.agent.records import summarize
 from edge_agent.agent.turn import TurnResult
@@ -49,16 +49,20 @@ def unchecked(visible: str, tools: Sequence[str]) -> str:
 
 
 def answered(result: TurnResult, visible: str, shown: StreamFilter | None, on_token: OnToken | None,
-             labels: Mapping[str, str]) -> TurnResult:
-    """The turn answered with the model's `visible` text (shown now unless it streamed already)."""
+             labels: Mapping[str, str], looked_up: Sequence[str] = ()) -> TurnResult:
+    """The turn answered with the model's `visible` text (shown now unless it streamed already);
+    `looked_up` are a lookup's answer lines (:mod:`edge_agent.agent.lookup`)."""
     # Memory references are bookkeeping (source_krefs has them), not part of an answer.
     text = MEM_REF.sub("", visible).strip() or visible
     # After tools ran, what they did is stated from their results, before the model's words
-    # (which are left out when they contradict the results): see edge_agent.agent.facts.
-    result.response, left_out = facts.answer(result.tool_calls, text, labels) if result.tool_calls \
-        else (text, [])
+    # (which are left out when they contradict the results): see edge_agent.agent.facts. A lookup's
+    # answer is stated the same way from what it found.
+    if result.tool_calls:
+        result.response, left_out = facts.answer(result.tool_calls, text, labels)
+    else:
+        result.response, left_out = lookup.answer(looked_up, text)
     result.notes += left_out
-    if on_token is not None and result.tool_calls:  # not shown as it streamed (see edge_agent.agent.rounds)
+    if on_token is not None and (result.tool_calls or looked_up):  # held while it streamed (edge_agent.agent.rounds)
         on_token(result.response)
     elif shown is not None and on_token is not None and (rest := shown.finish(visible)):
         on_token(rest)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from edge_agent.agent import language
@@ -37,8 +38,15 @@ ASKS = re.compile(r"^\W*(which|what|where|when|who|whom|whose|why|how|is|are|was
 def memory_context(memory: MemorySource | None, state: AgentState | None, settings: Settings,
                    message: str) -> tuple[str, list[str]]:
     """Engage memory with the message: (context block, source refs); empty when memory is off."""
+    results, refs = memory_entries(memory, state, settings, message)
+    return promptmod.frame_memory(results), refs
+
+
+def memory_entries(memory: MemorySource | None, state: AgentState | None, settings: Settings,
+                   message: str) -> tuple[list[JsonObject], list[str]]:
+    """Engage memory with the message: (the entries for the context, source refs); empty when memory is off."""
     if memory is None:
-        return "", []
+        return [], []
     s = settings
     # This message's own earlier exchanges stay out: asked again, it must build the same prompt.
     exclude = state.exchanges_of(message) if state is not None else []
@@ -47,14 +55,14 @@ def memory_context(memory: MemorySource | None, state: AgentState | None, settin
                               min_score=s.memory.min_relevance_score, exclude_ids=exclude)
     except EdgeAgentError as exc:
         log.warning("memory context left out: %s", exc)
-        return "", []
+        return [], []
     results, refs = records(found, "results"), strings(found, "source_refs")
     if len(refs) != len(results):
         refs = [str(r.get("source_ref") or "") for r in results]
     if not MEMORY.search(message):  # "what did I ask earlier" still sees the earlier questions
         kept = [(r, ref) for r, ref in zip(results, refs, strict=True) if not asked_or_ordered(r)]
         results, refs = [r for r, _ in kept], [ref for _, ref in kept]
-    return promptmod.frame_memory(results), [ref for ref in refs if ref]
+    return results, [ref for ref in refs if ref]
 
 
 def hardware_context(hardware: HardwareSource | None, message: str, boards: list[str]) -> str:
@@ -65,20 +73,23 @@ def hardware_context(hardware: HardwareSource | None, message: str, boards: list
 
 
 def assemble(system: str, message: str, *, memory: str, krefs: list[str], raw_hardware: str, chosen: Plan,
-             history: list[dict[str, str]], compact: bool) -> Context:
-    """The turn's context from its parts: the prompt, the tools planned and the history that fits."""
+             history: list[dict[str, str]], compact: bool, lookup: Sequence[str] = ()) -> Context:
+    """The turn's context from its parts: the prompt, the tools planned and the history that fits; a
+    lookup's answer lines (`lookup`) go with the message, fenced as data, so the model's words can agree."""
     # An action's answer comes from its tool results: of the hardware context it keeps the pin index
     # (which pin a name is), not datasheet chunks (hundreds of tokens to read, and a small model copies
     # numbers out of them instead of calling the tool).
     hardware = promptmod.frame_hardware(promptmod.pins_only(raw_hardware) if compact and chosen.require
                                         else raw_hardware)
+    if lookup:
+        hardware = "\n".join(b for b in (hardware, promptmod.fence("lookup", "\n".join(lookup))) if b)
     if compact:  # the oldest history goes first when the request would not fit
         while history and sum(len(m["content"]) for m in history) > promptmod.COMPACT_PROMPT_CHARS // 2:
             history = history[2:]
     asked = f"{message}\n{line}" if (line := language.instruction(message)) else message
     prompt = promptmod.build_prompt(system, memory, hardware, asked, compact=compact,
                                     history_chars=sum(len(m["content"]) for m in history) if compact else 0)
-    return Context(prompt, krefs, history, chosen.tools, chosen.require, message)
+    return Context(prompt, krefs, history, chosen.tools, chosen.require, message, lookup=list(lookup))
 
 
 def asked_or_ordered(entry: JsonObject) -> bool:
@@ -109,6 +120,19 @@ def board_labels(boards: list[tuple[str, str]]) -> dict[str, str]:
         labels.update({pin: f"LED {name}" for name, pin in info.leds.items()})
         labels.update({pin: f"button {name}" for name, pin in info.buttons.items()})
     return labels
+
+
+def board_files(boards: list[tuple[str, str]]) -> list[Any]:
+    """The configured boards' board files (pins with headers and functions), those that have one."""
+    from edge_agent.pins import get_board
+
+    out = []
+    for board in dict.fromkeys(b for _, b in boards):
+        try:
+            out.append(get_board(board))
+        except EdgeAgentError:
+            continue
+    return out
 
 
 def board_hints(boards: list[tuple[str, str]]) -> list[str]:

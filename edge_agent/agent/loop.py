@@ -36,6 +36,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from edge_agent.agent import context as contextmod
+from edge_agent.agent import lookup
 from edge_agent.agent import prompt as promptmod
 from edge_agent.agent import toolset as toolsetmod
 from edge_agent.agent.answering import FINAL_AFTER_TOOLS, FINAL_NO_TOOLS
@@ -175,11 +176,16 @@ class Agent:
     def build(self, message: str, *, session: str | None = None, board: str | None = None) -> Context:
         history = self.state.history(session, self.settings.agent.max_history_messages) \
             if self.state is not None and session else []
-        memory, krefs = self.memory_context(message)
+        entries, krefs = contextmod.memory_entries(self.memory, self.state, self.settings, message)
         raw_hardware = self.hardware_context(message, board)
-        return contextmod.assemble(self.system, message, memory=memory, krefs=krefs, raw_hardware=raw_hardware,
-                                   chosen=self.plan_for(message, raw_hardware), history=history,
-                                   compact=self.compact)
+        chosen = self.plan_for(message, raw_hardware)
+        # a lookup is answered from what the pin index, the board files, the notes and the datasheet search
+        # returned for it, not from the model's reading of the documentation
+        lines = lookup.lookup_facts(message, raw_hardware, contextmod.board_files(self.boards), entries) \
+            if self.compact and chosen.kind == "lookup" else []
+        return contextmod.assemble(self.system, message, memory=promptmod.frame_memory(entries), krefs=krefs,
+                                   raw_hardware=raw_hardware, chosen=chosen, history=history,
+                                   compact=self.compact, lookup=lines)
 
     @property
     def labels(self) -> dict[str, str]:

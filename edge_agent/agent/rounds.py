@@ -80,8 +80,9 @@ class Rounds:
         """One request and what follows from its reply: the result when the turn ends, else None."""
         ctx, result, on_token = self.ctx, self.result, self.on_token
         shown = StreamFilter() if on_token is not None else None
-        # A reply after tool calls is not shown as it streams: its answer starts with what the tools did.
-        shows = display.hold if on_token is not None and result.tool_calls else on_token
+        # A reply after tool calls (or to a lookup) is not shown as it streams: its answer starts with what
+        # the tools (the lookups) found.
+        shows = display.hold if on_token is not None and (result.tool_calls or ctx.lookup) else on_token
         # An action's calls are forced (well-formed, to the tools and pins it needs) until each ran once.
         need, need_pins = forcing.needed(ctx.tools, self.pins, result.tool_calls, require=ctx.require,
                                          final=self.final, rounds=result.rounds)
@@ -128,7 +129,7 @@ class Rounds:
         """The reply to a request for the answer."""
         result = self.result
         if visible and not calls and not (result.tool_calls and answering.REFUSAL.match(visible)):
-            return answering.answered(result, visible, shown, self.on_token, self.labels)
+            return answering.answered(result, visible, shown, self.on_token, self.labels, self.ctx.lookup)
         if self.asked:  # still no usable answer: the tool results speak for themselves
             return self._composed("the model gave no final answer")
         self.asked = True
@@ -154,7 +155,7 @@ class Rounds:
             result.answered = False  # unverified: neither cached nor remembered
             visible = answering.unchecked(visible, ctx.tools)
         if visible:
-            return answering.answered(result, visible, shown, self.on_token, self.labels)
+            return answering.answered(result, visible, shown, self.on_token, self.labels, self.ctx.lookup)
         self._ask_for_answer()  # only reasoning, or nothing: ask once for the answer
         return None
 

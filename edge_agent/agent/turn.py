@@ -52,3 +52,6 @@ class Context:
     tools: list[str] = field(default_factory=list)
     require: bool = False  # the answer needs a result of one of `tools` (the message asks for an action)
     message: str = ""
+    # a lookup's answer from the turn's context (pin index, board file, notes, datasheet search), stated
+    # before the model's words (:mod:`edge_agent.agent.lookup`)
+    lookup: list[str] = field(default_factory=list)

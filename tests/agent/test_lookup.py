@@ -1,0 +1,127 @@
+"""A lookup is answered from what the pin index, the board file, the operator's notes and the datasheet
+search returned for it, stated before the model's words; a model answer that contradicts them is left
+out: the wrong lookups real 0.5B-1.5B models gave, replayed through the scripted server with the real
+datasheet index and board files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from edge_agent.agent.assemble import open_agent
+from edge_agent.agent.lookup import answer, contradiction, datasheet_lines, note_lines, terms
+from edge_agent.cli import main
+from edge_agent.config import load_settings
+
+
+def _config(tmp_path: Path, model: Any, steps: Any) -> Path:
+    return steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+
+
+def _turn(config: Path, state: Path, message: str) -> Any:
+    with open_agent(load_settings(config), state) as agent:
+        return agent.turn(message)
+
+
+def test_a_peripheral_signal_is_answered_from_the_board_file(model: Any, steps: Any, tmp_path: Path,
+                                                             state: Path) -> None:
+    model.script = [steps.say("USART2 uses pins D1 and D2 for TX and RX, respectively.")]
+    result = _turn(_config(tmp_path, model, steps), state, "Which pins does USART2 use for TX and RX?")
+    assert result.response == ("Pin: USART2_TX is PA2 (CN10-35, CN9-2, D1).\n"
+                               "Pin: USART2_RX is PA3 (CN10-37, CN9-1, D0).")
+    assert any("left out" in n and "D2" in n for n in result.notes)
+    sent = model.requests[0]
+    assert "tools" not in sent and '<data source="lookup">' in sent["messages"][-1]["content"]
+    assert not result.tool_calls and result.succeeded
+
+
+def test_a_register_is_answered_from_the_datasheet_row(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    model.script = [steps.say("The address of the BME280 ctrl_meas register is 0xF5.")]
+    result = _turn(_config(tmp_path, model, steps), state, "What is the address of the BME280 ctrl_meas register?")
+    assert result.response.startswith("Datasheet bme280.md (Registers): Address 0xF4, Name ctrl_meas, Use ")
+    assert "0xF5" not in result.response  # the model's next-row answer is left out
+
+
+def test_a_pin_the_message_names_is_stated_as_the_index_resolves_it(model: Any, steps: Any, tmp_path: Path,
+                                                                    state: Path) -> None:
+    model.script = [steps.say("D8 is PA9, on the Arduino header.")]
+    result = _turn(_config(tmp_path, model, steps), state, "Which MCU pin is Arduino header pin D8 connected to?")
+    assert result.response == "Pin: D8 is PA9 (CN10-21, CN5-1, D8, USART1_TX).\nD8 is PA9, on the Arduino header."
+
+
+def test_a_remembered_pin_is_stated_from_the_note_and_a_repeat_is_a_cache_hit(model: Any, steps: Any, tmp_path: Path,
+                                                                             state: Path, capsys: Any) -> None:
+    config = _config(tmp_path, model, steps)
+    for key, note in (("relay", "The pump relay is wired to D7 (PA8) on the Nucleo."),
+                      ("scope", "The bench scope's probe 2 is on the relay coil.")):
+        assert main(["--state", str(state), "--config", str(config), "memory", "store", "--key", key, "--content",
+                     note, "--category", "core"]) == 0
+    capsys.readouterr()
+    model.script = [steps.say("The pump relay is on LD2.")]
+    first = _turn(config, state, "Which pin is the pump relay on?")
+    assert first.response == "Your note: The pump relay is wired to D7 (PA8) on the Nucleo."
+    assert first.source_krefs  # the note came through engage
+    again = _turn(config, state, "Which pin is the pump relay on?")
+    assert again.cached and again.response == first.response and len(model.requests) == 1
+
+
+def test_an_action_gets_no_lookup_lines(model: Any, steps: Any, tmp_path: Path, state: Path) -> None:
+    model.script = [steps.call(("gpio_read", {"pin": "D7"})), steps.say("D7 is low.")]
+    result = _turn(_config(tmp_path, model, steps), state, "Is D7 high right now?")
+    assert result.response.startswith("Read: pin D7 (= PA8) reads 0 (low).")
+    assert '<data source="lookup">' not in model.requests[0]["messages"][-1]["content"]
+
+
+HARDWARE = """[Hardware documentation]
+--- bme280.md (bme280) ---
+# BME280 sensor > Registers
+| Address | Name | Use |
+| --- | --- | --- |
+| 0xD0 | id | chip id, 0x60 |
+| 0xF2 | ctrl_hum | humidity oversampling, bits 2:0 |
+| 0xF4 | ctrl_meas | temperature oversampling 7:5, pressure oversampling 4:2, mode 1:0 |
+…
+
+--- bme280.md (bme280) ---
+# BME280 sensor > Chip id
+Register 0xD0 (`id`) reads 0x60 on a BME280. A BMP280 (no humidity) answers 0x58 in the same
+register, so reading 0xD0 tells the two apart.
+"""
+
+
+def test_the_datasheet_line_is_the_rarest_words_row_and_the_part_name_picks_none() -> None:
+    # "BME280" names the file (it scopes the question); humidity is in three lines, oversampling in two
+    assert datasheet_lines("Which register holds the BME280's humidity oversampling setting?", HARDWARE) == [
+        "Datasheet bme280.md (Registers): Address 0xF2, Name ctrl_hum, Use humidity oversampling, bits 2:0"]
+    # a sentence of a paragraph, joined across its lines
+    assert datasheet_lines("What does a BMP280 answer instead?", HARDWARE) == [
+        "Datasheet bme280.md (Chip id): A BMP280 (no humidity) answers 0x58 in the same register, so reading 0xD0 "
+        "tells the two apart."]
+    assert datasheet_lines("What supply voltage does it take?", HARDWARE) == []
+
+
+def test_a_note_is_stated_only_when_it_shares_the_questions_words() -> None:
+    notes = [{"content": "The BME280 sensor board is mounted in the greenhouse.", "category": "core"},
+             {"content": "User: where is the door sensor?\nAssistant: on D2", "category": "conversation"}]
+    assert note_lines("Where is the sensor board mounted?", notes) == [
+        "Your note: The BME280 sensor board is mounted in the greenhouse."]
+    assert note_lines("Which pin is the door sensor on?", notes) == []  # one shared word of two; exchanges never
+    assert "soft-reset" in terms("soft-reset it") and {"soft", "reset"} <= terms("soft-reset it")
+
+
+@pytest.mark.parametrize("text,contradicts", [
+    ("USART2 uses D1 and D0.", False), ("USART2 uses D1 and D2.", True), ("It is on PA3 and PA2.", False),
+    ("TX is PA9.", True), ("Both are on the ST-LINK port.", False),
+])
+def test_what_contradicts_a_pin_lookup(text: str, contradicts: bool) -> None:
+    lines = ["Pin: USART2_TX is PA2 (CN10-35, CN9-2, D1).", "Pin: USART2_RX is PA3 (CN10-37, CN9-1, D0)."]
+    assert (contradiction(lines, text) is not None) is contradicts
+
+
+def test_register_values_disjoint_from_the_datasheet_line_are_left_out() -> None:
+    line = ["Datasheet bme280.md (Registers): Address 0xF4, Name ctrl_meas, Use mode 1:0"]
+    assert answer(line, "It is 0xF5.")[0] == line[0]
+    assert answer(line, "0xF4; write 0xF2 before it.")[0] == f"{line[0]}\n0xF4; write 0xF2 before it."
+    assert answer([], "From the model.") == ("From the model.", [])
