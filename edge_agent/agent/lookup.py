@@ -19,8 +19,12 @@ each, in this order and only as far as each applies:
 
 The lines go to the model with the message (fenced as data, so its words can agree with them) and
 start the answer. The model's words follow unless they contradict the lines: a pin a pin line does
-not name, only pins a note does not name, or register values disjoint from the datasheet line's. Pure functions over the turn's
-context; the same message and context give the same lines, so the response cache stays valid.
+not name, only pins a note does not name, or register values disjoint from the datasheet line's.
+Pure functions over the turn's context; the same message and context give the same lines, so the
+response cache stays valid.
+
+An action whose message writes no pin name is forced to the pins :func:`pin_aliases` (the pin
+index's aliases for its words) or :func:`note_pin` (the note that answers it) give.
 """
 
 from __future__ import annotations
@@ -90,6 +94,20 @@ def pin_lines(hardware: str, message: str) -> list[str]:
         where = f" on {board}" if len(boards) > 1 else ""
         lines.append(f"Pin: {alias}{where} is {pin}" + (f" ({detail})." if detail else "."))
     return lines[:_MAX_PIN_LINES]
+
+
+def pin_aliases(hardware: str, message: str) -> list[str]:
+    """One name per pin the context's pin-alias block resolved for the message ("user_led" for "the
+    green user LED"), the name the message wrote when it wrote one."""
+    return [line.split(" is ", 1)[0][len("Pin: "):].split(" on ", 1)[0] for line in pin_lines(hardware, message)]
+
+
+def note_pin(message: str, notes: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The pin the one note that answers the message names first ("D4" of "the drain valve is on D4
+    (PB5)"); none when no note, or more than one, answers it."""
+    best = note_lines(message, notes)
+    found = _PORT_PIN.findall(best[0]) if len(best) == 1 else []
+    return found[:1]
 
 
 def function_lines(message: str, boards: Sequence[Any]) -> list[str]:

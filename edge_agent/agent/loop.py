@@ -43,7 +43,7 @@ from edge_agent.agent.answering import FINAL_AFTER_TOOLS, FINAL_NO_TOOLS
 from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.cachekey import CacheKey, asks_for_change, make_key
 from edge_agent.agent.caller import ToolCaller
-from edge_agent.agent.choice import Plan, choose, plan
+from edge_agent.agent.choice import Plan, choose, named_pins, plan
 from edge_agent.agent.context import board_hints as _board_hints
 from edge_agent.agent.execution import make_runner
 from edge_agent.agent.ports import HardwareSource, MemorySource
@@ -183,9 +183,13 @@ class Agent:
         # returned for it, not from the model's reading of the documentation
         lines = lookup.lookup_facts(message, raw_hardware, contextmod.board_files(self.boards), entries) \
             if self.compact and chosen.kind == "lookup" else []
-        return contextmod.assemble(self.system, message, memory=promptmod.frame_memory(entries), krefs=krefs,
-                                   raw_hardware=raw_hardware, chosen=chosen, history=history,
-                                   compact=self.compact, lookup=lines)
+        ctx = contextmod.assemble(self.system, message, memory=promptmod.frame_memory(entries), krefs=krefs,
+                                  raw_hardware=raw_hardware, chosen=chosen, history=history,
+                                  compact=self.compact, lookup=lines)
+        if self.compact and chosen.require and not named_pins(message):
+            ctx.aliases = lookup.pin_aliases(raw_hardware, message)
+            ctx.note_pins = [] if ctx.aliases else lookup.note_pin(message, entries)
+        return ctx
 
     @property
     def labels(self) -> dict[str, str]:

@@ -50,9 +50,12 @@ class Rounds:
         self.messages: list[dict[str, Any]] = [{"role": "system", "content": ctx.prompt.system}, *ctx.history,
                                                {"role": "user", "content": ctx.prompt.user}]
         self.result = TurnResult("")
-        self.pins = named_pins(ctx.message) if compact else []
+        # the pins the action's calls are forced to: as the message writes them, else as the pin index or
+        # the note that answers it names them (a write is held to the first two)
+        named = (named_pins(ctx.message) or ctx.aliases) if compact else []
+        self.pins = (named or ctx.note_pins) if compact else []
         if "gpio_write" in ctx.tools and compact:
-            runner.named_pins = self.pins
+            runner.named_pins = named
         self.final = not ctx.tools  # no tools offered: the model's next reply must be the answer
         self.asked = False  # the final answer was asked for explicitly
         # The tools stay in the request while the answer is asked for: the same request prefix lets the

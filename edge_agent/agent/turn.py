@@ -55,3 +55,7 @@ class Context:
     # a lookup's answer from the turn's context (pin index, board file, notes, datasheet search), stated
     # before the model's words (:mod:`edge_agent.agent.lookup`)
     lookup: list[str] = field(default_factory=list)
+    # an action's pins when the message writes no pin name: the pin index's aliases for its words ("the
+    # green user LED"), else the pin of the note that answers it ("the drain valve")
+    aliases: list[str] = field(default_factory=list)
+    note_pins: list[str] = field(default_factory=list)

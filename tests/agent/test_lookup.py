@@ -125,3 +125,33 @@ def test_register_values_disjoint_from_the_datasheet_line_are_left_out() -> None
     assert answer(line, "It is 0xF5.")[0] == line[0]
     assert answer(line, "0xF4; write 0xF2 before it.")[0] == f"{line[0]}\n0xF4; write 0xF2 before it."
     assert answer([], "From the model.") == ("From the model.", [])
+
+
+def test_an_action_without_a_pin_name_is_forced_to_the_alias_the_index_found(model: Any, steps: Any, tmp_path: Path,
+                                                                             state: Path) -> None:
+    from .conftest import sim_writes
+    from .test_plan import forced
+
+    model.script = [steps.call(("gpio_write", {"pin": "green_led", "value": 0})), steps.say("It is off.")]
+    with open_agent(load_settings(_config(tmp_path, model, steps)), state) as agent:
+        result = agent.turn("Switch the green user LED off.")
+        writes = sim_writes(agent)
+    assert forced(model.requests[0]) == {"gpio_write": {"pin": ["green_led"], "value": [0]}}
+    assert result.tool_calls[0].error is None and writes == [("PA5", 0)]
+
+
+def test_an_action_on_a_remembered_thing_is_forced_to_the_notes_pin(model: Any, steps: Any, tmp_path: Path,
+                                                                   state: Path, capsys: Any) -> None:
+    from .conftest import sim_writes
+    from .test_plan import forced
+
+    config = steps.write_config(tmp_path / "c.toml", model, tool_choice=None, compact=True)
+    assert main(["--state", str(state), "--config", str(config), "memory", "store", "--key", "pump", "--content",
+                 "The coolant pump relay is on D7 (PA8), active high.", "--category", "core"]) == 0
+    capsys.readouterr()
+    model.script = [steps.call(("gpio_write", {"pin": "D7", "value": 1})), steps.say("The pump runs.")]
+    with open_agent(load_settings(config), state) as agent:
+        agent.turn("Start the coolant pump.")
+        writes = sim_writes(agent)
+    assert forced(model.requests[0]) == {"gpio_write": {"pin": ["D7"], "value": [1]}}
+    assert writes == [("PA8", 1)]
