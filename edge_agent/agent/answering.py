@@ -33,6 +33,8 @@ UNREADABLE = ("Nothing ran: your reply was not a tool call I could read ({error}
 REFUSAL = re.compile(r"^\W*(i'?m sorry|i am sorry|sorry,? i|i can(no|'|’)t|i cannot|i'?m unable|i am unable|"
                      r"as an ai)\b", re.IGNORECASE)
 MEM_REF = re.compile(r"[ \t]*\(?\bmem://[^\s)\],;]+\)?")
+# The message line's date stamp, copied by a small model to the start of its answer ("[2026-11-28] Adieu.").
+STAMP = re.compile(r"^\s*\[\d{4}-\d{2}-\d{2}\]\s*")
 
 OnToken = Callable[[str], None]
 
@@ -53,7 +55,7 @@ def answered(result: TurnResult, visible: str, shown: StreamFilter | None, on_to
     """The turn answered with the model's `visible` text (shown now unless it streamed already);
     `looked_up` are a lookup's answer lines (:mod:`edge_agent.agent.lookup`)."""
     # Memory references are bookkeeping (source_krefs has them), not part of an answer.
-    text = MEM_REF.sub("", visible).strip() or visible
+    text = STAMP.sub("", MEM_REF.sub("", visible)).strip() or visible
     # After tools ran, what they did is stated from their results, before the model's words
     # (which are left out when they contradict the results): see edge_agent.agent.facts. A lookup's
     # answer is stated the same way from what it found.

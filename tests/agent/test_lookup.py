@@ -155,3 +155,9 @@ def test_an_action_on_a_remembered_thing_is_forced_to_the_notes_pin(model: Any, 
         writes = sim_writes(agent)
     assert forced(model.requests[0]) == {"gpio_write": {"pin": ["D7"], "value": [1]}}
     assert writes == [("PA8", 1)]
+
+
+def test_the_date_stamp_a_small_model_copies_is_not_part_of_the_answer(model: Any, steps: Any, tmp_path: Path,
+                                                                        state: Path) -> None:
+    model.script = [steps.say("[2026-11-28] Au revoir !")]
+    assert _turn(_config(tmp_path, model, steps), state, "Say goodbye in French.").response == "Au revoir !"

@@ -147,8 +147,9 @@ def test_a_lookup_with_documentation_is_answered_without_tools(model: Any, steps
     model.script = [steps.say("PA5 drives LD2.")]
     with _agent(config, state) as agent:
         result = agent.turn("Which MCU pin drives LD2 on the Nucleo-F401RE?")
-    assert result.response == "PA5 drives LD2." and "tools" not in model.requests[0]
-    assert "PA5" in model.requests[0]["messages"][-1]["content"]  # the pin index answers it in the prompt
+    # the pin index answers it: in the prompt, and stated first
+    assert result.response == "Pin: LD2 is PA5 (CN10-11, CN5-6, D13, TIM2_CH1, LED LD2, SPI1_SCK).\nPA5 drives LD2."
+    assert "tools" not in model.requests[0] and "PA5" in model.requests[0]["messages"][-1]["content"]
 
 
 def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(model: Any, steps: Any, tmp_path: Path,
