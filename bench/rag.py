@@ -3,9 +3,9 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the three former held-out sets (bench/_rag_heldout.py, _rag_heldout2.py,
-  _rag_heldout3.py, looked at in earlier rounds and tuning questions now) and held-out 4
-  (bench/_rag_heldout4.py, written before this round's ranking changes and only measured), over
+  changes are tried against), the four former held-out sets (bench/_rag_heldout.py to _rag_heldout4.py,
+  looked at in earlier rounds and tuning questions now) and held-out 5 (bench/_rag_heldout5.py, written
+  before this round's ranking changes and only measured), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -352,14 +352,15 @@ def pin_lookups() -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and held-out pin lookups."""
     import logging
 
-    from bench._pin_lookups import PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT
+    from bench._pin_lookups import PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2
     from edge_agent.rag import pin_index_for
 
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
         index = {name: pin_index_for(root) for name, root in _roots().items()}
         out: dict[str, tuple[int, int, list[str]]] = {}
-        for set_name, lookups in (("tuning", PIN_LOOKUPS), ("held-out", PIN_LOOKUPS_HELD_OUT)):
+        for set_name, lookups in (("tuning", PIN_LOOKUPS), ("former held-out", PIN_LOOKUPS_HELD_OUT),
+                                  ("held-out 2", PIN_LOOKUPS_HELD_OUT_2)):
             misses = []
             for lk in lookups:
                 try:
@@ -380,6 +381,7 @@ def quality() -> dict[str, dict[str, float]]:
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
     from bench._rag_heldout4 import HELD_OUT_4
+    from bench._rag_heldout5 import HELD_OUT_5
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -389,7 +391,7 @@ def quality() -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     for set_name, questions in (("tuning", QUESTIONS), ("former held-out 1", HELD_OUT),
                                 ("former held-out 2", HELD_OUT_2), ("former held-out 3", HELD_OUT_3),
-                                ("held-out 4", HELD_OUT_4)):
+                                ("former held-out 4", HELD_OUT_4), ("held-out 5", HELD_OUT_5)):
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
             got = {"ours": [(c.source, c.text) for c in ours[q.corpus].search(q.text, q.boards)],
@@ -411,17 +413,19 @@ engineer's words over `../shared/corpus/datasheets` and the bundled datasheets: 
 written before a round of ranking changes and only measured in that round, since looked at and now
 tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`: pin names as the only hint of the
 board, the shared Pi header asked through one model, two-pair tables, everyday words;
-`_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits);
-and held-out 4 (`bench/_rag_heldout4.py`, 88 questions: registers and addresses, pin and alternate
-functions, pin names implying a board, two-pair tables, the shared Pi header through one model,
-everyday words, electrical limits, timing, boot modes), written from the datasheets before this
-round's ranking changes and measured once, at the end. A hit is a result from the right file whose
+`_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
+`_rag_heldout4.py`, measured once in the round it was written for); and held-out 5
+(`bench/_rag_heldout5.py`, 118 questions: registers and addresses, pin and alternate functions, pin
+names implying a board, two-pair tables, the shared Pi header through one model, everyday words,
+electrical limits, timing, boot modes), written from the datasheets before this round's ranking
+changes and measured once, at the end. A hit is a result from the right file whose
 text holds the answer; "within 2,048 chars" counts a hit when the answer lies in the first 2,048
 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >=
-0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2 and 3 and on held-out 4; query p50
+0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-4 and on held-out 5; query p50
 >= 20x the reference. Pin lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the
-same two directories) are counted right when they return the datasheet's pin. Each scale system runs
+same two directories; the second held-out set written before this round's pin-index changes and
+measured once) are counted right when they return the datasheet's pin. Each scale system runs
 in its own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base
 install.
 """
@@ -439,7 +443,7 @@ def render() -> str:
         q = quality()
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 4 = written before this round's changes and only measured):",
+            " or looked at; held-out 5 = written before this round's changes and only measured):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
@@ -459,7 +463,8 @@ def render() -> str:
                                                 "target missed: " + ", ".join(short) + "."))
         lines += ["", _BEFORE, ""]
         pins = pin_lookups()
-        lines += ["Pin lookups (`pins resolve NAME --board B`; tuning = the lookups pin-index changes were tried on):",
+        lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
+                  " were tried on or looked at; held-out 2 = written before this round's changes, only measured):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
         misses = [m for _, (_, _, ms) in pins.items() for m in ms]

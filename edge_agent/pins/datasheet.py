@@ -451,6 +451,10 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
             entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
 
     by_column = len(roles) >= 2 and 0 not in roles
+    if not by_column:
+        block = "\n".join(lines[j] for j in row_at)
+        if "/" not in block and ", " not in block:
+            return  # one test for the whole table first: most tables of a datasheet are register maps and specs
     for j in row_at:
         line = lines[j].strip()
         first = line[1:] if line.startswith("|") else line
