@@ -339,6 +339,20 @@ class ChunkTable:
         return frozenset(b for n, b in enumerate(self._boards) if b and self._board_live[n] > 0)
 
 
+class _Decoded:
+    """A term's decoded postings: chunk ids (int32), frequencies and, once computed, BM25 weights (float64)."""
+
+    __slots__ = ("cids", "tfs", "weights")
+
+    def __init__(self, cids: Any, tfs: Any) -> None:
+        self.cids = cids
+        self.tfs = tfs
+        self.weights: Any = None
+
+    def nbytes(self) -> int:
+        return int(self.cids.nbytes + self.tfs.nbytes + (0 if self.weights is None else self.weights.nbytes))
+
+
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
@@ -379,7 +393,7 @@ class Postings:
             self._np_live = alive  # by chunk id, up to the largest id the stored postings hold
             self._board_np: dict[str, Any] = {}
             self._board_mask: dict[str, Any] = {}
-            self._np_terms: OrderedDict[str, tuple[Any, Any]] = OrderedDict()  # decoded postings, recent first
+            self._np_terms: OrderedDict[str, _Decoded] = OrderedDict()  # decoded postings, recent first
             self._np_bytes = 0
             self._bounds: dict[str, float] = {}  # each term's largest weight (a float per term: kept longer)
             self._cache_limit = TERM_CACHE_BYTES
@@ -443,7 +457,7 @@ class Postings:
         if self.df.get(term, 0) <= 0:
             return False
         if self._np_norm is not None:  # binary search in the term's chunk ids (ascending, delta included)
-            ids = self.term_weights(term)[0]
+            ids = self.term_postings(term)[0]
             at = int(ids.searchsorted(cid))
             return at < len(ids) and int(ids[at]) == cid and cid not in self.tomb
         return cid in self._term_weights(term)[0]
@@ -560,11 +574,7 @@ class Postings:
 
     # --- numpy helpers of the pruned scorer (edge_agent.rag.prune) -----------------------------------
 
-    def term_weights(self, term: str) -> tuple[Any, Any]:
-        """A term's chunk ids (ascending, tombstones included: the stored postings, then the delta, whose
-        chunks have larger ids) and its BM25 weight in each, computed with the exhaustive scorer's
-        operations. Kept decoded for recent terms up to TERM_CACHE_BYTES, and in the compact stored form
-        for many more (see :class:`TermStore`); a term's largest weight is kept longer."""
+    def _entry(self, term: str) -> _Decoded:
         cache = self._np_terms
         got = cache.get(term)
         if got is not None:
@@ -580,32 +590,66 @@ class Postings:
             if len(cids) > 1 and not bool((cids[1:] > cids[:-1]).all()):
                 order = np.argsort(cids, kind="stable")
                 cids, tfs = cids[order], tfs[order]
-        norm: Any = self._np_norm
-        weights = self.idf_k(term) * tfs / (tfs + norm[cids])
-        size = cids.nbytes + weights.nbytes
+        got = _Decoded(cids, tfs)
+        self._keep(term, got, got.nbytes())
+        return got
+
+    def _keep(self, term: str, entry: _Decoded, size: int) -> None:
+        """Keep (or grow) a decoded entry, dropping the least recent ones past TERM_CACHE_BYTES."""
+        cache = self._np_terms
         while cache and self._np_bytes + size > self._cache_limit:
-            _, (old_c, old_w) = cache.popitem(last=False)
-            self._np_bytes -= old_c.nbytes + old_w.nbytes
-        got = cache[term] = (cids, weights)
+            _, old = cache.popitem(last=False)
+            self._np_bytes -= old.nbytes()
+        cache[term] = entry
         self._np_bytes += size
+
+    def term_postings(self, term: str) -> tuple[Any, Any]:
+        """A term's chunk ids (ascending, tombstones included: the stored postings, then the delta, whose
+        chunks have larger ids) and weighted frequencies. Kept decoded for recent terms up to
+        TERM_CACHE_BYTES, and in the compact stored form for many more (see :class:`TermStore`)."""
+        got = self._entry(term)
+        return got.cids, got.tfs
+
+    def term_weights(self, term: str) -> tuple[Any, Any]:
+        """A term's chunk ids (as :meth:`term_postings`) and its BM25 weight in each, computed with the
+        exhaustive scorer's operations (kept with the decoded postings once computed)."""
+        got = self._entry(term)
+        if got.weights is None:
+            got.weights = self.idf_k(term) * got.tfs / (got.tfs + self._np_norm[got.cids])
+            if self._np_terms.get(term) is got:
+                self._np_bytes += got.weights.nbytes
+            self._bound(term, got.weights)
+        return got.cids, got.weights
+
+    def weights_at(self, term: str, pos: Any) -> Any:
+        """The BM25 weights of a term's postings at positions `pos`, each computed as :meth:`term_weights`
+        computes it (the same operations element by element, so the same values)."""
+        got = self._entry(term)
+        if got.weights is not None:
+            return got.weights[pos]
+        tfs = got.tfs[pos]
+        return self.idf_k(term) * tfs / (tfs + self._np_norm[got.cids[pos]])
+
+    def _bound(self, term: str, weights: Any) -> float:
         if term not in self._bounds:
             if len(self._bounds) > 200_000:  # bounded: a long-running daemon sees many distinct terms
                 self._bounds.clear()
             self._bounds[term] = float(weights.max()) if len(weights) else 0.0
-        return got
+        return self._bounds[term]
 
     def idf_k(self, term: str) -> float:
         """The factor idf x (K1 + 1) of a term's weights, as the exhaustive scorer computes it."""
         return self._idf(term, self.n) * (K1 + 1.0)
 
     def max_weight(self, term: str) -> float:
-        """The largest weight `term` has in any chunk (an upper bound of what it adds to a score)."""
+        """The largest weight `term` has in any chunk (an upper bound of what it adds to a score); kept
+        longer than the postings. A long list's weights are computed for it and not kept."""
         got = self._bounds.get(term)
         if got is None:
-            self._np_terms.pop(term, None)  # kept without its bound only after the bounds were dropped
-            self._np_bytes = sum(c.nbytes + w.nbytes for c, w in self._np_terms.values())
-            self.term_weights(term)
-            got = self._bounds[term]
+            entry = self._entry(term)
+            weights = entry.weights if entry.weights is not None else (
+                self.idf_k(term) * entry.tfs / (entry.tfs + self._np_norm[entry.cids]))
+            got = self._bound(term, weights)
         return got
 
     def board_chunks_np(self, board: str) -> Any:

@@ -46,11 +46,11 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     """What :meth:`Postings._scores_np` returns for these arguments, or None when pruning would not pay."""
     np: Any = p._npmod
     live = p._np_live
-    lists = [p.term_weights(term) for term in terms]
+    lists = [p.term_postings(term) for term in terms]  # (ids, frequencies): weights only where needed
     bounds = [p.max_weight(term) for term in terms]
     boosted = [p.board_chunks_np(board) for board in boards]
-    if sum(map(len, boosted)) > BOOSTED_CHUNKS or len(lists[bounds.index(max(bounds))][0]) > MAX_CANDIDATE_SHARE * p.n:
-        return None  # the term with the largest weight is always essential: too many candidates already
+    if sum(map(len, boosted)) > BOOSTED_CHUNKS:
+        return None
     # seeds: the boosted chunks and the best chunks by the rarest terms' weights alone (a lower bound of
     # their score), from those terms' postings while they are short, else from the rarest term's best
     by_rarity = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))
@@ -60,11 +60,11 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
             break
         rare.append(i)
     if len(lists[rare[0]][0]) > SEED_POSTINGS:
-        w = lists[rare[0]][1]
+        cids, w = p.term_weights(terms[rare[0]])
         top = max(0, len(w) - SEED_CHUNKS)
-        cand = lists[rare[0]][0][np.argpartition(w, top)[top:]]
+        cand = cids[np.argpartition(w, top)[top:]]
     else:
-        cand, part, held = _union([lists[i][0] for i in rare], [lists[i][1] for i in rare], np)
+        cand, part, held = _union([lists[i][0] for i in rare], [p.term_weights(terms[i])[1] for i in rare], np)
         alive = live[cand]
         cand, low = cand[alive], (part * (held / nterms) ** COVERAGE_EXPONENT)[alive]
         if len(cand) > SEED_CHUNKS:
@@ -73,9 +73,65 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     seeds = seeds[live[seeds]]
     if len(seeds) < limit:
         return None
-    raw, cnt = _exact(p, seeds, lists, nterms, boards)  # a seed holding no term scores 0: still safe
+    raw, cnt = _exact(p, seeds, terms, lists, nterms, boards)  # a seed holding no term scores 0: still safe
     theta = float(np.partition(raw, len(raw) - limit)[len(raw) - limit])
-    # non-essential terms: smallest bound first, while a chunk holding only them stays below the threshold
+    source = _candidate_source(lists, bounds, nterms, theta)
+    ids = seeds
+    if source:
+        if sum(len(lists[i][0]) for i in source) > MAX_CANDIDATE_SHARE * p.n:
+            return None
+        more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source], np)
+        at = np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)
+        keep = (seeds[at] != more) & live[more]  # seeds are scored already
+        more, part, held = more[keep], part[keep], held[keep]
+        # the other terms, rarest first (the likeliest to be missing), are looked up for the candidates still
+        # in the race; those that cannot reach the threshold with the bounds left drop out, and the threshold
+        # rises to the limit-th best score known to be reached (scored seeds, candidates' partial scores)
+        rest = sorted(set(range(len(lists))) - set(source), key=lambda i: len(lists[i][0]))
+        left = sum(bounds[i] for i in rest)
+        raise_theta = all(boost >= 1.0 for boost in boards.values())  # a boost never lowers a partial score
+        for k in range(len(rest), -1, -1):
+            reach = (part + left) * ((held + k) / nterms) ** COVERAGE_EXPONENT
+            keep = reach * (1.0 + _SLACK) + _SLACK >= theta
+            more, part, held = more[keep], part[keep], held[keep]
+            if not k or not len(more):
+                break
+            i = rest[len(rest) - k]
+            left -= bounds[i]
+            cids = lists[i][0]
+            pos = np.minimum(np.searchsorted(cids, more.astype(cids.dtype, copy=False)), len(cids) - 1)
+            hit = cids[pos] == more
+            part = part.copy()
+            part[hit] += p.weights_at(terms[i], pos[hit])
+            held = held + hit
+            if raise_theta and len(more) + len(raw) > limit:
+                low = np.concatenate([raw, part * (held / nterms) ** COVERAGE_EXPONENT])
+                kth = float(np.partition(low, len(low) - limit)[len(low) - limit])
+                theta = max(theta, kth * (1.0 - _SLACK) - _SLACK)  # the sums' order differs from the exact one
+        if len(more):
+            more_raw, more_cnt = _exact(p, more, terms, lists, nterms, boards)
+            ids = np.concatenate([seeds, more])
+            raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
+    held_any = cnt > 0  # a boosted chunk holding no query term is no result
+    ids, vals = ids[held_any], np.round(raw[held_any], 9)
+    if len(ids) > limit:
+        cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
+        keep = vals >= cutoff
+        ids, vals = ids[keep], vals[keep]
+    return list(zip(ids.tolist(), vals.tolist(), strict=True))
+
+
+def _candidate_source(lists: list[tuple[Any, Any]], bounds: list[float], nterms: int, theta: float) -> list[int]:
+    """The terms whose postings hold every chunk not yet scored that could reach `theta`, as few postings as
+    can be told: the smaller of two sets.
+
+    * Essential terms (MaxScore): the terms left once the smallest bounds are taken away while a chunk
+      holding only those terms stays below the threshold; a chunk that can reach it holds an essential term.
+    * The shortest lists: with k terms a chunk scores at most the k largest bounds times (k / nterms)^2, so
+      a chunk that can reach the threshold holds at least `kmin` of the L terms, and so is in at least one
+      of any L - kmin + 1 of their postings.
+
+    An empty list: no chunk outside the seeds can reach the threshold."""
     order = sorted(range(len(lists)), key=bounds.__getitem__)
     total = 0.0
     cut = 0
@@ -86,41 +142,18 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         total += bounds[order[cut]]
         cut += 1
     essential = order[cut:]
-    ids = seeds
-    if essential:
-        if sum(len(lists[i][0]) for i in essential) > MAX_CANDIDATE_SHARE * p.n:
-            return None
-        more, part, held = _union([lists[i][0] for i in essential], [lists[i][1] for i in essential], np)
-        at = np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)
-        keep = (seeds[at] != more) & live[more]  # seeds are scored already
-        more, part, held = more[keep], part[keep], held[keep]
-        # then each non-essential term, largest bound first, is looked up for the candidates still in the
-        # race, and those that cannot reach the threshold with the bounds left drop out
-        left = total
-        for k in range(cut, -1, -1):
-            reach = (part + left) * ((held + k) / nterms) ** COVERAGE_EXPONENT
-            keep = reach * (1.0 + _SLACK) + _SLACK >= theta
-            more, part, held = more[keep], part[keep], held[keep]
-            if not k or not len(more):
-                break
-            i = order[k - 1]
-            left -= bounds[i]
-            cids, w = lists[i]
-            pos = np.minimum(np.searchsorted(cids, more.astype(cids.dtype, copy=False)), len(cids) - 1)
-            hit = cids[pos] == more
-            part = part + np.where(hit, w[pos], 0.0)
-            held = held + hit
-        if len(more):
-            more_raw, more_cnt = _exact(p, more, lists, nterms, boards)
-            ids = np.concatenate([seeds, more])
-            raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
-    held_any = cnt > 0  # a boosted chunk holding no query term is no result
-    ids, vals = ids[held_any], np.round(raw[held_any], 9)
-    if len(ids) > limit:
-        cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
-        keep = vals >= cutoff
-        ids, vals = ids[keep], vals[keep]
-    return list(zip(ids.tolist(), vals.tolist(), strict=True))
+    kmin = 0
+    total = 0.0
+    for k, bound in enumerate(sorted(bounds, reverse=True), 1):
+        total += bound
+        if total * (k / nterms) ** COVERAGE_EXPONENT * (1.0 + _SLACK) + _SLACK >= theta:
+            kmin = k
+            break
+    if not essential or not kmin:
+        return []
+    shortest = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))[:len(lists) - kmin + 1]
+    size = lambda terms: sum(len(lists[i][0]) for i in terms)  # noqa: E731
+    return shortest if size(shortest) < size(essential) else essential
 
 
 def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]:
@@ -136,20 +169,21 @@ def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]
     return flat[starts], np.add.reduceat(np.concatenate(weights)[order], starts), np.diff(np.append(starts, len(flat)))
 
 
-def _exact(p: Postings, ids: Any, lists: list[tuple[Any, Any]], nterms: int,
+def _exact(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]], nterms: int,
            boards: dict[str, float]) -> tuple[Any, Any]:
     """Raw scores (before rounding) of chunks `ids` (ascending), as the exhaustive scorer computes them, and
-    the number of query terms each holds. A term a chunk lacks adds 0.0, which leaves its sum unchanged."""
+    the number of query terms each holds: each term's weight is added, in query order, to the chunks that
+    hold it (the exhaustive scorer adds nothing to the others either)."""
     np: Any = p._npmod
     acc = np.zeros(len(ids), dtype=np.float64)
     cnt = np.zeros(len(ids), dtype=np.float64)
-    for cids, weights in lists:
+    for term, (cids, _) in zip(terms, lists, strict=True):
         if not len(cids):
             continue
         needles = ids.astype(cids.dtype, copy=False)  # searchsorted would otherwise convert the whole postings
         pos = np.minimum(np.searchsorted(cids, needles), len(cids) - 1)
         hit = cids[pos] == needles
-        acc += np.where(hit, weights[pos], 0.0)
+        acc[hit] += p.weights_at(term, pos[hit])
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT
     for board, boost in boards.items():
