@@ -378,7 +378,7 @@ class Postings:
         self._board_tags = live.boards()
         self._board_ids: dict[str, list[int]] = {}
         self._py: tuple[dict[int, float], list[float], list[int]] | None = None
-        self._np_norm = None
+        self._np_norm: Any = None
         np = _numpy() if self.n >= NUMPY_FROM_CHUNKS else None
         if np is not None:
             # the pure-Python formula K1 * (1 - B + B * dl / avgdl), element-wise in the same order

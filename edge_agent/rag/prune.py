@@ -152,8 +152,11 @@ def _candidate_source(lists: list[tuple[Any, Any]], bounds: list[float], nterms:
     if not essential or not kmin:
         return []
     shortest = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))[:len(lists) - kmin + 1]
-    size = lambda terms: sum(len(lists[i][0]) for i in terms)  # noqa: E731
-    return shortest if size(shortest) < size(essential) else essential
+    return shortest if _postings(lists, shortest) < _postings(lists, essential) else essential
+
+
+def _postings(lists: list[tuple[Any, Any]], which: list[int]) -> int:
+    return sum(len(lists[i][0]) for i in which)
 
 
 def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]:
