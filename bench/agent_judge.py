@@ -103,7 +103,10 @@ def _numbers(text: str) -> list[float]:
 
 
 def invalid(record: Mapping[str, Any]) -> bool:
-    """Whether a tool-call record is a malformed call (not a refusal or a hardware error)."""
+    """Whether a tool-call record is a malformed call (not a refusal or a hardware error): its ``outcome``;
+    a record without one (an older agent's output) is judged by the words of its error."""
+    if "outcome" in record:
+        return record.get("outcome") == "malformed"
     error = str(record.get("error") or "").lower()
     return bool(error) and any(mark in error for mark in _INVALID_MARKS)
 

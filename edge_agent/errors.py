@@ -165,6 +165,20 @@ def error_from_wire(data: Mapping[str, JsonValue]) -> EdgeAgentError:
     return exc
 
 
+# --- refusals ------------------------------------------------------------------------------------
+
+
+class RefusedError(EdgeAgentError):
+    """A rule said no and nothing ran: the hardware safety policy, the secret policy, the agent's autonomy
+    level or action caps, or the operator's own no. The message says which rule and what would allow it.
+    A refusal is not a failure: the same call can run once the rule allows it."""
+
+
+class ApprovalNeededError(RefusedError):
+    """A state-changing call needs the operator's yes (``[autonomy] level = "supervised"``) and nobody
+    could be asked (a one-shot without ``--yes``). Nothing ran."""
+
+
 # --- services -------------------------------------------------------------------------------------
 
 
@@ -311,7 +325,7 @@ class BusPermissionError(BusError, PermissionError):
     """The operating system denied access to the device node."""
 
 
-class WriteRefusedError(BusError, PermissionError):
+class WriteRefusedError(BusError, RefusedError, PermissionError):
     """The safety policy refused a write; the message names the config key that would allow it."""
 
 
@@ -330,7 +344,7 @@ class SyncError(EdgeAgentError):
     """Upstream sync to Kumiho failed or was refused."""
 
 
-class SecretRejectedError(MemoryStoreError, SyncError, ValueError):
+class SecretRejectedError(MemoryStoreError, SyncError, RefusedError, ValueError):
     """A write held credentials and ``[kumiho] secret_policy = "reject"``; nothing was stored or queued.
 
     ``kinds`` counts what was found per kind, ``fields`` names where (never the values).

@@ -8,8 +8,9 @@
 
 Under every level the ``[hardware.safety]`` policy still applies, and at most
 ``max_actions_per_hour`` state-changing calls run per hour across all agent processes of the state
-directory (they are counted in ``<state>/agent/agent.db``). Each refusal is a sentence for the model
-that says why and what would allow it.
+directory (they are counted in ``<state>/agent/agent.db``). Each refusal is a
+:class:`~edge_agent.errors.RefusedError` (:class:`~edge_agent.errors.ApprovalNeededError` when only
+nobody could be asked) whose message, for the model, says why and what would allow it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from edge_agent.errors import ApprovalNeededError, RefusedError
 from edge_agent.hub import STATE_CHANGING
 
 HOUR_S = 3600.0
@@ -49,25 +51,27 @@ class Autonomy:
         self.level, self.max_per_hour, self.ledger = level, max_per_hour, ledger
         self.confirm, self.approved = confirm, approved
 
-    def check(self, tool: str, arguments: dict[str, Any], describe: Callable[[], str]) -> str | None:
-        """None when the call may run now, else the refusal sentence for the model."""
+    def check(self, tool: str, arguments: dict[str, Any], describe: Callable[[], str]) -> None:
+        """Return when the call may run now; else raise RefusedError (ApprovalNeededError when the operator's
+        yes is needed and nobody can be asked) with the sentence for the model."""
         if tool not in STATE_CHANGING:
-            return None
+            return
         if self.level == "readonly":
-            return (f"not run: {tool} changes state and [autonomy] level is \"readonly\", so the agent may only "
-                    "read. Tell the operator what you would change instead.")
+            raise RefusedError(f"not run: {tool} changes state and [autonomy] level is \"readonly\", so the agent "
+                               "may only read. Tell the operator what you would change instead.")
         if self.ledger is not None and self.ledger.actions_since(HOUR_S) >= self.max_per_hour:
-            return (f"not run: the agent already ran {self.max_per_hour} state-changing calls in the last hour "
-                    "([autonomy] max_actions_per_hour). Tell the operator; do not retry.")
+            raise RefusedError(f"not run: the agent already ran {self.max_per_hour} state-changing calls in the "
+                               "last hour ([autonomy] max_actions_per_hour). Tell the operator; do not retry.")
         if self.level == "supervised" and not self.approved:
             what = describe()
             if self.confirm is None:
-                return (f"not run: {what} needs the operator's approval ([autonomy] level = \"supervised\") and "
-                        "nobody can be asked in a one-shot. Tell the operator to rerun with --yes, or to use "
-                        "the chat, which asks before each write.")
+                raise ApprovalNeededError(
+                    f"not run: {what} needs the operator's approval ([autonomy] level = \"supervised\") and "
+                    "nobody can be asked in a one-shot. Tell the operator to rerun with --yes, or to use "
+                    "the chat, which asks before each write.")
             if not self.confirm(WriteRequest(tool, dict(arguments), what)):
-                return f"not run: the operator declined {what}. Do not retry it; ask what they want instead."
-        return None
+                raise RefusedError(f"not run: the operator declined {what}. Do not retry it; ask what they want "
+                                   "instead.")
 
     def ran(self, tool: str) -> None:
         """Count a state-changing call that ran (for the hourly cap)."""

@@ -10,8 +10,11 @@ answer starts with one short line per distinct call, written from them:
 - an I2C scan: how many devices answered, their addresses in hex (and the driver-owned ones);
 - a sensor reading: each quantity with its unit;
 - an I2C read or write, an SPI transfer, a pin lookup: what was read, written or found;
-- a state-changing call that did not run: "Refused, not done:" with the reason and what would allow
-  it (the refusal's own words); any other failed call: "Failed:" with the error.
+- a call a rule refused (its outcome ``refused`` or ``needs_approval``, from the class of the error it
+  raised): "Refused, not done:" with the reason and what would allow it (the refusal's own words); a
+  write that failed: "Failed, not done:"; any other failed call: "Failed:" with the error. A malformed
+  call (the model's slip, answered with what a valid call looks like) and a call made when no tool was
+  offered are not something the tools did: no line.
 
 The model's text follows the facts unless it contradicts them: a claim that a refused write happened,
 a level opposite to the one read, a device count or an address the scan did not find, a reading more
@@ -26,13 +29,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from edge_agent.agent.records import NOT_OFFERED, ToolRecord
+from edge_agent.agent.records import NOT_DONE, Outcome, ToolRecord
 from edge_agent.hub import HARDWARE_WRITES
 
-# A malformed call (its error shows a valid call): the model's slip, not something the tools did.
-_MALFORMED = "valid call looks like"
-_REFUSED = re.compile(r"refus|not run|approval|not allowed|not permitted|read-?only|writable|at most \d+ .*per hour",
-                      re.IGNORECASE)
+# Calls that are the model's slip, not something the tools did: no fact line, and nothing to contradict.
+_NOT_STATED = frozenset({Outcome.MALFORMED, Outcome.NOT_OFFERED})
 _PREFIX = re.compile(r"^(Error executing tool [a-z_0-9]+:\s*)?([a-z][a-z0-9+.-]*://[^\s:]+:\s*)?", re.IGNORECASE)
 # Words that admit a write did not happen (a model text with them does not claim the write).
 _ADMITS = re.compile(r"refus|not allowed|not permitted|cannot|can't|can not|could not|couldn't|unable|not (?:been )?"
@@ -98,15 +99,13 @@ def _what(name: str, args: Any) -> str:
 def fact(rec: ToolRecord, labels: Mapping[str, str] | None = None) -> str | None:
     """One line on what a tool call did, from its result; None when there is nothing to state."""
     labels = labels or {}
-    if rec.repeat or (rec.error or "").startswith(NOT_OFFERED):
+    if rec.repeat or rec.outcome in _NOT_STATED:
         return None
     if rec.error is not None:
-        if _MALFORMED in rec.error.lower():
-            return None
-        if rec.name in HARDWARE_WRITES or _REFUSED.search(rec.error):
-            verdict = "Refused, not done" if _REFUSED.search(rec.error) else "Failed, not done"
+        if rec.outcome in NOT_DONE:
+            verdict = "Refused, not done"
         else:
-            verdict = "Failed"
+            verdict = "Failed, not done" if rec.name in HARDWARE_WRITES else "Failed"
         reason = _reason(rec.error)
         return f"{verdict}: {reason}" if reason.startswith(f"{rec.name}:") \
             else f"{verdict}: {_what(rec.name, rec.arguments)}: {reason}"
@@ -152,17 +151,16 @@ def contradiction(records: Sequence[ToolRecord], text: str) -> str | None:
     """Why the model's `text` contradicts what the tools did (None when it does not, as far as can be told)."""
     if _NOT_PROSE.search(text):
         return "it is not an answer but a copy of a tool result or of call markup"
-    real = [r for r in records if not r.repeat and not (r.error or "").startswith(NOT_OFFERED)
-            and _MALFORMED not in (r.error or "").lower()]
-    failed = [r for r in real if r.name in HARDWARE_WRITES and r.error is not None]
-    done = [r for r in real if r.name in HARDWARE_WRITES and r.error is None]
+    real = [r for r in records if not r.repeat and r.outcome not in _NOT_STATED]
+    failed = [r for r in real if r.name in HARDWARE_WRITES and not r.ok]
+    done = [r for r in real if r.name in HARDWARE_WRITES and r.ok]
     if failed and not done and _CLAIMS_DONE.search(text) and not _ADMITS.search(text):
         return "it says a write happened that was refused or failed"
     if done and not failed and re.search(r"\b(?:refused|failed|could not|couldn't|unable to)\b", text, re.I):
         return "it says a write failed that was done"
     for r in real:
         res = _obj(r.result)
-        if r.error is not None:
+        if not r.ok:
             continue
         if r.name == "gpio_read" and res.get("value") in (0, 1):
             said = {w.lower() for w in re.findall(r"\b(high|low)\b", text, re.I)}

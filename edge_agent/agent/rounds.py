@@ -25,7 +25,7 @@ from edge_agent.agent import answering, display, execution, forcing
 from edge_agent.agent.choice import named_pins
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain
-from edge_agent.agent.records import NOT_OFFERED, OnTool, ToolRecord
+from edge_agent.agent.records import NOT_OFFERED, OnTool, Outcome, ToolRecord
 from edge_agent.agent.turn import Context, TurnResult
 from edge_agent.errors import ModelOutputError
 from edge_agent.jsontypes import JsonObject
@@ -137,7 +137,7 @@ class Rounds:
             return self._composed("the model gave no final answer")
         self.asked = True
         for call in (c for c in calls if c.name):  # kept in the record (worth seeing), never run
-            result.tool_calls.append(ToolRecord(call.name, call.arguments,
+            result.tool_calls.append(ToolRecord(call.name, call.arguments, outcome=Outcome.NOT_OFFERED,
                                                 error=f"{NOT_OFFERED}; answer in plain text"))
         if visible:
             self.messages.append({"role": "assistant", "content": visible})

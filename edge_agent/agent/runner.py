@@ -26,7 +26,7 @@ from edge_agent.agent.autonomy import Autonomy
 from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.lenient import soften
 from edge_agent.agent.parsing import ParsedCall
-from edge_agent.agent.records import NOT_OFFERED, REPEAT_NOTE, OnTool, ToolRecord, summarize
+from edge_agent.agent.records import NOT_OFFERED, REPEAT_NOTE, OnTool, Outcome, ToolRecord, outcome_of, summarize
 from edge_agent.agent.tools import check_arguments, valid_call
 from edge_agent.errors import EdgeAgentError
 from edge_agent.hub import STATE_CHANGING
@@ -59,7 +59,7 @@ class ToolRunner:
         else:  # writes run one by one, in the order the model wrote them (and are asked about in order)
             records = [self._one(c, on_tool) for c in head]
         for c in tail:
-            records.append(ToolRecord(c.name, c.arguments, error=(
+            records.append(ToolRecord(c.name, c.arguments, outcome=Outcome.REFUSED, error=(
                 f"not run: a reply may make at most {self.max_calls} tool calls ([agent] max_calls_per_reply) and "
                 f"this one made {len(calls)}. Make the calls that matter first, fewer at a time.")))
         return records
@@ -71,18 +71,19 @@ class ToolRunner:
         raw = _key(call.name, call.arguments)
         earlier = self._failed.get(raw)
         if earlier is not None:
-            rec.repeat, rec.error, rec.notes = True, earlier.error, [REPEAT_NOTE]
+            rec.same_as(earlier)
+            rec.notes = [REPEAT_NOTE]
             if on_tool is not None:
                 on_tool("done", rec)
             return rec
         try:
             self._prepare_and_run(call, rec)
-        except EdgeAgentError as exc:
-            rec.error = str(exc)
+        except EdgeAgentError as exc:  # refused, needing approval, malformed or failed: by its class
+            rec.fail(outcome_of(exc), str(exc))
         except Exception as exc:  # a bug in a tool must not end the turn: the model is told, the log has it
             log.exception("tool %s failed unexpectedly", call.name)
-            rec.error = (f"{call.name} failed with an internal error ({type(exc).__name__}); check "
-                         "runtime_status, then retry or try another approach")
+            rec.fail(Outcome.FAILED, f"{call.name} failed with an internal error ({type(exc).__name__}); check "
+                     "runtime_status, then retry or try another approach")
         if rec.error is not None and not rec.repeat:
             self._failed[raw] = rec
         if on_tool is not None:
@@ -92,11 +93,11 @@ class ToolRunner:
     def _prepare_and_run(self, call: ParsedCall, rec: ToolRecord) -> None:
         if call.error:
             example = valid_call(call.name) if call.name in self.offered else CALL_FORMAT
-            rec.error = f"{call.error}. A valid call looks like {example}"
+            rec.fail(Outcome.MALFORMED, f"{call.error}. A valid call looks like {example}")
             return
         if call.name not in self.offered:
-            rec.error = (f"there is no tool {call.name!r} this turn; the tools are "
-                         f"{', '.join(sorted(self.offered)) or 'none'}. A valid call looks like {CALL_FORMAT}")
+            rec.fail(Outcome.MALFORMED, f"there is no tool {call.name!r} this turn; the tools are "
+                     f"{', '.join(sorted(self.offered)) or 'none'}. A valid call looks like {CALL_FORMAT}")
             return
         args, repairs = soften(call.name, call.arguments, adapters=self.adapters, boards=self.boards)
         rec.notes = [call.note, *repairs] if call.note else repairs
@@ -105,16 +106,14 @@ class ToolRunner:
         key = _key(call.name, args)
         earlier = self._seen.get(key)
         if earlier is not None:
-            rec.repeat, rec.result, rec.error = True, earlier.result, earlier.error
+            rec.same_as(earlier)
             rec.notes.append(REPEAT_NOTE)
             return
         if call.name == "gpio_write" and (other := self._unnamed_pin(args)):
-            rec.error = other
+            rec.fail(Outcome.REFUSED, other)
             return
-        refusal = self.autonomy.check(call.name, args, lambda: self.describe(call.name, args))
-        if refusal is not None:
-            rec.error = refusal
-            return
+        # RefusedError (ApprovalNeededError when nobody can say yes): the call does not run
+        self.autonomy.check(call.name, args, lambda: self.describe(call.name, args))
         rec.result = self.caller.call_tool(call.name, args)
         if call.name in STATE_CHANGING:
             self.autonomy.ran(call.name)

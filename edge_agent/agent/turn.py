@@ -31,7 +31,7 @@ class TurnResult:
     @property
     def succeeded(self) -> bool:
         """Answered, within the limits, and not a turn whose every tool call failed."""
-        failed = bool(self.tool_calls) and all(t.error is not None for t in self.tool_calls)
+        failed = bool(self.tool_calls) and not any(t.ok for t in self.tool_calls)
         return self.answered and not self.limit_reached and not failed
 
     def as_dict(self) -> JsonObject:

@@ -99,6 +99,9 @@ def _ask_operator(request: Any) -> bool:
 
 
 RESULT_CHARS = 300  # of a tool result shown on the terminal
+# How a call that did not return a result ended, by its outcome (edge_agent.agent.records.Outcome).
+_ENDED = {"refused": "refused", "needs_approval": "needs the operator's approval", "malformed": "malformed call",
+          "not_offered": "not offered", "failed": "failed"}
 
 
 def _show_tool(stream: Any) -> Any:
@@ -112,7 +115,7 @@ def _show_tool(stream: Any) -> Any:
         if rec.repeat:
             print(f"  [tool] {rec.name}: the same call already ran; not run again", file=stream, flush=True)
         elif rec.error is not None:
-            print(f"  [tool] {rec.name} refused or failed: {rec.error}", file=stream, flush=True)
+            print(f"  [tool] {rec.name} {_ENDED.get(str(rec.outcome), 'failed')}: {rec.error}", file=stream, flush=True)
         else:
             text = json.dumps(rec.result, ensure_ascii=False, default=str)
             cut = text[:RESULT_CHARS] + ("..." if len(text) > RESULT_CHARS else "")

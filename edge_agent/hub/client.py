@@ -23,6 +23,11 @@ from pathlib import Path
 from edge_agent.errors import EdgeAgentError, ToolCallError, error_from_wire
 from edge_agent.jsontypes import JsonObject, JsonValue
 
+#: The ``_meta`` key of a failed ``tools/call`` result that carries the error itself
+#: (:func:`edge_agent.errors.error_to_wire`): its sentence is for the model, its class tells a caller
+#: through the daemon a refusal from a failure, as a caller in the same process tells them apart.
+ERROR_META = "edge-agent/error"
+
 SOCKET_NAME = "hub.sock"
 CONNECT_TIMEOUT_S = 2.0
 #: Default wait for an answer. Operations that may take longer (sync now) pass their own.
@@ -294,7 +299,11 @@ class SocketServices:
         text = "".join(str(c.get("text", "")) for c in (content if isinstance(content, list) else [])
                        if isinstance(c, dict) and c.get("type") == "text")
         if result.get("isError"):
-            raise ToolCallError(text or f"{name} failed", tool=name)
+            meta = result.get("_meta")
+            origin = meta.get(ERROR_META) if isinstance(meta, dict) else None
+            # The daemon's sentence for the model, raised from the error itself (its class says refused or failed)
+            cause = error_from_wire(origin) if isinstance(origin, dict) else None
+            raise ToolCallError(text or f"{name} failed", tool=name) from cause
         structured: JsonValue = result.get("structuredContent")
         if structured is not None:
             return structured

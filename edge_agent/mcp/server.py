@@ -11,7 +11,9 @@ Two transports over the same tools:
 
 A tool's exception text reaches the model verbatim, so errors from the edge_agent tree pass through
 as :class:`ToolError` with their sentence; anything unexpected is logged here with its traceback and
-the agent gets a short sentence saying what to do, not a Python repr.
+the agent gets a short sentence saying what to do, not a Python repr. A failed call's result also
+carries the edge_agent error itself in ``_meta`` (``ERROR_META``), so a client of ours tells a
+refusal from a failure by its class; other clients see the usual ``isError`` text.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import ToolAnnotations
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, ValidationError
 
 from edge_agent import __version__
-from edge_agent.errors import EdgeAgentError
+from edge_agent.errors import EdgeAgentError, error_to_wire
 from edge_agent.hub import STATE_CHANGING
+from edge_agent.hub.client import ERROR_META
 from edge_agent.hub.messages import for_agent, unknown_arguments
 from edge_agent.hub.messages import invalid_arguments as _invalid_arguments
 from edge_agent.hub.toolbox import TOOL_NAMES, Tools
@@ -83,7 +86,20 @@ class _Tool(Tool):
                 # Same prefix as every other tool error the SDK reports.
                 raise ToolError(f"Error executing tool {self.name}: {_invalid_arguments(exc.__cause__)}") \
                     from exc.__cause__
-            raise
+            origin = _edge_error(exc)
+            if origin is None or not convert_result:
+                raise
+            log.info("tool %s: %s: %s", self.name, type(origin).__name__, origin.message())
+            return CallToolResult(content=[TextContent(type="text", text=str(exc))], is_error=True,
+                                  _meta={ERROR_META: error_to_wire(origin)})
+
+
+def _edge_error(exc: BaseException) -> EdgeAgentError | None:
+    """The edge_agent error a tool raised, under the SDK's and our own ToolError wrappers (None: none)."""
+    seen: BaseException | None = exc
+    while seen is not None and not isinstance(seen, EdgeAgentError):
+        seen = seen.__cause__
+    return seen
 
 
 def _guard(name: str, fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -34,7 +34,7 @@ def test_json_output_shape(model: Any, steps: Any, config: Path, state: Path, ca
     assert code == 0 and data["response"] == "Done: pin red_led (= PA5, LED LD2) set to 1 (high).\nOn."
     assert data["cached"] is False
     assert data["provider"] == f"custom:{model.url}"
-    assert data["tool_calls"] == [{"name": "gpio_write", "arguments": {"pin": "red_led", "value": 1},
+    assert data["tool_calls"] == [{"name": "gpio_write", "arguments": {"pin": "red_led", "value": 1}, "outcome": "ok",
                                    "result": data["tool_calls"][0]["result"]}]
     assert data["tool_calls"][0]["result"]["pin"] == "PA5"
     assert data["usage"] == {"prompt_tokens": 200, "completion_tokens": 20, "total_tokens": 220}

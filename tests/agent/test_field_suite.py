@@ -13,7 +13,7 @@ from edge_agent.pins import get_board
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 from bench.agent_eval import run_set, summarize  # noqa: E402
-from bench.agent_judge import SETS, WRITABLE_PINS, Task, judge, load_tasks  # noqa: E402
+from bench.agent_judge import SETS, WRITABLE_PINS, Task, invalid, judge, load_tasks  # noqa: E402
 
 TASKS = '''
 [[task]]
@@ -101,6 +101,9 @@ def test_judge_counts_invalid_calls_and_writes_outside_the_policy() -> None:
         (False, 3, 1, 1, 1, 1)
     assert judge(task, {"response": "It reads HIGH", "tool_calls": turn["tool_calls"][1:2]}, {}, {}).ok
     # "PA5" must not be found inside "PA50", nor "0" inside "0x76"
+    # the record's outcome decides, whatever its words
+    assert invalid({"name": "gpio_read", "outcome": "malformed", "error": "bad pin spelling"})
+    assert not invalid({"name": "gpio_write", "outcome": "refused", "error": "has no argument: the policy"})
     lookup = Task(id="l", category="lookup", message="?", facts=(("PA5",), ("0",)))
     assert judge(lookup, {"response": "PA50 at 0x76"}, {}, {}).reasons == ["the answer lacks PA5", "the answer lacks 0"]
 

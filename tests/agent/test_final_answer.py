@@ -12,7 +12,7 @@ import pytest
 
 from edge_agent.agent.assemble import open_agent
 from edge_agent.agent.facts import answer, contradiction
-from edge_agent.agent.records import ToolRecord
+from edge_agent.agent.records import Outcome, ToolRecord
 from edge_agent.cli import main
 from edge_agent.config import load_settings
 
@@ -116,7 +116,8 @@ def test_what_counts_as_a_contradiction(text: str, contradicts: bool) -> None:
 
 
 def test_malformed_calls_and_repeats_add_no_line() -> None:
-    records = [ToolRecord("i2c_scan", {"x": 1}, error="i2c_scan has no argument x. A valid call looks like {}"),
+    records = [ToolRecord("i2c_scan", {"x": 1}, error="i2c_scan has no argument x. A valid call looks like {}",
+                          outcome=Outcome.MALFORMED),
                ToolRecord("i2c_scan", {}, result={"bus": 1, "addresses": [], "busy": []}),
                ToolRecord("i2c_scan", {}, result={"bus": 1, "addresses": [], "busy": []}, repeat=True)]
     assert answer(records, "Nothing there.") == ("Scan: no device answered on I2C bus 1.\nNothing there.", [])
