@@ -115,7 +115,8 @@ WHERE_IS = re.compile(r"\b(which|what)(\s+is|\s+are|\s+does|\s+do)?(\s+the)?\s+(
                       r"native|physical|header|morpho|7-bit|8-bit)\s+)?(pins?|registers?|address(es)?|header|connector|"
                       r"ports?|bits?|chip\s+id|id|alias\w*|functions?|peripherals?|channel)\b|\bwhere\s+(is|are)\b",
                       _W)
-NOW = re.compile(r"\b(now|currently|at\s+the\s+moment|right\s+now|live|present\s+level|actual)\b", _W)
+NOW = re.compile(r"\b(now|currently|at\s+the\s+moment|right\s+now|live|present\s+level|actual|in\s+use|occupied|"
+                 r"taken)\b", _W)
 # "on" followed by a pin, a thing or an article says where something is ("the LED on D13", "what is A3 on
 # the MCU"), not a level.
 # After "turn", "switch" or "power" it is the level again ("turn on the LED").
@@ -123,17 +124,20 @@ _ON = (r"(?:(?<=turn\s)|(?<=switch\s)|(?<=power\s))on|"
        r"on(?!\s+(?:the|a|an|my|this|that|its|pin|port|header|board|line|bus|gpio|p[a-k]\d+|[ad]\d+|ld\d|b\d)\b)")
 # The present state of a pin asked for.
 PIN_STATE = re.compile(r"\b(read|level|state|status|now|currently|(is|are)\b.{0,40}\b(" + _ON +
-                       r"|off|high|low|pressed|lit|set|active|released))\b", _W)
+                       r"|off|high|low|pressed|lit|set|active|released|driven|asserted|powered|enabled|"
+                       r"energi[sz]ed))\b", _W)
 # Devices on the bus asked for.
 BUS_NOW = re.compile(r"\b(scan\w*|devices?|respond\w*|detect\w*|present|attached|connected|found|how\s+many|"
-                     r"answer\w*|acknowledg\w*|list|show|find|on\s+the\s+bus|what('?s|\s+is)\s+on)\b", _W)
+                     r"answer\w*|acknowledg\w*|list|show|find|see|visible|alive|online|in\s+use|on\s+the\s+bus|"
+                     r"what('?s|\s+is)\s+on)\b", _W)
 BUS = re.compile(r"\b(i2c\w*|i²c|twi|bus(es)?|scan\w*|0x[0-9a-f]{2}|bme\s?280|sensors?|devices?|eeprom|displays?|"
                  r"oled|ssd1306|mcp23017|pca9685|24c02|expanders?)\b", _W)
 # A reading of the sensor asked for (not its registers, ranges or formulas).
 QUANTITY = re.compile(r"\b(temperature|temp|humid\w*|pressure|climate|weather|hot|cold|warm|degrees|celsius|"
                       r"fahrenheit|hpa|air)\b", _W)
 SPEC = re.compile(r"\b(registers?|address(es)?|range|accuracy|datasheet|spec\w*|formula|oversampl\w*|bits?|"
-                  r"calibrat\w*|compensat\w*|resolution|typical|maximum|minimum|max|min|mode|filter|standby)\b", _W)
+                  r"calibrat\w*|compensat\w*|resolution|typical|maximum|minimum|max|min|mode|filter|standby|"
+                  r"chip\s+id|id)\b", _W)
 REGISTER_WRITE = re.compile(r"\b(registers?|0x[0-9a-f]{2}|i2c|eeprom|bytes?)\b", _W)
 
 
@@ -151,10 +155,10 @@ LEVEL = re.compile(r"\b(" + _ON + r"|off|high|low|[01]|lit|true|false)\b", _W)
 # statement about the bench ("the relay is on D7", "my LED is off").
 NOT_AN_ORDER = re.compile(
     r"^\W*(please\s+)?(tell|show|give|list|find|look|read|check|measure|scan|explain|describe|say|compare|calc\w*|"
-    r"comput\w*|convert|help|thanks?|thank\s+you|cheers|hi|hello|hey|good|remember|note|store|save|forget|recall|"
+    r"comput\w*|convert|help|thanks?|thank\s+you|cheers|hi|hello|hey|good|remember|remind|note|store|save|forget|recall|"
     r"search|monitor|watch|wait|print|report|count|name|identify|translate|define|verify|confirm|test|probe|"
     r"status|state|level|value|reading|summar\w*|the|a|an|my|our|your|this|that|these|those|it|its|it's|there|"
-    r"here|he|she|they|you|i(?!\s+(?:want|need|'d\s+like|would\s+like))|we(?!\s+(?:want|need|'d\s+like|would\s+like))|"
+    r"here|he|she|they|you|i(?!'d\s+like|\s+(?:want|need|would\s+like))|we(?!'d\s+like|\s+(?:want|need|would\s+like))|"
     r"ok|okay|yes|no|nope|sure|why|because|if|when|while|after|before|so|and|but|or)\b", _W)
 # Things a line drives: an order about one of them needs no known verb ("kill the LED", "open the valve").
 OUTPUT = re.compile(r"\b(leds?|lights?|lamps?|relays?|buzzers?|beepers?|sirens?|fans?|motors?|heaters?|pumps?|"
@@ -164,8 +168,12 @@ OUTPUT = re.compile(r"\b(leds?|lights?|lamps?|relays?|buzzers?|beepers?|sirens?|
 # The bus itself named (not a device on it).
 I2C_BUS = re.compile(r"\b(i2c\w*|i²c|twi|smbus|bus(es)?)\b", _W)
 # An order to look at something now, as opposed to telling, explaining or greeting.
-READ_ORDER = re.compile(r"^\W*(please\s+)?(check|read|sample|poll|monitor|watch|test|verify|probe|get|fetch|report)\b",
-                        _W)
+READ_ORDER = re.compile(r"^\W*(please\s+)?(check|read|sample|poll|monitor|watch|test|verify|probe|get|fetch|report|"
+                        r"give|show)\b", _W)
+# A question inside an order ("remind me which pin...", "let me know whether..."): it asks, it does not order.
+EMBEDDED_QUESTION = re.compile(r"\b(me|us|know|wonder)\s+(which|what|where|whether|if|how|why|when|who)\b", _W)
+# A part on the bus that can be read as a whole ("read the BME280").
+SENSOR_PART = re.compile(r"\b(sensors?|bme\s?280)\b", _W)
 
 
 def is_order(message: str) -> bool:
@@ -202,7 +210,7 @@ def asks_change(message: str, *, named: bool | None = None) -> bool:
     order = POLITE.sub(" ", text).strip(" ,.!")
     if named is None:
         named = PIN_NAME.search(text) is not None
-    if NOT_AN_ORDER.match(order):
+    if NOT_AN_ORDER.match(order) or EMBEDDED_QUESTION.search(order):
         return False
     first = order.split()[0] if order.split() else ""
     verbless = named and LEVEL.search(order) is not None
@@ -241,16 +249,19 @@ def plan(message: str, available: Sequence[str], *, board_words: Sequence[str] =
         if not change and pinish and (PIN_STATE.search(text) or order and named or state) and not BUS.search(text):
             wanted.append("gpio_read")
         if BUS.search(text) and BUS_NOW.search(text) and not QUANTITY.search(text) or re.search(r"\bscan\b", low) \
-                or order and I2C_BUS.search(text) and not QUANTITY.search(text):
+                or not change and is_order(text) and I2C_BUS.search(text) and not QUANTITY.search(text) \
+                and not re.search(r"\b(registers?|datasheet|spec\w*)\b", low):
             wanted.append("i2c_scan")
-        if QUANTITY.search(text) and not SPEC.search(text):
+        if QUANTITY.search(text) and not SPEC.search(text) or order and SENSOR_PART.search(text):
             wanted.append("sensor_read")
     action = [t for t in available if t in wanted]
     if action:
         return Plan(action, require=True, kind="action")
     if change:  # a change no offered tool can make: the model says so, with nothing to call
         return Plan([], kind="action")
-    if lookup or named or LOOKUP.search(text) or DATASHEET.search(text):
+    # a part's documented facts asked for ("what is the BME280 chip ID?")
+    spec = SPEC.search(text) is not None and BUS.search(text) is not None
+    if lookup or named or spec or LOOKUP.search(text) or DATASHEET.search(text):
         if documented:
             return Plan([], kind="lookup")
         return Plan([t for t in available if t in ("pin_resolve", "datasheet_search")], kind="lookup")
