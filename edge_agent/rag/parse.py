@@ -21,11 +21,11 @@ from collections import Counter
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from edge_agent.pins.datasheet import parse_aliases
 from edge_agent.rag import text as _text
-from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages, row_pins
+from edge_agent.rag.chunker import chunk_markdown, chunk_pages, row_pins
 from edge_agent.rag.files import DocFile, Problem, read_pdf, read_text
 
 log = logging.getLogger("edge_agent.rag")
@@ -87,17 +87,19 @@ def chunk_tf(stem: list[str], heading: str, body: str,
              hints: tuple[bool, bool] = (True, True)) -> tuple[dict[str, float], float]:
     """A chunk's weighted term frequencies (heading words HEADING_WEIGHT times) and its weighted length."""
     heading_tokens = stem + _text.tokens(heading, hints)
-    body_tokens = _text.tokens(body, hints)
-    body_tokens += row_pins(body)
+    return _weighted(_text.tokens(body, hints) + row_pins(body), heading_tokens)
+
+
+def _weighted(body_tokens: list[str], heading_tokens: list[str]) -> tuple[dict[str, float], float]:
     tf = cast("dict[str, float]", Counter(body_tokens))  # counted at C speed; then used as a plain mapping
     for t in heading_tokens:
         tf[t] = tf.get(t, 0) + HEADING_WEIGHT
     return tf, len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
 
 
-def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, np: Any = None) -> ParsedFile:
+def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> ParsedFile:
     """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
-    text hashes to `old_sha`). With `np` (the numpy module) a file's terms are counted in one go."""
+    text hashes to `old_sha`)."""
     if f.kind == "pdf":
         pages, file_problems = read_pdf(f)
         text = "\n\n".join(t for _, t in pages) if pages else None
@@ -111,55 +113,22 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, np: 
     entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
     stem = stem_words(f.rel)
     hints = _text.spelling_hints(text) if text else (False, False)
-    if np is not None and sections:
-        rows, terms, tids_b, tfs_b, sizes_b = _count_np(np, stem, sections, hints)
-    else:
-        local = _LocalIds()
-        tids, tfs, sizes = array("i"), array("f"), array("i")
-        rows = []
-        for s in sections:
-            tf, dl = chunk_tf(stem, s.heading, s.text, hints)
-            tids.extend(map(local.__getitem__, tf))
-            tfs.extend(tf.values())
-            sizes.append(len(tf))
-            rows.append((s.heading, s.text, dl))
-        terms, tids_b, tfs_b, sizes_b = list(local), tids.tobytes(), tfs.tobytes(), sizes.tobytes()
-    return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=terms,
-                      tids=tids_b, tfs=tfs_b, sizes=sizes_b)
-
-
-def _count_np(np: Any, stem: list[str], sections: list[Section],
-              hints: tuple[bool, bool]) -> tuple[list[tuple[str, str, float]], list[str], bytes, bytes, bytes]:
-    """The term counts of every chunk of a file at once: each token becomes (chunk, term number) with
-    weight 1 (body) or HEADING_WEIGHT (heading), and equal pairs are summed; the same frequencies as
-    :func:`chunk_tf`, each chunk's terms in term-number order."""
-    flat: list[str] = []
-    counts: list[int] = []  # body, heading tokens of each chunk, alternating
+    local = _LocalIds()
+    tids, tfs, sizes = array("i"), array("f"), array("i")
     rows = []
-    headings: dict[str, list[str]] = {}  # a long section's chunks share its heading
+    headings: dict[str, list[str]] = {}  # a long section's chunks share its heading: tokenised once
     for s in sections:
-        body = _text.tokens(s.text, hints)
-        body += row_pins(s.text)
         heading = headings.get(s.heading)
         if heading is None:
             heading = headings[s.heading] = stem + _text.tokens(s.heading, hints)
-        flat += body
-        flat += heading
-        counts += (len(body), len(heading))
-        rows.append((s.heading, s.text, len(body) + HEADING_WEIGHT * len(heading)))
-    distinct = dict.fromkeys(flat)  # the file's terms numbered in first-seen order, at C speed
-    local = dict(zip(distinct, range(len(distinct)), strict=True))
-    nterms = max(len(local), 1)
-    ids = np.fromiter(map(local.__getitem__, flat), dtype=np.int64, count=len(flat))
-    lengths = np.asarray(counts, dtype=np.int64)
-    chunk_of = np.repeat(np.repeat(np.arange(len(sections), dtype=np.int64), 2), lengths)
-    weight = np.repeat(np.tile(np.asarray([1.0, HEADING_WEIGHT]), len(sections)), lengths)
-    keys, inverse = np.unique(chunk_of * nterms + ids, return_inverse=True)
-    tf = np.bincount(inverse.ravel(), weights=weight, minlength=len(keys))
-    sizes = np.bincount(keys // nterms, minlength=len(sections))
-    return (rows, list(local), (keys % nterms).astype(np.int32).tobytes(), tf.astype(np.float32).tobytes(),
-            sizes.astype(np.int32).tobytes())
+        tf, dl = _weighted(_text.tokens(s.text, hints) + row_pins(s.text), heading)
+        tids.extend(map(local.__getitem__, tf))
+        tfs.extend(tf.values())
+        sizes.append(len(tf))
+        rows.append((s.heading, s.text, dl))
+    return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
+                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(local),
+                      tids=tids.tobytes(), tfs=tfs.tobytes(), sizes=sizes.tobytes())
 
 
 def _workers(n_files: int) -> int:
@@ -201,9 +170,8 @@ def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_by
         finally:
             for w in workers:
                 _stop(w)
-    np = sys.modules.get("numpy")  # counts a file's terms in one go when some part of the process loaded it
     for f, old in zip(files[done:], olds[done:], strict=True):
-        yield parse_file(f, max_file_bytes, old, np)
+        yield parse_file(f, max_file_bytes, old)
 
 
 def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,
@@ -256,18 +224,11 @@ def _worker_main() -> None:
     """A parsing worker: reads (size cap, batches) from stdin, writes each batch's parsed files to stdout."""
     logging.disable(logging.CRITICAL)  # problems travel with the results and are logged by the indexing process
     max_file_bytes, batches = pickle.load(sys.stdin.buffer)
-    np: Any = None
-    try:
-        import numpy  # optional (the `ml` extra): counts a file's terms in one go
-    except ImportError:
-        pass
-    else:
-        np = numpy
     out = sys.stdout.buffer
     for _start_at, files, olds in batches:
         parsed = []
         for f, old in zip(files, olds, strict=True):
-            got = parse_file(f, max_file_bytes, old, np)
+            got = parse_file(f, max_file_bytes, old)
             got.logged = False
             parsed.append(got)
         pickle.dump(parsed, out, protocol=pickle.HIGHEST_PROTOCOL)

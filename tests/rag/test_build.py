@@ -194,11 +194,11 @@ def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
     assert rag.search("watchdog erratum")[0].source == "vendor0/part3.md"
 
 
-def test_counting_a_whole_file_at_once_gives_each_chunk_what_counting_it_alone_gives(tmp_path: Path) -> None:
-    """The one-pass counting (numpy) of every datasheet here and in the shared corpus gives each chunk the
-    terms, weighted frequencies and length that counting the chunk alone gives (what a refresh, a removal
-    and the base install compute)."""
-    np = pytest.importorskip("numpy")
+def test_a_parsed_file_carries_for_each_chunk_what_counting_the_chunk_alone_gives(tmp_path: Path) -> None:
+    """The flat term arrays a parsed file travels in (from a worker process too), counted with each long
+    section's heading tokenised once, give every chunk of every bundled, shared-corpus and generated
+    datasheet the terms, weighted frequencies and length that counting the chunk alone gives (what a
+    refresh and a removal compute)."""
     from edge_agent.rag.files import scan
 
     roots = [_corpus(tmp_path / "ds"), Path(__file__).resolve().parents[2] / "datasheets"]
@@ -206,12 +206,12 @@ def test_counting_a_whole_file_at_once_gives_each_chunk_what_counting_it_alone_g
     checked = 0
     for root in roots:
         for f in scan(root)[0]:
-            fast, alone = parse.parse_file(f, 1 << 20, np=np), parse.parse_file(f, 1 << 20)
-            assert fast.sections == alone.sections, f.rel  # headings, texts and weighted lengths
-            assert list(fast.chunk_tfs()) == list(alone.chunk_tfs()), f.rel
+            got = parse.parse_file(f, 1 << 20)
             stem = parse.stem_words(f.rel)
-            assert [parse.chunk_tf(stem, h, body)[0] for h, body, _ in fast.sections] == list(fast.chunk_tfs())
-            checked += len(fast.sections)
+            alone = [parse.chunk_tf(stem, heading, body) for heading, body, _ in got.sections]
+            assert list(got.chunk_tfs()) == [tf for tf, _ in alone], f.rel
+            assert [dl for _, _, dl in got.sections] == [dl for _, dl in alone], f.rel
+            checked += len(alone)
     assert checked > 100
 
 
