@@ -35,7 +35,7 @@ HEADING_WEIGHT = 3.0
 #: (a fresh interpreter each, importing this package) costs more than it saves.
 PARALLEL_FROM_FILES = 200
 #: Files from which every core parses, busy or not (see :func:`_workers`).
-ALL_CORES_FROM_FILES = 1000
+ALL_CORES_FROM_FILES = 2000
 #: Files a worker parses and sends back at a time (a worker that outruns the database writes blocks on its
 #: full pipe, so memory stays bounded).
 _BATCH = 8
