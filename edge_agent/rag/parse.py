@@ -20,6 +20,7 @@ from array import array
 from collections import Counter
 from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from pathlib import Path
 from typing import cast
 
@@ -39,14 +40,6 @@ ALL_CORES_FROM_FILES = 2000
 #: Files a worker parses and sends back at a time (a worker that outruns the database writes blocks on its
 #: full pipe, so memory stays bounded).
 _BATCH = 8
-
-
-class _LocalIds(dict[str, int]):
-    """term -> number within one file, numbering new terms as they come."""
-
-    def __missing__(self, term: str) -> int:
-        n = self[term] = len(self)
-        return n
 
 
 @dataclass
@@ -113,8 +106,7 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> P
     entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
     stem = stem_words(f.rel)
     hints = _text.spelling_hints(text) if text else (False, False)
-    local = _LocalIds()
-    tids, tfs, sizes = array("i"), array("f"), array("i")
+    counted: list[dict[str, float]] = []
     rows = []
     headings: dict[str, list[str]] = {}  # a long section's chunks share its heading: tokenised once
     for s in sections:
@@ -122,12 +114,16 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> P
         if heading is None:
             heading = headings[s.heading] = stem + _text.tokens(s.heading, hints)
         tf, dl = _weighted(_text.tokens(s.text, hints) + row_pins(s.text), heading)
-        tids.extend(map(local.__getitem__, tf))
-        tfs.extend(tf.values())
-        sizes.append(len(tf))
+        counted.append(tf)
         rows.append((s.heading, s.text, dl))
+    # the file's terms numbered in first-seen order, at C speed
+    terms = dict.fromkeys(chain.from_iterable(counted))
+    local = dict(zip(terms, range(len(terms)), strict=True))
+    tids = array("i", map(local.__getitem__, chain.from_iterable(counted)))
+    tfs = array("f", chain.from_iterable(tf.values() for tf in counted))
+    sizes = array("i", map(len, counted))
     return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(local),
+                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(terms),
                       tids=tids.tobytes(), tfs=tfs.tobytes(), sizes=sizes.tobytes())
 
 
