@@ -250,7 +250,12 @@ class AmbiguousPinError(PinError):
                  matches: list[tuple[str, str, str]] | None = None) -> None:
         self.board, self.name, self.candidates = board, name, candidates
         self.matches = list(matches or [])  # (name as written, pin, source) of each spelling that fits
-        if self.matches:
+        spellings = [n for n, _, _ in self.matches]
+        if self.matches and len(set(spellings)) < len(spellings):  # one spelling, several pins (I2C6 SDA on two)
+            listed = "; ".join(f"{p} ({src})" for _, p, src in self.matches)
+            super().__init__(f"{echo(name)} is ambiguous on {board}: the datasheets give it several pins: {listed}; "
+                             "use the pin name")
+        elif self.matches:
             listed = "; ".join(f"{n!r} = {p} ({src})" for n, p, src in self.matches)
             super().__init__(
                 f"{name!r} is ambiguous on {board}: names that differ only in case or separators mean different "

@@ -124,6 +124,7 @@ def test_a_function_is_the_weakest_name(shared_corpus: Path) -> None:
     with pytest.raises(AmbiguousPinError) as err:
         index.resolve("rpi-4b", "I2C6_SDA")
     assert {"GPIO0", "GPIO22"} <= {p for _, p, _ in err.value.matches}
+    assert "several pins" in str(err.value) and "use the pin name" in str(err.value)
     # a name a pin has (the header's GPCLK0 on pin 7) answers before a function other pins can also take
     assert index.resolve("rpi-4b", "GPCLK0").name == "GPIO4"
     assert index.disputes("rpi-4b", "GPCLK0") == []
