@@ -59,12 +59,14 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         if sum(len(lists[j][0]) for j in rare) + len(lists[i][0]) > SEED_POSTINGS:
             break
         rare.append(i)
+    rare_union = None
     if len(lists[rare[0]][0]) > SEED_POSTINGS:
         cids, w = p.term_weights(terms[rare[0]])
         top = max(0, len(w) - SEED_CHUNKS)
         cand = cids[np.argpartition(w, top)[top:]]
     else:
-        cand, part, held = _union([lists[i][0] for i in rare], [p.term_weights(terms[i])[1] for i in rare], np)
+        cand, part, held = rare_union = _union([lists[i][0] for i in rare],
+                                               [p.term_weights(terms[i])[1] for i in rare], np)
         alive = live[cand]
         cand, low = cand[alive], (part * (held / nterms) ** COVERAGE_EXPONENT)[alive]
         if len(cand) > SEED_CHUNKS:
@@ -80,7 +82,12 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     if source:
         if sum(len(lists[i][0]) for i in source) > MAX_CANDIDATE_SHARE * p.n:
             return None
-        more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source], np)
+        if rare_union is not None and set(source) <= set(rare):
+            # the seeds' union holds every candidate already (and perhaps a few more, which the bounds drop)
+            source, (more, part, held) = rare, rare_union
+        else:
+            more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source],
+                                      np)
         at = np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)
         keep = (seeds[at] != more) & live[more]  # seeds are scored already
         more, part, held = more[keep], part[keep], held[keep]
