@@ -103,3 +103,24 @@ def test_a_symlinked_datasheet_directory_itself_is_followed(root: Path, tmp_path
     link = tmp_path / "link-to-ds"
     os.symlink(root, link)
     assert _sources(HardwareRag.load(link)) == ["bme280.md"]
+
+
+def test_a_directory_scan_leaves_nothing_for_the_garbage_collector(tmp_path: Path) -> None:
+    """The listing of a large library (10,000 files: a few MB) is freed when the caller drops it, not kept
+    by a reference cycle until the next full collection."""
+    import gc
+    import weakref
+
+    from edge_agent.rag.files import scan
+
+    (tmp_path / "sub").mkdir()
+    for i in range(3):
+        (tmp_path / "sub" / f"part{i}.md").write_text(f"# Part {i}\n")
+    gc.disable()
+    try:
+        files, _ = scan(tmp_path)
+        first = weakref.ref(files[0])
+        del files
+        assert first() is None
+    finally:
+        gc.enable()
