@@ -51,9 +51,10 @@ def unchecked(visible: str, tools: Sequence[str]) -> str:
 
 
 def answered(result: TurnResult, visible: str, shown: StreamFilter | None, on_token: OnToken | None,
-             labels: Mapping[str, str], looked_up: Sequence[str] = ()) -> TurnResult:
+             labels: Mapping[str, str], looked_up: Sequence[str] = (), held: bool = False) -> TurnResult:
     """The turn answered with the model's `visible` text (shown now unless it streamed already);
-    `looked_up` are a lookup's answer lines (:mod:`edge_agent.agent.lookup`)."""
+    `looked_up` are a lookup's answer lines (:mod:`edge_agent.agent.lookup`); `held`: the reply was not
+    shown while it streamed."""
     # Memory references are bookkeeping (source_krefs has them), not part of an answer.
     text = STAMP.sub("", MEM_REF.sub("", visible)).strip() or visible
     # After tools ran, what they did is stated from their results, before the model's words
@@ -64,7 +65,7 @@ def answered(result: TurnResult, visible: str, shown: StreamFilter | None, on_to
     else:
         result.response, left_out = lookup.answer(looked_up, text)
     result.notes += left_out
-    if on_token is not None and (result.tool_calls or looked_up):  # held while it streamed (edge_agent.agent.rounds)
+    if on_token is not None and (result.tool_calls or looked_up or held):  # held while it streamed (see rounds)
         on_token(result.response)
     elif shown is not None and on_token is not None and (rest := shown.finish(visible)):
         on_token(rest)

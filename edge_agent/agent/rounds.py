@@ -12,7 +12,9 @@ still needs one: :mod:`edge_agent.agent.forcing`) and reads the reply:
   for the answer (the tools stay in the request, so the server reuses its cached prefix); failing
   that the answer is written from the tool results;
 - HTTP 500 from the server's tool-call parser is a model error, not an outage: the request is sent
-  once more, then without tools.
+  once more, then without tools;
+- an answer in English to a message that asked for another language: asked once to write it in
+  that language (:mod:`edge_agent.agent.answerlang`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.agent import answering, display, execution, forcing
+from edge_agent.agent import answering, answerlang, display, execution, forcing, language
 from edge_agent.agent.choice import named_pins
 from edge_agent.agent.parsing import ParsedCall, StreamFilter, split_reasoning, text_tool_calls
 from edge_agent.agent.provider import ProviderChain
@@ -57,6 +59,10 @@ class Rounds:
         if "gpio_write" in ctx.tools and compact:
             runner.named_pins = named
         self.final = not ctx.tools  # no tools offered: the model's next reply must be the answer
+        # The language the message asks the answer to be in (not English): its answer is shown once checked.
+        asked_in = language.requested(ctx.message)
+        self.lang = asked_in if asked_in != "English" else None
+        self.first: str | None = None  # an answer in English, kept while it is asked for in self.lang
         self.asked = False  # the final answer was asked for explicitly
         # The tools stay in the request while the answer is asked for: the same request prefix lets the
         # server reuse its cache (a changed tool block means prefilling it all again). They are dropped
@@ -85,7 +91,7 @@ class Rounds:
         shown = StreamFilter() if on_token is not None else None
         # A reply after tool calls (or to a lookup) is not shown as it streams: its answer starts with what
         # the tools (the lookups) found.
-        shows = display.hold if on_token is not None and (result.tool_calls or ctx.lookup) else on_token
+        shows = display.hold if on_token is not None and (result.tool_calls or ctx.lookup or self.lang) else on_token
         # An action's calls are forced (well-formed, to the tools and pins it needs) until each ran once.
         need, need_pins = forcing.needed(ctx.tools, self.pins, result.tool_calls, require=ctx.require,
                                          final=self.final, rounds=result.rounds)
@@ -132,7 +138,9 @@ class Rounds:
         """The reply to a request for the answer."""
         result = self.result
         if visible and not calls and not (result.tool_calls and answering.REFUSAL.match(visible)):
-            return answering.answered(result, visible, shown, self.on_token, self.labels, self.ctx.lookup)
+            return self._answer(visible, shown)
+        if self.first is not None:  # no usable answer when asked for it in the language: the first one stands
+            return self._answer(visible, shown, english=True)
         if self.asked:  # still no usable answer: the tool results speak for themselves
             return self._composed("the model gave no final answer")
         self.asked = True
@@ -158,9 +166,30 @@ class Rounds:
             result.answered = False  # unverified: neither cached nor remembered
             visible = answering.unchecked(visible, ctx.tools)
         if visible:
-            return answering.answered(result, visible, shown, self.on_token, self.labels, self.ctx.lookup)
+            return self._answer(visible, shown)
         self._ask_for_answer()  # only reasoning, or nothing: ask once for the answer
         return None
+
+    def _answer(self, visible: str, shown: StreamFilter | None, *, english: bool = False) -> TurnResult | None:
+        """The turn's answer; an answer in English to a message that asked for another language is asked
+        for in that language once (None: asked), and stated as not in it when it comes back in English
+        again (`english`: the reply to that request was no answer at all)."""
+        result, lang = self.result, self.lang
+        if lang and not result.tool_calls and not self.ctx.lookup and result.answered:
+            wrong = english or answerlang.in_language(visible, lang) is False
+            if wrong and self.first is None:
+                self.first = visible
+                result.notes.append(f"the model answered in English, not in {lang}; asked once to write it in {lang}")
+                self.messages.append({"role": "assistant", "content": visible})
+                self.messages.append({"role": "user", "content": answerlang.REWRITE.format(lang=lang)})
+                self.final = self.asked = True
+                return None
+            if wrong:
+                result.notes.append(f"asked again, the model still answered in English, not in {lang}")
+                result.answered = False  # neither cached nor remembered
+                visible = f"{self.first}\n{answerlang.NOT_IN.format(lang=lang)}"
+        return answering.answered(result, visible, shown, self.on_token, self.labels, self.ctx.lookup,
+                                  held=self.lang is not None)
 
     def _unreadable(self, visible: str, first: ParsedCall) -> None:
         """A reply that tried to be a call and could not be read: say how to write one, then ask for the answer."""
