@@ -123,7 +123,7 @@ NOW = re.compile(r"\b(now|currently|at\s+the\s+moment|right\s+now|live|present\s
 _ON = (r"(?:(?<=turn\s)|(?<=switch\s)|(?<=power\s))on|"
        r"on(?!\s+(?:the|a|an|my|this|that|its|pin|port|header|board|line|bus|gpio|p[a-k]\d+|[ad]\d+|ld\d|b\d)\b)")
 # The present state of a pin asked for.
-PIN_STATE = re.compile(r"\b(read|level|state|status|now|currently|(is|are)\b.{0,40}\b(" + _ON +
+PIN_STATE = re.compile(r"\b(read|reads|reading|level|state|status|now|currently|(is|are)\b.{0,40}\b(" + _ON +
                        r"|off|high|low|pressed|lit|set|active|released|driven|asserted|powered|enabled|"
                        r"energi[sz]ed))\b", _W)
 # Devices on the bus asked for.

@@ -9,7 +9,7 @@ operator's notes that engage returned. :func:`lookup_facts` states the answer fr
 each, in this order and only as far as each applies:
 
 - ``Pin: D12 is PA6 (CN10-13, CN5-5, D12, SPI1_MISO).`` for each pin or alias the message names, as
-  the pin index resolved it;
+  the pin index resolved it, and for a native pin name it writes ("PB5"), from the board file;
 - ``Pin: USART2_TX is PA2 (CN10-35, CN9-2, D1).`` for a peripheral signal the message names (the
   peripheral, and the signal or none of its signals), from the board file's pin functions;
 - ``Your note: ...`` the stored note that shares the most words with the question (two at least, or
@@ -237,10 +237,26 @@ def datasheet_lines(message: str, hardware: str) -> list[str]:
     return [f"Datasheet {where}: {_rendered(line, header)}"]
 
 
+def native_lines(message: str, boards: Sequence[Any]) -> list[str]:
+    """One line per native pin name the message writes ("PB5"), with its headers and functions from the
+    board file (the pin index's alias block lists aliases, not the pins' own names)."""
+    written = {m.upper() for m in re.findall(r"\bP[A-K]\d{1,2}\b", message, re.IGNORECASE)}
+    lines = []
+    for board in boards:
+        for pin in getattr(board, "pins", []):
+            if pin.name.upper() in written and pin.headers:
+                functions = ", ".join(pin.functions)
+                where = ", ".join(pin.headers)
+                lines.append(f"Pin: {pin.name} is on {where}" + (f" ({functions})." if functions else "."))
+    return lines[:_MAX_PIN_LINES]
+
+
 def lookup_facts(message: str, hardware: str, boards: Sequence[Any] = (),
                  notes: Sequence[Mapping[str, Any]] = ()) -> list[str]:
     """The lines that answer a lookup from the turn's context (see the module's description)."""
     pins = pin_lines(hardware, message)
+    named = {line.split(" is ", 1)[1].split()[0].rstrip(".") for line in pins}
+    pins += [line for line in native_lines(message, boards) if line.split(" is ", 1)[0][len("Pin: "):] not in named]
     named = {line.split(" is ", 1)[1].split()[0].rstrip(".") for line in pins}
     signals = [line for line in function_lines(message, boards)
                if line.split(" is ", 1)[1].split()[0].rstrip(".") not in named]

@@ -161,3 +161,10 @@ def test_the_date_stamp_a_small_model_copies_is_not_part_of_the_answer(model: An
                                                                         state: Path) -> None:
     model.script = [steps.say("[2026-11-28] Au revoir !")]
     assert _turn(_config(tmp_path, model, steps), state, "Say goodbye in French.").response == "Au revoir !"
+
+
+def test_a_native_pin_name_is_stated_with_its_headers_from_the_board_file(model: Any, steps: Any, tmp_path: Path,
+                                                                          state: Path) -> None:
+    model.script = [steps.say("PC13 is not on this board.")]
+    result = _turn(_config(tmp_path, model, steps), state, "Which header is PC13 on?")
+    assert result.response == "Pin: PC13 is on CN7-23 (BUTTON B1).\nPC13 is not on this board."

@@ -69,6 +69,7 @@ def forced(request: dict[str, Any]) -> dict[str, dict[str, list[Any]]]:
     ("Remind me which pin the fan is on", "lookup", [], False),  # a question inside an order writes nothing
     ("Switch off the relay which is on D4", "action", ["gpio_write"], True),
     ("Is PB5 driven?", "action", ["gpio_read"], True),
+    ("What is D4 reading?", "action", ["gpio_read"], True),
     ("Read the BME280", "action", ["sensor_read"], True),
     ("Do you see the EEPROM?", "action", ["i2c_scan"], True),
     ("Which I2C addresses are in use?", "action", ["i2c_scan"], True),
