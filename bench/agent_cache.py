@@ -232,7 +232,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         src = Path(args[args.index("--baseline-src") + 1]).resolve()
     if "--baseline-label" in args:
         label = args[args.index("--baseline-label") + 1]
-    publish("agent-cache", lambda: report(measure(src), label), args)
+    publish("agent-cache", lambda: report(measure(src), label), args,
+            values=("--baseline-src", "--baseline-label"))
     return 0
 
 

@@ -359,9 +359,9 @@ def main(argv: list[str] | None = None) -> None:
     """
     args = sys.argv[1:] if argv is None else argv
     if "--lookups" in args:
-        publish("hub-lookups", lambda: render_lookups(measure_lookups()), args)
+        publish("hub-lookups", lambda: render_lookups(measure_lookups()), args, flags=("--lookups",))
         return
-    publish("hub", lambda: render(measure()), argv)
+    publish("hub", lambda: render(measure()), argv, flags=("--lookups",))
 
 
 if __name__ == "__main__":

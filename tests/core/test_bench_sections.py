@@ -51,3 +51,34 @@ def test_publish_prints_the_section_and_stores_it_unless_no_write(
     assert "| figure | 9 |" in capsys.readouterr().out and doc.read_text() == DOC
     _sections.publish("bus", lambda: "| figure | 9 |", [], path=doc)
     assert "| figure | 9 |" in doc.read_text() and "old sync" in doc.read_text()
+
+
+def test_an_unknown_argument_stops_the_bench_before_it_runs_or_writes(tmp_path: Path) -> None:
+    from bench import _sections
+
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(DOC)
+    ran: list[bool] = []
+    with pytest.raises(SystemExit, match="unknown argument '--nowrite'"):
+        _sections.publish("bus", lambda: ran.append(True) or "x", ["--nowrite"], path=doc)
+    assert not ran and doc.read_text() == DOC
+
+
+def test_help_prints_the_usage_and_runs_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from bench import _sections
+
+    doc = tmp_path / "BENCHMARKS.md"
+    doc.write_text(DOC)
+    ran: list[bool] = []
+    _sections.publish("bus", lambda: ran.append(True) or "x", ["--help"], path=doc, flags=("--lookups",))
+    assert "usage: python -m bench.bus [--no-write] [--lookups]" in capsys.readouterr().out
+    assert not ran and doc.read_text() == DOC
+
+
+def test_a_value_option_takes_the_next_argument_and_needs_one(tmp_path: Path) -> None:
+    from bench import _sections
+
+    assert _sections.check_arguments("x", ["--baseline-src", "--odd-path", "--no-write"],
+                                     values=("--baseline-src",))
+    with pytest.raises(SystemExit, match="--baseline-src needs a value"):
+        _sections.check_arguments("x", ["--baseline-src"], values=("--baseline-src",))
