@@ -183,3 +183,17 @@ class TermStore:
     @property
     def kept_bytes(self) -> int:
         return self._bytes
+
+
+class Decoded:
+    """A term's decoded postings: chunk ids (int32), frequencies and, once computed, BM25 weights (float64)."""
+
+    __slots__ = ("cids", "tfs", "weights")
+
+    def __init__(self, cids: Any, tfs: Any) -> None:
+        self.cids = cids
+        self.tfs = tfs
+        self.weights: Any = None
+
+    def nbytes(self) -> int:
+        return int(self.cids.nbytes + self.tfs.nbytes + (0 if self.weights is None else self.weights.nbytes))

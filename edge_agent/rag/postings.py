@@ -27,7 +27,7 @@ from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, countOf, ge, gt, mul, truediv
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.rag.codec import TermStore, decode_np, decode_py, encode_rows
+from edge_agent.rag.codec import Decoded, TermStore, decode_np, decode_py, encode_rows
 
 if TYPE_CHECKING:
     from edge_agent.rag.parse import ParsedFile
@@ -339,20 +339,6 @@ class ChunkTable:
         return frozenset(b for n, b in enumerate(self._boards) if b and self._board_live[n] > 0)
 
 
-class _Decoded:
-    """A term's decoded postings: chunk ids (int32), frequencies and, once computed, BM25 weights (float64)."""
-
-    __slots__ = ("cids", "tfs", "weights")
-
-    def __init__(self, cids: Any, tfs: Any) -> None:
-        self.cids = cids
-        self.tfs = tfs
-        self.weights: Any = None
-
-    def nbytes(self) -> int:
-        return int(self.cids.nbytes + self.tfs.nbytes + (0 if self.weights is None else self.weights.nbytes))
-
-
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
@@ -393,7 +379,7 @@ class Postings:
             self._np_live = alive  # by chunk id, up to the largest id the stored postings hold
             self._board_np: dict[str, Any] = {}
             self._board_mask: dict[str, Any] = {}
-            self._np_terms: OrderedDict[str, _Decoded] = OrderedDict()  # decoded postings, recent first
+            self._np_terms: OrderedDict[str, Decoded] = OrderedDict()  # decoded postings, recent first
             self._np_bytes = 0
             self._bounds: dict[str, float] = {}  # each term's largest weight (a float per term: kept longer)
             self._cache_limit = TERM_CACHE_BYTES
@@ -574,7 +560,7 @@ class Postings:
 
     # --- numpy helpers of the pruned scorer (edge_agent.rag.prune) -----------------------------------
 
-    def _entry(self, term: str) -> _Decoded:
+    def _entry(self, term: str) -> Decoded:
         cache = self._np_terms
         got = cache.get(term)
         if got is not None:
@@ -590,11 +576,11 @@ class Postings:
             if len(cids) > 1 and not bool((cids[1:] > cids[:-1]).all()):
                 order = np.argsort(cids, kind="stable")
                 cids, tfs = cids[order], tfs[order]
-        got = _Decoded(cids, tfs)
+        got = Decoded(cids, tfs)
         self._keep(term, got, got.nbytes())
         return got
 
-    def _keep(self, term: str, entry: _Decoded, size: int) -> None:
+    def _keep(self, term: str, entry: Decoded, size: int) -> None:
         """Keep (or grow) a decoded entry, dropping the least recent ones past TERM_CACHE_BYTES."""
         cache = self._np_terms
         while cache and self._np_bytes + size > self._cache_limit:
