@@ -242,6 +242,8 @@ class HardwareRag(IndexStore):
 
     def pin_boards(self, query: str) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags."""
+        if not _query.names_chip_pin(query):  # the pin index of a large library is big: build it only
+            return []  # for a question it can answer
         if self._pin_owner_cache is None:
             self._pin_owner_cache = _query.pin_owners(self.pin_index())
         present = self._postings.boards()

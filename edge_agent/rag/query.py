@@ -167,6 +167,11 @@ def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
     return {k: frozenset(v) for k, v in owners.items()}
 
 
+def names_chip_pin(query: str) -> bool:
+    """Whether the question holds a chip-specific pin name (``PA5``, ``GP17``, ``P0.13``, ``GPIO17``)."""
+    return _CHIP_PIN.search(query) is not None
+
+
 def pin_boards(query: str, owners: dict[str, frozenset[str]]) -> list[str]:
     """Tags that have a chip-specific pin the question names (``PA5`` -> the Nucleo boards), sorted."""
     found: set[str] = set()

@@ -169,6 +169,18 @@ def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) 
     assert any(c.source.startswith("nucleo-") and "PA5" in c.text and "SPI1 SCK" in c.text for c in got[:3])
 
 
+def test_a_question_without_a_chip_pin_name_does_not_build_the_pin_index(tmp_path: Path) -> None:
+    """The pin index of a large library costs hundreds of MiB: a search naming no board and no chip pin
+    must not build it (only one naming a pin like PL5 can use it)."""
+    _write(tmp_path, "widget-board.md", "# Widget\n\n## Port map\n\n| Signal | MCU pin |\n| --- | --- |\n"
+           "| LAMP | PL5 |\n\nThe lamp driver output has alternate functions: timer output.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("lamp driver alternate functions")
+    assert rag._pin_index is None
+    assert rag.pin_boards("PL5 alternate functions") == ["widget-board"]
+    assert rag._pin_index is not None
+
+
 def test_a_pin_named_only_in_a_datasheet_finds_that_board(tmp_path: Path) -> None:
     _write(tmp_path, "widget-board.md", "# Widget\n\n## Port map\n\n| Signal | MCU pin |\n| --- | --- |\n"
            "| LAMP | PL5 |\n\nThe lamp driver output has alternate functions: timer output.\n")
