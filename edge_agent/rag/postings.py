@@ -261,6 +261,12 @@ class ChunkTable:
             self._n += 1
         else:
             self._board_live[self._board[cid]] -= 1
+        f, bn = self._numbers(rel, board)
+        self._file[cid], self._idx[cid], self._board[cid], self._dl[cid] = f, idx, bn, dl
+        self._board_live[bn] += 1
+
+    def _numbers(self, rel: str, board: str | None) -> tuple[int, int]:
+        """The numbers the table stores for a file and a board, given out on first sight."""
         f = self._file_no.get(rel)
         if f is None:
             f = self._file_no[rel] = len(self._files)
@@ -269,8 +275,7 @@ class ChunkTable:
         if bn is None:
             bn = self._board_no[board] = len(self._boards)
             self._boards.append(board)
-        self._file[cid], self._idx[cid], self._board[cid], self._dl[cid] = f, idx, bn, dl
-        self._board_live[bn] += 1
+        return f, bn
 
     def add_file(self, first: int, rel: str, board: str | None, dls: list[float]) -> None:
         """The chunks of one file, ids `first` onwards (each id new to the table, as ids are never reused):
@@ -280,14 +285,7 @@ class ChunkTable:
             for i, dl in enumerate(dls):
                 self[first + i] = (rel, i, board, dl)
             return
-        f = self._file_no.get(rel)
-        if f is None:
-            f = self._file_no[rel] = len(self._files)
-            self._files.append(rel)
-        bn = self._board_no.get(board)
-        if bn is None:
-            bn = self._board_no[board] = len(self._boards)
-            self._boards.append(board)
+        f, bn = self._numbers(rel, board)
         gap = first - len(self._file)  # ids of chunks removed before this table was filled
         self._file.extend(repeat(-1, gap))
         self._idx.extend(repeat(0, gap))
