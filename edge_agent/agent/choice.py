@@ -291,8 +291,11 @@ def still_needed(tools: Sequence[str], pins: Sequence[str],
     return left, left_pins
 
 
-ON_WORDS = re.compile(r"\b(" + _ON + r"|high|up|light\s+up|enable|activate|start|1)\b", _W)
-OFF_WORDS = re.compile(r"\b(off|low|down|disable|deactivate|stop|clear|0)\b", _W)
+# Verbs that carry the level themselves ("kill the LED on D13" is off, "energise the relay" is on).
+ON_WORDS = re.compile(r"\b(" + _ON + r"|high|up|light\s+up|enable|activate|start|(?<!de-)energi[sz]e|illuminate|"
+                      r"1)\b", _W)
+OFF_WORDS = re.compile(r"\b(off|low|down|disable|deactivate|stop|clear|kill|cut|shut|de-?energi[sz]e|extinguish|"
+                       r"0)\b", _W)
 
 
 def asked_level(message: str) -> int | None:

@@ -107,6 +107,8 @@ def test_questions_and_held_back_changes_ask_for_none(message: str, change: bool
 @pytest.mark.parametrize("message,level", [
     ("Turn on the LED on D13", 1), ("Switch off the relay on D4", 0), ("Set the output on D4 to 1.", 1),
     ("LD2 on", 1), ("The LED on D13, off please", 0), ("Light D13 up", 1), ("Toggle D7", None),
+    ("Kill the LED on D13", 0), ("Cut the pump on D7", 0), ("De-energise the relay on D4", 0),
+    ("Energise the relay on D4", 1), ("Kill D7 and light up LD2", None),
 ])
 def test_the_level_asked_for_is_not_the_on_of_a_place(message: str, level: int | None) -> None:
     assert asked_level(message) == level
