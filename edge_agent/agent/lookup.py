@@ -76,8 +76,9 @@ def terms(text: str) -> set[str]:
     return out
 
 
-def pin_lines(hardware: str, message: str) -> list[str]:
-    """One line per pin the context's pin-alias block resolved, named as the message wrote it."""
+def _resolved(hardware: str, message: str) -> list[tuple[str, str, str, str]]:
+    """(name, board, pin, detail) per pin the context's pin-alias block resolved, named as the message
+    wrote it."""
     low = message.lower()
     by_pin: dict[tuple[str, str], list[tuple[str, str]]] = {}
     head = hardware.split("[Hardware documentation]", 1)[0]
@@ -86,20 +87,26 @@ def pin_lines(hardware: str, message: str) -> list[str]:
         if m:
             key = (m.group("board"), m.group("pin"))
             by_pin.setdefault(key, []).append((m.group("alias"), m.group("detail") or ""))
-    boards = {b for b, _ in by_pin}
-    lines = []
+    out = []
     for (board, pin), names in by_pin.items():
         written = [n for n in names if re.search(r"(?<![\w])" + re.escape(n[0].lower()) + r"(?![\w])", low)]
         alias, detail = (written or names)[0]
-        where = f" on {board}" if len(boards) > 1 else ""
-        lines.append(f"Pin: {alias}{where} is {pin}" + (f" ({detail})." if detail else "."))
-    return lines[:_MAX_PIN_LINES]
+        out.append((alias, board, pin, detail))
+    return out
+
+
+def pin_lines(hardware: str, message: str) -> list[str]:
+    """One line per pin the context's pin-alias block resolved, named as the message wrote it."""
+    found = _resolved(hardware, message)
+    several = len({board for _, board, _, _ in found}) > 1
+    return [f"Pin: {alias}{f' on {board}' if several else ''} is {pin}" + (f" ({detail})." if detail else ".")
+            for alias, board, pin, detail in found[:_MAX_PIN_LINES]]
 
 
 def pin_aliases(hardware: str, message: str) -> list[str]:
     """One name per pin the context's pin-alias block resolved for the message ("user_led" for "the
     green user LED"), the name the message wrote when it wrote one."""
-    return [line.split(" is ", 1)[0][len("Pin: "):].split(" on ", 1)[0] for line in pin_lines(hardware, message)]
+    return [alias for alias, _, _, _ in _resolved(hardware, message)[:_MAX_PIN_LINES]]
 
 
 def note_pin(message: str, notes: Sequence[Mapping[str, Any]]) -> list[str]:
