@@ -1,0 +1,84 @@
+"""The sealed sets (held-out 6 questions, third held-out pin lookups) are checked only as data here: every
+answer is written in its datasheet, every lookup names a board and pin the data holds. Nothing ranks or
+resolves them outside the final bench run, so their totals stay unseen while ranking changes are tried."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+from edge_agent.paths import bundled_datasheets_dir
+from edge_agent.rag import pin_index_for
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from bench._pin_lookups import (  # noqa: E402
+    PIN_LOOKUPS,
+    PIN_LOOKUPS_HELD_OUT,
+    PIN_LOOKUPS_HELD_OUT_2,
+    PIN_LOOKUPS_HELD_OUT_3,
+)
+from bench._rag_heldout import HELD_OUT  # noqa: E402
+from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
+from bench._rag_heldout3 import HELD_OUT_3  # noqa: E402
+from bench._rag_heldout4 import HELD_OUT_4  # noqa: E402
+from bench._rag_heldout5 import HELD_OUT_5  # noqa: E402
+from bench._rag_heldout6 import HELD_OUT_6  # noqa: E402
+from bench._rag_questions import QUESTIONS  # noqa: E402
+
+
+def _roots(shared: Path) -> dict[str, Path]:
+    return {"shared": shared, "bundled": bundled_datasheets_dir()}
+
+
+def test_held_out_6_asks_nothing_another_set_asks() -> None:
+    assert len(HELD_OUT_6) >= 120
+    texts = [q.text.lower() for q in HELD_OUT_6]
+    assert len(set(texts)) == len(texts)
+    others = {q.text.lower() for q in (*QUESTIONS, *HELD_OUT, *HELD_OUT_2, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5)}
+    assert not set(texts) & others
+    assert {q.corpus for q in HELD_OUT_6} == {"shared", "bundled"}
+
+
+def test_each_held_out_6_answer_is_on_one_line_of_every_file_it_names(shared_corpus: Path) -> None:
+    # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
+    # result's text; every alternative file, because a hit from any of them counts.
+    roots = _roots(shared_corpus)
+    missing = []
+    for q in HELD_OUT_6:
+        for source in q.source.split("|"):
+            path = roots[q.corpus] / source
+            lines = path.read_text(encoding="utf-8").lower().splitlines() if path.is_file() else []
+            if not any(q.fact.lower() in line for line in lines):
+                missing.append((q.text, source, q.fact))
+    assert not missing
+
+
+def test_the_third_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
+        shared_corpus: Path) -> None:
+    seen = {(lk.board, lk.name.lower(), lk.corpus) for lk in (*PIN_LOOKUPS, *PIN_LOOKUPS_HELD_OUT,
+                                                               *PIN_LOOKUPS_HELD_OUT_2)}
+    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_3]
+    assert len(PIN_LOOKUPS_HELD_OUT_3) >= 60
+    assert len(set(new)) == len(new)
+    assert not set(new) & seen
+    roots = _roots(shared_corpus)
+    index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
+    wrong = []
+    for lk in PIN_LOOKUPS_HELD_OUT_3:
+        idx = index[lk.corpus]
+        assert lk.board in idx.known_boards(), lk
+        # the board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)
+        files = [idx.board(b) for b in idx.applies_to(lk.board)]
+        stems = {lk.board} | {t for b in files if b is not None for t in b.datasheet_tags}
+        text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(roots[lk.corpus].iterdir())
+                         if p.stem in stems and p.suffix in (".md", ".txt"))
+        name = lk.name.removeprefix("pin ")  # a header position: its number heads the header map's row
+
+        def word(w: str, line: str) -> bool:
+            return re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", line, re.IGNORECASE) is not None
+
+        # the name and its pin on one line: an alias line, a table row (either pair of a two-pair row)
+        if not any(word(name, line) and any(word(p, line) for p in lk.pin.split("|")) for line in text.splitlines()):
+            wrong.append(lk)
+    assert not wrong
