@@ -204,6 +204,8 @@ class HardwareRag(IndexStore):
             candidates = postings.top(terms, boosts, wanted)
             exact = _query.exact_terms(terms, self._tag_terms())
             ids = [cid for _, _, _, cid in candidates]
+            functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
+            wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
             # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
@@ -212,7 +214,13 @@ class HardwareRag(IndexStore):
                                 exact=exact,
                                 has_term=postings.has, file_terms=self._file_terms,
                                 alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])},
-                                overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]})
+                                overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]},
+                                functions=functions,
+                                sections_about={cid: _query.heading_functions(r[2]) for cid, r in rows.items()}
+                                if functions else None,
+                                wants_code=wants_code,
+                                code_tables={cid for cid, r in rows.items() if _query.is_code_table(r[3])}
+                                if wants_code else ())
             out: list[Chunk] = []
             used = 0  # characters of the results so far
             for score, _rel, _idx, cid in top:

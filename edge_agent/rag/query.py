@@ -18,7 +18,11 @@ then, in this order of strength:
    file's overview;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
    question needing two facts (two boards, a pin and its conflict) gets both into the first results;
-4. a file's overview counts a little less when one of its sections is also a candidate.
+4. a file's overview counts a little less when one of its sections is also a candidate;
+5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
+   double when a section of the same file that does not (the general pin map) is also a candidate;
+6. a question asking for a bit, register, flag or command doubles the file's register or command table (rows
+   holding hex codes) when prose sections of the same file that name the bit are also candidates.
 
 A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
 the header file every 40-pin model shares never writes it. Every result that is a long section and
@@ -31,7 +35,8 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from itertools import islice
 
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.rag.text import VOCABULARY, tokens
@@ -51,6 +56,21 @@ ALIAS_LIST = 0.6
 #: Score multiplier of a file's overview (the text under its title, before the first section) when a section of
 #: the same file is also a candidate: the overview names the part and its features, the section holds the fact.
 OVERVIEW = 0.85
+#: Score multiplier of a section whose own heading names a bus or function the question names (``SPI``, ``UART``,
+#: ``PWM``) when another section of the same file that does not is also a candidate: the general pin map holds
+#: every signal's row, the function's own section holds the pins with their setup and caveats.
+FUNCTION_SECTION = 2.0
+#: Buses and pin functions a section heading can be about (instances count for their family: ``SPI0``).
+FUNCTIONS = frozenset({"spi", "qspi", "i2c", "i2s", "pcm", "uart", "usart", "pwm", "can", "usb", "adc", "dac",
+                       "onewire", "swd", "jtag", "gpclk"})
+#: Score multiplier of a register or command table (rows holding hex codes) when the question asks for a bit,
+#: register, flag or command and another section of the same file is also a candidate: prose that mentions a
+#: bit's name (how to set the frequency, which bits are useful) is not where its position is written.
+CODE_TABLE = 2.0
+#: Question words asking where a setting lives: the answer is a register map's or a command table's row.
+CODE_WORDS = frozenset({"bit", "register", "flag", "command", "field", "mask"})
+_CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
+_HEAD_WORD = re.compile(r"[a-z0-9]+")
 _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
@@ -195,15 +215,39 @@ def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> 
     return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
 
 
+def heading_functions(heading: str) -> frozenset[str]:
+    """The buses and functions (:data:`FUNCTIONS`) a chunk's own section heading names (``PCM / I2S audio``)."""
+    last = heading.rsplit(" > ", 1)[-1].lower().replace("1-wire", "onewire")
+    return frozenset(w for w in (m.rstrip("0123456789") for m in _HEAD_WORD.findall(last)) if w in FUNCTIONS)
+
+
+def is_code_table(text: str) -> bool:
+    """Whether a chunk holds a register or command table: at least three table rows with a hex code cell."""
+    if "0x" not in text and "0X" not in text:
+        return False
+    return sum(1 for _ in islice(_CODE_ROW.finditer(text), 3)) == 3
+
+
 def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
            scoped: Collection[str], other_boards: Collection[str], exact: list[str],
            has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
            alias_lists: Collection[int] = (), overviews: Collection[int] = (),
+           functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
+           wants_code: bool = False, code_tables: Collection[int] = (),
            ) -> list[tuple[float, str, int, int]]:
-    """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module."""
+    """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
+
+    `functions` are the buses and functions the question names, `sections_about` the ones each candidate's
+    heading names; `wants_code` tells whether the question asks for a bit, register, flag or command,
+    `code_tables` which candidates are register or command tables."""
     scored: list[tuple[float, str, int, int, bool]] = []
     any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
     files = Counter(rel for _, rel, _, _ in candidates)
+    about: set[int] = set()
+    if functions and sections_about:
+        about = {cid for cid, named in sections_about.items() if any(f in named for f in functions)}
+    plain_files = {rel for _, rel, _, cid in candidates if cid not in about}
+    code_files = {rel for _, rel, _, cid in candidates if cid not in code_tables} if wants_code else set()
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
@@ -215,6 +259,10 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
             score *= ALIAS_LIST
         if cid in overviews and files[rel] > 1:
             score *= OVERVIEW
+        if cid in about and rel in plain_files:
+            score *= FUNCTION_SECTION
+        if wants_code and cid in code_tables and rel in code_files:
+            score *= CODE_TABLE
         scored.append((score, rel, idx, cid, demoted))
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).

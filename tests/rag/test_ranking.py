@@ -371,3 +371,58 @@ def test_everyday_words_imu_ram_and_checksum_meet_the_datasheet_terms(tmp_path: 
     _write(tmp_path, "clock.md", "# Clock chip\n\n## Power\n\nAfter power up the registers read zero until the "
            "oscillator runs.\n")
     assert HardwareRag.load(tmp_path).search("imu reads zero after power up")[0].source == "motion.md"
+
+
+# --- a section about the question's function, a register table for a bit ---------------------------------
+
+
+def _header_file() -> str:
+    roles = {3: "I2C1 SDA", 5: "I2C1 SCL", 8: "UART0 TX", 10: "UART0 RX", 19: "SPI0 MOSI", 21: "SPI0 MISO",
+             23: "SPI0 SCLK", 24: "SPI0 CE0", 26: "SPI0 CE1", 32: "PWM0"}
+    role = {n: "spi chip select" if "CE" in name else "plain" for n, name in roles.items()}
+    rows = "".join(f"| {n} | {roles.get(n, f'GPIO{n + 40}')} | GPIO{n + 40} | {role.get(n, 'plain')} |\n"
+                   for n in range(1, 41))
+    return ("# Expansion header\n\n## Header map\n\n| Pin | Name | GPIO | Role |\n| --- | --- | --- | --- |\n" + rows
+            + "\n## SPI\n\nSPI0 is off until enabled in the boot config.\n\n- CE0: GPIO64, pin 24\n"
+            "- CE1: GPIO66, pin 26\n\n## UART\n\nThe console sends on GPIO48 (TXD, pin 8) and receives on GPIO50 (RXD, "
+            "pin 10); both are 3.3 V only, and the console must be turned off before another device uses them.\n")
+
+
+def test_a_question_naming_a_bus_prefers_that_buses_section_over_the_files_general_pin_map(tmp_path: Path) -> None:
+    from edge_agent.rag.query import heading_functions
+
+    assert heading_functions("Header > PCM / I2S audio") == {"pcm", "i2s"}
+    assert heading_functions("Board > Extra SPI0 controllers") == {"spi"}
+    assert heading_functions("Board > General purpose clocks and 1-Wire") == {"onewire"}
+    assert heading_functions("SPI notes > Header map") == set()  # only the section's own heading counts
+    _write(tmp_path, "header.md", _header_file())
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("uart tx header pin")[0].heading == "Expansion header > UART"
+    assert rag.search("spi0 ce1 header pin")[0].heading == "Expansion header > SPI"
+    # a question naming no bus still gets the pin map for a pin's row
+    assert rag.search("what is on pin 32")[0].heading == "Expansion header > Header map"
+
+
+def _part_file() -> str:
+    return ("# Servo driver chip\n\nA 16-channel PWM chip on I2C.\n\n## Register map\n\n"
+            "| Register | Name | Bits |\n| --- | --- | --- |\n"
+            "| 0x00 | MODE1 | RESTART 0x80, SLEEP 0x10, ALLCALL 0x01 |\n"
+            "| 0x01 | MODE2 | INVRT 0x10, OUTDRV 0x04 |\n| 0x05 | ALLCALLADR | all call address |\n"
+            "| 0xFE | PRE_SCALE | frequency prescaler |\n\n## Changing the frequency\n\n"
+            "Set the sleep bit of the chip first: the prescaler is written only while the chip sleeps. Then clear "
+            "sleep, wait for the oscillator and restart. A chip left asleep outputs nothing.\n")
+
+
+def test_a_question_asking_for_a_bit_prefers_the_register_table_over_prose_naming_it(tmp_path: Path) -> None:
+    from edge_agent.rag.query import is_code_table
+
+    assert is_code_table(_part_file())
+    assert not is_code_table("| Mode | Use |\n| --- | --- |\n| 0x1C | off |\n| 1 Hz | 0x00 |\n")  # two hex rows
+    assert is_code_table("| Command | Code |\n| --- | --- |\n| reset | 0x30A2 |\n| heater on | 0x306D |\n"
+                         "| heater off | 0x3066 |\n")  # a command table: the code in a later column
+    _write(tmp_path, "servo-chip.md", _part_file())
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("servo chip sleep bit")[0].heading == "Servo driver chip > Register map"
+    # without a bit, register, flag or command asked for, the prose on the procedure answers
+    assert rag.search("servo chip change frequency while asleep")[0].heading == \
+        "Servo driver chip > Changing the frequency"
