@@ -28,7 +28,7 @@ from pathlib import Path
 
 from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
-from edge_agent.pins import PinIndex, get_board, list_boards
+from edge_agent.pins import PinIndex, get_board, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
@@ -189,8 +189,9 @@ class HardwareRag(IndexStore):
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares
         terms = _query.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
-        # With no board named, a chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it.
-        pinned = () if named or detected else tuple(self.pin_boards(query))
+        # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
+        # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
+        pinned = () if detected else tuple(self.pin_boards(query, named))
         key = (*named, "|", *detected, "|", *pinned)
         boosts = self._boost_cache.get(key)
         if boosts is None:  # board files do not change while the process runs; the index is checked on sync
@@ -248,14 +249,19 @@ class HardwareRag(IndexStore):
             self._nicknames = _query.nicknames(set(self._postings.boards()) | set(list_boards()))
         return _query.mentions(query, self._nicknames)
 
-    def pin_boards(self, query: str) -> list[str]:
-        """Boards and parts that have a chip-specific pin the question names, as datasheet tags."""
+    def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
+        """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of
+        the `configured` boards (or the shared files they answer to) has is theirs and points nowhere else."""
         if not _query.names_chip_pin(query):  # the pin index of a large library is big: build it only
             return []  # for a question it can answer
+        if configured and _native_pins(configured).issuperset(_query.chip_pins(query)):
+            return []  # the configured board's own pins (GPIO17 on a Pi): no other board is meant
         if self._pin_owner_cache is None:
             self._pin_owner_cache = _query.pin_owners(self.pin_index())
         present = self._postings.boards()
-        return [t for t in _query.pin_boards(query, self._pin_owner_cache) if t in present or t in _board_file_tags()]
+        tags = self._board_boosts(configured) if configured else {}  # a board and the shared files it answers to
+        return [t for t in _query.pin_boards(query, self._pin_owner_cache, tags)
+                if t in present or t in _board_file_tags()]
 
     def _tag_terms(self) -> frozenset[str]:
         """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""
@@ -295,8 +301,6 @@ class HardwareRag(IndexStore):
 
     def pin_context(self, query: str, boards: Sequence[str], pins: PinIndex | None = None) -> str:
         """Lines `board: alias = pin NAME (...)` for aliases and labels whose every word appears in the query."""
-        from edge_agent.pins import name_key
-
         index = pins or self.pin_index()
         words = {w.lower() for w in _text.tokens(query)} | {name_key(w) for w in query.split()}
         words |= {w.lower().strip("?,.;:!'\"()") for w in query.split()}
@@ -390,6 +394,17 @@ def _board_file_tags() -> frozenset[str]:
     if _BOARD_FILE_TAGS is None:
         _BOARD_FILE_TAGS = frozenset(t for b in list_boards() for t in (b, *get_board(b).datasheet_tags))
     return _BOARD_FILE_TAGS
+
+
+def _native_pins(boards: Sequence[str]) -> frozenset[str]:
+    """Name keys of the pins the board files among `boards` define (a datasheet-only tag has none here)."""
+    keys: set[str] = set()
+    for b in boards:
+        try:
+            keys.update(name_key(p.name) for p in get_board(b.strip().lower()).pins)
+        except UnknownBoardError:
+            continue
+    return frozenset(keys)
 
 
 def _answers_shared_tag(board: str) -> bool:

@@ -192,11 +192,22 @@ def names_chip_pin(query: str) -> bool:
     return _CHIP_PIN.search(query) is not None
 
 
-def pin_boards(query: str, owners: dict[str, frozenset[str]]) -> list[str]:
-    """Tags that have a chip-specific pin the question names (``PA5`` -> the Nucleo boards), sorted."""
+def chip_pins(query: str) -> list[str]:
+    """The chip-specific pin names a question holds, as name keys."""
+    return [name_key(m.group(0)) for m in _CHIP_PIN.finditer(query)]
+
+
+def pin_boards(query: str, owners: dict[str, frozenset[str]], configured: Collection[str] = ()) -> list[str]:
+    """Tags that have a chip-specific pin the question names (``PA5`` -> the Nucleo boards), sorted.
+
+    A pin that one of the `configured` tags has says nothing against them (``GPIO17`` with a Pi configured
+    is that Pi's pin); one they lack (``GP17`` or ``PA5`` with a Pi configured) is about another board.
+    """
     found: set[str] = set()
-    for m in _CHIP_PIN.finditer(query):
-        found |= owners.get(name_key(m.group(0)), frozenset())
+    for pin in chip_pins(query):
+        tags = owners.get(pin, frozenset())
+        if not tags.intersection(configured):
+            found |= tags
     return sorted(found)
 
 

@@ -160,7 +160,7 @@ def test_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
 
 def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) -> None:
     rag = HardwareRag.load(shared_corpus)
-    assert "nucleo-f401re" in rag.pin_boards("PA5 alternate functions")
+    assert "nucleo-f401re" in rag.pin_boards("PA5 alternate functions", ("rpi-4b",))
     assert "rpi-pico" not in rag.pin_boards("PA5 alternate functions")
     assert "rpi-pico" in rag.pin_boards("what does GP17 do")
     assert "nrf52840dk" in rag.pin_boards("P0.13 polarity")
@@ -426,3 +426,32 @@ def test_a_question_asking_for_a_bit_prefers_the_register_table_over_prose_namin
     # without a bit, register, flag or command asked for, the prose on the procedure answers
     assert rag.search("servo chip change frequency while asleep")[0].heading == \
         "Servo driver chip > Changing the frequency"
+
+
+# --- a configured board and the chip pins of other boards --------------------------------------------------
+
+
+def test_a_chip_pin_the_configured_board_lacks_points_at_the_boards_that_have_it(tmp_path: Path) -> None:
+    """A Pi configured and a question about PA5: the Pi has no port A, so the pin is the Nucleo's and the
+    configured board's scope must not bury the Nucleo's row."""
+    _write(tmp_path, "nucleo-f401re.md",
+           "# Nucleo notes\n\n## Port A\n\nPA5 alternate functions: SPI1 SCK, TIM2 CH1; the user LED.\n")
+    _write(tmp_path, "rpi-4b.md", "# Pi 4 notes\n\n## Alternate functions\n\nAlternate functions of GPIO17: the "
+           "alternate functions are listed per pin, functions ALT0 to ALT5.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert "nucleo-f401re" in rag.pin_boards("PA5 alternate functions", ("rpi-4b",))
+    assert rag.search("PA5 alternate functions", ("rpi-4b",))[0].source == "nucleo-f401re.md"
+    # a pin the configured board has is that board's: it points nowhere else
+    _write(tmp_path, "other-board.md", "# Other\n\n## Port map\n\n| Signal | MCU pin |\n| --- | --- |\n"
+           "| FAN | GPIO17 |\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.pin_boards("GPIO17 alternate functions", ("rpi-4b",)) == []
+    assert "other-board" in rag.pin_boards("GPIO17 alternate functions")
+
+
+def test_a_pin_of_the_configured_board_does_not_build_the_pin_index(tmp_path: Path) -> None:
+    """GPIO17 with a Pi configured is the Pi's own pin: the (large) pin index is not needed to know that."""
+    _write(tmp_path, "rpi-4b.md", "# Pi 4 notes\n\n## Alternate functions\n\nGPIO17 alternate functions.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("GPIO17 alternate functions", ("rpi-4b",))
+    assert rag._pin_index is None
