@@ -14,8 +14,9 @@ then, in this order of strength:
    to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
    score alone;
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
-   ``64``) that do not come from the file name get a bonus, so the row stating the fact beats the
-   file's overview;
+   ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
+   file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
+   every pin table and register map holds those as row and bit numbers;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
    question needing two facts (two boards, a pin and its conflict) gets both into the first results;
 4. a file's overview counts a little less when one of its sections is also a candidate;
@@ -226,6 +227,13 @@ def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> 
     return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
 
 
+def _is_row_number(term: str) -> bool:
+    """Whether an exact term is a bare number of one or two digits (``pin 26``, ``chip select 1``, ``alarm 2``):
+    every pin table and register map holds those as its row and bit numbers, so holding one is no evidence of
+    the row that answers."""
+    return len(term) <= 2 and term.isdigit()
+
+
 def heading_functions(heading: str) -> frozenset[str]:
     """The buses and functions (:data:`FUNCTIONS`) a chunk's own section heading names (``PCM / I2S audio``)."""
     last = heading.rsplit(" > ", 1)[-1].lower().replace("1-wire", "onewire")
@@ -262,7 +270,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
-        wanted = [t for t in exact if t not in file_terms(rel)]
+        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t)]
         if wanted:
             held = sum(1 for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term))
             score *= 1.0 + EXACT_BONUS * held / len(wanted)

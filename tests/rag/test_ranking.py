@@ -428,6 +428,23 @@ def test_a_question_asking_for_a_bit_prefers_the_register_table_over_prose_namin
         "Servo driver chip > Changing the frequency"
 
 
+def test_a_bare_small_number_is_no_evidence_for_a_table_that_numbers_its_rows() -> None:
+    from edge_agent.rag.query import rerank
+
+    # chunk 1: a 40-row pin table (holds every number 1-40); chunk 2: the chip-select section ("CE1: GPIO7, pin 26")
+    held = {1: {"spi", "cs", "pin", "1", "26"}, 2: {"spi", "cs", "pin", "ce1", "26"}}
+
+    def order(exact: list[str]) -> list[int]:
+        got = rerank([(1.0, "header.md", 1, 1), (1.1, "header.md", 2, 2)], dict.fromkeys(held), 2, scoped=(),
+                     other_boards=(), exact=exact, has_term=lambda t, cid: t in held[cid], file_terms=lambda rel: ())
+        return [cid for _, _, _, cid in got]
+
+    assert order(["1"]) == [2, 1]  # "chip select 1": the table's row number 1 earns no bonus, the scores decide
+    assert order(["gpio7"]) == [2, 1]
+    held[1].add("gpio7")
+    assert order(["gpio7"]) == [1, 2]  # a pin name with its digits still earns it
+
+
 # --- a configured board and the chip pins of other boards --------------------------------------------------
 
 
