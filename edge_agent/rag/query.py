@@ -17,6 +17,8 @@ then, in this order of strength:
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
    every pin table and register map holds those as row and bit numbers;
+   within a file, a section that does not hold the chip pin the question names (``PF7``, ``GPIO27``) counts
+   half when another section of the file does;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
    question needing two facts (two boards, a pin and its conflict) gets both into the first results;
 4. a file's overview counts a little less when one of its sections is also a candidate;
@@ -48,6 +50,10 @@ MIN_CANDIDATES = 10
 #: Score multiplier per exact question token (pin, register, number) the chunk holds outside its file name,
 #: scaled by the share of such tokens it holds.
 EXACT_BONUS = 0.6
+#: Score multiplier of a chunk that does not hold the chip pin the question names (``PF7``, ``GPIO27``) when
+#: another candidate of the same file does: the pin's row or paragraph answers, not the file's summary or a
+#: section that only shares the question's other words.
+WITHOUT_THE_PIN = 0.5
 #: Score multiplier for each chunk already picked from the same file.
 SAME_FILE = 0.8
 #: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
@@ -267,9 +273,19 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         about = {cid for cid, named in sections_about.items() if any(f in named for f in functions)}
     plain_files = {rel for _, rel, _, cid in candidates if cid not in about}
     code_files = {rel for _, rel, _, cid in candidates if cid not in code_tables} if wants_code else set()
+    pins_asked = [t for t in exact if _CHIP_PIN.fullmatch(t)]
+    holds_pin: set[int] = set()
+    pin_files: set[str] = set()
+    if pins_asked:
+        for _, rel, _, cid in candidates:
+            if any(has_term(t, cid) or _numbered_row(t, cid, has_term) for t in pins_asked if t not in file_terms(rel)):
+                holds_pin.add(cid)
+                pin_files.add(rel)
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
+        if rel in pin_files and cid not in holds_pin:
+            score *= WITHOUT_THE_PIN
         wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t)]
         if wanted:
             held = sum(1 for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term))

@@ -472,3 +472,17 @@ def test_a_pin_of_the_configured_board_does_not_build_the_pin_index(tmp_path: Pa
     rag = HardwareRag.load(tmp_path)
     assert rag.search("GPIO17 alternate functions", ("rpi-4b",))
     assert rag._pin_index is None
+
+
+def test_within_a_file_the_section_holding_the_named_chip_pin_answers(tmp_path: Path) -> None:
+    rows = "".join(f"| A{i} | PF{i} | A{i + 8} | PK{i} |\n" for i in range(8))
+    _write(tmp_path, "big-board.md", "# Big board\n\n## Key specifications\n\nSixteen analog inputs. Each analog "
+           "input number is printed beside its pin; analog input numbers run from A0 to A15.\n\n## Port mapping\n\n"
+           "| Analog input | Port | Analog input | Port |\n| --- | --- | --- | --- |\n" + rows)
+    for i, part in enumerate(("adc chip", "sensor", "light sensor", "motor driver", "display")):
+        _write(tmp_path, f"part-{i}.md", f"# A {part}\n\n## Inputs\n\nThe {part} reads one analog input; its output "
+               "goes to a digital pin.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("which analog input number is PF7")[0].heading == "Big board > Port mapping"
+    # a question naming no chip pin still gets the summary
+    assert rag.search("analog input number")[0].heading == "Big board > Key specifications"
