@@ -16,7 +16,8 @@ then, in this order of strength:
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
-   every pin table and register map holds those as row and bit numbers;
+   every pin table and register map holds those as row and bit numbers, nor does a bus family's name that
+   happens to hold a digit (``I2C``, ``I2S``): it is the question's topic, written all over the bus's sections;
    within a file, a section that does not hold the chip pin the question names (``PF7``, ``GPIO27``) counts
    half when another section of the file does;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
@@ -286,7 +287,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
         if rel in pin_files and cid not in holds_pin:
             score *= WITHOUT_THE_PIN
-        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t)]
+        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t) and t not in FUNCTIONS]
         if wanted:
             held = sum(1 for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term))
             score *= 1.0 + EXACT_BONUS * held / len(wanted)

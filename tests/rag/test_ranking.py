@@ -428,7 +428,7 @@ def test_a_question_asking_for_a_bit_prefers_the_register_table_over_prose_namin
         "Servo driver chip > Changing the frequency"
 
 
-def test_a_bare_small_number_is_no_evidence_for_a_table_that_numbers_its_rows() -> None:
+def test_a_bare_small_number_or_a_bus_family_is_no_exact_evidence() -> None:
     from edge_agent.rag.query import rerank
 
     # chunk 1: a 40-row pin table (holds every number 1-40); chunk 2: the chip-select section ("CE1: GPIO7, pin 26")
@@ -443,6 +443,10 @@ def test_a_bare_small_number_is_no_evidence_for_a_table_that_numbers_its_rows() 
     assert order(["gpio7"]) == [2, 1]
     held[1].add("gpio7")
     assert order(["gpio7"]) == [1, 2]  # a pin name with its digits still earns it
+    held[1].add("i2c")
+    assert order(["i2c"]) == [2, 1]  # a bus family's name is the topic, not an exact token
+    held[1].add("i2c1")
+    assert order(["i2c1"]) == [1, 2]  # an instance of the bus is
 
 
 # --- a configured board and the chip pins of other boards --------------------------------------------------
