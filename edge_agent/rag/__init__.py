@@ -192,6 +192,10 @@ class HardwareRag(IndexStore):
         # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
         # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
         pinned = () if detected else tuple(self.pin_boards(query, named))
+        if named and (pinned or self._names_another_board(spans, named)):
+            # a pin the configured board lacks, or another board named and not the configured one: the
+            # question is about that board, and the configured board's boost steps aside
+            named = ()
         key = (*named, "|", *detected, "|", *pinned)
         boosts = self._boost_cache.get(key)
         if boosts is None:  # board files do not change while the process runs; the index is checked on sync
@@ -238,6 +242,13 @@ class HardwareRag(IndexStore):
                 used += len(text)
                 out.append(Chunk(rel, board, heading, text, score, page))
         return out
+
+    def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
+        """Whether a question names a board (one with a board file) other than the configured ones and none
+        of those ("PA10 on the f401" with a Pi configured)."""
+        own = self._board_boosts(configured)
+        tags = {tag for tag, _ in spans}
+        return not tags & own.keys() and any(t in _board_file_tags() for t in tags)
 
     def detect_boards(self, query: str) -> list[str]:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""

@@ -5,7 +5,8 @@ without a ``boards`` scope is searched as if that board were given. The names co
 tags present in the index (file stems): the tag itself with or without separators, each part of it
 holding a digit (``f401re``, ``mega2560``) and that part without its letter suffix (``f401``), the
 second word of two-word tags whose first word is a maker or family (``uno``, ``nano``, ``pico``), and
-the ``[boards]`` table of ``vocabulary.toml``. A name that fits several tags scopes none of them.
+the ``[boards]`` and ``[chips]`` tables of ``vocabulary.toml`` (RP1 names the Pi 5). A name that fits several
+tags scopes none of them.
 
 Reranking. BM25 (with the scope's board boost) proposes a few times more candidates than asked for;
 then, in this order of strength:
@@ -119,7 +120,7 @@ def nicknames(tags: Iterable[str]) -> dict[str, set[str]]:
         if len(parts) == 2 and parts[0] in _MAKERS and len(parts[1]) >= 3 and parts[1] not in _COMMON:
             add(parts[1], tag)
     present = set(tags)
-    for name, tag in VOCABULARY.get("boards", {}).items():
+    for name, tag in (*VOCABULARY.get("boards", {}).items(), *VOCABULARY.get("chips", {}).items()):
         if tag in present:
             add(name, tag)
     return names
@@ -153,15 +154,19 @@ def mentions(query: str, names: dict[str, set[str]], max_words: int = 4) -> list
     return found
 
 
+#: Chip names that scope a question to their one board (``rp1``: the Pi 5), as normalised words.
+CHIP_NAMES = frozenset(_norm_text(name) for name in VOCABULARY.get("chips", {}))
+
+
 def content_terms(terms: list[str], naming: Iterable[str]) -> list[str]:
     """The query terms left once the words that only name a board in scope are taken out.
 
     A board's name ("zero 2 w", "pi 4", "mega") says which files to prefer, which the board boost already
     does; scored as text it favours the file's overview and any other file that happens to name the board
     (a HAT "for every Pi"), and its digits would count as exact numbers. All terms stay when nothing else
-    would be left.
+    would be left. A chip's name (``rp1``) is written in its board's tables and stays.
     """
-    drop = {t for name in naming for t in tokens(name)}
+    drop = {t for name in naming if name not in CHIP_NAMES for t in tokens(name)}
     left = [t for t in terms if t not in drop]
     return left or terms
 

@@ -10,7 +10,7 @@ import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.rag import HardwareRag
-from edge_agent.rag.query import detect, nicknames
+from edge_agent.rag.query import content_terms, detect, nicknames
 from edge_agent.rag.text import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -490,3 +490,27 @@ def test_within_a_file_the_section_holding_the_named_chip_pin_answers(tmp_path: 
     assert rag.search("which analog input number is PF7")[0].heading == "Big board > Port mapping"
     # a question naming no chip pin still gets the summary
     assert rag.search("analog input number")[0].heading == "Big board > Key specifications"
+
+
+def test_a_question_about_another_board_sets_the_configured_board_aside(tmp_path: Path) -> None:
+    """With a Pi configured, a question naming the F401 (or a pin only other boards have) is about that
+    board: the Pi's chunks keep no boost over it. Naming the Pi too keeps both in the race."""
+    _write(tmp_path, "rpi-4b.md", "# Pi 4 notes\n\n## UART pins\n\nThe UART pins: UART0 TX and RX pins, UART2 to "
+           "UART5 on the extra UART pins, UART console pins.\n")
+    _write(tmp_path, "nucleo-f401re.md", "# Nucleo notes\n\n## Serial\n\nUSART2 on PA2 and PA3 is the virtual COM "
+           "port; USART1 on PA9 and PA10 is free for a UART.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("uart pins on the f401", ("rpi-4b",))[0].source == "nucleo-f401re.md"
+    assert rag.search("PA9 uart pins", ("rpi-4b",))[0].source == "nucleo-f401re.md"
+    assert rag.search("uart pins", ("rpi-4b",))[0].source == "rpi-4b.md"
+    assert {c.source for c in rag.search("uart pins on the pi 4 and the f401", ("rpi-4b",))[:2]} == \
+        {"rpi-4b.md", "nucleo-f401re.md"}
+
+
+def test_a_chip_only_one_board_carries_names_that_board_and_stays_a_search_word() -> None:
+    names = nicknames(["rpi-4b", "rpi-5", "rpi-gpio", "nucleo-f401re"])
+    assert detect("RP1 function F8 on GPIO9", names) == ["rpi-5"]
+    assert detect("bcm2711 extra uarts", names) == ["rpi-4b"]
+    assert detect("stm32f401 supply range", names) == ["nucleo-f401re"]
+    assert content_terms(tokens("rp1 f8 gpio9"), ["rp1"]) == tokens("rp1 f8 gpio9")
+    assert content_terms(tokens("pi 5 gpio9"), ["pi 5"]) == tokens("gpio9")
