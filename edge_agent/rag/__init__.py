@@ -85,9 +85,11 @@ class HardwareRag(IndexStore):
         self._tag_term_cache: frozenset[str] | None = None
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}
+        self._code_table_cache: dict[int, bool] = {}
 
     def _after_sync(self) -> None:
         self._boost_cache = {}
+        self._code_table_cache = {}
         self._nicknames = None
         self._tag_term_cache = None
         self._pin_owner_cache = None
@@ -224,7 +226,7 @@ class HardwareRag(IndexStore):
                                 sections_about={cid: _query.heading_functions(r[2]) for cid, r in rows.items()}
                                 if functions else None,
                                 wants_code=wants_code,
-                                code_tables={cid for cid, r in rows.items() if _query.is_code_table(r[3])}
+                                code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
                                 if wants_code else ())
             out: list[Chunk] = []
             used = 0  # characters of the results so far
@@ -273,6 +275,15 @@ class HardwareRag(IndexStore):
         tags = self._board_boosts(configured) if configured else {}  # a board and the shared files it answers to
         return [t for t in _query.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
+
+    def _is_code_table(self, cid: int, body: str) -> bool:
+        """Whether a chunk is a register or command table (remembered per chunk until the index changes)."""
+        got = self._code_table_cache.get(cid)
+        if got is None:
+            if len(self._code_table_cache) >= 8192:  # a bounded memo: a large library's chunks come and go
+                self._code_table_cache.clear()
+            got = self._code_table_cache[cid] = _query.is_code_table(body)
+        return got
 
     def _tag_terms(self) -> frozenset[str]:
         """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""

@@ -41,6 +41,7 @@ import heapq
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from functools import lru_cache
 from itertools import islice
 
 from edge_agent.pins import PinIndex, name_key
@@ -246,6 +247,7 @@ def _is_row_number(term: str) -> bool:
     return len(term) <= 2 and term.isdigit()
 
 
+@lru_cache(maxsize=4096)
 def heading_functions(heading: str) -> frozenset[str]:
     """The buses and functions (:data:`FUNCTIONS`) a chunk's own section heading names (``PCM / I2S audio``)."""
     last = heading.rsplit(" > ", 1)[-1].lower().replace("1-wire", "onewire")
@@ -279,12 +281,18 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         about = {cid for cid, named in sections_about.items() if any(f in named for f in functions)}
     plain_files = {rel for _, rel, _, cid in candidates if cid not in about}
     code_files = {rel for _, rel, _, cid in candidates if cid not in code_tables} if wants_code else set()
-    pins_asked = [t for t in exact if _CHIP_PIN.fullmatch(t)]
+    # exact tokens held by each candidate, looked up once: their share earns the bonus, and a file where some
+    # candidate holds the chip pin the question names halves its candidates that do not
+    pins_asked = {t for t in exact if _CHIP_PIN.fullmatch(t)}
+    shares: dict[int, float] = {}
     holds_pin: set[int] = set()
     pin_files: set[str] = set()
-    if pins_asked:
-        for _, rel, _, cid in candidates:
-            if any(has_term(t, cid) or _numbered_row(t, cid, has_term) for t in pins_asked if t not in file_terms(rel)):
+    for _, rel, _, cid in candidates:
+        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t) and t not in FUNCTIONS]
+        if wanted:
+            held = [t for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term)]
+            shares[cid] = len(held) / len(wanted)
+            if pins_asked and not pins_asked.isdisjoint(held):
                 holds_pin.add(cid)
                 pin_files.add(rel)
     for score, rel, idx, cid in candidates:
@@ -292,10 +300,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
         if rel in pin_files and cid not in holds_pin:
             score *= WITHOUT_THE_PIN
-        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t) and t not in FUNCTIONS]
-        if wanted:
-            held = sum(1 for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term))
-            score *= 1.0 + EXACT_BONUS * held / len(wanted)
+        if cid in shares:
+            score *= 1.0 + EXACT_BONUS * shares[cid]
         if cid in alias_lists:
             score *= ALIAS_LIST
         if cid in overviews and files[rel] > 1:
