@@ -18,6 +18,7 @@ from bench._rag_heldout import HELD_OUT  # noqa: E402
 from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
 from bench._rag_heldout3 import HELD_OUT_3  # noqa: E402
 from bench._rag_heldout4 import HELD_OUT_4  # noqa: E402
+from bench._rag_heldout5 import HELD_OUT_5  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 from bench.rag import _score  # noqa: E402
 
@@ -149,13 +150,13 @@ def _rates(questions: tuple[Question, ...], shared: Path) -> tuple[float, float,
 
 def test_tuning_set_meets_the_ranking_targets(shared_corpus: Path) -> None:
     hit1, hit3, within = _rates(QUESTIONS, shared_corpus)
-    assert hit1 >= 0.85 and hit3 >= 0.95 and within >= 0.95, (hit1, hit3, within)
+    assert hit1 >= 0.90 and hit3 >= 0.96 and within >= 0.96, (hit1, hit3, within)
 
 
 def test_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
-    """Regression floor at the level measured when the ranking changes landed (see BENCHMARKS.md)."""
+    """Regression floor one question under the level measured when the ranking changes landed (see BENCHMARKS.md)."""
     hit1, hit3, within = _rates(HELD_OUT, shared_corpus)
-    assert hit1 >= 0.85 and hit3 >= 0.94 and within >= 0.94, (hit1, hit3, within)
+    assert hit1 >= 0.89 and hit3 >= 0.94 and within >= 0.96, (hit1, hit3, within)
 
 
 def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) -> None:
@@ -202,14 +203,23 @@ def test_second_held_out_set_stays_at_its_measured_level(shared_corpus: Path) ->
     """Regression floor one question under the level measured when this round's ranking landed (see
     BENCHMARKS.md); the set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
     hit1, hit3, within = _rates(HELD_OUT_2, shared_corpus)
-    assert hit1 >= 0.75 and hit3 >= 0.91 and within >= 0.89, (hit1, hit3, within)
+    assert hit1 >= 0.85 and hit3 >= 0.97 and within >= 0.97, (hit1, hit3, within)
 
 
 def test_third_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
     """Regression floor one question under the level measured when this round's ranking landed (see
     BENCHMARKS.md); the set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
     hit1, hit3, within = _rates(HELD_OUT_3, shared_corpus)
-    assert hit1 >= 0.81 and hit3 >= 0.94 and within >= 0.92, (hit1, hit3, within)
+    assert hit1 >= 0.88 and hit3 >= 0.96 and within >= 0.96, (hit1, hit3, within)
+
+
+def test_fourth_and_fifth_held_out_sets_stay_at_their_measured_level(shared_corpus: Path) -> None:
+    """Regression floors one question under the level measured when the section and exact-token rules landed
+    (both sets were measured once in earlier rounds and are tuning questions now)."""
+    hit1, hit3, within = _rates(HELD_OUT_4, shared_corpus)
+    assert hit1 >= 0.86 and hit3 >= 0.96 and within >= 0.96, (hit1, hit3, within)
+    hit1, hit3, within = _rates(HELD_OUT_5, shared_corpus)
+    assert hit1 >= 0.85 and hit3 >= 0.92 and within >= 0.94, (hit1, hit3, within)
 
 
 def test_a_pi_models_name_leads_to_the_shared_header_file_not_to_other_files_naming_the_model(
