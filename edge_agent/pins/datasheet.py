@@ -326,52 +326,91 @@ def _period(header: list[str]) -> int:
     return width
 
 
+#: Tables whose names are kept (see :func:`_parse_tables`); past it the memo starts again.
+_TABLE_MEMO_SIZE = 4096
+#: (nearest heading, table lines) -> the names the table gives, as (line offset from its header, name, pin, kind).
+_table_memo: dict[tuple[str, tuple[str, ...]], list[tuple[int, str, str, str]]] = {}
+
+
+def forget_tables() -> None:
+    """Drop the memo of parsed tables (after a large build it holds thousands of tables nothing reads again)."""
+    _table_memo.clear()
+
+
 def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, tag: str,
                   entries: list[AliasEntry], problems: list[Problem]) -> None:
+    """The names of every pin, connector, function and bus table outside alias sections. What a table gives
+    depends only on its lines and its nearest heading (which may name a connector), so the names of each
+    distinct table are kept (a library repeats a chip's pin tables in every board or module file built on
+    it)."""
     for head_at, heading, row_at in _tables(lines, skip):
-        header = _split_row(lines[head_at])
-        words = [_header_words(c) for c in header]
-        if not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words) or not any(
-                (w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
-                for w, c in zip(words, header, strict=True)):
-            # not a (name, pin) table: maybe a connector's positions, or one naming a bus's signals (a role per
-            # column, or roles and pins listed in a row's cells)
-            if not (_parse_connector_table(lines, header, row_at, source, tag, heading, entries)
-                    or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)):
-                _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
+        end = row_at[-1] + 1 if row_at else head_at + 2
+        key = (heading.rsplit(" > ", 1)[-1], tuple(lines[head_at:end]))  # the nearest heading may name a connector
+        got = _table_memo.get(key)
+        if got is not None:
+            entries.extend(AliasEntry(tag, name, value, source, head_at + line, "native", kind, heading)
+                           for line, name, value, kind in got)
             continue
-        rows = [_split_row(lines[j]) for j in row_at]
-        width = len(header)
-        # the same columns written two or more times side by side (| Arduino | AVR pin | Arduino | AVR pin |):
-        # one table per repeat, so every (name, pin) pair of a row is read
-        period = _period([c.lower() for c in header])
-        groups = [(lo, lo + period) for lo in range(0, width, period)]
-        for lo, hi in groups:
-            sub_header = header[lo:hi]
-            sub_rows = [r[lo:hi] for r in rows]
-            pin_col = _pin_column(sub_header, sub_rows)
-            if pin_col is None:
+        found: list[AliasEntry] = []
+        said: list[Problem] = []
+        _parse_table(lines, head_at, heading, row_at, source, tag, found, said)
+        entries.extend(found)
+        problems.extend(said)
+        # kept: tables giving names (a register map or a specification table giving none is passed over
+        # at about the cost of a look-up, and would crowd the kept ones out); not kept: a table reporting a
+        # problem, parsed again each time so that its messages name the file's own lines
+        if found and not said:
+            if len(_table_memo) >= _TABLE_MEMO_SIZE:
+                _table_memo.clear()
+            _table_memo[key] = [(e.line - head_at, e.alias, e.value, e.kind) for e in found]
+
+
+def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int], source: str, tag: str,
+                 entries: list[AliasEntry], problems: list[Problem]) -> None:
+    """The names one table gives (its header at `head_at`, its rows at `row_at`)."""
+    header = _split_row(lines[head_at])
+    words = [_header_words(c) for c in header]
+    if not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words) or not any(
+            (w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
+            for w, c in zip(words, header, strict=True)):
+        # not a (name, pin) table: maybe a connector's positions, or one naming a bus's signals (a role per
+        # column, or roles and pins listed in a row's cells)
+        if not (_parse_connector_table(lines, header, row_at, source, tag, heading, entries)
+                or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)):
+            _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
+        return
+    rows = [_split_row(lines[j]) for j in row_at]
+    width = len(header)
+    # the same columns written two or more times side by side (| Arduino | AVR pin | Arduino | AVR pin |):
+    # one table per repeat, so every (name, pin) pair of a row is read
+    period = _period([c.lower() for c in header])
+    groups = [(lo, lo + period) for lo in range(0, width, period)]
+    for lo, hi in groups:
+        sub_header = header[lo:hi]
+        sub_rows = [r[lo:hi] for r in rows]
+        pin_col = _pin_column(sub_header, sub_rows)
+        if pin_col is None:
+            continue
+        name_cols = _name_columns(sub_header, pin_col)
+        if not name_cols:
+            continue
+        pin_words = _header_words(sub_header[pin_col])
+        function_cols = _function_columns(sub_header, pin_col, name_cols)
+        for j, row, full in zip(row_at, sub_rows, rows, strict=True):
+            if len(full) != width:
+                if lo == 0:
+                    problems.append(_problem(source, "alias", f"line {j + 1}: pin-table row has {len(full)} "
+                                             f"cell(s) but its header has {width}; row skipped"))
                 continue
-            name_cols = _name_columns(sub_header, pin_col)
-            if not name_cols:
+            value = _pin_value(row[pin_col], pin_words)
+            if value is None:
                 continue
-            pin_words = _header_words(sub_header[pin_col])
-            function_cols = _function_columns(sub_header, pin_col, name_cols)
-            for j, row, full in zip(row_at, sub_rows, rows, strict=True):
-                if len(full) != width:
-                    if lo == 0:
-                        problems.append(_problem(source, "alias", f"line {j + 1}: pin-table row has {len(full)} "
-                                                 f"cell(s) but its header has {width}; row skipped"))
-                    continue
-                value = _pin_value(row[pin_col], pin_words)
-                if value is None:
-                    continue
-                for col in name_cols:
-                    for name in _names(row[col]):
-                        entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
-                for col in function_cols:
-                    for name in _function_names(row[col]):
-                        entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
+            for col in name_cols:
+                for name in _names(row[col]):
+                    entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+            for col in function_cols:
+                for name in _function_names(row[col]):
+                    entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
 
 
 # --- functions and bus signals in tables -------------------------------------------------------------------

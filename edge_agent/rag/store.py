@@ -28,7 +28,7 @@ from typing import Any
 
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
-from edge_agent.pins.datasheet import PIN_RULES
+from edge_agent.pins.datasheet import PIN_RULES, forget_tables
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.codec import TermStore
@@ -229,6 +229,7 @@ class IndexStore:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
         if stats["indexed"] >= TRIM_FROM_FILES:
             _text.forget_spellings()
+            forget_tables()
             give_back_memory()
         self.stats = stats
         if only is None:
