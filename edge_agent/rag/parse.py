@@ -175,8 +175,7 @@ def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes:
     """Worker processes, each given every n-th batch of files. A fresh interpreter runs this module, not
     a fork of the caller (which may be a daemon with threads holding locks) nor a re-import of the
     caller's main script (what multiprocessing's spawn does)."""
-    package_root = str(Path(__file__).resolve().parents[2])
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
+    env = worker_env()
     batches = [(start, files[start:start + _BATCH], olds[start:start + _BATCH])
                for start in range(0, len(files), _BATCH)]
     workers: list[subprocess.Popen[bytes]] = []
@@ -194,6 +193,12 @@ def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes:
             return []
         workers.append(proc)
     return workers
+
+
+def worker_env() -> dict[str, str]:
+    """The environment of a worker process: this one's, with this package importable."""
+    package_root = str(Path(__file__).resolve().parents[2])
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [package_root, os.environ.get("PYTHONPATH")]))}
 
 
 def _receive(proc: subprocess.Popen[bytes]) -> list[ParsedFile] | None:

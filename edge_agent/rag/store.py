@@ -18,6 +18,7 @@ import logging
 import marshal
 import sqlite3
 import threading
+from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
@@ -29,12 +30,14 @@ from typing import Any
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
 from edge_agent.pins.datasheet import PIN_RULES, forget_tables
+from edge_agent.rag import parse as _parse
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.codec import TermStore
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
 from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, id_mask, mask_diff, stored_ids
+from edge_agent.rag.shards import ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
 
@@ -195,15 +198,19 @@ class IndexStore:
             has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot_ids'").fetchone()
             # A cold build streams postings straight into the postings table instead of keeping per-chunk dicts.
             self._builder = None if has_snapshot else SnapshotBuilder(self._conn)
+            shards: ShardedBuild | None = None
             try:
                 for rel in sorted(set(known) - current):
                     self._delete(rel)
                     stats["removed"] += 1
-                stale = [f for f in files if not _same_stat(known.get(f.rel), f)]
-                parsed = parse_many(stale, [known[f.rel][2] if f.rel in known else None for f in stale],
-                                    max_file_bytes)
-                with closing(parsed):
-                    self._store_all(files, known, parsed, problems, stats, progress)
+                if self._builder is not None and not known:  # a cold build: in shards when workers pay
+                    shards = self._build_in_shards(files, problems, stats, progress, max_file_bytes)
+                if shards is None:
+                    stale = [f for f in files if not _same_stat(known.get(f.rel), f)]
+                    parsed = parse_many(stale, [known[f.rel][2] if f.rel in known else None for f in stale],
+                                        max_file_bytes)
+                    with closing(parsed):
+                        self._store_all(files, known, parsed, problems, stats, progress)
                 if self._builder is not None:  # one posting per chunk and term: the df of each term
                     self._builder.write(self._conn)
                     self._df.update(self._builder.df)
@@ -225,6 +232,9 @@ class IndexStore:
                 self._conn.execute("ROLLBACK")
                 self._meta = self._base_ids = None  # what this pass added to them was not committed
                 raise
+            finally:
+                if shards is not None:
+                    shards.close(self._conn)
         if stats["indexed"] or stats["removed"]:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
         if stats["indexed"] >= TRIM_FROM_FILES:
@@ -255,6 +265,49 @@ class IndexStore:
                 stats["reused" if reused else "indexed"] += 1
             if progress and (n % 25 == 0 or n == len(files)):
                 progress(n, len(files))
+
+    def _build_in_shards(self, files: list[DocFile], problems: list[Problem], stats: dict[str, int],
+                         progress: Callable[[int, int], None] | None, max_file_bytes: int) -> ShardedBuild | None:
+        """Index every file of a cold build in worker processes, a contiguous shard each (see
+        :mod:`edge_agent.rag.shards`), and join the shards into this index. None (nothing written) when the
+        build is too small for workers to pay or a worker failed: the caller then builds as usual."""
+        n_workers = _parse._workers(len(files))
+        if n_workers < 2 or len(files) < _parse.PARALLEL_FROM_FILES:
+            return None
+        build = ShardedBuild(files, n_workers, max_file_bytes, self.db_path.parent if self.db_path else None)
+        try:
+            if not build.run(progress, len(files)):
+                build.close()
+                return None
+            first = self._next_id
+            df, _count = build.join_into(self._conn, first)
+        except BaseException:
+            build.close()
+            raise
+        at = first
+        for shard in build.shards:
+            dl_at = 0
+            for i, f in enumerate(shard.files):
+                file_problems, alias_problems = shard.problems.get(i, ([], []))
+                for p in (*file_problems, *alias_problems):  # read in a worker: logged here
+                    log.warning("datasheet %s: %s", p.source, p.message)
+                problems.extend(file_problems)
+                problems.extend(alias_problems)
+                n = shard.counts[i]
+                if self._meta is not None:
+                    self._meta.add_file(at, f.rel, f.board, shard.dls[dl_at:dl_at + n].tolist())
+                at += n
+                dl_at += n
+                stats["indexed"] += 1
+        self._next_id = at
+        ids = array("i", range(first, at))
+        self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (ids.tobytes(),))
+        self._df.update(df)
+        self._base_ids = id_mask(ids)
+        self._builder = None
+        if progress:
+            progress(len(files), len(files))
+        return build
 
     def refresh(self, paths: Iterable[str | Path] | None = None,
                 progress: Callable[[int, int], None] | None = None) -> dict[str, int]:
@@ -367,7 +420,6 @@ class IndexStore:
         if old is not None:
             self._delete(f.rel)
         problems.extend(pf.alias_problems)
-        all_problems = json.dumps([p.__dict__ for p in (*file_problems, *pf.alias_problems)])
         first = self._next_id  # ids are never reused: the snapshot may still hold a removed chunk's id
         self._next_id += len(pf.sections)
         if self._builder is not None:
@@ -391,8 +443,7 @@ class IndexStore:
         self._conn.execute(
             "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (f.rel, f.board, f.kind, f.size, f.mtime_ns, pf.sha256, all_problems, pf.aliases_json,
-             len(pf.sections)))
+            file_row(f, pf.sha256, [*file_problems, *pf.alias_problems], pf.aliases_json, len(pf.sections)))
         return False
 
     def close(self) -> None:

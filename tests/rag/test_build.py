@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import marshal
 import subprocess
 import sys
 import textwrap
@@ -10,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from edge_agent.rag import HardwareRag, parse
+from edge_agent.rag import HardwareRag, parse, shards
 
 QUERIES = ("LED PA5", "register map part 3", "chip id 0xD0", "I2C address of the sensor", "GPIO17 header pin",
            "reset timer erratum", "UART TX pin", "pull-up resistor value", "SPI clock 8 MHz")
@@ -40,13 +41,100 @@ def _state(rag: HardwareRag) -> tuple[Any, ...]:
     return (_results(rag), rag.files(), sorted(map(repr, rag.problems)), rag.alias_entries(), len(rag))
 
 
+def _rows(rag: HardwareRag) -> tuple[Any, ...]:
+    """Every stored row that describes the index (chunks, files, postings, document frequencies, snapshot)."""
+    conn = rag._conn
+    return (conn.execute("SELECT id, rel, idx, board, heading, text, dl, tf FROM chunks ORDER BY id").fetchall(),
+            conn.execute("SELECT rel, board, kind, size, sha256, problems, aliases, nchunks FROM files "
+                         "ORDER BY rel").fetchall(),
+            conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall(),
+            conn.execute("SELECT key, value FROM meta WHERE key NOT IN ('index_gen', 'df') ORDER BY key").fetchall(),
+            # (marshal writes equal dicts as different bytes when their objects are shared differently)
+            sorted(marshal.loads(conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()[0]).items()),
+            conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall())
+
+
+def _two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(parse, "_workers", lambda n: 2)
+
+
 @pytest.mark.parametrize("which", ["generated", "shared"])
-def test_worker_processes_build_the_same_index_as_one_process(
+def test_a_cold_build_in_shards_stores_what_one_process_stores(
         tmp_path: Path, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each worker indexes a contiguous run of the files into a database of its own; the joined index has
+    the same rows (chunk ids, postings bytes, document frequencies) as a build in this process."""
+    if which == "shared" and not SHARED.is_dir():
+        pytest.skip("../shared/corpus/datasheets is not beside this checkout")
+    root = _corpus(tmp_path / "ds") if which == "generated" else SHARED
+    alone_rag = HardwareRag.load(root, index_dir=tmp_path / "alone")
+    alone = _state(alone_rag)
+    joined: list[int] = []
+    join = shards.ShardedBuild.join_into
+
+    def counted(self: shards.ShardedBuild, conn: Any, first: int) -> Any:
+        joined.append(len(self.shards))
+        return join(self, conn, first)
+
+    _two_workers(monkeypatch)
+    monkeypatch.setattr(shards.ShardedBuild, "join_into", counted)
+    seen: list[tuple[int, int]] = []
+    built = HardwareRag.load(root, index_dir=tmp_path / "workers", progress=lambda n, total: seen.append((n, total)))
+    assert joined == [2]  # two shards were built and joined
+    assert _state(built) == alone
+    assert _rows(built) == _rows(alone_rag)
+    assert seen[-1] == (built.stats["files"], built.stats["files"])
+    assert not [p for p in (tmp_path / "workers").iterdir() if not p.name.startswith("rag-")]  # shards removed
+    # and the index they wrote keeps working incrementally like one built in this process
+    if which == "generated":
+        (root / "vendor1" / "part4.md").write_text("# Part 4\n## Errata\nwatchdog erratum, revision D\n")
+        (root / "vendor2" / "part5.md").unlink()
+        assert (built.refresh()["indexed"], built.stats["removed"]) == (1, 1)
+        assert _results(built) == _results(HardwareRag.load(root))
+
+
+def test_a_building_worker_that_stops_leaves_the_build_to_this_process(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _corpus(tmp_path / "ds")
+    want = _state(HardwareRag.load(root))
+    run = shards.ShardedBuild.run
+
+    def one_dies(self: shards.ShardedBuild, *args: Any) -> bool:
+        popen = shards.subprocess.Popen
+        started: list[Any] = []
+
+        def start(*a: Any, **kw: Any) -> Any:
+            proc = popen(*a, **kw)
+            started.append(proc)
+            if len(started) == 2:
+                proc.kill()
+            return proc
+
+        monkeypatch.setattr(shards.subprocess, "Popen", start)
+        try:
+            ok = run(self, *args)
+        finally:
+            monkeypatch.setattr(shards.subprocess, "Popen", popen)
+        assert not ok
+        return ok
+
+    _two_workers(monkeypatch)
+    monkeypatch.setattr(shards.ShardedBuild, "run", one_dies)
+    got = HardwareRag.load(root, index_dir=tmp_path / "index")
+    assert _state(got) == want
+    assert not [p for p in (tmp_path / "index").iterdir() if not p.name.startswith("rag-")]
+
+
+@pytest.mark.parametrize("which", ["generated", "shared"])
+def test_worker_processes_reindexing_many_files_give_the_same_index_as_one_process(
+        tmp_path: Path, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files changed in an existing index are parsed in workers and streamed back to this process."""
     if which == "shared" and not SHARED.is_dir():
         pytest.skip("../shared/corpus/datasheets is not beside this checkout")
     root = _corpus(tmp_path / "ds") if which == "generated" else SHARED
     alone = _state(HardwareRag.load(root, index_dir=tmp_path / "alone"))
+    rag = HardwareRag.load(root, index_dir=tmp_path / "workers")
+    rag._conn.execute("UPDATE files SET size = size + 1, sha256 = ''")  # every file looks changed
     batches: list[int] = []
     receive = parse._receive
 
@@ -55,24 +143,20 @@ def test_worker_processes_build_the_same_index_as_one_process(
         batches.append(len(got or ()))
         return got
 
-    monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(parse, "_workers", lambda n: 2)
+    _two_workers(monkeypatch)
     monkeypatch.setattr(parse, "_receive", counted)
-    shared = HardwareRag.load(root, index_dir=tmp_path / "workers")
+    assert rag.refresh()["indexed"] == rag.stats["files"]
     assert batches and all(batches)  # every file came back from a worker
-    assert _state(shared) == alone
-    # and the index they wrote keeps working incrementally like one built in this process
-    if which == "generated":
-        (root / "vendor1" / "part4.md").write_text("# Part 4\n## Errata\nwatchdog erratum, revision D\n")
-        (root / "vendor2" / "part5.md").unlink()
-        assert (shared.refresh()["indexed"], shared.stats["removed"]) == (1, 1)
-        assert _results(shared) == _results(HardwareRag.load(root))
+    assert _state(rag) == alone
+    assert _state(HardwareRag.load(root, index_dir=tmp_path / "workers")) == alone
 
 
 def test_a_worker_that_stops_early_leaves_its_files_to_the_indexing_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _corpus(tmp_path / "ds")
     want = _state(HardwareRag.load(root))
+    rag = HardwareRag.load(root, index_dir=tmp_path / "index")
+    rag._conn.execute("UPDATE files SET size = size + 1, sha256 = ''")
     start = parse._start
 
     def one_dies(*args: Any) -> Any:
@@ -80,11 +164,11 @@ def test_a_worker_that_stops_early_leaves_its_files_to_the_indexing_process(
         workers[1].kill()
         return workers
 
-    monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
-    monkeypatch.setattr(parse, "_workers", lambda n: 2)
+    _two_workers(monkeypatch)
     monkeypatch.setattr(parse, "_BATCH", 2)
     monkeypatch.setattr(parse, "_start", one_dies)
-    assert _state(HardwareRag.load(root, index_dir=tmp_path / "index")) == want
+    rag.refresh()
+    assert _state(rag) == want
 
 
 def test_an_interrupted_build_is_never_trusted(tmp_path: Path) -> None:

@@ -1,0 +1,318 @@
+"""A cold build in shards: each worker process indexes a contiguous run of the files on its own.
+
+A worker parses its files (:func:`edge_agent.rag.parse.parse_file`), writes their chunk and file rows to
+a database of its own with chunk ids counted from 1, and groups and encodes its postings there in the
+compact format (:mod:`edge_agent.rag.codec`), as a build in one process does for the whole library. The
+indexing process then only joins the shards: chunk rows are copied by SQLite with their ids moved past
+the previous shards' chunks (nothing crosses Python), and each term's postings rows are concatenated in
+shard order, which is chunk-id order, so only the first chunk-id gap of each later shard's part changes.
+What lands in the index is row for row what a build in one process writes.
+
+The indexing process is then no longer the bottleneck of a large build (before, it received every
+parsed file, inserted its rows and grouped every posting itself, while the workers parsed).
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import logging
+import pickle
+import queue
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+from array import array
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge_agent.rag.files import DocFile, Problem
+
+log = logging.getLogger("edge_agent.rag")
+
+#: The tables of a shard's database: the index's own chunk, file and postings tables (no secondary index:
+#: the indexing process copies the rows in id order and indexes them once).
+SHARD_DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
+CREATE TABLE files (
+    rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
+);
+CREATE TABLE chunks (
+    id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT,
+    heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
+);
+CREATE TABLE postings (term TEXT PRIMARY KEY, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL, tfs BLOB NOT NULL);
+"""
+
+_FILES_COLUMNS = "rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks"
+_CHUNK_COLUMNS = "rel, idx, board, heading, text, dl, tf"
+#: Progress messages a worker sends at most (each a few bytes: the pipe never fills while the indexing
+#: process waits on another worker).
+_MESSAGES = 200
+
+
+def file_row(f: DocFile, sha256: str, problems: Sequence[Problem], aliases_json: str,
+             nchunks: int) -> tuple[Any, ...]:
+    """A ``files`` row (its columns in table order)."""
+    return (f.rel, f.board, f.kind, f.size, f.mtime_ns, sha256, json.dumps([p.__dict__ for p in problems]),
+            aliases_json, nchunks)
+
+
+def split(files: Sequence[DocFile], n: int) -> list[list[DocFile]]:
+    """`files` in `n` contiguous runs of about equal bytes (the parse time follows the size)."""
+    total = sum(f.size for f in files) or 1
+    runs: list[list[DocFile]] = [[] for _ in range(n)]
+    seen = 0
+    for f in files:
+        runs[min(n - 1, seen * n // total)].append(f)
+        seen += f.size
+    return [r for r in runs if r]
+
+
+@dataclass
+class Shard:
+    """One worker's part of the build: its files, its database, and what it reported."""
+
+    files: list[DocFile]
+    path: Path
+    proc: Any = None
+    counts: list[int] = field(default_factory=list)  # chunks of each file
+    dls: array[float] = field(default_factory=lambda: array("d"))  # weighted length of each chunk
+    problems: dict[int, tuple[list[Problem], list[Problem]]] = field(default_factory=dict)  # by file position
+    done: int = 0  # files parsed so far
+
+
+class ShardedBuild:
+    """Starts one worker per shard, waits for them (reporting progress), then joins their databases
+    into the index's connection. :meth:`close` removes the shard databases whatever happened."""
+
+    def __init__(self, files: Sequence[DocFile], n_workers: int, max_file_bytes: int, near: Path | None) -> None:
+        self._dir = Path(tempfile.mkdtemp(prefix="edge-agent-rag-shards-", dir=near))
+        self.shards = [Shard(run, self._dir / f"shard-{k}.sqlite") for k, run in enumerate(split(files, n_workers))]
+        self._max_file_bytes = max_file_bytes
+        self._attached: list[str] = []
+
+    def run(self, progress: Callable[[int, int], None] | None, total: int) -> bool:
+        """Parse every shard in its worker; False when a worker could not start or stopped early."""
+        from edge_agent.rag.parse import worker_env
+
+        env = worker_env()
+        for shard in self.shards:
+            every = max(8, len(shard.files) // _MESSAGES)
+            try:
+                shard.proc = subprocess.Popen([sys.executable, "-m", "edge_agent.rag.shards"], stdin=subprocess.PIPE,
+                                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+                assert shard.proc.stdin is not None
+                pickle.dump((self._max_file_bytes, shard.files, str(shard.path), every), shard.proc.stdin,
+                            protocol=pickle.HIGHEST_PROTOCOL)
+                shard.proc.stdin.close()
+            except OSError as exc:
+                log.info("datasheet index: building in this process (worker process not started: %s)", exc)
+                return False
+        events: queue.Queue[tuple[int, Any]] = queue.Queue()
+        readers = [threading.Thread(target=_pump, args=(k, s.proc, events), daemon=True)
+                   for k, s in enumerate(self.shards)]
+        for r in readers:
+            r.start()
+        pending = len(self.shards)
+        ok = True
+        reported = 0
+        while pending:
+            k, msg = events.get()
+            shard = self.shards[k]
+            if msg is None:
+                log.info("datasheet index: a building worker stopped (exit status %s); building in this process",
+                         shard.proc.poll())
+                ok = False
+                pending -= 1
+                for s in self.shards:  # the others' work is thrown away too: stop them
+                    _stop(s.proc)
+                continue
+            if msg[0] == "progress":
+                shard.done = msg[1]
+            else:  # done
+                _, shard.counts, dls, shard.problems = msg
+                shard.dls.frombytes(dls)
+                shard.done = len(shard.files)
+                pending -= 1
+            now = sum(s.done for s in self.shards)
+            if progress and now // 25 > reported // 25 and now < total:
+                progress(now - now % 25, total)
+                reported = now
+        for r in readers:
+            r.join()
+        for s in self.shards:
+            _stop(s.proc)
+        return ok
+
+    def join_into(self, conn: sqlite3.Connection, first_id: int) -> tuple[dict[str, int], int]:
+        """Copy the shards' rows into `conn` (inside its open transaction), chunk ids from `first_id`.
+        Returns (chunks holding each term, chunks copied)."""
+        conn.execute("DROP INDEX IF EXISTS chunks_rel")  # made again once, after the rows are in
+        offset = first_id - 1
+        parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = []
+        for k, shard in enumerate(self.shards):
+            name = f"shard{k}"
+            conn.execute("ATTACH DATABASE ? AS " + name, (str(shard.path),))
+            self._attached.append(name)
+            conn.execute(f"INSERT INTO chunks (id, {_CHUNK_COLUMNS}) SELECT id + ?, {_CHUNK_COLUMNS} "
+                         f"FROM {name}.chunks ORDER BY id", (offset,))
+            conn.execute(f"INSERT OR REPLACE INTO files ({_FILES_COLUMNS}) SELECT {_FILES_COLUMNS} "
+                         f"FROM {name}.files ORDER BY rel")
+            rows = conn.cursor().execute(f"SELECT term, n, ids, tfs FROM {name}.postings ORDER BY term")
+            parts.append((offset, rows))
+            offset += sum(shard.counts)
+        df: dict[str, int] = {}
+        conn.executemany("INSERT INTO postings (term, n, ids, tfs) VALUES (?, ?, ?, ?)", _joined(parts, df))
+        conn.execute("CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel)")
+        return df, offset - first_id + 1
+
+    def close(self, conn: sqlite3.Connection | None = None) -> None:
+        """Detach the shard databases (after the transaction that copied them ended) and remove them."""
+        for s in self.shards:
+            if s.proc is not None:
+                _stop(s.proc)
+        if conn is not None:
+            for name in self._attached:
+                try:
+                    conn.execute("DETACH DATABASE " + name)
+                except sqlite3.Error:
+                    pass
+        self._attached = []
+        for p in self._dir.glob("*"):
+            p.unlink(missing_ok=True)
+        try:
+            self._dir.rmdir()
+        except OSError:
+            pass
+
+
+def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df: dict[str, int]
+            ) -> Iterator[tuple[str, int, bytes, bytes]]:
+    """Each term's rows of every shard as one row, in term order. A shard's chunk ids are its own (from 1):
+    moved by the shard's offset, only the first gap of its part changes (to the distance from the term's
+    last chunk id in the shards before); the other gaps and every frequency are copied as they are."""
+    merged = heapq.merge(*(_tagged(k, off, rows) for k, (off, rows) in enumerate(parts)), key=_term_then_shard)
+    term: str | None = None
+    gaps: list[bytes] = []
+    gap_exc: list[bytes] = []
+    freqs: list[bytes] = []
+    freq_exc: list[bytes] = []
+    total = 0
+    last = 0  # the term's largest chunk id so far
+    for t, _k, off, n, ids, tfs in merged:
+        if t != term:
+            if term is not None:
+                df[term] = total
+                yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
+            term, gaps, gap_exc, freqs, freq_exc, total, last = t, [], [], [], [], 0, 0
+        exc = ids[n:]
+        first = ids[0]
+        if first == 0:  # escaped: the value is the first of the 4-byte exceptions
+            first = int.from_bytes(exc[:4], sys.byteorder, signed=True)
+            exc = exc[4:]
+        gap = first + off - last
+        if gap < 256:
+            gaps.append(bytes((gap,)) + ids[1:n])
+        else:
+            gaps.append(b"\0" + ids[1:n])
+            exc = gap.to_bytes(4, sys.byteorder, signed=True) + exc
+        gap_exc.append(exc)
+        freqs.append(tfs[:n])
+        freq_exc.append(tfs[n:])
+        total += n
+        # this part's last id: its gaps summed (escaped gaps are 0 bytes, their values are the exceptions)
+        spans = array("i")
+        spans.frombytes(ids[n:])
+        last = off + sum(ids[:n]) + sum(spans)
+    if term is not None:
+        df[term] = total
+        yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
+
+
+def _tagged(k: int, off: int, rows: Iterable[tuple[str, int, bytes, bytes]]
+            ) -> Iterator[tuple[str, int, int, int, bytes, bytes]]:
+    for term, n, ids, tfs in rows:
+        yield term, k, off, n, ids, tfs
+
+
+def _term_then_shard(row: tuple[str, int, int, int, bytes, bytes]) -> tuple[str, int]:
+    return row[0], row[1]
+
+
+def _pump(k: int, proc: Any, events: queue.Queue[tuple[int, Any]]) -> None:
+    """Hand a worker's messages to the indexing process's thread, ending with ("done", ...) or None."""
+    try:
+        while True:
+            msg = pickle.load(proc.stdout)
+            events.put((k, msg))
+            if msg[0] == "done":
+                return
+    except (EOFError, pickle.UnpicklingError, OSError, ValueError):
+        events.put((k, None))
+
+
+def _stop(proc: Any) -> None:
+    if proc is None:
+        return
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait()
+    if proc.stdout is not None:
+        proc.stdout.close()
+
+
+def _worker_main() -> None:
+    """A building worker: reads (size cap, files, shard database path, progress step) from stdin, indexes
+    the files into the shard database, and reports progress, then each file's chunk count, chunk lengths
+    and problems."""
+    from edge_agent.rag.parse import parse_file
+    from edge_agent.rag.postings import SnapshotBuilder
+
+    logging.disable(logging.CRITICAL)  # problems travel with the results and are logged by the indexing process
+    max_file_bytes, files, path, every = pickle.load(sys.stdin.buffer)
+    out = sys.stdout.buffer
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA journal_mode = OFF")  # a scratch file: thrown away if anything fails
+    conn.execute("PRAGMA synchronous = OFF")
+    conn.executescript(SHARD_DDL)
+    conn.execute("BEGIN")
+    builder = SnapshotBuilder(conn)
+    counts: list[int] = []
+    dls = array("d")
+    problems: dict[int, tuple[list[Problem], list[Problem]]] = {}
+    next_id = 1
+    for i, f in enumerate(files):
+        pf = parse_file(f, max_file_bytes)
+        n = len(pf.sections)
+        builder.add_file(next_id, pf)
+        conn.executemany(f"INSERT INTO chunks (id, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         [(next_id + k, f.rel, k, f.board, heading, body, dl, b"")
+                          for k, (heading, body, dl) in enumerate(pf.sections)])
+        conn.execute(f"INSERT INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                     file_row(f, pf.sha256, [*pf.file_problems, *pf.alias_problems], pf.aliases_json, n))
+        next_id += n
+        counts.append(n)
+        dls.extend(dl for _heading, _body, dl in pf.sections)
+        if pf.file_problems or pf.alias_problems:
+            problems[i] = (pf.file_problems, pf.alias_problems)
+        if (i + 1) % every == 0:
+            pickle.dump(("progress", i + 1), out, protocol=pickle.HIGHEST_PROTOCOL)
+            out.flush()
+    builder.write(conn)
+    conn.execute("COMMIT")
+    conn.close()
+    pickle.dump(("done", counts, dls.tobytes(), problems), out, protocol=pickle.HIGHEST_PROTOCOL)
+    out.flush()
+
+
+if __name__ == "__main__":  # run as `python -m`: work through the module's real name, so results unpickle
+    from edge_agent.rag.shards import _worker_main as _run
+
+    _run()
