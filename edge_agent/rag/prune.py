@@ -30,10 +30,8 @@ from edge_agent.rag.postings import COVERAGE_EXPONENT
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
 
-#: Chunks scored first to set the threshold (besides the boosted ones), at most.
+#: Every chunk of a list this short (a part number, a rare register) is a seed.
 SEED_CHUNKS = 64
-#: Postings of the rarest terms from which the seeds are picked, at most.
-SEED_POSTINGS = 16384
 #: Chunks of the boosted boards beyond this: score exhaustively (every boosted chunk is a seed).
 BOOSTED_CHUNKS = 4096
 #: Postings of the essential terms beyond this share of the index: score exhaustively.
@@ -51,63 +49,49 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     boosted = [p.board_chunks_np(board) for board in boards]
     if sum(map(len, boosted)) > BOOSTED_CHUNKS:
         return None
-    # seeds: the boosted chunks and the best chunks by the rarest terms' weights alone (a lower bound of
-    # their score), from those terms' postings while they are short, else from the rarest term's best
-    by_rarity = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))
-    rare = [by_rarity[0]]
-    for i in by_rarity[1:]:
-        if sum(len(lists[j][0]) for j in rare) + len(lists[i][0]) > SEED_POSTINGS:
-            break
-        rare.append(i)
-    rare_union = None
-    if len(lists[rare[0]][0]) > SEED_POSTINGS:
-        cids, w = p.term_weights(terms[rare[0]])
-        top = max(0, len(w) - SEED_CHUNKS)
-        cand = cids[np.argpartition(w, top)[top:]]
-    else:
-        cand, part, held = rare_union = _union([lists[i][0] for i in rare],
-                                               [p.term_weights(terms[i])[1] for i in rare], np)
-        alive = live[cand]
-        cand, low = cand[alive], (part * (held / nterms) ** COVERAGE_EXPONENT)[alive]
-        if len(cand) > SEED_CHUNKS:
-            cand = cand[np.argpartition(low, len(low) - SEED_CHUNKS)[len(low) - SEED_CHUNKS:]]
-    seeds = np.unique(np.concatenate([*boosted, cand.astype(np.int64)]))
-    seeds = seeds[live[seeds]]
+    # seeds: the chunks holding every long list's term (exact scores from the positions found), then the
+    # boosted chunks and every chunk of a short list
+    full, known, complete = _intersection(p, lists, limit)
+    alive = live[full]
+    full, known = full[alive], {i: at[alive] for i, at in known.items()}
+    raw, cnt = _exact(p, full, terms, lists, nterms, boards, known)
+    others = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *boosted,
+                                       *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64))
+    others = others[live[others] & ~_find(full, others, np)[0]]
+    more_raw, more_cnt = _exact(p, others, terms, lists, nterms, boards)
+    seeds = np.concatenate([full, others])  # each part ascending
+    raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
     if len(seeds) < limit:
         return None
-    raw, cnt = _exact(p, seeds, terms, lists, nterms, boards)  # a seed holding no term scores 0: still safe
     theta = float(np.partition(raw, len(raw) - limit)[len(raw) - limit])
-    source = _candidate_source(lists, bounds, nterms, theta)
+    # A chunk that is not a seed holds no short list's term, and misses a long list's term when every long
+    # list took part in the intersection: only the long lists can bring it anywhere near the threshold.
+    longer = [i for i in range(len(lists)) if len(lists[i][0]) > SEED_CHUNKS]
+    most = len(longer) - 1 if complete else len(longer)
+    source = _candidate_source(lists, bounds, nterms, theta, longer, most)
     ids = seeds
     if source:
         if sum(len(lists[i][0]) for i in source) > MAX_CANDIDATE_SHARE * p.n:
             return None
-        if rare_union is not None and set(source) <= set(rare):
-            # the seeds' union holds every candidate already (and perhaps a few more, which the bounds drop)
-            source, (more, part, held) = rare, rare_union
-        else:
-            more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source],
-                                      np)
-        at = np.minimum(np.searchsorted(seeds, more), len(seeds) - 1)
-        keep = (seeds[at] != more) & live[more]  # seeds are scored already
+        more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source], np)
+        keep = live[more] & ~_find(full, more, np)[0] & ~_find(others, more, np)[0]  # seeds are scored already
         more, part, held = more[keep], part[keep], held[keep]
         # the other terms, rarest first (the likeliest to be missing), are looked up for the candidates still
         # in the race; those that cannot reach the threshold with the bounds left drop out, and the threshold
         # rises to the limit-th best score known to be reached (scored seeds, candidates' partial scores)
-        rest = sorted(set(range(len(lists))) - set(source), key=lambda i: len(lists[i][0]))
+        rest = sorted(set(longer) - set(source), key=lambda i: len(lists[i][0]))
         left = sum(bounds[i] for i in rest)
         raise_theta = all(boost >= 1.0 for boost in boards.values())  # a boost never lowers a partial score
         for k in range(len(rest), -1, -1):
-            reach = (part + left) * ((held + k) / nterms) ** COVERAGE_EXPONENT
+            reach = (part + left) * (np.minimum(held + k, most) / nterms) ** COVERAGE_EXPONENT
             keep = reach * (1.0 + _SLACK) + _SLACK >= theta
-            more, part, held = more[keep], part[keep], held[keep]
+            if not keep.all():
+                more, part, held = more[keep], part[keep], held[keep]
             if not k or not len(more):
                 break
             i = rest[len(rest) - k]
             left -= bounds[i]
-            cids = lists[i][0]
-            pos = np.minimum(np.searchsorted(cids, more.astype(cids.dtype, copy=False)), len(cids) - 1)
-            hit = cids[pos] == more
+            hit, pos = _find(lists[i][0], more, np)
             part = part.copy()
             part[hit] += p.weights_at(terms[i], pos[hit])
             held = held + hit
@@ -128,7 +112,63 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     return list(zip(ids.tolist(), vals.tolist(), strict=True))
 
 
-def _candidate_source(lists: list[tuple[Any, Any]], bounds: list[float], nterms: int, theta: float) -> list[int]:
+def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tuple[Any, dict[int, Any], bool]:
+    """The chunks holding the term of every list longer than SEED_CHUNKS (ascending), each such term's
+    positions of them in its list, and whether every such list took part: the rarest list's chunks are
+    narrowed to those in the next rarest, and so on; a list holding fewer than `limit` of those left is
+    passed over. The best results of a question of common words hold all or nearly all of them (coverage
+    is squared), so their scores set a threshold close to the final one, and the positions found are
+    those the exact scores need."""
+    np: Any = p._npmod
+    longer = sorted((i for i in range(len(lists)) if len(lists[i][0]) > SEED_CHUNKS), key=lambda i: len(lists[i][0]))
+    if not longer:
+        return np.zeros(0, dtype=np.int64), {}, True
+    first = longer[0]
+    cand = lists[first][0]
+    sel = None  # positions of `cand` in the first list (None: all of it)
+    steps: list[tuple[int, Any, Any]] = []  # (term, which of the chunks then left hold it, their positions)
+    complete = True
+    for i in longer[1:]:
+        hit, pos = _find(lists[i][0], cand, np)
+        if int(np.count_nonzero(hit)) < limit:
+            complete = False
+            continue
+        steps.append((i, hit, pos))
+        cand = cand[hit]
+        sel = np.flatnonzero(hit) if sel is None else sel[hit]
+    known = {first: np.arange(len(cand)) if sel is None else sel}
+    for n, (i, hit, pos) in enumerate(steps):
+        at = pos[hit]
+        for _, later, _ in steps[n + 1:]:
+            at = at[later]
+        known[i] = at
+    return cand.astype(np.int64), known, complete
+
+
+#: A lookup of this many chunk ids or more in a list of postings goes through a table by chunk id (a pass
+#: over the list) instead of a binary search per id, per posting of the list.
+DENSE_LOOKUP = 1 / 8
+
+
+def _find(cids: Any, needles: Any, np: Any) -> tuple[Any, Any]:
+    """(whether each of `needles` is in the ascending ids `cids`, its position there where it is). Few
+    needles: a binary search each; many: each id's position written into a table by chunk id, read back at
+    the needles (the table is not cleared: a stale entry points at another id, which the check rejects)."""
+    n = len(cids)
+    if not n:
+        return np.zeros(len(needles), dtype=bool), np.zeros(len(needles), dtype=np.intp)
+    if len(needles) < DENSE_LOOKUP * n:
+        pos = np.searchsorted(cids, needles.astype(cids.dtype, copy=False))  # else it converts all of `cids`
+    else:
+        table = np.empty(max(int(cids[-1]), int(needles.max())) + 1, dtype=np.uint32)
+        table[cids] = np.arange(n, dtype=np.uint32)
+        pos = table[needles]
+    np.minimum(pos, n - 1, out=pos)
+    return cids[pos] == needles, pos
+
+
+def _candidate_source(lists: list[tuple[Any, Any]], all_bounds: list[float], nterms: int, theta: float,
+                      usable: list[int], most: int) -> list[int]:
     """The terms whose postings hold every chunk not yet scored that could reach `theta`, as few postings as
     can be told: the smaller of two sets.
 
@@ -138,12 +178,14 @@ def _candidate_source(lists: list[tuple[Any, Any]], bounds: list[float], nterms:
       a chunk that can reach the threshold holds at least `kmin` of the L terms, and so is in at least one
       of any L - kmin + 1 of their postings.
 
-    An empty list: no chunk outside the seeds can reach the threshold."""
-    order = sorted(range(len(lists)), key=bounds.__getitem__)
+    A chunk not scored yet holds only terms of the lists `usable`, at most `most` of them. An empty list:
+    no chunk outside the seeds can reach the threshold."""
+    bounds = [all_bounds[i] if i in usable else 0.0 for i in range(len(lists))]
+    order = sorted(usable, key=bounds.__getitem__)
     total = 0.0
     cut = 0
     while cut < len(order):
-        reach = (total + bounds[order[cut]]) * ((cut + 1) / nterms) ** COVERAGE_EXPONENT
+        reach = (total + bounds[order[cut]]) * (min(cut + 1, most) / nterms) ** COVERAGE_EXPONENT
         if reach * (1.0 + _SLACK) + _SLACK >= theta:
             break
         total += bounds[order[cut]]
@@ -151,14 +193,14 @@ def _candidate_source(lists: list[tuple[Any, Any]], bounds: list[float], nterms:
     essential = order[cut:]
     kmin = 0
     total = 0.0
-    for k, bound in enumerate(sorted(bounds, reverse=True), 1):
+    for k, bound in enumerate(sorted((bounds[i] for i in usable), reverse=True)[:most], 1):
         total += bound
         if total * (k / nterms) ** COVERAGE_EXPONENT * (1.0 + _SLACK) + _SLACK >= theta:
             kmin = k
             break
     if not essential or not kmin:
         return []
-    shortest = sorted(range(len(lists)), key=lambda i: len(lists[i][0]))[:len(lists) - kmin + 1]
+    shortest = sorted(usable, key=lambda i: len(lists[i][0]))[:len(usable) - kmin + 1]
     return shortest if _postings(lists, shortest) < _postings(lists, essential) else essential
 
 
@@ -180,19 +222,22 @@ def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]
 
 
 def _exact(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]], nterms: int,
-           boards: dict[str, float]) -> tuple[Any, Any]:
+           boards: dict[str, float], known: dict[int, Any] | None = None) -> tuple[Any, Any]:
     """Raw scores (before rounding) of chunks `ids` (ascending), as the exhaustive scorer computes them, and
     the number of query terms each holds: each term's weight is added, in query order, to the chunks that
-    hold it (the exhaustive scorer adds nothing to the others either)."""
+    hold it (the exhaustive scorer adds nothing to the others either). `known`: for terms every one of
+    `ids` holds, their positions in the term's list."""
     np: Any = p._npmod
     acc = np.zeros(len(ids), dtype=np.float64)
     cnt = np.zeros(len(ids), dtype=np.float64)
-    for term, (cids, _) in zip(terms, lists, strict=True):
-        if not len(cids):
+    for n, (term, (cids, _)) in enumerate(zip(terms, lists, strict=True)):
+        if not len(cids) or not len(ids):
             continue
-        needles = ids.astype(cids.dtype, copy=False)  # searchsorted would otherwise convert the whole postings
-        pos = np.minimum(np.searchsorted(cids, needles), len(cids) - 1)
-        hit = cids[pos] == needles
+        if known and n in known:
+            acc += p.weights_at(term, known[n])
+            cnt += 1.0
+            continue
+        hit, pos = _find(cids, ids, np)
         acc[hit] += p.weights_at(term, pos[hit])
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT

@@ -204,9 +204,7 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
     from edge_agent.rag import postings, prune
 
     monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)
-    monkeypatch.setattr(prune, "SEED_CHUNKS", 40)  # small enough that seeding alone cannot answer
-    # seeds from the rarest terms' postings when they are short, else from the rarest term's best chunks
-    monkeypatch.setattr(prune, "SEED_POSTINGS", 60)
+    monkeypatch.setattr(prune, "SEED_CHUNKS", 4)  # lists both shorter and longer than this
     monkeypatch.setattr(prune, "MAX_CANDIDATE_SHARE", 1.0)  # prune whenever it is safe, not only when it pays
     rng = random.Random(3)
     words = [f"w{i}" for i in range(300)]
