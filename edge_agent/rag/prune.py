@@ -51,7 +51,7 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         return None
     # seeds: the chunks holding every long list's term (exact scores from the positions found), then the
     # boosted chunks and every chunk of a short list
-    full, known, complete = _intersection(p, lists, limit)
+    full, known = _intersection(p, lists, limit)
     alive = live[full]
     full, known = full[alive], {i: at[alive] for i, at in known.items()}
     raw, cnt = _exact(p, full, terms, lists, nterms, boards, known)
@@ -64,10 +64,10 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     if len(seeds) < limit:
         return None
     theta = float(np.partition(raw, len(raw) - limit)[len(raw) - limit])
-    # A chunk that is not a seed holds no short list's term, and misses a long list's term when every long
-    # list took part in the intersection: only the long lists can bring it anywhere near the threshold.
+    # A chunk that is not a seed holds no short list's term and misses a term of the intersection: only the
+    # long lists, all but one of them at most, can bring it anywhere near the threshold.
     longer = [i for i in range(len(lists)) if len(lists[i][0]) > SEED_CHUNKS]
-    most = len(longer) - 1 if complete else len(longer)
+    most = len(longer) - 1
     source = _candidate_source(lists, bounds, nterms, theta, longer, most)
     ids = seeds
     if source:
@@ -112,9 +112,9 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     return list(zip(ids.tolist(), vals.tolist(), strict=True))
 
 
-def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tuple[Any, dict[int, Any], bool]:
-    """The chunks holding the term of every list longer than SEED_CHUNKS (ascending), each such term's
-    positions of them in its list, and whether every such list took part: the rarest list's chunks are
+def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tuple[Any, dict[int, Any]]:
+    """The chunks holding the term of every list longer than SEED_CHUNKS (ascending) and each such term's
+    positions of them in its list: the rarest list's chunks are
     narrowed to those in the next rarest, and so on; a list holding fewer than `limit` of those left is
     passed over. The best results of a question of common words hold all or nearly all of them (coverage
     is squared), so their scores set a threshold close to the final one, and the positions found are
@@ -122,16 +122,14 @@ def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tupl
     np: Any = p._npmod
     longer = sorted((i for i in range(len(lists)) if len(lists[i][0]) > SEED_CHUNKS), key=lambda i: len(lists[i][0]))
     if not longer:
-        return np.zeros(0, dtype=np.int64), {}, True
+        return np.zeros(0, dtype=np.int64), {}
     first = longer[0]
     cand = lists[first][0]
     sel = None  # positions of `cand` in the first list (None: all of it)
     steps: list[tuple[int, Any, Any]] = []  # (term, which of the chunks then left hold it, their positions)
-    complete = True
     for i in longer[1:]:
         hit, pos = _find(lists[i][0], cand, np)
         if int(np.count_nonzero(hit)) < limit:
-            complete = False
             continue
         steps.append((i, hit, pos))
         cand = cand[hit]
@@ -142,7 +140,7 @@ def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tupl
         for _, later, _ in steps[n + 1:]:
             at = at[later]
         known[i] = at
-    return cand.astype(np.int64), known, complete
+    return cand.astype(np.int64), known
 
 
 #: A lookup of this many chunk ids or more in a list of postings goes through a table by chunk id (a pass
