@@ -125,13 +125,16 @@ def encode(cids: Iterable[int], tfs: Iterable[float]) -> tuple[int, bytes, bytes
 
 
 def decode_np(np: Any, row: Row) -> tuple[Any, Any]:
-    """(chunk ids as int32, frequencies as float64) of a row, with numpy."""
+    """(chunk ids as int32, frequencies) of a row, with numpy. The frequencies are the row's bytes (uint8)
+    when each is a whole number below 256, as nearly always, else float64: either way arithmetic with
+    floats gives the float64 results the stored 4-byte floats give."""
     n, ids, tfs = row
     gaps = np.frombuffer(ids, dtype=np.uint8, count=n).astype(np.int32)
     if len(ids) > n:
         gaps[gaps == _ESC] = np.frombuffer(ids[n:], dtype=np.int32)
-    freq = np.frombuffer(tfs, dtype=np.uint8, count=n).astype(np.float64)
+    freq = np.frombuffer(tfs, dtype=np.uint8, count=n)
     if len(tfs) > n:
+        freq = freq.astype(np.float64)
         freq[freq == _ESC] = np.frombuffer(tfs[n:], dtype=np.float32)
     return np.cumsum(gaps, dtype=np.int32), freq
 
@@ -186,7 +189,8 @@ class TermStore:
 
 
 class Decoded:
-    """A term's decoded postings: chunk ids (int32), frequencies and, once computed, BM25 weights (float64)."""
+    """A term's decoded postings: chunk ids (int32), frequencies (uint8 or float64) and, once computed, BM25
+    weights (float64)."""
 
     __slots__ = ("cids", "tfs", "weights")
 
