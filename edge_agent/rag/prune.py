@@ -4,15 +4,20 @@ The exhaustive scorer (:meth:`Postings._scores_np`) adds every posting of every 
 arrays as long as the index; on a 10,000-file library a frequent word has a posting in most of its
 165,000 chunks, and that costs milliseconds per term. Here:
 
-1. likely winners are scored first (the chunks of the boosted boards and of the rarest terms, up to a
-   few thousand), and their ``limit``-th score is a threshold;
-2. each term's largest weight bounds what it can add to a chunk's score; terms are taken smallest bound
-   first while a chunk holding only those terms stays below the threshold (the non-essential terms);
-3. only chunks holding an essential term are candidates. Their essential terms' weights are summed
-   from those (short) postings; a candidate whose sum plus every non-essential bound, times the best
-   coverage it could reach, stays below the threshold is dropped without looking at the long postings;
-4. the rest are scored exactly, looking each term up by binary search in its postings (ascending chunk
-   ids) instead of walking them.
+1. likely winners are scored first, and their ``limit``-th score is a threshold: the chunks holding the
+   term of every long list (found rarest list first, each list looked up only for the chunks left, so
+   the positions found give their exact scores), the chunks of the boosted boards and every chunk of a
+   short list (a part number). With coverage squared, the best chunks for a question of common words
+   hold all or nearly all of them, so this threshold is mostly the final one;
+2. a chunk not scored yet holds no short list's term and misses a long list's term; each term's largest
+   weight bounds what it can add to a score, so with at most all long lists but one it can reach the
+   threshold only holding enough terms: it is in the shortest of those lists, or holds an essential
+   term (terms taken smallest bound first while a chunk holding only those stays below the threshold);
+3. only chunks of those lists are candidates. Their weights there are summed; a candidate whose sum plus
+   the bounds of the terms not looked up yet, times the best coverage it could reach, stays below the
+   threshold drops out, and the others are looked up in the next list, rarest first;
+4. the rest are scored exactly. A lookup of a few chunk ids is a binary search in the term's postings
+   (ascending chunk ids); of many, a pass writing each posting's position into a table by chunk id.
 
 Scores are computed with the exhaustive scorer's element-wise operations in the same order (term
 weights added in query order, then coverage, then each board's boost), so they are bit for bit the

@@ -6,6 +6,7 @@ import marshal
 import subprocess
 import sys
 import textwrap
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -218,6 +219,26 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
     rag = HardwareRag.load(root, index_dir=tmp_path / "index")
     queries = [rng.sample(words[:120], rng.randint(1, 5)) for _ in range(150)]
     pruned = 0
+    taken: Counter[str] = Counter()  # the branches the comparisons went through
+    find, intersection, union = prune._find, prune._intersection, prune._union
+
+    def counted_find(cids: Any, needles: Any, np: Any) -> Any:
+        taken["table" if len(needles) >= prune.DENSE_LOOKUP * len(cids) else "binary search"] += 1
+        return find(cids, needles, np)
+
+    def counted_intersection(p: Any, lists: Any, limit: int) -> Any:
+        full, known = intersection(p, lists, limit)
+        longer = sum(len(ids) > prune.SEED_CHUNKS for ids, _ in lists)
+        taken["a list passed over" if len(known) < longer else "every list intersected" if longer > 1 else ""] += 1
+        return full, known
+
+    def counted_union(*args: Any) -> Any:
+        taken["candidates beyond the seeds"] += 1
+        return union(*args)
+
+    monkeypatch.setattr(prune, "_find", counted_find)
+    monkeypatch.setattr(prune, "_intersection", counted_intersection)
+    monkeypatch.setattr(prune, "_union", counted_union)
 
     def compare() -> None:
         nonlocal pruned
@@ -239,6 +260,8 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
     assert len(rag._postings.tomb) and rag._postings._delta  # removed and later chunks are both in play
     compare()
     assert pruned > 300  # the pruned path answered most of them
+    assert min(taken[k] for k in ("table", "binary search", "a list passed over", "every list intersected",
+                                  "candidates beyond the seeds")) > 10, taken
     assert np is not None
 
 
