@@ -42,10 +42,10 @@ import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
-from itertools import islice
+from itertools import chain, islice
 
 from edge_agent.pins import PinIndex, name_key
-from edge_agent.rag.text import VOCABULARY, tokens
+from edge_agent.rag.text import VOCABULARY, spellings, tokens
 
 #: Candidates fetched per result asked for, before reranking.
 CANDIDATES_PER_RESULT = 2
@@ -344,8 +344,9 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
            whole_upto: int = WINDOW_FROM) -> str:
     """The lines of a long chunk that hold the question's terms, in document order, within about `limit`
     characters: the best lines first (exact pin, register and number tokens count triple and are matched as
-    whole tokens, so ``1`` does not pick the rows of ``11`` or ``0x10``), each with the
-    line before and after it, and the header rows of the table a picked row belongs to. Skipped stretches
+    whole tokens, so ``1`` does not pick the rows of ``11`` or ``0x10``; a word also in the spellings the
+    vocabulary folds into it, so ``microphone`` picks the ``MIC CLK`` row), each with the line before and
+    after it, and the header rows of the table a picked row belongs to. Skipped stretches
     are marked with an ellipsis line. Text up to `limit` or `whole_upto` characters (or with no line holding
     a term) is returned whole.
     """
@@ -377,8 +378,13 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
                 mark((m.start() + 1 for m in re.finditer(re.escape("\n" + row), low)), 3)
                 if low.startswith(row):
                     mark((0,), 3)
-        elif len(t) > 2:
-            mark(_finds(low, t), 1)
+        else:  # the term as the text may write it: itself and the words the vocabulary folds into it (a
+            # question's "microphone" is the table's "MIC", its "chip select" the "NSS" row)
+            written = [w for w in (t, *spellings(t)) if len(w) > 2]
+            if len(written) == 1:
+                mark(_finds(low, written[0]), 1)
+            elif written:
+                mark(sorted(chain.from_iterable(_finds(low, w) for w in written)), 1)
     if not weights:
         return text
     n = len(lines)

@@ -205,3 +205,14 @@ def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
 def query_terms(text: str) -> list[str]:
     """Distinct normalised query terms in first-seen order."""
     return list(dict.fromkeys(tokens(text)))
+
+
+_SPELLINGS: dict[str, tuple[str, ...]] = {}
+for _spelling, _canonical in _SYNONYMS.items():
+    _SPELLINGS[_canonical] = (*_SPELLINGS.get(_canonical, ()), _spelling)
+
+
+def spellings(term: str) -> tuple[str, ...]:
+    """The single words the vocabulary folds into a normalised term (``mic`` and ``microphone``, ``gnd`` and
+    ``ground``): text searched as written, not tokenised, has to look for each of them."""
+    return _SPELLINGS.get(term, ())

@@ -524,3 +524,16 @@ def test_a_chip_only_one_board_carries_names_that_board_and_stays_a_search_word(
     assert detect("stm32f401 supply range", names) == ["nucleo-f401re"]
     assert content_terms(tokens("rp1 f8 gpio9"), ["rp1"]) == tokens("rp1 f8 gpio9")
     assert content_terms(tokens("pi 5 gpio9"), ["pi 5"]) == tokens("gpio9")
+
+
+def test_the_window_finds_a_word_in_the_spellings_the_vocabulary_folds_into_it() -> None:
+    from edge_agent.rag.query import exact_terms, window
+    from edge_agent.rag.text import spellings
+
+    assert "mic" in spellings("microphone") and spellings("no-such-term") == ()
+    rows = "\n".join(f"| {i} | SD{i} DAT | {'MIC CLK' if i == 25 else 'UART' + str(i % 5) + ' RXD'} |"
+                     for i in range(40))
+    table = f"| GPIO | F0 | F3 |\n| --- | --- | --- |\n{rows}\n"
+    terms = tokens("microphone clock gpio")
+    assert "microphone" in terms
+    assert "| 25 | SD25 DAT | MIC CLK |" in window(table, terms, exact_terms(terms))
