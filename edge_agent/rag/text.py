@@ -25,12 +25,13 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 11
+TOKENIZER_VERSION = 12
 
 _VOLT = re.compile(r"(\d)v(\d)")
-# Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc".
-_INSTANCE = re.compile(r"(i2c|i2s|spi|qspi|uart|usart|lpuart|adc|dac|tim|pwm|can|gpio|gpclk|pcm|sercom|ain|ce|cs|nss)"
-                       r"(\d+)")
+# Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc"; a numbered
+# LED ("LED1 / Green" in a HAT's header table) is an LED.
+_INSTANCE = re.compile(r"(i2c|i2s|spi|qspi|uart|usart|lpuart|adc|dac|tim|pwm|can|gpio|gpclk|pcm|sercom|ain|ce|cs|nss"
+                       r"|led)(\d+)")
 _TOKEN = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
 _NUM_UNIT = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
 

@@ -42,6 +42,31 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert tokens("USB vendor ID") == tokens("usb VID")
 
 
+def test_everyday_names_of_datasheet_terms_meet_them() -> None:
+    """Words a field engineer uses for the terms the datasheets write (found by reading the datasheets)."""
+    assert tokens("TWI") == tokens("I2C") == tokens("IIC")  # Atmel's and the older name of the bus
+    assert tokens("COPI") == tokens("MOSI") and tokens("CIPO") == tokens("MISO")
+    assert tokens("XTAL") == tokens("crystal") and tokens("osc") == tokens("oscillator")
+    assert tokens("three traffic-light LEDs") == tokens("three stoplight LEDs")
+    assert tokens("open collector output") == tokens("open-drain output")
+    assert tokens("solder jumpers") == tokens("solder bridge")
+    assert tokens("brown-outs") == tokens("brownout")
+    assert tokens("PSU") == tokens("power supply")
+    assert tokens("clock chip") == tokens("RTC")
+    assert "builtin" in tokens("built-in LED") and "builtin" in tokens("LED_BUILTIN")
+    assert "led" in tokens("LED1 / Green")  # a numbered LED is an LED
+
+
+def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> None:
+    _write(tmp_path, "traffic-hat.md", "# Traffic HAT\n\nThree traffic-light LEDs and a buzzer.\n\n## Header usage\n\n"
+           "| Component | Pin |\n| --- | --- |\n| LED1 / Green | GPIO22 |\n| LED3 / Red | GPIO24 |\n")
+    _write(tmp_path, "nucleo-f401re.md", "# Nucleo\n\n## LEDs\n\nThe green LED and the red LED: user LED pin, "
+           "green LED pin on the header, red LED pin beside it.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.detect_boards("stoplight board green led pin") == ["traffic-hat"]
+    assert rag.search("stoplight board green led pin")[0].source == "traffic-hat.md"
+
+
 def test_informal_board_and_part_names_are_detected() -> None:
     names = nicknames(["nucleo-f401re", "nucleo-g071rb", "rpi-4b", "rpi-5", "rpi-gpio", "arduino-uno", "bme280",
                        "esp32-devkitc", "fan-shim", "arduino-mega2560"])
