@@ -87,9 +87,12 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         rest = sorted(set(longer) - set(source), key=lambda i: len(lists[i][0]))
         left = sum(bounds[i] for i in rest)
         raise_theta = all(boost >= 1.0 for boost in boards.values())  # a boost never lowers a partial score
+        # coverage by terms held (the most a candidate can hold: `most`), and by terms found
+        reach_cov = np.array([(min(k, most) / nterms) ** COVERAGE_EXPONENT for k in range(len(lists) + 1)])
+        held_cov = np.array([(k / nterms) ** COVERAGE_EXPONENT for k in range(len(lists) + 1)])
         for k in range(len(rest), -1, -1):
-            reach = (part + left) * (np.minimum(held + k, most) / nterms) ** COVERAGE_EXPONENT
-            keep = reach * (1.0 + _SLACK) + _SLACK >= theta
+            # reach * (1 + slack) + slack >= theta, with the slack for float rounding on the threshold's side
+            keep = (part + left) * reach_cov[held + k] >= (theta - _SLACK) / (1.0 + _SLACK)
             if not keep.all():
                 more, part, held = more[keep], part[keep], held[keep]
             if not k or not len(more):
@@ -100,16 +103,22 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
             part = part.copy()
             part[hit] += p.weights_at(terms[i], pos[hit])
             held = held + hit
-            if raise_theta and len(more) + len(raw) > limit:
-                low = np.concatenate([raw, part * (held / nterms) ** COVERAGE_EXPONENT])
-                kth = float(np.partition(low, len(low) - limit)[len(low) - limit])
-                theta = max(theta, kth * (1.0 - _SLACK) - _SLACK)  # the sums' order differs from the exact one
+            if raise_theta:
+                # the limit-th best of the scores known to be reached (seeds', candidates' partial ones), if
+                # above the threshold: only those above it are ranked
+                low = part * held_cov[held]
+                top = np.concatenate([raw[raw > theta], low[low > theta]])
+                if len(top) >= limit:
+                    kth = float(np.partition(top, len(top) - limit)[len(top) - limit])
+                    theta = max(theta, kth * (1.0 - _SLACK) - _SLACK)  # the sums' order differs from the exact one
         if len(more):
             more_raw, more_cnt = _exact(p, more, terms, lists, nterms, boards)
             ids = np.concatenate([seeds, more])
             raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
-    held_any = cnt > 0  # a boosted chunk holding no query term is no result
-    ids, vals = ids[held_any], np.round(raw[held_any], 9)
+    # a boosted chunk holding no query term is no result; the limit-th best raw score is at least the
+    # threshold, and rounding to 9 places moves a score by at most 5e-10, so only those near it are ranked
+    kept = (cnt > 0) & (raw >= theta - 1e-9)
+    ids, vals = ids[kept], np.round(raw[kept], 9)
     if len(ids) > limit:
         cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
         keep = vals >= cutoff
