@@ -248,7 +248,10 @@ class HardwareRag(IndexStore):
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (one with a board file) other than the configured ones and none
         of those ("PA10 on the f401" with a Pi configured)."""
-        own = self._board_boosts(configured)
+        key = ("configured", *configured)  # no key of a search's boosts (those hold two "|")
+        own = self._boost_cache.get(key)
+        if own is None:  # board files do not change while the process runs; the cache is dropped on sync
+            own = self._boost_cache[key] = self._board_boosts(configured)
         tags = {tag for tag, _ in spans}
         return not tags & own.keys() and any(t in _board_file_tags() for t in tags)
 
