@@ -44,11 +44,13 @@ import logging
 import re
 from dataclasses import dataclass
 
+from edge_agent.pins.ranges import pin_ranges
+
 log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 4
+PIN_RULES = 5
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -69,8 +71,9 @@ class AliasEntry:
     source: str
     line: int
     numbering: str = "native"  # "native" (the board's integer convention) or "physical" (header positions)
-    kind: str = "alias"  # "alias" (a pin-alias section), "table" (a pin table) or "function" (a function a pin
-    # can take, from a notes or alternate-function column: the weakest kind, see PinIndex)
+    kind: str = "alias"  # "alias" (a pin-alias section), "table" (a pin table), "prose" (a range set equal to
+    # another in prose, D2-D7 = PD2-PD7), "function" (a function a pin can take, from a notes or
+    # alternate-function column) or "range" (a pin a range in prose names, A0-A15: the weakest, see PinIndex)
     heading: str = ""  # heading of the section or table it comes from
 
 
@@ -141,6 +144,8 @@ def parse_aliases(text: str, source: str, tag: str | None) -> tuple[list[AliasEn
         i = end
     if tag is not None:
         _parse_tables(lines, sections, source, tag, entries, problems)
+        entries.extend(AliasEntry(tag, name, value, source, line, "native", kind)
+                       for line, name, value, kind in pin_ranges(text))
     return entries, problems
 
 

@@ -49,6 +49,9 @@ __all__ = ["Contradiction", "PinIndex"]
 
 _NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
 _TABLES = ("table", "function")
+#: Order in which entries are read: alias lines and tables first, then ranges set equal in prose (D2-D7 =
+#: PD2-PD7), the functions a pin can take, and last the pins a range in prose names (only those nothing else names).
+_WEAK = {"prose": 1, "function": 2, "range": 3}
 
 
 @dataclass(frozen=True)
@@ -199,8 +202,10 @@ class PinIndex:
 
         # a function a pin can take (SPI4 CE0 among a Pi's alternate functions) comes after every name a pin has
         relevant = sorted((e for e in self.entries if e.tag is None or e.tag == board.id or e.tag in tags),
-                          key=lambda e: (e.kind == "function", rank(e), e.source, e.line))
+                          key=lambda e: (_WEAK.get(e.kind, 0), rank(e), e.source, e.line))
         for e in relevant:
+            if e.kind == "range" and name_key(e.alias) in idx.keyed:
+                continue  # a pin a range names (A0 of "A0-A15") that the board already knows
             found = self._value_pin(idx, e)
             if found is None:
                 if e.tag is not None and e.kind == "alias":  # generic files and table rows naming internal
@@ -277,8 +282,10 @@ class PinIndex:
         number, header positions and functions (the 40-pin Pi header: GPIO17 is J8-11 on each of them).
         """
         idx = _BoardNames(tag, None, shared=tuple(owners))
-        for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (e.kind == "function", e.source,
+        for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (_WEAK.get(e.kind, 0), e.source,
                                                                                    e.line)):
+            if e.kind == "range" and name_key(e.alias) in idx.keyed:
+                continue  # a table or alias line already names it (the Mega's A0 is PF0)
             value = e.value
             n = int_value(value)
             pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value

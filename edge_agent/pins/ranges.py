@@ -1,0 +1,84 @@
+"""Pin ranges written in a datasheet's prose and cells: ``A0-A15``, ``D22-D53``, ``P0.00-P0.31``.
+
+A range names every pin in it: the Mega's "16 analog inputs (A0-A15)" says A12 is a pin of the board even
+where no table lists it. A range set equal to another range of the same length maps them pin by pin:
+"D2-D7 = PD2-PD7" (also "are", "is", "map to") makes D3 the port pin PD3.
+
+Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
+(see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
+
+Only ranges whose two ends carry the same prefix are read (``A8-A15``, not ``GPIO32-39``): a number after a
+dash is too often a value range. Found from the dashes that stand before a pin prefix (one scan a file), since
+every file of a large library is read this way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+#: Prefixes of pin names a range may carry, longest first within a family (not IO: "IO0-IO3" are a QSPI bus's
+#: data lines as often as an ESP32's pins).
+_RANGE = re.compile(r"(?<![A-Za-z0-9_.])(GPIO|GP|P[A-L]|P\d\.|D|A)(\d{1,2})[-\u2013]\1(\d{1,2})(?![A-Za-z0-9_])")
+_MAPS_TO = re.compile(r"\s*(?:=|->|are|is|map to|maps to)\s*")
+_MARK = re.compile(r"-[ADGP]")
+#: The longest range read (a port of 32 pins, a Mega's 54 digital pins).
+MAX_SPAN = 64
+
+
+def _names(prefix: str, first: str, last: str) -> list[str] | None:
+    a, b = int(first), int(last)
+    if b <= a or b - a >= MAX_SPAN:
+        return None
+    width = len(first) if first.startswith("0") and len(first) > 1 else 0  # P0.00-P0.31 keeps two digits
+    return [f"{prefix}{i:0{width}d}" if width else f"{prefix}{i}" for i in range(a, b + 1)]
+
+
+def _dashes(text: str) -> Iterator[int]:
+    """Where a dash stands before a pin prefix (or an en dash stands): the places a range can be."""
+    for m in _MARK.finditer(text):  # a pattern with a literal first character: scanned at memchr speed
+        yield m.start()
+    if not text.isascii():
+        at = text.find("\u2013")
+        while at >= 0:
+            yield at
+            at = text.find("\u2013", at + 1)
+
+
+def _found(text: str) -> Iterator[re.Match[str]]:
+    """Every range in `text`, in order, each once."""
+    starts: set[int] = set()
+    for at in _dashes(text):
+        if at > 0 and text[at - 1].isdigit():
+            m = _RANGE.search(text, max(0, at - 8), at + 8)
+            while m is not None and m.end() <= at:
+                m = _RANGE.search(text, m.end(), at + 8)
+            if m is not None and m.start() < at < m.end():
+                starts.add(m.start())
+    for start in sorted(starts):
+        m = _RANGE.match(text, start)
+        if m is not None:
+            yield m
+
+
+def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
+    """(line number, name, value, kind) for each pin a range in `text` names: value = the name itself (kind
+    ``range``), or the pin of the range it is set equal to (kind ``prose``)."""
+    out: list[tuple[int, str, str, str]] = []
+    mapped: set[int] = set()  # starts of ranges read as the right-hand side of a mapping
+    for m in _found(text):
+        if m.start() in mapped:
+            continue
+        names = _names(m.group(1), m.group(2), m.group(3))
+        if names is None:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        sep = _MAPS_TO.match(text, m.end())
+        other = _RANGE.match(text, sep.end()) if sep is not None else None
+        values = _names(other.group(1), other.group(2), other.group(3)) if other is not None else None
+        if other is not None and values is not None and len(values) == len(names):
+            mapped.add(other.start())
+            out.extend((line, n, v, "prose") for n, v in zip(names, values, strict=True))
+        else:
+            out.extend((line, n, n, "range") for n in names)
+    return out

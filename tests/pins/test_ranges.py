@@ -1,0 +1,82 @@
+"""Pin ranges in a datasheet's prose and cells: every pin of "A0-A15" is a pin of the board, and a range set
+equal to another ("D2-D7 = PD2-PD7") maps them pin by pin; tables and alias lines answer first."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from edge_agent.errors import UnknownPinError
+from edge_agent.pins.ranges import pin_ranges
+from edge_agent.rag import pin_index_for
+
+
+def _sheet(root: Path, name: str, body: str) -> Path:
+    (root / name).write_text(body)
+    return root
+
+
+BIG = """# Big board - notes
+
+| Item | Value |
+| --- | --- |
+| Analog inputs | 16 (A0-A15) |
+| Digital pins | D0-D53 |
+
+Pin-change interrupts work on D50-D53 and A8-A15. D2-D7 = PD2-PD7, D8-D13 are PB0-PB5.
+Supply 1.8-3.6 V; addresses 0x40-0x7F; GPIO32-39 are inputs; QSPI IO0-IO3.
+
+## Port mapping
+
+| Arduino | Port |
+| --- | --- |
+| A0 | PF0 |
+| D13 | PB7 |
+"""
+
+
+def test_a_range_names_each_pin_in_it_and_a_mapped_range_maps_pin_by_pin(tmp_path: Path) -> None:
+    index = pin_index_for(_sheet(tmp_path, "big-board.md", BIG))
+    assert index.resolve("big-board", "A15").name == "A15"
+    assert index.resolve("big-board", "A12").name == "A12"
+    assert index.resolve("big-board", "D23").name == "D23"
+    assert index.resolve("big-board", "D3").name == "PD3"
+    assert index.resolve("big-board", "D9").name == "PB1"
+    # a table row answers before a range: A0 is PF0, and D13 is the table's PB7, not the prose's PB5
+    assert index.resolve("big-board", "A0").name == "PF0"
+    assert index.resolve("big-board", "D13").name == "PB7"
+    # value ranges, ranges whose end has no prefix, and IO ranges name no pins
+    for name in ("GPIO35", "IO2", "D54", "A16"):
+        with pytest.raises(UnknownPinError):
+            index.resolve("big-board", name)
+
+
+def test_ranges_are_read_only_where_both_ends_name_pins() -> None:
+    got = pin_ranges("x\nA8-A15 and 1.8-3.6 V, 0x40-0x7F, GPIO32-39, D5-D5, D0-D99, P0.00-P0.03\n")
+    assert [(n, v, k) for _, n, v, k in got if n.startswith("A")] == [(f"A{i}", f"A{i}", "range")
+                                                                       for i in range(8, 16)]
+    assert all(line == 2 for line, *_ in got)
+    assert [n for _, n, _, _ in got if n.startswith("P")] == ["P0.00", "P0.01", "P0.02", "P0.03"]
+    assert not [n for _, n, _, _ in got if n.startswith(("D", "GPIO"))]
+
+
+def test_a_range_on_a_board_with_a_board_file_adds_nothing_false_and_contradicts_nothing(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The Uno's notes say D0-D13, A0-A5 and A0-A5 = PC0-PC5: all agree with the board file."""
+    root = _sheet(tmp_path, "arduino-uno.md", "# Uno\n\nDigital pins D0-D13 and A0-A5 = PC0-PC5; the headers "
+                  "D14-D19 double as A0-A5.\n")
+    with caplog.at_level(logging.WARNING):
+        index = pin_index_for(root)
+        assert index.check(["arduino-uno"]) == []
+        assert index.resolve("arduino-uno", "A3").name == "PC3"
+    assert not [r for r in caplog.records if "arduino-uno.md" in r.getMessage()]
+
+
+def test_pins_check_stays_clean_and_the_mega_range_resolves(shared_corpus: Path) -> None:
+    index = pin_index_for(shared_corpus)
+    assert index.check() == []
+    assert index.resolve("arduino-mega2560", "A15").name == "A15"
+    assert index.resolve("arduino-nano", "D3").name == "PD3"
+    assert index.resolve("arduino-mega2560", "A8").name == "PK0"  # the table's row, not the range
