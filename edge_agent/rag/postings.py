@@ -67,6 +67,9 @@ SPILL_POSTINGS = 1_500_000
 #: Bytes of postings kept decoded (ids and BM25 weights) between queries, for the most recent terms;
 #: the compact rows of many more stay in memory (:data:`edge_agent.rag.codec.KEPT_BYTES`).
 TERM_CACHE_BYTES = 8 * 1024 * 1024
+#: Postings up to which a term's BM25 weights are kept with its decoded postings (8 bytes each); a longer
+#: list's weights are computed where needed, so the budget holds the ids of more terms.
+KEEP_WEIGHTS_UPTO = 2048
 
 
 class _TermIds(dict[str, int]):
@@ -598,12 +601,15 @@ class Postings:
         """A term's chunk ids (as :meth:`term_postings`) and its BM25 weight in each, computed with the
         exhaustive scorer's operations (kept with the decoded postings once computed)."""
         got = self._entry(term)
-        if got.weights is None:
-            got.weights = self.idf_k(term) * got.tfs / (got.tfs + self._np_norm[got.cids])
+        if got.weights is not None:
+            return got.cids, got.weights
+        weights = self.idf_k(term) * got.tfs / (got.tfs + self._np_norm[got.cids])
+        self._bound(term, weights)
+        if len(weights) <= KEEP_WEIGHTS_UPTO:
+            got.weights = weights
             if self._np_terms.get(term) is got:
-                self._np_bytes += got.weights.nbytes
-            self._bound(term, got.weights)
-        return got.cids, got.weights
+                self._np_bytes += weights.nbytes
+        return got.cids, weights
 
     def weights_at(self, term: str, pos: Any) -> Any:
         """The BM25 weights of a term's postings at positions `pos`, each computed as :meth:`term_weights`
