@@ -383,6 +383,7 @@ class Postings:
             self._np_terms: OrderedDict[str, Decoded] = OrderedDict()  # decoded postings, recent first
             self._np_bytes = 0
             self._bounds: dict[str, float] = {}  # each term's largest weight (a float per term: kept longer)
+            self._min_norm: float | None = None
             self._cache_limit = TERM_CACHE_BYTES
             self._npmod = np
 
@@ -641,6 +642,21 @@ class Postings:
                 self.idf_k(term) * entry.tfs / (entry.tfs + self._np_norm[entry.cids]))
             got = self._bound(term, weights)
         return got
+
+    def weight_bound(self, term: str) -> tuple[float, bool]:
+        """An upper bound of what `term` adds to a score, and whether it is :meth:`max_weight` itself: else
+        its largest frequency against the shortest length norm of any chunk (a pass over the frequencies,
+        not over the chunks' norms), a little above it."""
+        got = self._bounds.get(term)
+        if got is not None:
+            return got, True
+        tfs = self._entry(term).tfs
+        if not len(tfs):
+            return 0.0, True
+        if self._min_norm is None:
+            self._min_norm = float(self._np_norm.min())
+        top = float(tfs.max())
+        return self.idf_k(term) * top / (top + self._min_norm) * (1.0 + 1e-12), False
 
     def board_chunks_np(self, board: str) -> Any:
         """Live chunk ids of a board, ascending (cached)."""

@@ -50,7 +50,8 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     np: Any = p._npmod
     live = p._np_live
     lists = [p.term_postings(term) for term in terms]  # (ids, frequencies): weights only where needed
-    bounds = [p.max_weight(term) for term in terms]
+    quick = [p.weight_bound(term) for term in terms]  # exact once a term's weights were computed
+    bounds = [bound for bound, _ in quick]
     boosted = [p.board_chunks_np(board) for board in boards]
     if sum(map(len, boosted)) > BOOSTED_CHUNKS:
         return None
@@ -74,6 +75,10 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     longer = [i for i in range(len(lists)) if len(lists[i][0]) > SEED_CHUNKS]
     most = len(longer) - 1
     source = _candidate_source(lists, bounds, nterms, theta, longer, most)
+    if source and not all(quick[i][1] for i in longer):
+        # candidates by the quick bounds: the lists' largest weights may rule them out, and the race needs them
+        bounds = [p.max_weight(terms[i]) if i in longer else bound for i, bound in enumerate(bounds)]
+        source = _candidate_source(lists, bounds, nterms, theta, longer, most)
     ids = seeds
     if source:
         if sum(len(lists[i][0]) for i in source) > MAX_CANDIDATE_SHARE * p.n:
