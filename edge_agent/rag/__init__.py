@@ -227,7 +227,7 @@ class HardwareRag(IndexStore):
                                 if functions else None,
                                 wants_code=wants_code,
                                 code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
-                                if wants_code else ())
+                                if wants_code else (), pinned=pinned)
             out: list[Chunk] = []
             used = 0  # characters of the results so far
             for score, _rel, _idx, cid in top:

@@ -13,7 +13,8 @@ then, in this order of strength:
 
 1. with a scope, a chunk of another *board* (a board with a board file, or a tag a board file answers
    to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
-   score alone;
+   score alone; when a board the question's chip pin points at has a candidate holding the pin, another
+   board's or part's chunk without the pin ranks after the others (a HAT's analog inputs for ``P0.28 analog``);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
@@ -266,7 +267,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
            has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
            alias_lists: Collection[int] = (), overviews: Collection[int] = (),
            functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
-           wants_code: bool = False, code_tables: Collection[int] = (),
+           wants_code: bool = False, code_tables: Collection[int] = (), pinned: Collection[str] = (),
            ) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
 
@@ -295,9 +296,14 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
             if pins_asked and not pins_asked.isdisjoint(held):
                 holds_pin.add(cid)
                 pin_files.add(rel)
+    # the boards the question's chip pin points at answer with the pin's own row: another board's or part's
+    # chunk that does not hold the pin (a HAT's "analog inputs" for "P0.28 analog channel") comes after it
+    pin_answered = bool(pinned) and any(boards[cid] in pinned for cid in holds_pin)
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
+        if pin_answered and board is not None and board not in pinned and cid not in holds_pin:
+            demoted = True
         if rel in pin_files and cid not in holds_pin:
             score *= WITHOUT_THE_PIN
         if cid in shares:

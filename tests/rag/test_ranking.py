@@ -562,3 +562,17 @@ def test_the_window_finds_a_word_in_the_spellings_the_vocabulary_folds_into_it()
     terms = tokens("microphone clock gpio")
     assert "microphone" in terms
     assert "| 25 | SD25 DAT | MIC CLK |" in window(table, terms, exact_terms(terms))
+
+
+def test_a_chip_pin_row_beats_another_files_chunk_without_the_pin(tmp_path: Path) -> None:
+    """"P0.28 analog channel": the kit's header row naming P0.28 answers, not a HAT's overview of its analog
+    channels, however often that repeats the question's other words."""
+    rows = "".join(f"| A{i} | P0.{i + 2:02d} | AIN{i} |\n" for i in range(6)) + "| A7 | P0.28 | AIN4 |\n"
+    _write(tmp_path, "widget-kit.md", "# Widget kit\n\n## Arduino header\n\n| Arduino | Pin | Notes |\n"
+           "| --- | --- | --- |\n" + rows + "\nDigital pins follow on the other header row, with the buttons, "
+           "the LEDs and the debugger's lines listed in the board's user guide.\n")
+    _write(tmp_path, "sensor-hat.md", "# Sensor HAT\n\nAn add-on with analog inputs: three analog channels, each "
+           "analog channel rated for 24 V, analog channel readings over I2C.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.pin_boards("P0.28 analog channel") == ["widget-kit"]
+    assert rag.search("P0.28 analog channel")[0].source == "widget-kit.md"
