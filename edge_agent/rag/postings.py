@@ -67,8 +67,9 @@ SPILL_POSTINGS = 1_500_000
 #: Bytes of postings kept decoded (ids and BM25 weights) between queries, for the most recent terms;
 #: the compact rows of many more stay in memory (:data:`edge_agent.rag.codec.KEPT_BYTES`).
 TERM_CACHE_BYTES = 8 * 1024 * 1024
-#: Postings up to which a term's BM25 weights are kept with its decoded postings (8 bytes each); a longer
-#: list's weights are computed where needed, so the budget holds the ids of more terms.
+#: Postings up to which a term's BM25 weights are kept with its decoded postings (8 bytes each) in an index
+#: the pruned scorer answers for; a longer list's weights are computed where needed, so the budget holds the
+#: ids of more terms.
 KEEP_WEIGHTS_UPTO = 2048
 
 
@@ -606,7 +607,7 @@ class Postings:
             return got.cids, got.weights
         weights = self.idf_k(term) * got.tfs / (got.tfs + self._np_norm[got.cids])
         self._bound(term, weights)
-        if len(weights) <= KEEP_WEIGHTS_UPTO:
+        if len(weights) <= KEEP_WEIGHTS_UPTO or self.n < PRUNE_FROM_CHUNKS:  # the exhaustive scorer adds them all
             got.weights = weights
             if self._np_terms.get(term) is got:
                 self._np_bytes += weights.nbytes
