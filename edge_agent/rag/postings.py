@@ -685,7 +685,9 @@ class Postings:
         if len(self._np_tomb):
             cnt[self._np_tomb] = 0
         hit = np.flatnonzero(cnt)  # coverage and boosts only where a term was found: the same values
-        raw = acc[hit] * (cnt[hit] / nterms) ** COVERAGE_EXPONENT
+        held = cnt[hit]
+        # coverage by terms held, computed for each count with the same element-wise operations
+        raw = acc[hit] * ((np.arange(len(terms) + 1) / nterms) ** COVERAGE_EXPONENT)[held]
         for board, boost in boards.items():
             got = self._board_mask.get(board)
             if got is None:
@@ -697,9 +699,16 @@ class Postings:
         if len(hit) > 4 * limit + 64:
             # Round only near the top: rounding to 9 places moves a score by at most 5e-10, so every chunk
             # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.
-            floor = np.partition(raw, len(raw) - limit)[len(raw) - limit] - 1e-9
-            near = raw >= floor
-            hit, raw = hit[near], raw[near]
+            # That score is at least the limit-th of the chunks holding the most terms (found first: few).
+            most = raw[held >= held.max() - 1]
+            if len(most) >= limit:
+                floor = np.partition(most, len(most) - limit)[len(most) - limit] - 1e-9
+                near = raw >= floor
+                hit, raw = hit[near], raw[near]
+            if len(hit) > 4 * limit + 64:
+                floor = np.partition(raw, len(raw) - limit)[len(raw) - limit] - 1e-9
+                near = raw >= floor
+                hit, raw = hit[near], raw[near]
         vals = np.round(raw, 9)
         if len(hit) > limit:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
