@@ -227,7 +227,8 @@ class HardwareRag(IndexStore):
                                 if functions else None,
                                 wants_code=wants_code,
                                 code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
-                                if wants_code else (), pinned=pinned)
+                                if wants_code else (), pinned=pinned,
+                                asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
             out: list[Chunk] = []
             used = 0  # characters of the results so far
             for score, _rel, _idx, cid in top:

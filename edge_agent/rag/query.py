@@ -15,6 +15,8 @@ then, in this order of strength:
    to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
    score alone; when a board the question's chip pin points at has a candidate holding the pin, another
    board's or part's chunk without the pin ranks after the others (a HAT's analog inputs for ``P0.28 analog``);
+   and when the question itself names a board, a part or add-on board it does not name counts less
+   (:data:`UNASKED`);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
@@ -82,6 +84,9 @@ CODE_TABLE = 2.0
 CODE_WORDS = frozenset({"bit", "register", "flag", "command", "field", "mask"})
 _CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
 _HEAD_WORD = re.compile(r"[a-z0-9]+")
+#: Score multiplier of a part's or add-on board's chunk when the question names a board and not that part: "zero 2 w
+#: power supply rating" is about the board's supply, not a sensor's supply pins that repeat the words.
+UNASKED = 0.3
 _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
@@ -268,12 +273,13 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
            alias_lists: Collection[int] = (), overviews: Collection[int] = (),
            functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
            wants_code: bool = False, code_tables: Collection[int] = (), pinned: Collection[str] = (),
-           ) -> list[tuple[float, str, int, int]]:
+           asked: bool = False) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
 
     `functions` are the buses and functions the question names, `sections_about` the ones each candidate's
     heading names; `wants_code` tells whether the question asks for a bit, register, flag or command,
-    `code_tables` which candidates are register or command tables."""
+    `code_tables` which candidates are register or command tables; `pinned` are the boards the question's
+    chip pin points at, `asked` whether the question itself names a board."""
     scored: list[tuple[float, str, int, int, bool]] = []
     any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
     files = Counter(rel for _, rel, _, _ in candidates)
@@ -304,6 +310,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
         if pin_answered and board is not None and board not in pinned and cid not in holds_pin:
             demoted = True
+        if asked and board is not None and board not in scoped:
+            score *= UNASKED
         if rel in pin_files and cid not in holds_pin:
             score *= WITHOUT_THE_PIN
         if cid in shares:

@@ -576,3 +576,20 @@ def test_a_chip_pin_row_beats_another_files_chunk_without_the_pin(tmp_path: Path
     rag = HardwareRag.load(tmp_path)
     assert rag.pin_boards("P0.28 analog channel") == ["widget-kit"]
     assert rag.search("P0.28 analog channel")[0].source == "widget-kit.md"
+
+
+def test_a_question_naming_a_board_prefers_it_to_parts_it_does_not_name(tmp_path: Path) -> None:
+    """"zero 2 w power supply rating" is about the board's supply, not a sensor's supply pins."""
+    _write(tmp_path, "rpi-zero-2w.md", "# Zero 2 W notes\n\n## LED and power\n\nThe ACT LED is GPIO29. Power "
+           "through the micro-USB port: a 5 V 2.5 A supply; the second port is data.\n")
+    _write(tmp_path, "sensor.md", "# Sensor\n\n## Supply pins\n\n| Signal | Use |\n| --- | --- |\n"
+           "| VDD | core supply, main power supply |\n| VDDIO | I/O supply, power for the pins |\n"
+           "| VBAT | backup power supply |\n| GND | ground |\n")
+    for i in range(4):
+        _write(tmp_path, f"other{i}.md", f"# Other {i}\n\nNotes about timers, registers and the bus {i}.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("zero 2 w power supply rating", ("rpi-zero-2w",))[0].source == "rpi-zero-2w.md"
+    # a question naming no board lets the part's rows compete on score alone
+    assert rag.search("power supply rating")[0].source == "sensor.md"
+    # nor does naming a board hold back a part the question names beside it
+    assert rag.search("sensor power supply on the zero 2 w")[0].source == "sensor.md"
