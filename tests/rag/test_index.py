@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -371,6 +372,11 @@ def test_a_build_that_spills_postings_to_disk_ranks_like_one_that_does_not(
     spilled = HardwareRag.load(small, index_dir=state)
     monkeypatch.setattr(postings, "_np", None)  # the base install groups the runs without numpy
     pure = HardwareRag.load(small, index_dir=state / "pure")
+
+    def rows(rag: HardwareRag) -> list[Any]:
+        return rag._conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall()
+
+    assert rows(spilled) == rows(whole) == rows(pure)  # runs joined term by term: the rows of one run
     for q in ("register part 3", "LED PA5", "chip id 0xD0"):
         want = [(c.source, c.heading, round(c.score, 6)) for c in whole.search(q)]
         assert [(c.source, c.heading, round(c.score, 6)) for c in spilled.search(q)] == want
