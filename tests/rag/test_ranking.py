@@ -55,6 +55,11 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("clock chip") == tokens("RTC")
     assert "builtin" in tokens("built-in LED") and "builtin" in tokens("LED_BUILTIN")
     assert "led" in tokens("LED1 / Green")  # a numbered LED is an LED
+    assert tokens("INT pin") == tokens("interrupt pin") and tokens("earth") == tokens("GND")
+    assert tokens("piezo beeper") == tokens("buzzer buzzer") and tokens("amperage") == tokens("current")
+    assert tokens("H-bridge") == tokens("motor driver") and tokens("square-wave output") == tokens("SQW output")
+    assert tokens("logic level converter") == tokens("level shifter") == tokens("level-shift")
+    assert tokens("low-pass filter") == tokens("DLPF") and tokens("multiplexer") == tokens("mux")
 
 
 def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> None:
