@@ -81,7 +81,7 @@ class HardwareRag(IndexStore):
         self._alias_entries: list[AliasEntry] | None = None
         self._pin_index: PinIndex | None = None
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
-        self._nicknames: dict[str, set[str]] | None = None
+        self._nicknames: dict[str, str] | None = None
         self._tag_term_cache: frozenset[str] | None = None
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}

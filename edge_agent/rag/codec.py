@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import accumulate, compress
 from operator import eq
 from typing import Any
@@ -32,6 +32,9 @@ Row = tuple[int, bytes, bytes]
 #: Bytes of compact postings rows kept in memory between queries (frequent terms stay, rare ones are read
 #: again from the database): at about 2 bytes a posting, the terms of a few thousand questions.
 KEPT_BYTES = 16 * 1024 * 1024
+
+#: Terms whose document frequency is remembered after their rows are let go (about 100 bytes each).
+FREQUENCIES_KEPT = 20_000
 
 _ESC = 0  # the byte marking a value written in full after the bytes
 
@@ -186,6 +189,25 @@ class TermStore:
     @property
     def kept_bytes(self) -> int:
         return self._bytes
+
+
+class Frequencies(dict[str, int]):
+    """term -> chunks holding it, read on first use: the count of the term's stored row (read with the row,
+    which scoring then finds kept) plus `adjust`'s entry for it (chunks indexed since the rows were written
+    less those of theirs removed since). Remembers up to FREQUENCIES_KEPT terms; ``freq[term]`` is a
+    C-level lookup for those."""
+
+    def __init__(self, store: TermStore, adjust: Mapping[str, int]) -> None:
+        super().__init__()
+        self._store = store
+        self._adjust = adjust
+
+    def __missing__(self, term: str) -> int:
+        row = self._store.get(term)
+        if len(self) >= FREQUENCIES_KEPT:  # bounded: a long-running daemon sees many distinct terms
+            self.clear()
+        n = self[term] = (row[0] if row is not None else 0) + self._adjust.get(term, 0)
+        return n
 
 
 class Decoded:

@@ -22,12 +22,12 @@ import math
 import sqlite3
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import add, countOf, ge, gt, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.rag.codec import Decoded, TermStore, decode_np, decode_py, encode_rows
+from edge_agent.rag.codec import Decoded, Frequencies, TermStore, decode_np, decode_py, encode_rows
 
 if TYPE_CHECKING:
     from edge_agent.rag.parse import ParsedFile
@@ -352,16 +352,16 @@ class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
     def __init__(self, base: TermStore, base_ids: bytearray, delta: dict[int, dict[str, float]], live: ChunkTable,
-                 df: Counter[str], tomb: set[int] | None = None) -> None:
-        """`base_ids`: the chunks the stored postings cover (see :func:`id_mask`); `tomb`: those of them no
-        longer live, when the caller knows them already."""
+                 df_adjust: Mapping[str, int], tomb: set[int] | None = None) -> None:
+        """`base_ids`: the chunks the stored postings cover (see :func:`id_mask`); `df_adjust`: see
+        :class:`Frequencies`; `tomb`: those no longer live, when the caller knows them already."""
         self._base = base
         self._w_cache: dict[str, tuple[dict[int, float], float]] = {}
         self._w_cached = 0
         self.meta = live  # cid -> (rel, idx, board, dl)
         self.tomb = set(mask_diff(base_ids, bytearray(map(ge, live.arrays()[0], repeat(0))))) if tomb is None \
             else tomb
-        self.df = df
+        self.df = Frequencies(base, df_adjust)  # chunks holding each term, read with its row
         self.n = len(live)
         self._delta: dict[str, list[tuple[int, float]]] = {}
         for cid, tfs in delta.items():
@@ -431,7 +431,7 @@ class Postings:
 
     def top(self, terms: list[str], boosts: dict[str, float], limit: int) -> list[tuple[float, str, int, int]]:
         """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
-        live_terms = [t for t in terms if self.df.get(t, 0) > 0]
+        live_terms = [t for t in terms if self.df[t] > 0]
         if not live_terms or limit <= 0:
             return []
         boards = {b: f for b, f in boosts.items() if f != 1.0}
@@ -450,7 +450,7 @@ class Postings:
 
     def has(self, term: str, cid: int) -> bool:
         """Whether chunk `cid` holds `term`."""
-        if self.df.get(term, 0) <= 0:
+        if self.df[term] <= 0:
             return False
         if self._np_norm is not None:  # binary search in the term's chunk ids (ascending, delta included)
             ids = self.term_postings(term)[0]

@@ -105,14 +105,17 @@ def _norm_text(text: str) -> str:
     return " ".join(_WORD.findall(text.lower().replace("_", " ")))
 
 
-def nicknames(tags: Iterable[str]) -> dict[str, set[str]]:
-    """Informal name -> datasheet tags it may mean, for the tags present in an index."""
-    names: dict[str, set[str]] = {}
+def nicknames(tags: Iterable[str]) -> dict[str, str]:
+    """Informal name -> the datasheet tag it means, for the tags present in an index; "" for a name that
+    fits several tags. (A tag string per name, not a set: a library of 10,000 part files has 20,000 names.)"""
+    names: dict[str, str] = {}
 
     def add(name: str, tag: str) -> None:
         key = _norm_text(name)
         if key:
-            names.setdefault(key, set()).add(tag)
+            got = names.setdefault(key, tag)
+            if got and got != tag:
+                names[key] = ""
 
     for tag in tags:
         parts = [p for p in re.split(r"[-_ ]+", tag) if p]
@@ -133,7 +136,7 @@ def nicknames(tags: Iterable[str]) -> dict[str, set[str]]:
     return names
 
 
-def detect(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[str]:
+def detect(query: str, names: dict[str, str], max_words: int = 4) -> list[str]:
     """Tags a question names (longest names first; a name fitting several tags is skipped)."""
     found: list[str] = []
     for tag, _name in mentions(query, names, max_words):
@@ -142,7 +145,7 @@ def detect(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[s
     return found
 
 
-def mentions(query: str, names: dict[str, set[str]], max_words: int = 4) -> list[tuple[str, str]]:
+def mentions(query: str, names: dict[str, str], max_words: int = 4) -> list[tuple[str, str]]:
     """(tag, the words naming it) for each board or part name in a question, longest names first; a name
     fitting several tags is skipped."""
     words = _norm_text(query).split()
@@ -153,9 +156,9 @@ def mentions(query: str, names: dict[str, set[str]], max_words: int = 4) -> list
             if any(used[i:i + n]):
                 continue
             name = " ".join(words[i:i + n])
-            tags = names.get(name)
-            if tags and len(tags) == 1:
-                found.append((next(iter(tags)), name))
+            tag = names.get(name)
+            if tag:
+                found.append((tag, name))
                 for j in range(i, i + n):
                     used[j] = True
     return found

@@ -41,7 +41,7 @@ from edge_agent.rag.shards import ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
 
-_SCHEMA = 5  # 5: postings rows in the compact format (edge_agent.rag.codec)
+_SCHEMA = 6  # 5: postings rows in the compact format (edge_agent.rag.codec); 6: document frequencies from them
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 _DDL = """
@@ -107,7 +107,10 @@ class IndexStore:
         self._conn = conn
         self._lock = threading.RLock()
         self._problems: list[Problem] = []
-        self._df: Counter[str] = Counter()  # chunks containing each term, kept in step with the index
+        # A term's document frequency is its stored postings row's count plus this: +1 for each chunk holding
+        # it indexed since the rows were written, -1 for each chunk of theirs removed since (only the terms of
+        # changed files are here; the 70,000 terms of a large library are not held in memory)
+        self._df_adjust: Counter[str] = Counter()
         self._postings = Postings(TermStore(None), bytearray(), {}, ChunkTable(), Counter())
         self._fresh: dict[int, dict[str, float]] = {}  # postings of chunks indexed in this pass
         self._next_id = 1
@@ -190,11 +193,10 @@ class IndexStore:
                 self._meta = self._base_ids = None
                 if self._conn.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None:
                     self._meta = ChunkTable()  # nothing indexed yet: the build fills it, nothing is read back
-            # the document frequencies this process holds are current unless another process wrote since
-            row = self._conn.execute("SELECT 1 FROM meta WHERE key = 'df'").fetchone()
+            # the frequency adjustments this process holds are current unless another process wrote since
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'df_adjust'").fetchone()
             if not ours:
-                df = self._conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()
-                self._df = Counter(marshal.loads(df[0])) if df else Counter()
+                self._df_adjust = Counter(marshal.loads(row[0])) if row else Counter()
             has_snapshot = self._conn.execute("SELECT 1 FROM meta WHERE key = 'snapshot_ids'").fetchone()
             # A cold build streams postings straight into the postings table instead of keeping per-chunk dicts.
             self._builder = None if has_snapshot else SnapshotBuilder(self._conn)
@@ -211,15 +213,13 @@ class IndexStore:
                                         max_file_bytes)
                     with closing(parsed):
                         self._store_all(files, known, parsed, problems, stats, progress)
-                if self._builder is not None:  # one posting per chunk and term: the df of each term
+                if self._builder is not None:  # one posting per chunk and term: its rows count the df of each term
                     self._builder.write(self._conn)
-                    self._df.update(self._builder.df)
                     self._base_ids = id_mask(self._builder.ids)
                     self._builder = None
                 changed = bool(stats["indexed"] or stats["removed"] or row is None)
-                if changed:  # (a removal drops the terms it leaves in no chunk)
-                    self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df', ?)",
-                                       (marshal.dumps(dict(self._df)),))
+                if changed:  # (a term whose frequency is its row's count again is dropped)
+                    self._write_df_adjust()
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('next_id', ?)", (self._next_id,))
                     self._seen_gen = (int(gen[0]) if gen else 0) + 1
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('index_gen', ?)", (self._seen_gen,))
@@ -240,6 +240,9 @@ class IndexStore:
         if stats["indexed"] >= TRIM_FROM_FILES:
             _text.forget_spellings()
             forget_tables()
+            give_back_memory()
+        elif not ours and stats["files"] >= TRIM_FROM_FILES:
+            # opening a large index read every file's stat row and walked the directory: that heap is free now
             give_back_memory()
         self.stats = stats
         if only is None:
@@ -280,7 +283,7 @@ class IndexStore:
                 build.close()
                 return None
             first = self._next_id
-            df, _count = build.join_into(self._conn, first)
+            build.join_into(self._conn, first)  # its rows count each term's chunks: the df needs no adjusting
         except BaseException:
             build.close()
             raise
@@ -302,7 +305,6 @@ class IndexStore:
         self._next_id = at
         ids = array("i", range(first, at))
         self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (ids.tobytes(),))
-        self._df.update(df)
         self._base_ids = id_mask(ids)
         self._builder = None
         if progress:
@@ -338,6 +340,10 @@ class IndexStore:
                     return p.relative_to(root).as_posix()
         raise DatasheetError(f"{path} is not under the datasheet directory {self.root}; pass a path inside it")
 
+    def _write_df_adjust(self) -> None:
+        self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('df_adjust', ?)",
+                           (marshal.dumps(dict(self._df_adjust)),))
+
     def _live_meta(self) -> ChunkTable:
         """(source, position, board, weighted length) of every live chunk: read once, then kept in step."""
         if self._meta is None:
@@ -364,6 +370,8 @@ class IndexStore:
             builder.write(self._conn)
             base_ids = self._base_ids = id_mask(builder.ids)
             new_ids, tomb = [], []
+            self._df_adjust = Counter()  # the rows now count every live chunk
+            self._write_df_adjust()
             del builder
         fresh = self._fresh
         delta: dict[int, dict[str, float]] = {}
@@ -374,7 +382,7 @@ class IndexStore:
                 r = self._conn.execute("SELECT rel, heading, text, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
                 delta[cid] = _stored_tf(*r)
         self._fresh = {}
-        return Postings(TermStore(self._conn), base_ids, delta, live, self._df, set(tomb))
+        return Postings(TermStore(self._conn), base_ids, delta, live, self._df_adjust, set(tomb))
 
     @staticmethod
     def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
@@ -392,14 +400,14 @@ class IndexStore:
         return out
 
     def _delete(self, rel: str) -> None:
-        df = self._df
+        adjust = self._df_adjust
         for cid, heading, body, tf in self._conn.execute(
                 "SELECT id, heading, text, tf FROM chunks WHERE rel = ?", (rel,)).fetchall():
             terms = _stored_tf(rel, heading, body, tf).keys()
-            df.subtract(terms)
+            adjust.subtract(terms)
             for t in terms:
-                if df[t] <= 0:
-                    del df[t]
+                if not adjust[t]:
+                    del adjust[t]
             if self._meta is not None:
                 self._meta.pop(cid, None)
         self._conn.execute("DELETE FROM chunks WHERE rel = ?", (rel,))
@@ -430,7 +438,7 @@ class IndexStore:
         else:
             tf_blobs = []
             for k, tfd in enumerate(pf.chunk_tfs()):
-                self._df.update(tfd.keys())
+                self._df_adjust.update(tfd.keys())
                 self._fresh[first + k] = tfd
                 tf_blobs.append(marshal.dumps(tfd))
         if self._meta is not None:
@@ -447,9 +455,17 @@ class IndexStore:
         return False
 
     def close(self) -> None:
-        """Close the index database."""
+        """Close the index database and let go of what was held in memory for it (for a large library the
+        freed heap goes back to the system: a daemon that reopens its index does not keep two)."""
         with self._lock:
             self._conn.close()
+            large = self.stats.get("files", 0) >= TRIM_FROM_FILES
+            self._postings = Postings(TermStore(None), bytearray(), {}, ChunkTable(), Counter())
+            self._meta = self._base_ids = None
+            self._fresh = {}
+            self._after_sync()
+        if large:
+            give_back_memory()
 
     def __len__(self) -> int:
         with self._lock:

@@ -43,15 +43,17 @@ def _state(rag: HardwareRag) -> tuple[Any, ...]:
 
 
 def _rows(rag: HardwareRag) -> tuple[Any, ...]:
-    """Every stored row that describes the index (chunks, files, postings, document frequencies, snapshot)."""
+    """Every stored row that describes the index (chunks, files, postings and their counts, document
+    frequency adjustments, snapshot)."""
     conn = rag._conn
     return (conn.execute("SELECT id, rel, idx, board, heading, text, dl, tf FROM chunks ORDER BY id").fetchall(),
             conn.execute("SELECT rel, board, kind, size, sha256, problems, aliases, nchunks FROM files "
                          "ORDER BY rel").fetchall(),
             conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall(),
-            conn.execute("SELECT key, value FROM meta WHERE key NOT IN ('index_gen', 'df') ORDER BY key").fetchall(),
+            conn.execute("SELECT key, value FROM meta WHERE key NOT IN ('index_gen', 'df_adjust') "
+                         "ORDER BY key").fetchall(),
             # (marshal writes equal dicts as different bytes when their objects are shared differently)
-            sorted(marshal.loads(conn.execute("SELECT value FROM meta WHERE key = 'df'").fetchone()[0]).items()),
+            sorted(marshal.loads(conn.execute("SELECT value FROM meta WHERE key = 'df_adjust'").fetchone()[0]).items()),
             conn.execute("SELECT name FROM sqlite_master WHERE type = 'index' ORDER BY name").fetchall())
 
 
@@ -244,7 +246,7 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
         nonlocal pruned
         p = rag._postings
         for n, q in enumerate(queries):
-            terms = [t for t in q if p.df.get(t, 0) > 0]
+            terms = [t for t in q if p.df[t] > 0]
             boards = {f"part-{n % 60:02d}": 1.5} if n % 3 else {}
             for limit in (1, 10, 25):
                 want = sorted(p._scores_np(terms, len(q), boards, limit))
@@ -281,7 +283,7 @@ def test_a_built_index_commits_refreshes_through_the_write_ahead_log(tmp_path: P
     assert again.search("watchdog erratum")[0].source == "vendor0/part3.md"
 
 
-def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
+def test_a_large_build_opening_or_closing_hands_its_freed_heap_back_and_a_small_refresh_does_not(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from edge_agent.rag import store, text
 
@@ -297,6 +299,11 @@ def test_a_large_build_hands_its_freed_heap_back_and_a_small_refresh_does_not(
     assert rag.refresh()["indexed"] == 1
     assert calls == [1]
     assert rag.search("watchdog erratum")[0].source == "vendor0/part3.md"
+    rag.close()  # what the closed index held goes back too
+    assert calls == [1, 1] and not rag._postings.n and rag._meta is None
+    again = HardwareRag.load(root, index_dir=tmp_path / "index")  # opening read every file's stat row
+    assert again.stats["indexed"] == 0 and calls == [1, 1, 1]
+    assert again.search("watchdog erratum")[0].source == "vendor0/part3.md"
 
 
 def test_a_parsed_file_carries_for_each_chunk_what_counting_the_chunk_alone_gives(tmp_path: Path) -> None:

@@ -355,6 +355,26 @@ def test_refresh_updates_a_loaded_index_in_place_like_a_cold_build(
             (c.source, round(c.score, 6)) for c in cold.search(q)]
 
 
+def test_document_frequencies_after_changes_are_a_cold_builds_in_this_and_a_new_process(
+        small: Path, state: Path) -> None:
+    # Each term's frequency is its stored row's count adjusted for the chunks indexed and removed since the
+    # rows were written; the adjustment is stored with the index, so another process reads the same counts.
+    rag = HardwareRag.load(small, index_dir=state)
+    _write(small, "part3.md", "# Part 3\n## Errata\nreset timer erratum, register map revision C\n")
+    _write(small, "part9.md", "# Part 9\n## Misc\nregister map of part 9 with a watchdog\n")
+    (small / "part5.md").unlink()
+    rag.refresh()
+    assert rag._postings.tomb and rag._postings._delta  # chunks removed and added since the rows were written
+    reopened = HardwareRag.load(small, index_dir=state)
+    cold = HardwareRag.load(small)
+    words = {t for c in (*cold.search("register map part erratum watchdog timer", limit=20),
+                         *cold.search("LED PA5 chip id address resistor", limit=20))
+             for t in tokens(f"{c.heading} {c.text}")} | {"revision", "part5", "nonexistent"}
+    for term in sorted(words):
+        assert rag._postings.df[term] == reopened._postings.df[term] == cold._postings.df[term], term
+    assert cold._postings.df["watchdog"] == 1 and cold._postings.df["nonexistent"] == 0
+
+
 def test_refresh_sees_what_another_process_wrote_to_the_same_index(small: Path, state: Path) -> None:
     daemon = HardwareRag.load(small, index_dir=state)
     _write(small, "part4.md", "# Part 4\n## Errata\nbrown-out detector erratum\n")
