@@ -60,6 +60,8 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("H-bridge") == tokens("motor driver") and tokens("square-wave output") == tokens("SQW output")
     assert tokens("logic level converter") == tokens("level shifter") == tokens("level-shift")
     assert tokens("low-pass filter") == tokens("DLPF") and tokens("multiplexer") == tokens("mux")
+    assert tokens("strapping pins") == tokens("strap pin") == tokens("strapped pins")  # ESP32 boot straps
+    assert tokens("screen") == tokens("display")
 
 
 def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> None:
