@@ -168,16 +168,17 @@ DENSE_LOOKUP = 1 / 8
 
 
 def _find(cids: Any, needles: Any, np: Any) -> tuple[Any, Any]:
-    """(whether each of `needles` is in the ascending ids `cids`, its position there where it is). Few
-    needles: a binary search each; many: each id's position written into a table by chunk id, read back at
-    the needles (the table is not cleared: a stale entry points at another id, which the check rejects)."""
+    """(whether each of the ascending `needles` is in the ascending ids `cids`, its position there where it
+    is). Few needles: a binary search each; many: each id's position written into a table by chunk id, read
+    back at the needles (the table is not cleared: a stale entry points at another id, which the check
+    rejects)."""
     n = len(cids)
-    if not n:
+    if not n or not len(needles):
         return np.zeros(len(needles), dtype=bool), np.zeros(len(needles), dtype=np.intp)
     if len(needles) < DENSE_LOOKUP * n:
-        pos = np.searchsorted(cids, needles.astype(cids.dtype, copy=False))  # else it converts all of `cids`
+        pos = cids.searchsorted(needles.astype(cids.dtype, copy=False))  # else it converts all of `cids`
     else:
-        table = np.empty(max(int(cids[-1]), int(needles.max())) + 1, dtype=np.uint32)
+        table = np.empty(max(int(cids[-1]), int(needles[-1])) + 1, dtype=np.uint32)
         table[cids] = np.arange(n, dtype=np.uint32)
         pos = table[needles]
     np.minimum(pos, n - 1, out=pos)
