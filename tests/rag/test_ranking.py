@@ -62,6 +62,9 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("low-pass filter") == tokens("DLPF") and tokens("multiplexer") == tokens("mux")
     assert tokens("strapping pins") == tokens("strap pin") == tokens("strapped pins")  # ESP32 boot straps
     assert tokens("screen") == tokens("display")
+    # the mode that takes new firmware: ESP32 download mode, flash mode, DFU mode, programming mode
+    assert tokens("flash mode") == tokens("download mode") == tokens("DFU mode") == tokens("bootloader mode")
+    assert "flash" in tokens("flash memory size")  # flash on its own is the memory
 
 
 def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> None:
