@@ -105,6 +105,7 @@ def _phrase_pattern(phrases: list[str]) -> str:
 
 
 _PHRASE = re.compile(_phrase_pattern(list(_PHRASES))) if _PHRASES else None
+_PHRASE_HINT = re.compile("|".join(map(re.escape, _PHRASE_HINTS))) if _PHRASES else None
 
 
 def _phrase(m: re.Match[str]) -> str:
@@ -197,7 +198,7 @@ def _expand(raw: str) -> tuple[str, ...]:
         out = [raw]
         for part in raw.split("_"):
             if part and part not in _STOP and (len(part) > 1 or part.isdigit()):
-                out.extend(_expand(part))
+                out.extend(_memo[part])  # parts repeat across compounds (CTRL_MEAS, CTRL_HUM): memoised too
         return tuple(out)
     if raw in _STOP or (len(raw) == 1 and not raw.isdigit() and raw != "v"):
         return ()
@@ -210,7 +211,9 @@ def spelling_hints(text: str) -> tuple[bool, bool]:
     """Whether `text` may hold a vocabulary phrase and a multi-word spelling (a cheap pre-check: a document
     without either lets :func:`tokens` skip looking for them in each of its pieces)."""
     t = text.lower()
-    return _PHRASE is not None and any(h in t for h in _PHRASE_HINTS), any(h in t for h in _MULTI_HINTS)
+    # one search for every phrase's first word (a scan of the document per word costs more when few are
+    # present); one scan per multi-word spelling, which are fewer and usually absent
+    return _PHRASE_HINT is not None and _PHRASE_HINT.search(t) is not None, any(h in t for h in _MULTI_HINTS)
 
 
 def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
