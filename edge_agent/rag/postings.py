@@ -22,11 +22,12 @@ import math
 import sqlite3
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from itertools import compress, repeat
-from operator import add, ge, gt, itemgetter, mul, truediv
+from operator import add, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
 
+from edge_agent.rag.chunktable import ChunkTable, mask_diff
 from edge_agent.rag.codec import Decoded, Frequencies, TermStore, decode_np, decode_py, encode_rows
 
 if TYPE_CHECKING:
@@ -38,7 +39,6 @@ COVERAGE_EXPONENT = 2.0
 WEIGHT_CACHE_POSTINGS = 500_000  # pure-Python path: weights kept as dicts for recent query terms
 SEED_CHUNKS = 64  # pure-Python path: chunks scored first to set the pruning threshold
 FULL_SEED_CHUNKS = 256  # pure-Python path: chunks holding every query term are all seeded up to this many
-ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
 
 #: numpy (optional, from the `ml` extra) is used only for indexes this large: below it pure Python is
 #: fast enough and importing numpy would cost the runtime ~100 ms and ~25 MB for nothing.
@@ -212,142 +212,6 @@ class SnapshotBuilder:
         self._terms = _TermIds()
 
 
-def stored_ids(conn: sqlite3.Connection) -> bytearray | None:
-    """Which chunk ids the stored postings cover (byte `cid` is 1), or None when none were written yet."""
-    row = conn.execute("SELECT value FROM meta WHERE key = 'snapshot_ids'").fetchone()
-    if row is None:
-        return None
-    ids = array("i")
-    ids.frombytes(row[0])
-    return id_mask(ids)
-
-
-def id_mask(ids: Iterable[int]) -> bytearray:
-    """A byte per chunk id up to the largest of `ids`: 1 for the ids given (a set of 165,000 ids as a
-    Python set costs 13 MB; this costs 165 kB)."""
-    ids = list(ids)
-    mask = bytearray(max(ids, default=-1) + 1)
-    for cid in ids:
-        mask[cid] = 1
-    return mask
-
-
-def mask_diff(a: bytearray | array[int], b: bytearray) -> list[int]:
-    """Ids set in `a` (a mask, or ChunkTable file numbers where >= 0 is set) and not in mask `b`, ascending."""
-    if isinstance(a, array):
-        flags = bytearray(map(ge, a, repeat(0)))
-    else:
-        flags = a
-    n = len(flags)
-    other = b[:n] if len(b) >= n else b + bytearray(n - len(b))
-    return list(compress(range(n), map(gt, flags, other)))
-
-
-class ChunkTable:
-    """Chunk id -> (source path, position, board, weighted length) of the live chunks, held as four arrays
-    indexed by chunk id (16 bytes a chunk) instead of a dict of tuples (about 270 bytes a chunk): the
-    resident part of a 10,000-file index. Reads like a mapping; ``None`` boards are generic files."""
-
-    def __init__(self) -> None:
-        self._file = array("i")  # file number, -1 where no live chunk has that id
-        self._idx = array("i")
-        self._board = array("i")
-        self._dl = array("d")
-        self._files: list[str] = []
-        self._file_no: dict[str, int] = {}
-        self._boards: list[str | None] = [None]
-        self._board_no: dict[str | None, int] = {None: 0}
-        self._board_live: Counter[int] = Counter()  # live chunks per board number
-        self._n = 0
-
-    def __setitem__(self, cid: int, meta: ChunkMeta) -> None:
-        rel, idx, board, dl = meta
-        if cid >= len(self._file):
-            grow = cid + 1 - len(self._file)
-            self._file.extend(repeat(-1, grow))
-            self._idx.extend(repeat(0, grow))
-            self._board.extend(repeat(0, grow))
-            self._dl.extend(repeat(0.0, grow))
-        if self._file[cid] < 0:
-            self._n += 1
-        else:
-            self._board_live[self._board[cid]] -= 1
-        f, bn = self._numbers(rel, board)
-        self._file[cid], self._idx[cid], self._board[cid], self._dl[cid] = f, idx, bn, dl
-        self._board_live[bn] += 1
-
-    def _numbers(self, rel: str, board: str | None) -> tuple[int, int]:
-        """The numbers the table stores for a file and a board, given out on first sight."""
-        f = self._file_no.get(rel)
-        if f is None:
-            f = self._file_no[rel] = len(self._files)
-            self._files.append(rel)
-        bn = self._board_no.get(board)
-        if bn is None:
-            bn = self._board_no[board] = len(self._boards)
-            self._boards.append(board)
-        return f, bn
-
-    def add_file(self, first: int, rel: str, board: str | None, dls: list[float]) -> None:
-        """The chunks of one file, ids `first` onwards (each id new to the table, as ids are never reused):
-        the arrays grow by the file's chunks at once instead of a chunk at a time."""
-        n = len(dls)
-        if first < len(self._file):  # an id the table has seen: one at a time, keeping the counts right
-            for i, dl in enumerate(dls):
-                self[first + i] = (rel, i, board, dl)
-            return
-        f, bn = self._numbers(rel, board)
-        gap = first - len(self._file)  # ids of chunks removed before this table was filled
-        self._file.extend(repeat(-1, gap))
-        self._idx.extend(repeat(0, gap))
-        self._board.extend(repeat(0, gap))
-        self._dl.extend(repeat(0.0, gap))
-        self._file.extend(repeat(f, n))
-        self._idx.extend(range(n))
-        self._board.extend(repeat(bn, n))
-        self._dl.extend(dls)
-        self._n += n
-        self._board_live[bn] += n
-
-    def __getitem__(self, cid: int) -> ChunkMeta:
-        if not 0 <= cid < len(self._file) or self._file[cid] < 0:
-            raise KeyError(cid)
-        return (self._files[self._file[cid]], self._idx[cid], self._boards[self._board[cid]], self._dl[cid])
-
-    def __contains__(self, cid: object) -> bool:
-        return isinstance(cid, int) and 0 <= cid < len(self._file) and self._file[cid] >= 0
-
-    def __len__(self) -> int:
-        return self._n
-
-    def pop(self, cid: int, default: object = None) -> object:
-        if cid not in self:
-            return default
-        got = self[cid]
-        self._file[cid] = -1
-        self._n -= 1
-        self._board_live[self._board[cid]] -= 1
-        return got
-
-    def ids(self) -> list[int]:
-        """Live chunk ids, ascending."""
-        return list(compress(range(len(self._file)), map(ge, self._file, repeat(0))))
-
-    def board_of(self, cid: int) -> str | None:
-        return self._boards[self._board[cid]]
-
-    def arrays(self) -> tuple[array[int], array[int], array[float]]:
-        """(file numbers, board numbers, weighted lengths) indexed by chunk id; file number -1 = no chunk."""
-        return self._file, self._board, self._dl
-
-    def board_number(self, board: str) -> int | None:
-        return self._board_no.get(board)
-
-    def boards(self) -> frozenset[str]:
-        """Board tags with at least one live chunk."""
-        return frozenset(b for n, b in enumerate(self._boards) if b and self._board_live[n] > 0)
-
-
 class Postings:
     """Term -> (chunk ids, weighted tf) with chunk metadata; answers top-k BM25 queries."""
 
@@ -359,8 +223,7 @@ class Postings:
         self._w_cache: dict[str, tuple[dict[int, float], float]] = {}
         self._w_cached = 0
         self.meta = live  # cid -> (rel, idx, board, dl)
-        self.tomb = set(mask_diff(base_ids, bytearray(map(ge, live.arrays()[0], repeat(0))))) if tomb is None \
-            else tomb
+        self.tomb = set(mask_diff(base_ids, live.live_flags())) if tomb is None else tomb
         self.df = Frequencies(base, df_adjust)  # chunks holding each term, read with its row
         self.n = len(live)
         self._delta: dict[str, list[tuple[int, float]]] = {}
@@ -368,7 +231,7 @@ class Postings:
             for term, tf in tfs.items():
                 self._delta.setdefault(term, []).append((cid, tf))
         files, board_nos, dls = live.arrays()
-        self._avgdl = (sum(compress(dls, map(ge, files, repeat(0)))) / self.n) if self.n else 1.0
+        self._avgdl = (sum(compress(dls, live.live_flags())) / self.n) if self.n else 1.0
         self._size = max(len(files), len(base_ids), 1)
         self._board_tags = live.boards()
         self._board_ids: dict[str, list[int]] = {}

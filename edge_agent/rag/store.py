@@ -22,8 +22,6 @@ from array import array
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import closing
-from itertools import repeat
-from operator import ge
 from pathlib import Path
 from typing import Any
 
@@ -33,10 +31,11 @@ from edge_agent.pins.datasheet import PIN_RULES, forget_tables
 from edge_agent.rag import parse as _parse
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
+from edge_agent.rag.chunktable import ChunkTable, id_mask, mask_diff, stored_ids
 from edge_agent.rag.codec import TermStore
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
-from edge_agent.rag.postings import ChunkTable, Postings, SnapshotBuilder, id_mask, mask_diff, stored_ids
+from edge_agent.rag.postings import Postings, SnapshotBuilder
 from edge_agent.rag.shards import ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
@@ -359,9 +358,8 @@ class IndexStore:
         if self._base_ids is None:
             self._base_ids = stored_ids(self._conn)
         base_ids = self._base_ids
-        files = live.arrays()[0]
-        new_ids = mask_diff(files, base_ids) if base_ids is not None else []
-        tomb = mask_diff(base_ids, bytearray(map(ge, files, repeat(0)))) if base_ids is not None else []
+        new_ids = mask_diff(live.live_flags(), base_ids) if base_ids is not None else []
+        tomb = mask_diff(base_ids, live.live_flags()) if base_ids is not None else []
         if base_ids is None or len(new_ids) + len(tomb) > max(50, len(live) // 5):
             builder = SnapshotBuilder(self._conn)
             for cid, rel, heading, body, tf in self._conn.execute(
