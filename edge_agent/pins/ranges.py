@@ -2,7 +2,8 @@
 
 A range names every pin in it: the Mega's "16 analog inputs (A0-A15)" says A12 is a pin of the board even
 where no table lists it. A range set equal to another range of the same length maps them pin by pin:
-"D2-D7 = PD2-PD7" (also "are", "is", "map to") makes D3 the port pin PD3.
+"D2-D7 = PD2-PD7" (also "are", "is", "map to") makes D3 the port pin PD3; so does a slash list set equal
+to another ("D0/D1 = PD0/PD1").
 
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
@@ -61,6 +62,31 @@ def _found(text: str) -> Iterator[re.Match[str]]:
             yield m
 
 
+_ONE = r"(?:GPIO|GP|P[A-L]|P\d\.|D|A)\d{1,2}"
+#: Slash lists of pins set equal to each other: "D0/D1 = PD0/PD1".
+_LISTS = re.compile(rf"(?<![A-Za-z0-9_.])((?:{_ONE}/)+{_ONE})\s*(?:=|->|are|is|map to|maps to)\s*((?:{_ONE}/)+{_ONE})"
+                    r"(?![A-Za-z0-9_])")
+_SLASH = re.compile(r"/[ADGP]")
+
+
+def _pin_lists(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, name, pin) for each pair of slash lists of pins set equal to each other, pin by pin."""
+    seen: set[int] = set()
+    for mark in _SLASH.finditer(text):  # a literal first character: one fast scan a file
+        at = mark.start()
+        line_start = text.rfind("\n", 0, at) + 1
+        if line_start in seen:
+            continue
+        seen.add(line_start)
+        line_end = text.find("\n", at)
+        line = text[line_start:line_end if line_end >= 0 else len(text)]
+        for m in _LISTS.finditer(line):
+            names, pins = m.group(1).split("/"), m.group(2).split("/")
+            if len(names) == len(pins):
+                lineno = text.count("\n", 0, line_start) + 1
+                yield from ((lineno, n, p) for n, p in zip(names, pins, strict=True))
+
+
 def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
     """(line number, name, value, kind) for each pin a range in `text` names: value = the name itself (kind
     ``range``), or the pin of the range it is set equal to (kind ``prose``)."""
@@ -81,4 +107,5 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
             out.extend((line, n, v, "prose") for n, v in zip(names, values, strict=True))
         else:
             out.extend((line, n, n, "range") for n in names)
+    out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     return out

@@ -25,7 +25,7 @@ BIG = """# Big board - notes
 | Analog inputs | 16 (A0-A15) |
 | Digital pins | D0-D53 |
 
-Pin-change interrupts work on D50-D53 and A8-A15. D2-D7 = PD2-PD7, D8-D13 are PB0-PB5.
+Pin-change interrupts work on D50-D53 and A8-A15. D0/D1 = PD0/PD1, D2-D7 = PD2-PD7, D8-D13 are PB0-PB5.
 Supply 1.8-3.6 V; addresses 0x40-0x7F; GPIO32-39 are inputs; QSPI IO0-IO3.
 
 ## Port mapping
@@ -44,6 +44,7 @@ def test_a_range_names_each_pin_in_it_and_a_mapped_range_maps_pin_by_pin(tmp_pat
     assert index.resolve("big-board", "D23").name == "D23"
     assert index.resolve("big-board", "D3").name == "PD3"
     assert index.resolve("big-board", "D9").name == "PB1"
+    assert index.resolve("big-board", "D1").name == "PD1"  # a slash list set equal to another
     # a table row answers before a range: A0 is PF0, and D13 is the table's PB7, not the prose's PB5
     assert index.resolve("big-board", "A0").name == "PF0"
     assert index.resolve("big-board", "D13").name == "PB7"
@@ -79,4 +80,5 @@ def test_pins_check_stays_clean_and_the_mega_range_resolves(shared_corpus: Path)
     assert index.check() == []
     assert index.resolve("arduino-mega2560", "A15").name == "A15"
     assert index.resolve("arduino-nano", "D3").name == "PD3"
+    assert index.resolve("arduino-nano", "D0").name == "PD0"  # "D0/D1 = PD0/PD1 (Serial)"
     assert index.resolve("arduino-mega2560", "A8").name == "PK0"  # the table's row, not the range
