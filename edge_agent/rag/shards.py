@@ -27,6 +27,8 @@ import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -103,18 +105,19 @@ class ShardedBuild:
         from edge_agent.rag.parse import worker_env
 
         env = worker_env()
-        for shard in self.shards:
-            every = max(8, len(shard.files) // _MESSAGES)
-            try:
+        try:
+            for shard in self.shards:  # every worker starts (and imports) at once, then gets its files
                 shard.proc = subprocess.Popen([sys.executable, "-m", "edge_agent.rag.shards"], stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            for shard in self.shards:
                 assert shard.proc.stdin is not None
+                every = max(8, len(shard.files) // _MESSAGES)
                 pickle.dump((self._max_file_bytes, shard.files, str(shard.path), every), shard.proc.stdin,
                             protocol=pickle.HIGHEST_PROTOCOL)
                 shard.proc.stdin.close()
-            except OSError as exc:
-                log.info("datasheet index: building in this process (worker process not started: %s)", exc)
-                return False
+        except OSError as exc:
+            log.info("datasheet index: building in this process (worker process not started: %s)", exc)
+            return False
         events: queue.Queue[tuple[int, Any]] = queue.Queue()
         readers = [threading.Thread(target=_pump, args=(k, s.proc, events), daemon=True)
                    for k, s in enumerate(self.shards)]
@@ -198,40 +201,42 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
     """Each term's rows of every shard as one row, in term order. A shard's chunk ids are its own (from 1):
     moved by the shard's offset, only the first gap of its part changes (to the distance from the term's
     last chunk id in the shards before); the other gaps and every frequency are copied as they are."""
-    merged = heapq.merge(*(_tagged(k, off, rows) for k, (off, rows) in enumerate(parts)), key=_term_then_shard)
-    term: str | None = None
-    gaps: list[bytes] = []
-    gap_exc: list[bytes] = []
-    freqs: list[bytes] = []
-    freq_exc: list[bytes] = []
-    total = 0
-    last = 0  # the term's largest chunk id so far
-    for t, _k, off, n, ids, tfs in merged:
-        if t != term:
-            if term is not None:
-                df[term] = total
-                yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
-            term, gaps, gap_exc, freqs, freq_exc, total, last = t, [], [], [], [], 0, 0
-        exc = ids[n:]
-        first = ids[0]
-        if first == 0:  # escaped: the value is the first of the 4-byte exceptions
-            first = int.from_bytes(exc[:4], sys.byteorder, signed=True)
-            exc = exc[4:]
-        gap = first + off - last
-        if gap < 256:
-            gaps.append(bytes((gap,)) + ids[1:n])
-        else:
-            gaps.append(b"\0" + ids[1:n])
-            exc = gap.to_bytes(4, sys.byteorder, signed=True) + exc
-        gap_exc.append(exc)
-        freqs.append(tfs[:n])
-        freq_exc.append(tfs[n:])
-        total += n
-        # this part's last id: its gaps summed (escaped gaps are 0 bytes, their values are the exceptions)
-        spans = array("i")
-        spans.frombytes(ids[n:])
-        last = off + sum(ids[:n]) + sum(spans)
-    if term is not None:
+    # (term, shard, ...) tuples: ordered by term, then shard, and never compared further (a term is once
+    # in a shard)
+    merged = heapq.merge(*(_tagged(k, off, rows) for k, (off, rows) in enumerate(parts)))
+    for term, group in groupby(merged, key=itemgetter(0)):
+        got = list(group)
+        if len(got) == 1 and got[0][2] == 0:  # in the first shard only: as it is
+            _t, _k, _off, n, ids, tfs = got[0]
+            df[term] = n
+            yield term, n, ids, tfs
+            continue
+        gaps: list[bytes] = []
+        gap_exc: list[bytes] = []
+        freqs: list[bytes] = []
+        freq_exc: list[bytes] = []
+        total = 0
+        last = 0  # the term's largest chunk id in the parts so far
+        for at, (_t, _k, off, n, ids, tfs) in enumerate(got):
+            exc = ids[n:]
+            first = ids[0]
+            if first == 0:  # escaped: the value is the first of the 4-byte exceptions
+                first = int.from_bytes(exc[:4], sys.byteorder, signed=True)
+                exc = exc[4:]
+            gap = first + off - last
+            if gap < 256:
+                gaps.append(bytes((gap,)) + ids[1:n])
+            else:
+                gaps.append(b"\0" + ids[1:n])
+                exc = gap.to_bytes(4, sys.byteorder, signed=True) + exc
+            gap_exc.append(exc)
+            freqs.append(tfs[:n])
+            freq_exc.append(tfs[n:])
+            total += n
+            if at + 1 < len(got):  # this part's last id: its gaps summed (an escaped gap is a 0 byte and its value)
+                spans = array("i")
+                spans.frombytes(ids[n:])
+                last = off + sum(ids[:n]) + sum(spans)
         df[term] = total
         yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
 
@@ -240,10 +245,6 @@ def _tagged(k: int, off: int, rows: Iterable[tuple[str, int, bytes, bytes]]
             ) -> Iterator[tuple[str, int, int, int, bytes, bytes]]:
     for term, n, ids, tfs in rows:
         yield term, k, off, n, ids, tfs
-
-
-def _term_then_shard(row: tuple[str, int, int, int, bytes, bytes]) -> tuple[str, int]:
-    return row[0], row[1]
 
 
 def _pump(k: int, proc: Any, events: queue.Queue[tuple[int, Any]]) -> None:
