@@ -86,12 +86,16 @@ class HardwareRag(IndexStore):
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}
         self._code_table_cache: dict[int, bool] = {}
+        self._synced_boards: set[str] | None = None
 
     def _after_sync(self) -> None:
-        self._boost_cache = {}
+        boards = self._postings.boards()
+        if boards != self._synced_boards:  # names, tag words and boosts follow the boards present: a refresh
+            self._synced_boards = boards  # that changed a file of each board keeps them (10,000 part tags)
+            self._boost_cache = {}
+            self._nicknames = None
+            self._tag_term_cache = None
         self._code_table_cache = {}
-        self._nicknames = None
-        self._tag_term_cache = None
         self._pin_owner_cache = None
         self._alias_entries = None
         self._pin_index = None

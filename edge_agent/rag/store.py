@@ -116,6 +116,7 @@ class IndexStore:
         self._builder: SnapshotBuilder | None = None
         self._meta: ChunkTable | None = None  # live chunks, kept in step
         self._base_ids: bytearray | None = None  # chunks the stored postings cover (a byte per chunk id)
+        self._rows: tuple[bytearray, TermStore] | None = None  # the stored rows read so far, and for which ids
         self._seen_gen: Any = None  # the index generation this process last saw or wrote
         self._max_file_bytes = MAX_FILE_BYTES
         self.stats: dict[str, int] = {}
@@ -380,7 +381,11 @@ class IndexStore:
                 r = self._conn.execute("SELECT rel, heading, text, tf FROM chunks WHERE id = ?", (cid,)).fetchone()
                 delta[cid] = _stored_tf(*r)
         self._fresh = {}
-        return Postings(TermStore(self._conn), base_ids, delta, live, self._df_adjust, set(tomb))
+        # the stored rows kept in memory stay valid until the rows are rewritten (a new id mask): a refresh
+        # keeps them, so the questions after it do not read every term's row again
+        rows = self._rows[1] if self._rows is not None and self._rows[0] is base_ids else TermStore(self._conn)
+        self._rows = (base_ids, rows)
+        return Postings(rows, base_ids, delta, live, self._df_adjust, set(tomb))
 
     @staticmethod
     def _duplicate_boards(files: list[DocFile]) -> list[Problem]:
@@ -459,7 +464,7 @@ class IndexStore:
             self._conn.close()
             large = self.stats.get("files", 0) >= TRIM_FROM_FILES
             self._postings = Postings(TermStore(None), bytearray(), {}, ChunkTable(), Counter())
-            self._meta = self._base_ids = None
+            self._meta = self._base_ids = self._rows = None
             self._fresh = {}
             self._after_sync()
         if large:

@@ -375,6 +375,30 @@ def test_document_frequencies_after_changes_are_a_cold_builds_in_this_and_a_new_
     assert cold._postings.df["watchdog"] == 1 and cold._postings.df["nonexistent"] == 0
 
 
+def test_a_refresh_keeps_the_stored_rows_read_so_far_until_they_are_rewritten(tmp_path: Path, state: Path) -> None:
+    root = tmp_path / "many"
+    for i in range(60):
+        _write(root, f"part{i}.md", f"# Part {i}\n## Misc\nregister map of part {i}, watchdog {i % 7}\n")
+    rag = HardwareRag.load(root, index_dir=state)
+    queries = ("register map part 7", "watchdog 3 erratum", "part 12 revision")
+
+    def same_as_cold() -> bool:
+        cold = HardwareRag.load(root)
+        return all([(c.source, round(c.score, 6)) for c in rag.search(q, limit=10)] ==
+                   [(c.source, round(c.score, 6)) for c in cold.search(q, limit=10)] for q in queries)
+
+    assert same_as_cold()
+    rows = rag._postings._base
+    assert rows.kept_bytes > 0
+    _write(root, "part7.md", "# Part 7\n## Misc\nregister map of part 7, watchdog erratum, revision B\n")
+    rag.refresh()
+    assert rag._postings._base is rows and same_as_cold()  # one file: the rows on disk did not change
+    for i in range(0, 60, 2):
+        _write(root, f"part{i}.md", f"# Part {i}\n## Misc\nregister map of part {i}, revision C\n")
+    rag.refresh()  # a third of the chunks changed: the rows are written again, and read again
+    assert rag._postings._base is not rows and same_as_cold()
+
+
 def test_refresh_sees_what_another_process_wrote_to_the_same_index(small: Path, state: Path) -> None:
     daemon = HardwareRag.load(small, index_dir=state)
     _write(small, "part4.md", "# Part 4\n## Errata\nbrown-out detector erratum\n")
