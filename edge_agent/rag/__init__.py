@@ -87,6 +87,7 @@ class HardwareRag(IndexStore):
         self._file_term_cache: dict[str, frozenset[str]] = {}
         self._code_table_cache: dict[int, bool] = {}
         self._synced_boards: set[str] | None = None
+        self._range_cache: dict[int, frozenset[str]] = {}
 
     def _after_sync(self) -> None:
         boards = self._postings.boards()
@@ -96,6 +97,7 @@ class HardwareRag(IndexStore):
             self._nicknames = None
             self._tag_term_cache = None
         self._code_table_cache = {}
+        self._range_cache = {}
         self._pin_owner_cache = None
         self._alias_entries = None
         self._pin_index = None
@@ -232,6 +234,7 @@ class HardwareRag(IndexStore):
                                 wants_code=wants_code,
                                 code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
                                 if wants_code else (), pinned=pinned,
+                                ranged=lambda cid: self._range_pins(cid, rows[cid][3]),
                                 asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
             out: list[Chunk] = []
             used = 0  # characters of the results so far
@@ -291,6 +294,15 @@ class HardwareRag(IndexStore):
             if len(self._code_table_cache) >= 8192:  # a bounded memo: a large library's chunks come and go
                 self._code_table_cache.clear()
             got = self._code_table_cache[cid] = _query.is_code_table(body)
+        return got
+
+    def _range_pins(self, cid: int, body: str) -> frozenset[str]:
+        """The pins a chunk names through ranges (remembered per chunk until the index changes)."""
+        got = self._range_cache.get(cid)
+        if got is None:
+            if len(self._range_cache) >= 8192:  # a bounded memo, as for the register-table test
+                self._range_cache.clear()
+            got = self._range_cache[cid] = _query.range_pins(body)
         return got
 
     def _tag_terms(self) -> frozenset[str]:

@@ -48,6 +48,7 @@ from functools import lru_cache
 from itertools import chain, islice
 
 from edge_agent.pins import PinIndex, name_key
+from edge_agent.pins.ranges import pin_ranges
 from edge_agent.rag.text import VOCABULARY, spellings, tokens
 
 #: Candidates fetched per result asked for, before reranking.
@@ -249,6 +250,14 @@ def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> 
     return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
 
 
+def range_pins(text: str) -> frozenset[str]:
+    """The pins a chunk names through a range (``GPIO6-GPIO11`` names GPIO9; ``D2-D7 = PD2-PD7`` names D3 and
+    PD3), as lowercase tokens: the pins a paragraph about a group of pins is about without writing each one."""
+    if "-" not in text and "\u2013" not in text:
+        return frozenset()
+    return frozenset(w.lower() for _, name, pin, _ in pin_ranges(text) for w in (name, pin))
+
+
 def _is_row_number(term: str) -> bool:
     """Whether an exact term is a bare number of one or two digits (``pin 26``, ``chip select 1``, ``alarm 2``):
     every pin table and register map holds those as its row and bit numbers, so holding one is no evidence of
@@ -276,13 +285,15 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
            alias_lists: Collection[int] = (), overviews: Collection[int] = (),
            functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
            wants_code: bool = False, code_tables: Collection[int] = (), pinned: Collection[str] = (),
-           asked: bool = False) -> list[tuple[float, str, int, int]]:
+           asked: bool = False, ranged: Callable[[int], Collection[str]] | None = None,
+           ) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
 
     `functions` are the buses and functions the question names, `sections_about` the ones each candidate's
     heading names; `wants_code` tells whether the question asks for a bit, register, flag or command,
     `code_tables` which candidates are register or command tables; `pinned` are the boards the question's
-    chip pin points at, `asked` whether the question itself names a board."""
+    chip pin points at, `asked` whether the question itself names a board; `ranged` gives the pins a candidate
+    names through ranges (``GPIO6-GPIO11``), which it holds as if written."""
     scored: list[tuple[float, str, int, int, bool]] = []
     any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
     files = Counter(rel for _, rel, _, _ in candidates)
@@ -301,6 +312,10 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t) and t not in FUNCTIONS]
         if wanted:
             held = [t for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term)]
+            if ranged is not None and len(held) < len(wanted):
+                # "Flash pins: GPIO6-GPIO11" is the paragraph about GPIO9 although it never writes it
+                in_range = ranged(cid)
+                held += [t for t in wanted if t in in_range and t not in held]
             shares[cid] = len(held) / len(wanted)
             if pins_asked and not pins_asked.isdisjoint(held):
                 holds_pin.add(cid)
