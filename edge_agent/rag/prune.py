@@ -84,7 +84,8 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         if sum(len(lists[i][0]) for i in source) > MAX_CANDIDATE_SHARE * p.n:
             return None
         more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source], np)
-        keep = live[more] & ~_find(full, more, np)[0] & ~_find(others, more, np)[0]  # seeds are scored already
+        scored = np.insert(full, full.searchsorted(others), others)  # the seeds, ascending (`others` not in `full`)
+        keep = live[more] & ~_find(scored, more, np)[0]  # seeds are scored already
         more, part, held = more[keep], part[keep], held[keep]
         # the other terms, rarest first (the likeliest to be missing), are looked up for the candidates still
         # in the race; those that cannot reach the threshold with the bounds left drop out, and the threshold
