@@ -216,6 +216,9 @@ class HardwareRag(IndexStore):
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             candidates = postings.top(terms, boosts, wanted)
             exact = _query.exact_terms(terms, self._tag_terms())
+            # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
+            row_words = {t for t in terms
+                         if t not in exact and t not in self._tag_terms() and t not in _query.PIN_WORDS}
             ids = [cid for _, _, _, cid in candidates]
             functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
             wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
@@ -235,6 +238,7 @@ class HardwareRag(IndexStore):
                                 code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
                                 if wants_code else (), pinned=pinned,
                                 ranged=lambda cid: self._range_pins(cid, rows[cid][3]),
+                                pin_row=lambda cid, pins: _query.pin_row_words(rows[cid][3], pins, row_words),
                                 asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
             out: list[Chunk] = []
             used = 0  # characters of the results so far

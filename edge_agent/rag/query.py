@@ -61,6 +61,39 @@ EXACT_BONUS = 0.6
 #: another candidate of the same file does: the pin's row or paragraph answers, not the file's summary or a
 #: section that only shares the question's other words.
 WITHOUT_THE_PIN = 0.5
+#: Score multiplier of a chunk where a line holding the chip pin the question names also holds another of its
+#: words ("esp32 GPIO27 adc channel": the header row "GPIO27, ADC2_CH7, TOUCH7"): the pin's own row or sentence
+#: says what the question asks about it, where a table that lists the pin among others (touch channels) does not.
+PIN_ROW = 1.5
+#: Question words every pin's line holds: no evidence of the row that answers.
+PIN_WORDS = frozenset({"pin", "gpio"})
+
+
+def pin_row_words(text: str, pins: Collection[str], words: Collection[str]) -> bool:
+    """Whether a line of `text` holds one of the chip `pins` (as a whole token, or as a GPIO table's row number:
+    ``| 27 |``) and one of the question's other `words` (tokens)."""
+    if not words:
+        return False
+    low = text.lower()
+    for pin in pins:
+        m = _GPIO_TERM.fullmatch(pin)
+        if m is not None and "gpio" in low:  # a GPIO table numbering its rows: "| 22 | ..."
+            for line in re.findall(rf"^\| *{m.group(1)} *\|.*$", low, re.MULTILINE):
+                if not set(tokens(line)).isdisjoint(words):
+                    return True
+        at = low.find(pin)
+        while at >= 0:
+            end = at + len(pin)
+            if (at == 0 or not low[at - 1].isalnum()) and (end == len(low) or not low[end].isalnum()):
+                start = low.rfind("\n", 0, at) + 1
+                stop = low.find("\n", end)
+                line = low[start:stop if stop >= 0 else len(low)]
+                if not set(tokens(line)).isdisjoint(words):
+                    return True
+            at = low.find(pin, end)
+    return False
+
+
 #: Score multiplier for each chunk already picked from the same file.
 SAME_FILE = 0.8
 #: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
@@ -286,6 +319,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
            functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
            wants_code: bool = False, code_tables: Collection[int] = (), pinned: Collection[str] = (),
            asked: bool = False, ranged: Callable[[int], Collection[str]] | None = None,
+           pin_row: Callable[[int, Collection[str]], bool] | None = None,
            ) -> list[tuple[float, str, int, int]]:
     """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
 
@@ -293,7 +327,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
     heading names; `wants_code` tells whether the question asks for a bit, register, flag or command,
     `code_tables` which candidates are register or command tables; `pinned` are the boards the question's
     chip pin points at, `asked` whether the question itself names a board; `ranged` gives the pins a candidate
-    names through ranges (``GPIO6-GPIO11``), which it holds as if written."""
+    names through ranges (``GPIO6-GPIO11``), which it holds as if written; `pin_row` whether a candidate has a line
+    holding one of the given chip pins and another of the question's words."""
     scored: list[tuple[float, str, int, int, bool]] = []
     any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
     files = Counter(rel for _, rel, _, _ in candidates)
@@ -323,6 +358,9 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
     # the boards the question's chip pin points at answer with the pin's own row: another board's or part's
     # chunk that does not hold the pin (a HAT's "analog inputs" for "P0.28 analog channel") comes after it
     pin_answered = bool(pinned) and any(boards[cid] in pinned for cid in holds_pin)
+    rowed: set[int] = set()
+    if pin_row is not None and pins_asked:
+        rowed = {cid for cid in holds_pin if pin_row(cid, pins_asked)}
     for score, rel, idx, cid in candidates:
         board = boards[cid]
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
@@ -332,6 +370,8 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
             score *= UNASKED
         if rel in pin_files and cid not in holds_pin:
             score *= WITHOUT_THE_PIN
+        if cid in rowed:
+            score *= PIN_ROW
         if cid in shares:
             score *= 1.0 + EXACT_BONUS * shares[cid]
         if cid in alias_lists:

@@ -623,3 +623,25 @@ def test_a_pin_range_in_prose_holds_each_pin_in_it(tmp_path: Path) -> None:
     assert rag.search("which pins are flash, crashed after using gpio 9")[0].heading == "Dev board > Pins to avoid"
     # a question without that pin is unchanged: the bus table answers for the UART
     assert rag.search("uart1 pins")[0].heading == "Dev board > Default bus pins"
+
+
+def test_the_line_holding_the_named_pin_and_another_question_word_answers(tmp_path: Path) -> None:
+    """"GPIO27 adc channel": the header row "GPIO27, ADC2_CH7, TOUCH7" says it, not a touch-channel table
+    listing GPIO27 in a row of its own without the ADC."""
+    from edge_agent.rag.query import pin_row_words
+
+    assert pin_row_words("| 12 | IO27 | GPIO27, ADC2_CH7 |", ["gpio27"], {"adc"})
+    assert not pin_row_words("| TOUCH7 | GPIO27 |\nADC inputs are listed below.", ["gpio27"], {"adc"})
+    assert not pin_row_words("| GPIO270 | ADC |", ["gpio27"], {"adc"})  # a pin is a whole token
+    assert pin_row_words("| GPIO | F0 |\n| 27 | ADC1 |", ["gpio27"], {"adc"})  # a GPIO table's numbered row
+    rows = "".join(f"| {i + 3} | IO{p} | GPIO{p}, ADC{1 if p > 31 else 2}_CH{i}, TOUCH{i} |\n"
+                   for i, p in enumerate((4, 0, 2, 15, 13, 12, 14, 27)))
+    _write(tmp_path, "dev-board.md", "# Dev board\n\n## Header J1\n\n| No. | Name | Functions |\n| --- | --- | --- |\n"
+           + rows + "\n## Touch channels\n\nTen capacitive touch channels; a touch channel reads lower when "
+           "touched.\n\n| Channel | GPIO |\n| --- | --- |\n| TOUCH7 | GPIO27 |\n| TOUCH8 | GPIO33 |\n"
+           "| TOUCH9 | GPIO32 |\n")
+    for i in range(4):
+        _write(tmp_path, f"other{i}.md", f"# Other {i}\n\nNotes about timers, registers and the bus {i}.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("GPIO27 adc channel")[0].heading == "Dev board > Header J1"
+    assert rag.search("GPIO27 touch channel")[0].heading == "Dev board > Touch channels"
