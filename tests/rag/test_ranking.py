@@ -607,7 +607,7 @@ def test_a_question_naming_a_board_prefers_it_to_parts_it_does_not_name(tmp_path
 
 def test_a_pin_range_in_prose_holds_each_pin_in_it(tmp_path: Path) -> None:
     """"crashed after using gpio 9": the paragraph on the flash pins GPIO6-GPIO11 answers, although it never
-    writes GPIO9, not a bus table whose row names GPIO9 beside the flash."""
+    writes GPIO9, not a bus table whose row names GPIO9."""
     from edge_agent.rag.query import range_pins
 
     assert {"gpio9", "d3", "pd3"} <= range_pins("Flash pins: GPIO6-GPIO11. D2-D7 = PD2-PD7")
@@ -615,7 +615,7 @@ def test_a_pin_range_in_prose_holds_each_pin_in_it(tmp_path: Path) -> None:
     _write(tmp_path, "dev-board.md", "# Dev board\n\n## Pins to avoid\n\n- Flash pins: GPIO6-GPIO11 are wired to "
            "the SPI flash; using them crashes the chip.\n- Strapping pins: GPIO0, GPIO2, GPIO12 and "
            "GPIO15 set the boot mode.\n\n## Default bus pins\n\n| Bus | Pins | Notes |\n| --- | --- | --- |\n"
-           "| UART0 | TX GPIO1, RX GPIO3 | console |\n| UART1 | TX GPIO10, RX GPIO9 | wired to the flash |\n"
+           "| UART0 | TX GPIO1, RX GPIO3 | console |\n| UART1 | TX GPIO10, RX GPIO9 | reserved |\n"
            "| I2C0 | SDA GPIO21, SCL GPIO22 | |\n| SPI2 | GPIO12-GPIO15 | |\n")
     for i in range(4):
         _write(tmp_path, f"other{i}.md", f"# Other {i}\n\nNotes about timers, registers and the bus {i}.\n")
