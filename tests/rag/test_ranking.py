@@ -191,7 +191,7 @@ def test_tuning_set_meets_the_ranking_targets(shared_corpus: Path) -> None:
 def test_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> None:
     """Regression floor one question under the level measured when the ranking changes landed (see BENCHMARKS.md)."""
     hit1, hit3, within = _rates(HELD_OUT, shared_corpus)
-    assert hit1 >= 0.89 and hit3 >= 0.94 and within >= 0.96, (hit1, hit3, within)
+    assert hit1 >= 0.90 and hit3 >= 0.94 and within >= 0.96, (hit1, hit3, within)
 
 
 def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) -> None:
@@ -245,16 +245,16 @@ def test_third_held_out_set_stays_at_its_measured_level(shared_corpus: Path) -> 
     """Regression floor one question under the level measured when this round's ranking landed (see
     BENCHMARKS.md); the set's own targets (0.92 / 0.98 / 0.97) are reported there, not asserted."""
     hit1, hit3, within = _rates(HELD_OUT_3, shared_corpus)
-    assert hit1 >= 0.88 and hit3 >= 0.96 and within >= 0.96, (hit1, hit3, within)
+    assert hit1 >= 0.89 and hit3 >= 0.97 and within >= 0.97, (hit1, hit3, within)
 
 
 def test_fourth_and_fifth_held_out_sets_stay_at_their_measured_level(shared_corpus: Path) -> None:
-    """Regression floors one question under the level measured when the section and exact-token rules landed
+    """Regression floors one question under the level measured when the pin-range and pin-row rules landed
     (both sets were measured once in earlier rounds and are tuning questions now)."""
     hit1, hit3, within = _rates(HELD_OUT_4, shared_corpus)
-    assert hit1 >= 0.86 and hit3 >= 0.96 and within >= 0.96, (hit1, hit3, within)
+    assert hit1 >= 0.87 and hit3 >= 0.97 and within >= 0.97, (hit1, hit3, within)
     hit1, hit3, within = _rates(HELD_OUT_5, shared_corpus)
-    assert hit1 >= 0.85 and hit3 >= 0.92 and within >= 0.94, (hit1, hit3, within)
+    assert hit1 >= 0.87 and hit3 >= 0.94 and within >= 0.96, (hit1, hit3, within)
 
 
 def test_a_pi_models_name_leads_to_the_shared_header_file_not_to_other_files_naming_the_model(
