@@ -25,6 +25,7 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
@@ -35,6 +36,9 @@ from edge_agent.rag import text as _text
 from edge_agent.rag.files import MAX_FILE_BYTES, Problem, read_pdf, read_text, scan
 from edge_agent.rag.parse import HEADING_WEIGHT
 from edge_agent.rag.store import IndexStore
+
+if TYPE_CHECKING:
+    from edge_agent.rag.postings import Postings
 
 __all__ = ["BOARD_BOOST", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_index_for"]
 
@@ -228,7 +232,7 @@ class HardwareRag(IndexStore):
             top = _query.rerank(candidates, {cid: postings.meta.board_of(cid) for _, _, _, cid in candidates}, limit,
                                 scoped=boosts, other_boards=_board_file_tags(),
                                 exact=exact,
-                                has_term=postings.has, file_terms=self._file_terms,
+                                has_term=_holder(postings, ids), file_terms=self._file_terms,
                                 alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])},
                                 overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]},
                                 functions=functions,
@@ -429,6 +433,19 @@ class HardwareRag(IndexStore):
             headings = sorted({r[0].split(" > ")[-1] for r in rows if r[0]})
             raise DatasheetError(f"{source} has no section {heading!r}; sections: {', '.join(headings)}")
         return _join_sections(picked)
+
+
+def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:
+    """Whether a candidate holds a term, each term's candidates found in one search of its chunk ids."""
+    held: dict[str, set[int]] = {}
+
+    def has_term(term: str, cid: int) -> bool:
+        got = held.get(term)
+        if got is None:
+            got = held[term] = postings.holding(term, ids)
+        return cid in got if cid in ids else postings.has(term, cid)
+
+    return has_term
 
 
 _BOARD_FILE_TAGS: frozenset[str] | None = None

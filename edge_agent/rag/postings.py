@@ -321,6 +321,20 @@ class Postings:
             return at < len(ids) and int(ids[at]) == cid and cid not in self.tomb
         return cid in self._term_weights(term)[0]
 
+    def holding(self, term: str, cids: list[int]) -> set[int]:
+        """The chunks among `cids` that hold `term` (as :meth:`has` for each, in one search of the term's ids)."""
+        if self.df[term] <= 0:
+            return set()
+        if self._np_norm is not None:
+            ids = self.term_postings(term)[0]
+            want = self._npmod.asarray(cids, dtype=ids.dtype)
+            at = ids.searchsorted(want)
+            inside = at < len(ids)
+            found = want[inside][ids[at[inside]] == want[inside]].tolist()
+            return {cid for cid in found if cid not in self.tomb}
+        weights = self._term_weights(term)[0]
+        return {cid for cid in cids if cid in weights}
+
     def _idf(self, term: str, n: int) -> float:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))

@@ -343,8 +343,11 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
     shares: dict[int, float] = {}
     holds_pin: set[int] = set()
     pin_files: set[str] = set()
-    for _, rel, _, cid in candidates:
-        wanted = [t for t in exact if t not in file_terms(rel) and not _is_row_number(t) and t not in FUNCTIONS]
+    # the exact terms that can earn the bonus anywhere, then per candidate those its file name does not hold
+    bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
+    for _, rel, _, cid in candidates if bonus_terms else ():
+        in_name = file_terms(rel)
+        wanted = [t for t in bonus_terms if t not in in_name]
         if wanted:
             held = [t for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term)]
             if ranged is not None and len(held) < len(wanted):
@@ -424,9 +427,9 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     """
     if len(text) <= max(limit, whole_upto):
         return text
-    lines = text.split("\n")
-    if len(lines) < WINDOW_MIN_LINES:  # a few long paragraphs: nothing to pick between
+    if text.count("\n") + 1 < WINDOW_MIN_LINES:  # a few long paragraphs: nothing to pick between
         return text
+    lines = text.split("\n")
     # Terms are found in the lowercased lines, not by re-tokenising them (that would cost more than the
     # search): a normalised term as a substring ("pin" in "pins"); words of one or two characters only when
     # they are exact tokens (a number, a pin), since as substrings they are everywhere.

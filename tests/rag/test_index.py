@@ -292,6 +292,30 @@ def test_pure_python_scoring_matches_the_numpy_path(small: Path, state: Path,
     assert all(with_np)
 
 
+@pytest.mark.parametrize("vectorised", [True, False])
+def test_candidates_holding_a_term_agree_with_asking_each(small: Path, state: Path, vectorised: bool,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The reranking asks which candidates hold a term in one search; a removed chunk (a tombstone in the
+    stored postings) and one indexed since (the delta) count as asking chunk by chunk says."""
+    from edge_agent.rag import postings
+
+    if vectorised:
+        pytest.importorskip("numpy")
+        monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)
+    else:
+        monkeypatch.setattr(postings, "_np", None)
+    HardwareRag.load(small, index_dir=state)
+    _write(small, "part2.md", "# Part 2\n## Misc\nregister map of part 2, now with an LED on PA5\n")
+    (small / "part5.md").unlink()
+    index = HardwareRag.load(small, index_dir=state)._postings
+    assert (index._np_norm is not None) == vectorised
+    ids = list(range(max(index.meta.ids(), default=0) + 3))
+    for term in ("register", "led", "pa5", "0xd0", "absent"):
+        held = index.holding(term, ids)
+        assert held == {cid for cid in ids if index.has(term, cid)}
+        assert held or term == "absent"
+
+
 def test_concurrent_searches_from_threads_agree(small: Path) -> None:
     from concurrent.futures import ThreadPoolExecutor
 
