@@ -537,14 +537,13 @@ def render(sealed: bool = True) -> str:
 
 def _render_baseline(ours: dict[str, float], base: dict[str, float]) -> list[str]:
     rows = [("cold build, wall", "build_s", "s", 2), ("cold build, CPU of the indexing process", "build_cpu_s", "s", 2),
-            ("cold build, CPU with the workers", "build_all_cpu_s", "s", 2),
+            ("cold build, CPU with the parsing workers", "build_all_cpu_s", "s", 2),
             ("query p50, wall", "p50_ms", "ms", 2), ("query p50, CPU", "p50_cpu_ms", "ms", 2),
             ("query p99, wall", "p99_ms", "ms", 2), ("query p99, CPU", "p99_cpu_ms", "ms", 2),
             ("peak RSS (VmHWM)", "rss_mb", "MB", 0)]
     out = [f"Same run against the previous release's code (`{BASELINE_REF}`: before pin tables, the hardware "
            f"vocabulary and the ranking rules), {ROUNDS} rounds alternating on the same 1,000 files, medians "
-           "(a first build of 200 files or more is indexed in worker processes, a shard each, when cores are "
-           "idle):", "",
+           "(a build of 200 files or more parses in worker processes when cores are idle):", "",
            "| Figure | now | previous release | now / previous |", "| --- | --- | --- | --- |"]
     for label, key, unit, digits in rows:
         if key in base and key in ours:

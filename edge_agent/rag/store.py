@@ -29,6 +29,7 @@ from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
 from edge_agent.pins.datasheet import PIN_RULES, forget_tables
 from edge_agent.rag import parse as _parse
+from edge_agent.rag import shards as _shards
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.chunktable import ChunkTable, id_mask, mask_diff, stored_ids
@@ -275,7 +276,7 @@ class IndexStore:
         :mod:`edge_agent.rag.shards`), and join the shards into this index. None (nothing written) when the
         build is too small for workers to pay or a worker failed: the caller then builds as usual."""
         n_workers = _parse._workers(len(files))
-        if n_workers < 2 or len(files) < _parse.PARALLEL_FROM_FILES:
+        if n_workers < 2 or len(files) < max(_parse.PARALLEL_FROM_FILES, _shards.SHARDED_FROM_FILES):
             return None
         build = ShardedBuild(files, n_workers, max_file_bytes, self.db_path.parent if self.db_path else None)
         try:

@@ -59,6 +59,7 @@ def _rows(rag: HardwareRag) -> tuple[Any, ...]:
 
 def _two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parse, "PARALLEL_FROM_FILES", 1)
+    monkeypatch.setattr(shards, "SHARDED_FROM_FILES", 1)
     monkeypatch.setattr(parse, "_workers", lambda n: 2)
 
 
@@ -94,6 +95,27 @@ def test_a_cold_build_in_shards_stores_what_one_process_stores(
         (root / "vendor2" / "part5.md").unlink()
         assert (built.refresh()["indexed"], built.stats["removed"]) == (1, 1)
         assert _results(built) == _results(HardwareRag.load(root))
+
+
+def test_a_smaller_first_build_with_workers_streams_parsed_files_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below SHARDED_FROM_FILES the workers only parse (shards cost more CPU than they save there)."""
+    root = _corpus(tmp_path / "ds")
+    alone = _state(HardwareRag.load(root))
+    _two_workers(monkeypatch)
+    monkeypatch.setattr(shards, "SHARDED_FROM_FILES", 1000)
+    batches: list[int] = []
+    receive = parse._receive
+
+    def counted(proc: Any) -> Any:
+        got = receive(proc)
+        batches.append(len(got or ()))
+        return got
+
+    monkeypatch.setattr(parse, "_receive", counted)
+    monkeypatch.setattr(shards.ShardedBuild, "run", lambda *a: pytest.fail("no shards below the threshold"))
+    assert _state(HardwareRag.load(root, index_dir=tmp_path / "index")) == alone
+    assert batches and all(batches)
 
 
 def test_a_building_worker_that_stops_leaves_the_build_to_this_process(
