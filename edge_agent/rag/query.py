@@ -283,6 +283,10 @@ def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> 
     return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
 
 
+#: Tokens a pin range can name (``gpio9``, ``pd3``, ``p0.07``, ``a12``): only for these are a chunk's ranges read.
+_RANGE_NAME = re.compile(r"(?:gpio|gp|p[a-l]|p\d\.|d|a)\d{1,2}")
+
+
 def range_pins(text: str) -> frozenset[str]:
     """The pins a chunk names through a range (``GPIO6-GPIO11`` names GPIO9; ``D2-D7 = PD2-PD7`` names D3 and
     PD3), as lowercase tokens: the pins a paragraph about a group of pins is about without writing each one."""
@@ -350,7 +354,7 @@ def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str 
         wanted = [t for t in bonus_terms if t not in in_name]
         if wanted:
             held = [t for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term)]
-            if ranged is not None and len(held) < len(wanted):
+            if ranged is not None and any(_RANGE_NAME.fullmatch(t) for t in wanted if t not in held):
                 # "Flash pins: GPIO6-GPIO11" is the paragraph about GPIO9 although it never writes it
                 in_range = ranged(cid)
                 held += [t for t in wanted if t in in_range and t not in held]
