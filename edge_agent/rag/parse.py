@@ -165,7 +165,7 @@ def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_by
                     yield got
         finally:
             for w in workers:
-                _stop(w)
+                stop_worker(w)
     for f, old in zip(files[done:], olds[done:], strict=True):
         yield parse_file(f, max_file_bytes, old)
 
@@ -189,7 +189,7 @@ def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes:
         except OSError as exc:
             log.info("datasheet index: parsing in this process (worker process not started: %s)", exc)
             for w in workers:
-                _stop(w)
+                stop_worker(w)
             return []
         workers.append(proc)
     return workers
@@ -213,7 +213,10 @@ def _receive(proc: subprocess.Popen[bytes]) -> list[ParsedFile] | None:
     return got
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop_worker(proc: subprocess.Popen[bytes] | None) -> None:
+    """End a worker process (parsing or building) and close its pipe; None is a worker never started."""
+    if proc is None:
+        return
     if proc.poll() is None:
         proc.kill()
     proc.wait()

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from edge_agent.rag.files import DocFile, Problem
+from edge_agent.rag.parse import stop_worker
 
 log = logging.getLogger("edge_agent.rag")
 
@@ -140,7 +141,7 @@ class ShardedBuild:
                 ok = False
                 pending -= 1
                 for s in self.shards:  # the others' work is thrown away too: stop them
-                    _stop(s.proc)
+                    stop_worker(s.proc)
                 continue
             if msg[0] == "progress":
                 shard.done = msg[1]
@@ -156,7 +157,7 @@ class ShardedBuild:
         for r in readers:
             r.join()
         for s in self.shards:
-            _stop(s.proc)
+            stop_worker(s.proc)
         return ok
 
     def join_into(self, conn: sqlite3.Connection, first_id: int) -> tuple[dict[str, int], int]:
@@ -185,7 +186,7 @@ class ShardedBuild:
         """Detach the shard databases (after the transaction that copied them ended) and remove them."""
         for s in self.shards:
             if s.proc is not None:
-                _stop(s.proc)
+                stop_worker(s.proc)
         if conn is not None:
             for name in self._attached:
                 try:
@@ -262,16 +263,6 @@ def _pump(k: int, proc: Any, events: queue.Queue[tuple[int, Any]]) -> None:
                 return
     except (EOFError, pickle.UnpicklingError, OSError, ValueError):
         events.put((k, None))
-
-
-def _stop(proc: Any) -> None:
-    if proc is None:
-        return
-    if proc.poll() is None:
-        proc.kill()
-    proc.wait()
-    if proc.stdout is not None:
-        proc.stdout.close()
 
 
 def _worker_main() -> None:
