@@ -85,6 +85,7 @@ class HardwareRag(IndexStore):
         self._alias_entries: list[AliasEntry] | None = None
         self._pin_index: PinIndex | None = None
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
+        self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._nicknames: dict[str, str] | None = None
         self._tag_term_cache: frozenset[str] | None = None
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
@@ -98,6 +99,7 @@ class HardwareRag(IndexStore):
         if boards != self._synced_boards:  # names, tag words and boosts follow the boards present: a refresh
             self._synced_boards = boards  # that changed a file of each board keeps them (10,000 part tags)
             self._boost_cache = {}
+            self._own_boost_cache = {}
             self._nicknames = None
             self._tag_term_cache = None
         self._code_table_cache = {}
@@ -219,10 +221,10 @@ class HardwareRag(IndexStore):
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             candidates = postings.top(terms, boosts, wanted)
-            exact = _query.exact_terms(terms, self._tag_terms())
+            tag_terms = self._tag_terms()
+            exact = _query.exact_terms(terms, tag_terms)
             # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
-            row_words = {t for t in terms
-                         if t not in exact and t not in self._tag_terms() and t not in _query.PIN_WORDS}
+            row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
             ids = [cid for _, _, _, cid in candidates]
             functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
             wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
@@ -264,12 +266,17 @@ class HardwareRag(IndexStore):
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (one with a board file) other than the configured ones and none
         of those ("PA10 on the f401" with a Pi configured)."""
-        key = ("configured", *configured)  # no key of a search's boosts (those hold two "|")
-        own = self._boost_cache.get(key)
-        if own is None:  # board files do not change while the process runs; the cache is dropped on sync
-            own = self._boost_cache[key] = self._board_boosts(configured)
         tags = {tag for tag, _ in spans}
-        return not tags & own.keys() and any(t in _board_file_tags() for t in tags)
+        return not tags & self._own_boosts(configured).keys() and any(t in _board_file_tags() for t in tags)
+
+    def _own_boosts(self, configured: Sequence[str]) -> dict[str, float]:
+        """The configured boards with the shared files they answer to (their boosts), kept like a search's
+        boosts: board files do not change while the process runs, and the cache is dropped on sync."""
+        key = tuple(configured)
+        own = self._own_boost_cache.get(key)
+        if own is None:
+            own = self._own_boost_cache[key] = self._board_boosts(configured)
+        return own
 
     def detect_boards(self, query: str) -> list[str]:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
@@ -291,7 +298,7 @@ class HardwareRag(IndexStore):
         if self._pin_owner_cache is None:
             self._pin_owner_cache = _query.pin_owners(self.pin_index())
         present = self._postings.boards()
-        tags = self._board_boosts(configured) if configured else {}  # a board and the shared files it answers to
+        tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
         return [t for t in _query.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
 
