@@ -97,13 +97,8 @@ def test_a_cold_build_in_shards_stores_what_one_process_stores(
         assert _results(built) == _results(HardwareRag.load(root))
 
 
-def test_a_smaller_first_build_with_workers_streams_parsed_files_back(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Below SHARDED_FROM_FILES the workers only parse (shards cost more CPU than they save there)."""
-    root = _corpus(tmp_path / "ds")
-    alone = _state(HardwareRag.load(root))
-    _two_workers(monkeypatch)
-    monkeypatch.setattr(shards, "SHARDED_FROM_FILES", 1000)
+def _count_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The sizes of the parsed batches workers send back, recorded as the indexing process receives them."""
     batches: list[int] = []
     receive = parse._receive
 
@@ -113,6 +108,16 @@ def test_a_smaller_first_build_with_workers_streams_parsed_files_back(
         return got
 
     monkeypatch.setattr(parse, "_receive", counted)
+    return batches
+
+def test_a_smaller_first_build_with_workers_streams_parsed_files_back(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Below SHARDED_FROM_FILES the workers only parse (shards cost more CPU than they save there)."""
+    root = _corpus(tmp_path / "ds")
+    alone = _state(HardwareRag.load(root))
+    _two_workers(monkeypatch)
+    monkeypatch.setattr(shards, "SHARDED_FROM_FILES", 1000)
+    batches = _count_batches(monkeypatch)
     monkeypatch.setattr(shards.ShardedBuild, "run", lambda *a: pytest.fail("no shards below the threshold"))
     assert _state(HardwareRag.load(root, index_dir=tmp_path / "index")) == alone
     assert batches and all(batches)
@@ -160,16 +165,8 @@ def test_worker_processes_reindexing_many_files_give_the_same_index_as_one_proce
     alone = _state(HardwareRag.load(root, index_dir=tmp_path / "alone"))
     rag = HardwareRag.load(root, index_dir=tmp_path / "workers")
     rag._conn.execute("UPDATE files SET size = size + 1, sha256 = ''")  # every file looks changed
-    batches: list[int] = []
-    receive = parse._receive
-
-    def counted(proc: Any) -> Any:
-        got = receive(proc)
-        batches.append(len(got or ()))
-        return got
-
     _two_workers(monkeypatch)
-    monkeypatch.setattr(parse, "_receive", counted)
+    batches = _count_batches(monkeypatch)
     assert rag.refresh()["indexed"] == rag.stats["files"]
     assert batches and all(batches)  # every file came back from a worker
     assert _state(rag) == alone
