@@ -1,12 +1,14 @@
-"""The sealed sets (held-out 6 questions, third held-out pin lookups) are checked only as data here: every
-answer is written in its datasheet, every lookup names a board and pin the data holds. Nothing ranks or
-resolves them outside the final bench run, so their totals stay unseen while ranking changes are tried."""
+"""The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
+board and pin the data holds. The sealed ones (held-out 7 questions, fourth held-out pin lookups) are ranked
+or resolved only by the final bench run, so their totals stay unseen while ranking changes are tried."""
 
 from __future__ import annotations
 
 import re
 import sys
 from pathlib import Path
+
+import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.rag import pin_index_for
@@ -17,6 +19,8 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT,
     PIN_LOOKUPS_HELD_OUT_2,
     PIN_LOOKUPS_HELD_OUT_3,
+    PIN_LOOKUPS_HELD_OUT_4,
+    PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
 from bench._rag_heldout2 import HELD_OUT_2  # noqa: E402
@@ -24,28 +28,36 @@ from bench._rag_heldout3 import HELD_OUT_3  # noqa: E402
 from bench._rag_heldout4 import HELD_OUT_4  # noqa: E402
 from bench._rag_heldout5 import HELD_OUT_5  # noqa: E402
 from bench._rag_heldout6 import HELD_OUT_6  # noqa: E402
-from bench._rag_questions import QUESTIONS  # noqa: E402
+from bench._rag_heldout7 import HELD_OUT_7  # noqa: E402
+from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 
 def _roots(shared: Path) -> dict[str, Path]:
     return {"shared": shared, "bundled": bundled_datasheets_dir()}
 
 
-def test_held_out_6_asks_nothing_another_set_asks() -> None:
-    assert len(HELD_OUT_6) >= 120
-    texts = [q.text.lower() for q in HELD_OUT_6]
+EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
+
+
+@pytest.mark.parametrize(("questions", "before"), [(HELD_OUT_6, EARLIER), (HELD_OUT_7, (*EARLIER, HELD_OUT_6))],
+                         ids=["held-out-6", "held-out-7"])
+def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
+                                                          before: tuple[tuple[Question, ...], ...]) -> None:
+    assert len(questions) >= 120
+    texts = [q.text.lower() for q in questions]
     assert len(set(texts)) == len(texts)
-    others = {q.text.lower() for q in (*QUESTIONS, *HELD_OUT, *HELD_OUT_2, *HELD_OUT_3, *HELD_OUT_4, *HELD_OUT_5)}
-    assert not set(texts) & others
-    assert {q.corpus for q in HELD_OUT_6} == {"shared", "bundled"}
+    assert not set(texts) & {q.text.lower() for s in before for q in s}
+    assert {q.corpus for q in questions} == {"shared", "bundled"}
 
 
-def test_each_held_out_6_answer_is_on_one_line_of_every_file_it_names(shared_corpus: Path) -> None:
+@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7], ids=["held-out-6", "held-out-7"])
+def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
+                                                                     shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
     # result's text; every alternative file, because a hit from any of them counts.
     roots = _roots(shared_corpus)
     missing = []
-    for q in HELD_OUT_6:
+    for q in questions:
         for source in q.source.split("|"):
             path = roots[q.corpus] / source
             lines = path.read_text(encoding="utf-8").lower().splitlines() if path.is_file() else []
@@ -54,18 +66,21 @@ def test_each_held_out_6_answer_is_on_one_line_of_every_file_it_names(shared_cor
     assert not missing
 
 
-def test_the_third_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
-        shared_corpus: Path) -> None:
-    seen = {(lk.board, lk.name.lower(), lk.corpus) for lk in (*PIN_LOOKUPS, *PIN_LOOKUPS_HELD_OUT,
-                                                               *PIN_LOOKUPS_HELD_OUT_2)}
-    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_3]
-    assert len(PIN_LOOKUPS_HELD_OUT_3) >= 60
+@pytest.mark.parametrize(("lookups", "before"), [
+    (PIN_LOOKUPS_HELD_OUT_3, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2)),
+    (PIN_LOOKUPS_HELD_OUT_4, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3)),
+], ids=["lookups-3", "lookups-4"])
+def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
+        lookups: tuple[PinLookup, ...], before: tuple[tuple[PinLookup, ...], ...], shared_corpus: Path) -> None:
+    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
+    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in lookups]
+    assert len(lookups) >= 60
     assert len(set(new)) == len(new)
     assert not set(new) & seen
     roots = _roots(shared_corpus)
     index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
     wrong = []
-    for lk in PIN_LOOKUPS_HELD_OUT_3:
+    for lk in lookups:
         idx = index[lk.corpus]
         assert lk.board in idx.known_boards(), lk
         # the board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)
