@@ -25,7 +25,8 @@ table when
   ``Use`` or ``Function``.
 
 Every short name in a name column (at most four words; a trailing ``(note)`` is dropped and
-``LED1 / Green`` gives two names) becomes an entry for the row's pin, cited with the table's heading.
+``LED1 / Green`` gives two names) becomes an entry for the row's pin, cited with the table's heading;
+an Arduino analog input written with its digital number (``A0 (54)`` on a Mega) gives the number too.
 Physical-position columns, notes, directions and descriptions are not names. A table written twice
 side by side (``| Arduino | AVR pin | Arduino | AVR pin |``) is read as two tables. A row with a
 different number of cells from its header is reported and skipped. Columns headed notes, function(s),
@@ -50,7 +51,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 6
+PIN_RULES = 7
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -258,6 +259,10 @@ def _pin_value(cell: str, header_words: set[str]) -> str | None:
     return None
 
 
+#: An Arduino analog input with its digital number in brackets (the Mega's ``A0 (54)``): the number names it too.
+_ANALOG_NUMBER = re.compile(r"A\d{1,2} \((\d{1,3})\)")
+
+
 def _names(cell: str) -> list[str]:
     out = []
     for part in cell.split(" / "):
@@ -265,6 +270,8 @@ def _names(cell: str) -> list[str]:
         if not name or name.isdigit() or "," in name or len(name.split()) > 4 or not _NAME_OK.match(name):
             continue
         out.append(name)
+        if "(" in part and (number := _ANALOG_NUMBER.fullmatch(part.strip())) is not None:
+            out.append(number.group(1))
     return out
 
 

@@ -290,6 +290,9 @@ class PinIndex:
             n = int_value(value)
             pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value
             pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), (e.alias,), raw=value)
+            if e.kind == "prose" and (known := _known_pin(idx, value)) is not None:
+                # set equal in prose to a name the board already has (69 is A15, 62 is A8 = PK0): that name's pin
+                pin, pin_name = replace(known, functions=(*known.functions, e.alias), raw=value), known.name
             if owners:
                 agreed = self._agreed(idx, value if e.numbering == "native" else f"pin {value}")
                 if isinstance(agreed, Pin):
@@ -507,6 +510,14 @@ def _by_name(idx: _BoardNames, name: str) -> Pin | None:
         matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
         raise AmbiguousPinError(idx.board_id, name, sorted(same, key=_natural), matches)
     return None
+
+
+def _known_pin(idx: _BoardNames, name: str) -> Pin | None:
+    """The one pin a board known only from datasheets already gives `name`, if any (never a guess between two)."""
+    try:
+        return _by_name(idx, name)
+    except AmbiguousPinError:
+        return None
 
 
 #: How a bare number is written on boards known only from datasheets: the Arduino number (``D13``), the

@@ -5,6 +5,10 @@ where no table lists it. A range set equal to another range of the same length m
 "D2-D7 = PD2-PD7" (also "are", "is", "map to") makes D3 the port pin PD3; so does a slash list set equal
 to another ("D0/D1 = PD0/PD1").
 
+An Arduino board numbers its analog inputs after its digital pins, and a datasheet writes that as a range of
+analog pins followed by a range of numbers of the same length: "A0-A15 as 54-69", "A8-A15 (62-69)". Each
+number then names its analog pin (69 is the Mega's A15), as an entry of kind ``prose``.
+
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
 
@@ -23,6 +27,8 @@ from collections.abc import Iterator
 _RANGE = re.compile(r"(?<![A-Za-z0-9_.])(GPIO|GP|P[A-L]|P\d\.|D|A)(\d{1,2})[-\u2013]\1(\d{1,2})(?![A-Za-z0-9_])")
 _MAPS_TO = re.compile(r"\s*(?:=|->|are|is|map to|maps to)\s*")
 _MARK = re.compile(r"-[ADGP]")
+#: The Arduino numbers an analog range stands for, written after it: "A0-A15 as 54-69", "A8-A15 (62-69)".
+_NUMBERS = re.compile(r"\s*(?:as|=|\()\s*(\d{1,3})\s*[-\u2013]\s*(\d{1,3})(?![\d.])(?!\s*[A-Za-z%])")
 #: The longest range read (a port of 32 pins, a Mega's 54 digital pins).
 MAX_SPAN = 64
 
@@ -107,5 +113,10 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
             out.extend((line, n, v, "prose") for n, v in zip(names, values, strict=True))
         else:
             out.extend((line, n, n, "range") for n in names)
+            if m.group(1) == "A":  # the digital numbers of an Arduino's analog inputs, when written after them
+                num = _NUMBERS.match(text, m.end())
+                if num is not None and int(num.group(2)) - int(num.group(1)) == len(names) - 1:
+                    first = int(num.group(1))
+                    out.extend((line, str(first + i), n, "prose") for i, n in enumerate(names))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     return out

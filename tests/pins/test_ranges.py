@@ -82,3 +82,45 @@ def test_pins_check_stays_clean_and_the_mega_range_resolves(shared_corpus: Path)
     assert index.resolve("arduino-nano", "D3").name == "PD3"
     assert index.resolve("arduino-nano", "D0").name == "PD0"  # "D0/D1 = PD0/PD1 (Serial)"
     assert index.resolve("arduino-mega2560", "A8").name == "PK0"  # the table's row, not the range
+
+
+NUMBERED = """# Numbered board - notes
+
+| Item | Value |
+| --- | --- |
+| Digital pin numbers | 24 (D0-D15 plus A0-A7 as 16-23) |
+| Supply | A0-A3 (0-3 V) |
+
+Pin-change interrupts work on A4-A7 (20-23).
+
+## Port mapping
+
+| Arduino | Port |
+| --- | --- |
+| A1 (17) | PF1 |
+| A5 | PK5 |
+"""
+
+
+def test_an_analog_range_followed_by_numbers_gives_each_input_its_arduino_number(tmp_path: Path) -> None:
+    """An Arduino numbers its analog inputs after its digital pins; "A0-A7 as 16-23" makes 23 the A7 pin, and a
+    number set equal to a name the board already has takes that name's pin (21 is A5, which a table makes PK5)."""
+    index = pin_index_for(_sheet(tmp_path, "numbered-board.md", NUMBERED))
+    assert index.resolve("numbered-board", "23").name == "A7"
+    assert index.resolve("numbered-board", "16").name == "A0"
+    assert index.resolve("numbered-board", "21").name == "PK5"  # "A4-A7 (20-23)" and the table's A5 row
+    assert index.resolve("numbered-board", "17").name == "PF1"  # the table cell "A1 (17)"
+    assert index.resolve("numbered-board", "15").name == "D15"  # still the Arduino's D number
+    with pytest.raises(UnknownPinError):
+        index.resolve("numbered-board", "24")  # past the end of the range
+    # a value range after an analog range ("A0-A3 (0-3 V)") is a voltage, not the inputs' numbers
+    assert not [n for _, n, _, _ in pin_ranges("A0-A3 (0-3 V) and A0-A3 = 0-3.3 V\n") if n.isdigit()]
+
+
+def test_the_mega_analog_inputs_answer_to_their_arduino_numbers(shared_corpus: Path) -> None:
+    """The Mega's notes write "A0-A15 as 54-69" and "A8 (62)" in its port table."""
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("arduino-mega2560", "69").name == "A15"
+    assert index.resolve("arduino-mega2560", "54").name == "PF0"
+    assert index.resolve("arduino-mega2560", "62").name == "PK0"
+    assert index.check() == []
