@@ -231,25 +231,22 @@ class HardwareRag(IndexStore):
             # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
-            top = _query.rerank(candidates, {cid: postings.meta.board_of(cid) for _, _, _, cid in candidates}, limit,
-                                scoped=boosts, other_boards=_board_file_tags(),
-                                exact=exact,
-                                has_term=_holder(postings, ids), file_terms=self._file_terms,
-                                alias_lists={cid for cid, r in rows.items() if _query.is_alias_list(r[2])},
-                                overviews={cid for cid, r in rows.items() if r[2] and " > " not in r[2]},
-                                functions=functions,
-                                sections_about={cid: _query.heading_functions(r[2]) for cid, r in rows.items()}
-                                if functions else None,
-                                wants_code=wants_code,
-                                code_tables={cid for cid, r in rows.items() if self._is_code_table(cid, r[3])}
-                                if wants_code else (), pinned=pinned,
-                                ranged=lambda cid: self._range_pins(cid, rows[cid][3]),
-                                pin_row=lambda cid, pins: _query.pin_row_words(rows[cid][3], pins, row_words),
+            found: list[_query.Candidate] = []
+            for score, rel, idx, cid in candidates:
+                heading, body = rows[cid][2], rows[cid][3]
+                found.append(_query.Candidate(
+                    score, rel, idx, cid, postings.meta.board_of(cid), heading, body,
+                    alias_list=_query.is_alias_list(heading), overview=bool(heading) and " > " not in heading,
+                    about_asked=bool(functions) and not _query.heading_functions(heading).isdisjoint(functions),
+                    code_table=wants_code and self._is_code_table(cid, body)))
+            _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
+                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
+            top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
                                 asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
             out: list[Chunk] = []
             used = 0  # characters of the results so far
-            for score, _rel, _idx, cid in top:
-                rel, board, heading, body = rows[cid]
+            for score, c in top:
+                rel, board, heading, body = rows[c.cid]
                 page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
                 if self.compact:  # the answering lines of a long chunk (a register table's rows past its
                     # first 600 characters), then cut to the compact size

@@ -43,7 +43,8 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
@@ -316,94 +317,112 @@ def is_code_table(text: str) -> bool:
     return sum(1 for _ in islice(_CODE_ROW.finditer(text), 3)) == 3
 
 
-def rerank(candidates: list[tuple[float, str, int, int]], boards: dict[int, str | None], limit: int, *,
-           scoped: Collection[str], other_boards: Collection[str], exact: list[str],
-           has_term: Callable[[str, int], bool], file_terms: Callable[[str], Collection[str]],
-           alias_lists: Collection[int] = (), overviews: Collection[int] = (),
-           functions: Collection[str] = (), sections_about: Mapping[int, Collection[str]] | None = None,
-           wants_code: bool = False, code_tables: Collection[int] = (), pinned: Collection[str] = (),
-           asked: bool = False, ranged: Callable[[int], Collection[str]] | None = None,
-           pin_row: Callable[[int, Collection[str]], bool] | None = None,
-           ) -> list[tuple[float, str, int, int]]:
-    """The best `limit` of (score, source, position, chunk id) candidates after the rules of this module.
+@dataclass(slots=True)
+class Candidate:
+    """One BM25 candidate with the facts about it that the reranking rules read, built by the search.
 
-    `functions` are the buses and functions the question names, `sections_about` the ones each candidate's
-    heading names; `wants_code` tells whether the question asks for a bit, register, flag or command,
-    `code_tables` which candidates are register or command tables; `pinned` are the boards the question's
-    chip pin points at, `asked` whether the question itself names a board; `ranged` gives the pins a candidate
-    names through ranges (``GPIO6-GPIO11``), which it holds as if written; `pin_row` whether a candidate has a line
-    holding one of the given chip pins and another of the question's words."""
-    scored: list[tuple[float, str, int, int, bool]] = []
-    any_scoped = any(boards[cid] in scoped for _, _, _, cid in candidates)
-    files = Counter(rel for _, rel, _, _ in candidates)
-    about: set[int] = set()
-    if functions and sections_about:
-        about = {cid for cid, named in sections_about.items() if any(f in named for f in functions)}
-    plain_files = {rel for _, rel, _, cid in candidates if cid not in about}
-    code_files = {rel for _, rel, _, cid in candidates if cid not in code_tables} if wants_code else set()
-    # exact tokens held by each candidate, looked up once: their share earns the bonus, and a file where some
-    # candidate holds the chip pin the question names halves its candidates that do not
+    The search fills in what the question calls for: `about_asked` only when the question names a bus or
+    function, `code_table` only when it asks for a bit, register, flag or command, and the exact-token facts
+    (:func:`weigh_exact`) only when it holds an exact token that can earn the bonus.
+    """
+
+    score: float  #: BM25 with the scope's board boost
+    source: str  #: path relative to the datasheet directory
+    position: int  #: the chunk's place in its file
+    cid: int
+    board: str | None
+    heading: str = ""
+    text: str = ""
+    alias_list: bool = False  #: a pin-alias section (:func:`is_alias_list`)
+    overview: bool = False  #: the text under the file's title, before its first section
+    about_asked: bool = False  #: its own heading names a bus or function the question names
+    code_table: bool = False  #: a register or command table the question's bit, register or flag may sit in
+    exact_share: float | None = None  #: share of the question's exact tokens it holds outside its file name
+    holds_pin: bool = False  #: it holds (or names through a range) the chip pin the question names
+    pin_row: bool = False  #: a line of it holds that chip pin and another of the question's words
+
+
+def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
+                file_terms: Callable[[str], Collection[str]],
+                ranged: Callable[[Candidate], Collection[str]] | None = None,
+                row_words: Collection[str] = ()) -> None:
+    """Fill in the candidates' exact-token facts: the share of the question's `exact` tokens each holds outside
+    its file name (a pin, register or number; a bare row number or a bus family's name earns nothing), whether
+    it holds the chip pin the question names, also through a range (`ranged`: ``GPIO6-GPIO11`` holds GPIO9),
+    and whether a line of it holds that pin beside one of the question's `row_words`."""
     pins_asked = {t for t in exact if _CHIP_PIN.fullmatch(t)}
-    shares: dict[int, float] = {}
-    holds_pin: set[int] = set()
-    pin_files: set[str] = set()
     # the exact terms that can earn the bonus anywhere, then per candidate those its file name does not hold
     bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
-    for _, rel, _, cid in candidates if bonus_terms else ():
-        in_name = file_terms(rel)
+    if not bonus_terms:
+        return
+    for c in candidates:
+        in_name = file_terms(c.source)
         wanted = [t for t in bonus_terms if t not in in_name]
-        if wanted:
-            held = [t for t in wanted if has_term(t, cid) or _numbered_row(t, cid, has_term)]
-            if ranged is not None and any(_RANGE_NAME.fullmatch(t) for t in wanted if t not in held):
-                # "Flash pins: GPIO6-GPIO11" is the paragraph about GPIO9 although it never writes it
-                in_range = ranged(cid)
-                held += [t for t in wanted if t in in_range and t not in held]
-            shares[cid] = len(held) / len(wanted)
-            if pins_asked and not pins_asked.isdisjoint(held):
-                holds_pin.add(cid)
-                pin_files.add(rel)
+        if not wanted:
+            continue
+        held = [t for t in wanted if has_term(t, c.cid) or _numbered_row(t, c.cid, has_term)]
+        if ranged is not None and any(_RANGE_NAME.fullmatch(t) for t in wanted if t not in held):
+            # "Flash pins: GPIO6-GPIO11" is the paragraph about GPIO9 although it never writes it
+            in_range = ranged(c)
+            held += [t for t in wanted if t in in_range and t not in held]
+        c.exact_share = len(held) / len(wanted)
+        if pins_asked and not pins_asked.isdisjoint(held):
+            c.holds_pin = True
+            c.pin_row = pin_row_words(c.text, pins_asked, row_words)
+
+
+def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),
+           other_boards: Collection[str] = (), pinned: Collection[str] = (), asked: bool = False,
+           ) -> list[tuple[float, Candidate]]:
+    """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
+
+    `scoped` are the boards in scope (boosted), `other_boards` the tags of boards with a board file, `pinned`
+    the boards the question's chip pin points at, `asked` whether the question itself names a board."""
+    any_scoped = any(c.board in scoped for c in candidates)
+    files = Counter(c.source for c in candidates)
+    plain_files = {c.source for c in candidates if not c.about_asked}
+    code_files = {c.source for c in candidates if not c.code_table}
+    # a file where some candidate holds the chip pin the question names halves its candidates that do not
+    pin_files = {c.source for c in candidates if c.holds_pin}
     # the boards the question's chip pin points at answer with the pin's own row: another board's or part's
     # chunk that does not hold the pin (a HAT's "analog inputs" for "P0.28 analog channel") comes after it
-    pin_answered = bool(pinned) and any(boards[cid] in pinned for cid in holds_pin)
-    rowed: set[int] = set()
-    if pin_row is not None and pins_asked:
-        rowed = {cid for cid in holds_pin if pin_row(cid, pins_asked)}
-    for score, rel, idx, cid in candidates:
-        board = boards[cid]
+    pin_answered = bool(pinned) and any(c.board in pinned for c in candidates if c.holds_pin)
+    heap: list[tuple[bool, float, str, int, int, float, int, Candidate]] = []
+    for c in candidates:
+        score, rel, board = c.score, c.source, c.board
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
-        if pin_answered and board is not None and board not in pinned and cid not in holds_pin:
+        if pin_answered and board is not None and board not in pinned and not c.holds_pin:
             demoted = True
         if asked and board is not None and board not in scoped:
             score *= UNASKED
-        if rel in pin_files and cid not in holds_pin:
+        if rel in pin_files and not c.holds_pin:
             score *= WITHOUT_THE_PIN
-        if cid in rowed:
+        if c.pin_row:
             score *= PIN_ROW
-        if cid in shares:
-            score *= 1.0 + EXACT_BONUS * shares[cid]
-        if cid in alias_lists:
+        if c.exact_share is not None:
+            score *= 1.0 + EXACT_BONUS * c.exact_share
+        if c.alias_list:
             score *= ALIAS_LIST
-        if cid in overviews and files[rel] > 1:
+        if c.overview and files[rel] > 1:
             score *= OVERVIEW
-        if cid in about and rel in plain_files:
+        if c.about_asked and rel in plain_files:
             score *= FUNCTION_SECTION
-        if wants_code and cid in code_tables and rel in code_files:
+        if c.code_table and rel in code_files:
             score *= CODE_TABLE
-        scored.append((score, rel, idx, cid, demoted))
+        heap.append((demoted, -score, rel, c.position, 0, score, c.cid, c))
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).
-    picked: list[tuple[float, str, int, int]] = []
+    picked: list[tuple[float, Candidate]] = []
     per_file: dict[str, int] = {}
-    heap = [(demoted, -score, rel, idx, 0, score, cid) for score, rel, idx, cid, demoted in scored]
     heapq.heapify(heap)
     while heap and len(picked) < limit:
-        demoted, _neg, rel, idx, seen, score, cid = heapq.heappop(heap)
+        demoted, _neg, rel, idx, seen, score, cid, c = heapq.heappop(heap)
         n = per_file.get(rel, 0)
         if n != seen:
-            heapq.heappush(heap, (demoted, -score * SAME_FILE ** n, rel, idx, n, score, cid))
+            heapq.heappush(heap, (demoted, -score * SAME_FILE ** n, rel, idx, n, score, cid, c))
             continue
         per_file[rel] = n + 1
-        picked.append((round(score * SAME_FILE ** n, 9), rel, idx, cid))
+        picked.append((round(score * SAME_FILE ** n, 9), c))
     return picked
 
 

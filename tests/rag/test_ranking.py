@@ -269,13 +269,12 @@ def test_a_pi_models_name_leads_to_the_shared_header_file_not_to_other_files_nam
 
 
 def test_a_gpio_name_counts_as_held_by_a_row_numbered_like_it_in_a_gpio_table() -> None:
-    from edge_agent.rag.query import rerank
+    from edge_agent.rag.query import Candidate, rerank, weigh_exact
 
     held = {1: {"gpio22", "gpio"}, 2: {"22", "gpio"}, 3: {"22", "uart"}, 4: {"gpio", "23"}}
-    got = rerank([(1.0, "a.md", 10 - i, i) for i in (4, 3, 2, 1)], dict.fromkeys(held, "rpi-4b"), 4, scoped=(),
-                 other_boards=(), exact=["gpio22"], has_term=lambda t, cid: t in held[cid],
-                 file_terms=lambda rel: (), )
-    order = [cid for _, _, _, cid in got]
+    found = [Candidate(1.0, "a.md", 10 - i, i, "rpi-4b") for i in (4, 3, 2, 1)]
+    weigh_exact(found, ["gpio22"], lambda t, cid: t in held[cid], lambda rel: ())
+    order = [c.cid for _, c in rerank(found, 4)]
     assert set(order[:2]) == {1, 2}  # the pin's name, or its number under a GPIO column
 
 
@@ -474,15 +473,15 @@ def test_a_question_asking_for_a_bit_prefers_the_register_table_over_prose_namin
 
 
 def test_a_bare_small_number_or_a_bus_family_is_no_exact_evidence() -> None:
-    from edge_agent.rag.query import rerank
+    from edge_agent.rag.query import Candidate, rerank, weigh_exact
 
     # chunk 1: a 40-row pin table (holds every number 1-40); chunk 2: the chip-select section ("CE1: GPIO7, pin 26")
     held = {1: {"spi", "cs", "pin", "1", "26"}, 2: {"spi", "cs", "pin", "ce1", "26"}}
 
     def order(exact: list[str]) -> list[int]:
-        got = rerank([(1.0, "header.md", 1, 1), (1.1, "header.md", 2, 2)], dict.fromkeys(held), 2, scoped=(),
-                     other_boards=(), exact=exact, has_term=lambda t, cid: t in held[cid], file_terms=lambda rel: ())
-        return [cid for _, _, _, cid in got]
+        found = [Candidate(1.0, "header.md", 1, 1, None), Candidate(1.1, "header.md", 2, 2, None)]
+        weigh_exact(found, exact, lambda t, cid: t in held[cid], lambda rel: ())
+        return [c.cid for _, c in rerank(found, 2)]
 
     assert order(["1"]) == [2, 1]  # "chip select 1": the table's row number 1 earns no bonus, the scores decide
     assert order(["gpio7"]) == [2, 1]
