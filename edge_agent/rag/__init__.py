@@ -320,7 +320,7 @@ class HardwareRag(IndexStore):
     def _tag_terms(self) -> frozenset[str]:
         """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""
         if self._tag_term_cache is None:
-            self._tag_term_cache = frozenset(t for tag in self._postings.boards() for t in _text.tokens(tag))
+            self._tag_term_cache = _query.tag_words(self._postings.boards())
         return self._tag_term_cache
 
     def _file_terms(self, rel: str) -> frozenset[str]:

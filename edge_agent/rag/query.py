@@ -3,7 +3,8 @@
 Board detection. A question that names a board or part ("the f401", "pi 4", "my bme280", "nano")
 without a ``boards`` scope is searched as if that board were given. The names come from the datasheet
 tags present in the index (file stems): the tag itself with or without separators, each part of it
-holding a digit (``f401re``, ``mega2560``) and that part without its letter suffix (``f401``), the
+holding a digit (``f401re``, ``mega2560``) and that part without its letter suffix (``f401``) or its number
+of four digits or more alone (``2560``), the
 second word of two-word tags whose first word is a maker or family (``uno``, ``nano``, ``pico``), and
 the ``[boards]`` and ``[chips]`` tables of ``vocabulary.toml`` (RP1 names the Pi 5). A name that fits several
 tags scopes none of them.
@@ -133,6 +134,10 @@ _MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "spa
 #: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
 _COMMON = frozenset({"gpio", "hat", "board", "shield", "header", "pin", "pins", "kit", "dev", "module", "breakout"})
 _WORD = re.compile(r"[a-z0-9+]+")
+#: The number of a part name (letters, then four digits or more: mega2560, mpu6050, ds3231), by which a bench
+#: calls the part on its own ("the 2560"); shorter numbers (the 280 of both BME280 and BMP280, 401) are too
+#: often a value or shared.
+_PART_NUMBER = re.compile(r"^[a-z]+(\d{4,})[a-z]*$")
 _DIGIT = re.compile(r"\d")
 
 
@@ -162,6 +167,8 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
                 trimmed = re.sub(r"(?<=\d)[a-z]+$", "", p)
                 if trimmed != p and any(c.isalpha() for c in trimmed):
                     add(trimmed, tag)
+                if (number := _PART_NUMBER.search(p)) is not None:  # "the 2560", "the 6050": a part's number
+                    add(number.group(1), tag)
         if len(parts) == 2 and parts[0] in _MAKERS and len(parts[1]) >= 3 and parts[1] not in _COMMON:
             add(parts[1], tag)
     present = set(tags)
@@ -169,6 +176,14 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
         if tag in present:
             add(name, tag)
     return names
+
+
+def tag_words(tags: Iterable[str]) -> frozenset[str]:
+    """Tokens naming a board or part: each tag's own and its part number (``2560``), which in a question tell
+    the file, not a pin, register or value inside it."""
+    words = {t for tag in tags for t in tokens(tag)}
+    words.update(m.group(1) for tag in tags for p in re.split(r"[-_ ]+", tag) if (m := _PART_NUMBER.search(p)))
+    return frozenset(words)
 
 
 def detect(query: str, names: dict[str, str], max_words: int = 4) -> list[str]:

@@ -8,7 +8,7 @@ Both sides go through :func:`tokens`, so spellings that mean the same thing meet
 * numbers and units: ``400kHz`` = ``400 kHz`` (number and unit become separate tokens), ``3v3`` = ``3.3 V``;
 * compounds keep the whole and add their parts: ``ctrl_meas`` -> ``ctrl_meas``, ``ctrl``, ``meas``;
 * light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), English stop words dropped (``CAN`` in
-  capitals is the bus, token ``can``, not the stop word);
+  capitals is the bus, token ``can``, not the stop word; so is ``can`` before a CAN signal: ``can tx``);
 * the hardware vocabulary of ``vocabulary.toml``: synonyms (``thermometer`` = ``temperature``,
   ``btn`` = ``button``) and phrases that stand for one term (``tactile switch`` = ``button``,
   ``bit clock`` = ``bclk``).
@@ -25,7 +25,7 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 12
+TOKENIZER_VERSION = 13
 
 _VOLT = re.compile(r"(\d)v(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc"; a numbered
@@ -51,6 +51,11 @@ _STOP = _words(
     "i.e has have had any all some each per via"
 )
 _CAN_BUS = re.compile(r"\bCAN\b")
+#: "can" in lower case is the bus where a CAN signal or part follows it within a sentence ("PB13 can tx", "the
+#: can transceiver"), or "transmit"/"receive" ends the sentence ("PB13 can transmit"): a modal "can" is followed
+#: by a verb and its object, and a question opening with it ("can pins 8 and 10 ...") asks whether.
+_CAN_SIGNAL = re.compile(r"(?<=[a-z0-9] )can(?= +(?:(?:tx|rx|txd|rxd|td|rd|h|l|transceivers?|controllers?|frames?"
+                         r"|filters?|ids?|pins?|signals?|lines?|messages?)\b|(?:transmit|receive) *(?:$|[?.!,;\n])))")
 _SYNONYMS = {
     "canbus": "can",
     "btn": "button",
@@ -222,6 +227,8 @@ def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
         text = _CAN_BUS.sub("canbus", text)
     t = text.lower()
+    if " can " in t:
+        t = _CAN_SIGNAL.sub("canbus", t)
     if hints[0] and _PHRASE is not None:  # (checking for each phrase's first word first costs more)
         t = _PHRASE.sub(_phrase, t)
     if hints[1] and any(h in t for h in _MULTI_HINTS):

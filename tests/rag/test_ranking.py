@@ -10,7 +10,7 @@ import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.rag import HardwareRag
-from edge_agent.rag.query import content_terms, detect, nicknames
+from edge_agent.rag.query import content_terms, detect, nicknames, tag_words
 from edge_agent.rag.text import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -65,6 +65,18 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     # the mode that takes new firmware: ESP32 download mode, flash mode, DFU mode, programming mode
     assert tokens("flash mode") == tokens("download mode") == tokens("DFU mode") == tokens("bootloader mode")
     assert "flash" in tokens("flash memory size")  # flash on its own is the memory
+    assert tokens("analog audio") == tokens("analogue audio") == tokens("AAUD")  # the RP1's audio function
+    assert tokens("heating element") == tokens("heater") and tokens("fogged up") == tokens("condensation up")
+    assert tokens("picture upside down") == tokens("picture flip vertically")  # the COM scan direction
+    assert tokens("drag and drop") == tokens("mass storage") and tokens("lamps") == tokens("illumination")
+
+
+def test_lower_case_can_is_the_bus_only_where_a_can_signal_or_part_follows() -> None:
+    for bus in ("PB13 can transmit", "PB12 can rx?", "the can transceiver on PB8", "which f446 pins carry the can tx"):
+        assert "can" in tokens(bus), bus
+    for modal in ("PB13 can transmit data", "can pins 8 and 10 take 5 V", "how much current can I draw",
+                  "an Arduino shield can be used", "Can rx be remapped"):
+        assert "can" not in tokens(modal), modal
 
 
 def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> None:
@@ -89,6 +101,12 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("fan shim button", names) == ["fan-shim"]
     assert detect("mega serial pins", names) == ["arduino-mega2560"]
     assert detect("the fan is loud", names) == []  # one word of a two-word name is not the name
+    # a part's number of four digits or more names it on its own; a shorter one is often a value or shared
+    names = nicknames(["arduino-mega2560", "mpu6050", "bme280", "bmp280", "nucleo-f401re"])
+    assert detect("PC0 on the 2560 digital number", names) == ["arduino-mega2560"]
+    assert detect("6050 sleep bit", names) == ["mpu6050"]
+    assert detect("280 chip id", names) == [] and detect("401 user led", names) == []
+    assert "2560" in tag_words(["arduino-mega2560"])  # it tells the file, so it earns no exact-token bonus
 
 
 @pytest.fixture
