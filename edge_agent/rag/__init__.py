@@ -220,6 +220,9 @@ class HardwareRag(IndexStore):
         with self._lock:
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
+            asked_tags = tuple(dict.fromkeys(tag for tag, _ in spans))  # boards and parts the question names
+            if len(asked_tags) >= 2:  # several: the table setting them side by side may rank lower
+                wanted *= _query.TOGETHER_POOL
             candidates = postings.top(terms, boosts, wanted)
             tag_terms = self._tag_terms()
             exact = _query.exact_terms(terms, tag_terms)
@@ -239,6 +242,11 @@ class HardwareRag(IndexStore):
                     alias_list=_query.is_alias_list(heading), overview=bool(heading) and " > " not in heading,
                     about_asked=bool(functions) and not _query.heading_functions(heading).isdisjoint(functions),
                     code_table=wants_code and self._is_code_table(cid, body)))
+            if len(asked_tags) >= 2:
+                assert self._nicknames is not None  # read by _mentions above
+                names = _query.names_by_tag(self._nicknames, asked_tags)
+                for c in found:
+                    c.boards_named = _query.boards_named(c.text, names)
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
@@ -476,15 +484,26 @@ def _native_pins(boards: Sequence[str]) -> frozenset[str]:
 
 def _answers_shared_tag(board: str) -> bool:
     """Whether `board` is a board file answering to a datasheet tag other boards share (each 40-pin Pi)."""
-    if board not in list_boards():
-        return False
-    return bool(set(get_board(board).datasheet_tags) & _shared_tags())
+    return board in _shared()[1]
 
 
-def _shared_tags() -> set[str]:
+def _shared_tags() -> frozenset[str]:
     """Datasheet tags several board files answer to (rpi-gpio: the header of every 40-pin Pi)."""
-    tags = [t for b in list_boards() for t in get_board(b).datasheet_tags]
-    return {t for t in tags if tags.count(t) > 1}
+    return _shared()[0]
+
+
+_SHARED: tuple[frozenset[str], frozenset[str]] | None = None
+
+
+def _shared() -> tuple[frozenset[str], frozenset[str]]:
+    """The datasheet tags several board files answer to, and those board files (read once, like the board
+    files' tags: looking the board files up costs a path resolution each, on every question naming a board)."""
+    global _SHARED
+    if _SHARED is None:
+        tags = [t for b in list_boards() for t in get_board(b).datasheet_tags]
+        shared = frozenset(t for t in tags if tags.count(t) > 1)
+        _SHARED = shared, frozenset(b for b in list_boards() if not shared.isdisjoint(get_board(b).datasheet_tags))
+    return _SHARED
 
 
 def _match_word(part: str, words: set[str]) -> bool:

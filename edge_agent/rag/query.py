@@ -31,7 +31,9 @@ then, in this order of strength:
 5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
    double when a section of the same file that does not (the general pin map) is also a candidate;
 6. a question asking for a bit, register, flag or command doubles the file's register or command table (rows
-   holding hex codes) when prose sections of the same file that name the bit are also candidates.
+   holding hex codes) when prose sections of the same file that name the bit are also candidates;
+7. a question naming two or more boards or parts reads more candidates, and a chunk with a line naming several
+   of them side by side (a comparison table's header row) counts :data:`TOGETHER` times more per board named.
 
 A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
 the header file every 40-pin model shares never writes it. Every result that is a long section and
@@ -44,7 +46,7 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
@@ -134,6 +136,7 @@ _MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "spa
 #: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
 _COMMON = frozenset({"gpio", "hat", "board", "shield", "header", "pin", "pins", "kit", "dev", "module", "breakout"})
 _WORD = re.compile(r"[a-z0-9+]+")
+_NOT_WORD = re.compile(r"[^a-z0-9+\n]+")
 #: The number of a part name (letters, then four digits or more: mega2560, mpu6050, ds3231), by which a bench
 #: calls the part on its own ("the 2560"); shorter numbers (the 280 of both BME280 and BMP280, 401) are too
 #: often a value or shared.
@@ -176,6 +179,38 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
         if tag in present:
             add(name, tag)
     return names
+
+
+#: Score multiplier of a chunk that names two or more of the boards and parts a question names ("D11 on the uno,
+#: g071 and nrf boards", "can a PiGlow and an Automation HAT share the bus"): the table or note setting them side
+#: by side answers for each of them at once, where one board's own pin map answers for one.
+TOGETHER = 3.0
+#: Candidates fetched for a question naming two or more boards, times the usual: the table comparing them is often
+#: in a generic note without any board's boost.
+TOGETHER_POOL = 3
+
+
+def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, list[str]]:
+    """The informal names (:func:`nicknames`) of each of `tags`."""
+    out: dict[str, list[str]] = {t: [] for t in tags}
+    for name, tag in names.items():
+        if tag in out:
+            out[tag].append(name)
+    return out
+
+
+def boards_named(text: str, names: Mapping[str, Collection[str]]) -> int:
+    """The most boards of `names` (tag -> its informal names) one line of `text` names: a table's header row or a
+    sentence setting them side by side (a file's own board is named in its title, not beside the others)."""
+    low = text.lower()
+    if sum(1 for keys in names.values() if any(k.split(" ", 1)[0] in low for k in keys)) < 2:
+        return 0  # (a plain search for each name's first word rules out most chunks: one board's own notes)
+    words = " " + _NOT_WORD.sub(" ", low.replace("_", " ")).replace("\n", " \n ") + " "
+    lines: Counter[int] = Counter()
+    for keys in names.values():  # the lines naming each board, found by plain searches of the whole text
+        at_lines = {words.count("\n", 0, at) for k in keys for at in _finds(words, f" {k} ")}
+        lines.update(at_lines)
+    return max(lines.values(), default=0)
 
 
 def tag_words(tags: Iterable[str]) -> frozenset[str]:
@@ -355,6 +390,7 @@ class Candidate:
     exact_share: float | None = None  #: share of the question's exact tokens it holds outside its file name
     holds_pin: bool = False  #: it holds (or names through a range) the chip pin the question names
     pin_row: bool = False  #: a line of it holds that chip pin and another of the question's words
+    boards_named: int = 0  #: how many of the boards and parts the question names it is of or names (when 2+)
 
 
 def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
@@ -424,6 +460,8 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
             score *= FUNCTION_SECTION
         if c.code_table and rel in code_files:
             score *= CODE_TABLE
+        if c.boards_named >= 2:
+            score *= TOGETHER * c.boards_named
         heap.append((demoted, -score, rel, c.position, 0, score, c.cid, c))
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).
