@@ -69,6 +69,12 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("heating element") == tokens("heater") and tokens("fogged up") == tokens("condensation up")
     assert tokens("picture upside down") == tokens("picture flip vertically")  # the COM scan direction
     assert tokens("drag and drop") == tokens("mass storage") and tokens("lamps") == tokens("illumination")
+    assert tokens("how many amps") == tokens("how many current")  # "amp" alone is also an amplifier
+    assert "current" not in tokens("op-amp")
+    assert tokens("clock module") == tokens("rtc module") == tokens("RTC")
+    assert tokens("debug trace output") == tokens("debug SWO")  # the Cortex-M trace pin
+    assert tokens("how fast does it spin") == tokens("speed does it spin")
+    assert tokens("4,200 RPM") == tokens("4,200 speed")  # a fan's speed
 
 
 def test_lower_case_can_is_the_bus_only_where_a_can_signal_or_part_follows() -> None:
@@ -106,6 +112,10 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("PC0 on the 2560 digital number", names) == ["arduino-mega2560"]
     assert detect("6050 sleep bit", names) == ["mpu6050"]
     assert detect("280 chip id", names) == [] and detect("401 user led", names) == []
+    # an STM32 series by its family name where one board carries it
+    names = nicknames(["nucleo-g071rb", "nucleo-l476rg", "nucleo-f401re", "nucleo-f446re"])
+    assert detect("PB14 which arduino D pin on the g0", names) == ["nucleo-g071rb"]
+    assert detect("stm32l4 low power modes", names) == ["nucleo-l476rg"]
     assert "2560" in tag_words(["arduino-mega2560"])  # it tells the file, so it earns no exact-token bonus
 
 
