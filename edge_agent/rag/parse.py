@@ -93,6 +93,24 @@ def _weighted(body_tokens: list[str], heading_tokens: list[str]) -> tuple[dict[s
 def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> ParsedFile:
     """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
     text hashes to `old_sha`)."""
+    pf, counted = parse_counts(f, max_file_bytes, old_sha)
+    if pf.unchanged or not counted:
+        return pf
+    # the file's terms numbered in first-seen order, at C speed
+    terms = dict.fromkeys(chain.from_iterable(counted))
+    local = dict(zip(terms, range(len(terms)), strict=True))
+    pf.terms = list(terms)
+    pf.tids = array("i", map(local.__getitem__, chain.from_iterable(counted))).tobytes()
+    pf.tfs = array("f", chain.from_iterable(tf.values() for tf in counted)).tobytes()
+    pf.sizes = array("i", map(len, counted)).tobytes()
+    return pf
+
+
+def parse_counts(f: DocFile, max_file_bytes: int, old_sha: str | None = None
+                 ) -> tuple[ParsedFile, list[dict[str, float]]]:
+    """:func:`parse_file` without the packing of the term frequencies: the file (its ``terms``, ``tids``,
+    ``tfs`` and ``sizes`` left empty) and each chunk's term -> weighted frequency, for a caller that adds
+    them to postings in the same process (a building worker numbers the terms of its whole shard at once)."""
     if f.kind == "pdf":
         pages, file_problems = read_pdf(f)
         text = "\n\n".join(t for _, t in pages) if pages else None
@@ -101,7 +119,7 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> P
         text, file_problems = read_text(f, max_file_bytes)
     sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
     if sha == old_sha:
-        return ParsedFile(sha, file_problems, unchanged=True)
+        return ParsedFile(sha, file_problems, unchanged=True), []
     sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
     entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
     stem = stem_words(f.rel)
@@ -116,15 +134,8 @@ def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> P
         tf, dl = _weighted(_text.tokens(s.text, hints) + row_pins(s.text), heading)
         counted.append(tf)
         rows.append((s.heading, s.text, dl))
-    # the file's terms numbered in first-seen order, at C speed
-    terms = dict.fromkeys(chain.from_iterable(counted))
-    local = dict(zip(terms, range(len(terms)), strict=True))
-    tids = array("i", map(local.__getitem__, chain.from_iterable(counted)))
-    tfs = array("f", chain.from_iterable(tf.values() for tf in counted))
-    sizes = array("i", map(len, counted))
     return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows, terms=list(terms),
-                      tids=tids.tobytes(), tfs=tfs.tobytes(), sizes=sizes.tobytes())
+                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows), counted
 
 
 def _workers(n_files: int) -> int:

@@ -269,7 +269,7 @@ def _worker_main() -> None:
     """A building worker: reads (size cap, files, shard database path, progress step) from stdin, indexes
     the files into the shard database, and reports progress, then each file's chunk count, chunk lengths
     and problems."""
-    from edge_agent.rag.parse import parse_file
+    from edge_agent.rag.parse import parse_counts
     from edge_agent.rag.postings import SnapshotBuilder
 
     logging.disable(logging.CRITICAL)  # problems travel with the results and are logged by the indexing process
@@ -286,9 +286,10 @@ def _worker_main() -> None:
     problems: dict[int, tuple[list[Problem], list[Problem]]] = {}
     next_id = 1
     for i, f in enumerate(files):
-        pf = parse_file(f, max_file_bytes)
+        pf, counted = parse_counts(f, max_file_bytes)
         n = len(pf.sections)
-        builder.add_file(next_id, pf)
+        for k, tf in enumerate(counted):  # numbered by the shard's own term numbers as they come
+            builder.add(next_id + k, tf)
         conn.executemany(f"INSERT INTO chunks (id, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          [(next_id + k, f.rel, k, f.board, heading, body, dl, b"")
                           for k, (heading, body, dl) in enumerate(pf.sections)])

@@ -39,3 +39,61 @@ def test_a_first_word_that_is_a_phrase_alone_gives_way_to_its_longer_phrases() -
     for line in ("push", "push button", "a push-pull output", "push pull", "pushbutton switch", "pushing"):
         assert grouped.sub("#", line) == plain.sub("#", line), line
     assert grouped.sub("#", "push pull output, push") == "#, #"
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_the_word_pair_test_never_passes_over_a_piece_a_phrase_matches(seed: int) -> None:
+    """The phrase pattern is skipped for a piece whose words hold no phrase's first two words side by side:
+    wherever it would have matched, the test says the piece may hold one (separators, case, dots,
+    underscores and non-ASCII letters around the words included)."""
+    rng = random.Random(seed)
+    phrases = list(_PHRASES)
+    words = sorted({w for p in phrases for w in p.split()} | {"tactiles", "pin", "x1", "é", "bit_clock", "3.3"})
+    seps = [" ", "  ", "_", "-", "\n", ", ", ".", "", "é", ": "]
+    skipped = 0
+    for _ in range(600):
+        parts = [rng.choice([*words, rng.choice(phrases)]) for _ in range(rng.randint(1, 10))]
+        piece = "".join(p + rng.choice(seps) for p in parts)
+        encoded = piece.encode("utf-8")
+        if text._PHRASE is not None and text._PHRASE.search(piece):
+            assert text._may_hold_phrase(encoded), piece
+        skipped += not text._may_hold_phrase(encoded)
+    assert skipped  # the test does pass over pieces
+    assert not text._may_hold_phrase(b"the clock tree and the chip")
+    assert text._may_hold_phrase("the chip\u00a0select line".encode())
+
+
+_RAW = re.compile(r"[a-z0-9]+(?:[._][a-z0-9]+)*")
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_raw_tokens_are_the_runs_of_letters_and_digits_a_dot_or_underscore_joins(seed: int) -> None:
+    """Tokens are split at bytes speed; what they are is still the pattern's matches on the lowercased text:
+    a dot or underscore only inside a token, a non-ASCII letter a separator."""
+    rng = random.Random(seed)
+    alphabet = ["a", "b", "z", "0", "7", ".", "_", "..", "._", " ", "\n", "é", "\u0130", "-", "|", "x1", "0x1f"]
+    seen: list[str] = []
+
+    def capture(raw: str) -> tuple[str, ...]:
+        seen.append(raw)
+        return (raw,)
+
+    for _ in range(500):
+        piece = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 14)))
+        seen.clear()
+        memo = text._memo
+        text._memo = _Capture(capture)  # type: ignore[assignment]
+        try:
+            text.tokens(piece, (False, False))
+        finally:
+            text._memo = memo
+        assert seen == _RAW.findall(piece.lower()), piece
+
+
+class _Capture(dict[bytes, tuple[str, ...]]):
+    def __init__(self, see: object) -> None:
+        super().__init__()
+        self._see = see
+
+    def __missing__(self, raw: bytes) -> tuple[str, ...]:
+        return self._see(raw.decode("ascii"))  # type: ignore[operator, no-any-return]
