@@ -104,9 +104,10 @@ class SnapshotBuilder:
 
     def add(self, cid: int, tfs: dict[str, float]) -> None:
         self.ids.append(cid)
-        self._tids.extend(map(self._terms.__getitem__, tfs))
-        self._tfs.extend(tfs.values())
-        self._cids.extend(repeat(cid, len(tfs)))
+        # (from lists: an array filled from a list is sized once, from an iterator item by item)
+        self._tids.fromlist(list(map(self._terms.__getitem__, tfs)))
+        self._tfs.fromlist(list(tfs.values()))
+        self._cids.fromlist([cid] * len(tfs))
         if self._conn is not None and len(self._tids) >= self._spill:
             self._write_run(self._conn, "postings_run")
 
