@@ -5,7 +5,8 @@ Both sides go through :func:`tokens`, so spellings that mean the same thing meet
 * pin names: ``PA_5``/``pa5``/``PA05`` -> ``pa5``; ``GPIO17``/``GPIO 17``/``BCM17``/``IO17`` -> ``gpio17``;
   ``D13``, ``A0``, ``GP25`` stay as written (lowercased);
 * hex numbers: ``0x76``/``0X76``/``76h`` -> ``0x76`` (leading zeros dropped: ``0x0D`` -> ``0xd``);
-* numbers and units: ``400kHz`` = ``400 kHz`` (number and unit become separate tokens), ``3v3`` = ``3.3 V``;
+* numbers and units: ``400kHz`` = ``400 kHz`` (number and unit become separate tokens), ``3v3`` = ``3.3 V``,
+  ``4k7`` = ``4.7 kOhm`` and ``10k`` = ``10 kOhm``;
 * compounds keep the whole and add their parts: ``ctrl_meas`` -> ``ctrl_meas``, ``ctrl``, ``meas``;
 * light stemming (plural ``s``/``es``/``ies``, ``ing``, ``ed``), English stop words dropped (``CAN`` in
   capitals is the bus, token ``can``, not the stop word; so is ``can`` before a CAN signal: ``can tx``);
@@ -25,9 +26,11 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 13
+TOKENIZER_VERSION = 14
 
 _VOLT = re.compile(r"(\d)v(\d)")
+#: A resistor value written with the multiplier as the decimal point: 4k7 is 4.7 kOhm, 1k8 is 1.8 kOhm.
+_KOHM = re.compile(r"(\d{1,3})k(\d)")
 # Peripheral instances also answer to their family name: "I2C1" is found by "i2c", "ADC2" by "adc"; a numbered
 # LED ("LED1 / Green" in a HAT's header table) is an LED.
 _INSTANCE = re.compile(r"(i2c|i2s|spi|qspi|uart|usart|lpuart|adc|dac|tim|pwm|can|gpio|gpclk|pcm|sercom|ain|ce|cs|nss"
@@ -224,6 +227,9 @@ def _expand(raw: str) -> tuple[str, ...]:
     m = _VOLT.fullmatch(raw)
     if m:
         return (f"{m.group(1)}.{m.group(2)}", "v")
+    m = _KOHM.fullmatch(raw)
+    if m:
+        return (f"{m.group(1)}.{m.group(2)}", "kohm")
     if raw[0].isdigit():
         m = _NUM_UNIT.fullmatch(raw)
         if m and m.group(2) in _UNITS:
