@@ -20,7 +20,7 @@ from typing import Any
 from edge_agent.agent import language
 from edge_agent.agent import prompt as promptmod
 from edge_agent.agent.choice import CHANGE, MEMORY, Plan
-from edge_agent.agent.ports import HardwareSource, MemorySource, records, strings
+from edge_agent.agent.ports import Hardware, HardwareSource, MemorySource, records, strings
 from edge_agent.agent.state import AgentState
 from edge_agent.agent.turn import Context
 from edge_agent.config import Settings
@@ -65,11 +65,11 @@ def memory_entries(memory: MemorySource | None, state: AgentState | None, settin
     return results, [ref for ref in refs if ref]
 
 
-def hardware_context(hardware: HardwareSource | None, message: str, boards: list[str]) -> str:
+def hardware_context(hardware: HardwareSource | None, message: str, boards: list[str]) -> Hardware:
     """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them)."""
     if hardware is None or not boards:
-        return ""
-    return str(hardware.context(message, boards))
+        return Hardware()
+    return hardware.context(message, boards)
 
 
 def assemble(system: str, message: str, *, memory: str, krefs: list[str], raw_hardware: str, chosen: Plan,

@@ -23,6 +23,9 @@ not name, only pins a note does not name, or register values disjoint from the d
 Pure functions over the turn's context; the same message and context give the same lines, so the
 response cache stays valid.
 
+The pin lines come from the pin index's results as records (board, name, pin, detail), not from the
+rendered pin block, so a name or board written with any characters is stated as the index gave it.
+
 An action whose message writes no pin name is forced to the pins :func:`pin_aliases` (the pin
 index's aliases for its words) or :func:`note_pin` (the note that answers it) give.
 """
@@ -34,7 +37,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-_PIN_LINE = re.compile(r"^(?P<board>[\w.-]+): (?P<alias>.+?) = pin (?P<pin>\S+)(?: \((?P<detail>.*)\))?$")
+from edge_agent.agent.ports import PinFact
+
 _SOURCE = re.compile(r"^--- (?P<source>\S+)(?: page \d+)? \((?P<board>[^)]*)\) ---$")
 _FUNCTION = re.compile(r"^(?P<periph>[A-Z][A-Z0-9]*)_(?P<role>[A-Z]+\d*)$")
 # What a signal is also called in a question.
@@ -76,17 +80,13 @@ def terms(text: str) -> set[str]:
     return out
 
 
-def _resolved(hardware: str, message: str) -> list[tuple[str, str, str, str]]:
-    """(name, board, pin, detail) per pin the context's pin-alias block resolved, named as the message
-    wrote it."""
+def _resolved(pins: Sequence[PinFact], message: str) -> list[tuple[str, str, str, str]]:
+    """(name, board, pin, detail) per pin the pin index resolved for the message, named as the message
+    wrote it (else by the first name found for it)."""
     low = message.lower()
     by_pin: dict[tuple[str, str], list[tuple[str, str]]] = {}
-    head = hardware.split("[Hardware documentation]", 1)[0]
-    for raw in head.splitlines():
-        m = _PIN_LINE.match(raw.strip())
-        if m:
-            key = (m.group("board"), m.group("pin"))
-            by_pin.setdefault(key, []).append((m.group("alias"), m.group("detail") or ""))
+    for fact in pins:
+        by_pin.setdefault((fact.board, fact.pin), []).append((fact.alias, fact.detail))
     out = []
     for (board, pin), names in by_pin.items():
         written = [n for n in names if re.search(r"(?<![\w])" + re.escape(n[0].lower()) + r"(?![\w])", low)]
@@ -95,18 +95,18 @@ def _resolved(hardware: str, message: str) -> list[tuple[str, str, str, str]]:
     return out
 
 
-def pin_lines(hardware: str, message: str) -> list[str]:
-    """One line per pin the context's pin-alias block resolved, named as the message wrote it."""
-    found = _resolved(hardware, message)
+def pin_lines(pins: Sequence[PinFact], message: str) -> list[str]:
+    """One line per pin the pin index resolved for the message, named as the message wrote it."""
+    found = _resolved(pins, message)
     several = len({board for _, board, _, _ in found}) > 1
     return [f"Pin: {alias}{f' on {board}' if several else ''} is {pin}" + (f" ({detail})." if detail else ".")
             for alias, board, pin, detail in found[:_MAX_PIN_LINES]]
 
 
-def pin_aliases(hardware: str, message: str) -> list[str]:
-    """One name per pin the context's pin-alias block resolved for the message ("user_led" for "the
-    green user LED"), the name the message wrote when it wrote one."""
-    return [alias for alias, _, _, _ in _resolved(hardware, message)[:_MAX_PIN_LINES]]
+def pin_aliases(pins: Sequence[PinFact], message: str) -> list[str]:
+    """One name per pin the pin index resolved for the message ("user_led" for "the green user LED"), the
+    name the message wrote when it wrote one."""
+    return [alias for alias, _, _, _ in _resolved(pins, message)[:_MAX_PIN_LINES]]
 
 
 def note_pin(message: str, notes: Sequence[Mapping[str, Any]]) -> list[str]:
@@ -258,10 +258,11 @@ def native_lines(message: str, boards: Sequence[Any]) -> list[str]:
     return lines[:_MAX_PIN_LINES]
 
 
-def lookup_facts(message: str, hardware: str, boards: Sequence[Any] = (),
+def lookup_facts(message: str, hardware: str, resolved: Sequence[PinFact] = (), boards: Sequence[Any] = (),
                  notes: Sequence[Mapping[str, Any]] = ()) -> list[str]:
-    """The lines that answer a lookup from the turn's context (see the module's description)."""
-    pins = pin_lines(hardware, message)
+    """The lines that answer a lookup from the turn's context (see the module's description): `hardware` is
+    the context block (its datasheet chunks), `resolved` the pin facts of its pin block."""
+    pins = pin_lines(resolved, message)
     named = {line.split(" is ", 1)[1].split()[0].rstrip(".") for line in pins}
     pins += [line for line in native_lines(message, boards) if line.split(" is ", 1)[0][len("Pin: "):] not in named]
     named = {line.split(" is ", 1)[1].split()[0].rstrip(".") for line in pins}

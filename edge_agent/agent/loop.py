@@ -46,7 +46,7 @@ from edge_agent.agent.caller import ToolCaller
 from edge_agent.agent.choice import Plan, choose, named_pins, plan
 from edge_agent.agent.context import board_hints as _board_hints
 from edge_agent.agent.execution import make_runner
-from edge_agent.agent.ports import HardwareSource, MemorySource
+from edge_agent.agent.ports import Hardware, HardwareSource, MemorySource
 from edge_agent.agent.provider import ProviderChain
 from edge_agent.agent.records import OnTool
 from edge_agent.agent.reflection import finish
@@ -169,25 +169,27 @@ class Agent:
         """Engage memory with the message: (context block, source refs); empty when memory is off."""
         return contextmod.memory_context(self.memory, self.state, self.settings, message)
 
-    def hardware_context(self, message: str, board: str | None = None) -> str:
-        """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them)."""
+    def hardware_context(self, message: str, board: str | None = None) -> Hardware:
+        """Pin aliases and datasheet chunks for the message, scoped to the boards (as the index gives them), and
+        the pin facts of its pin block."""
         return contextmod.hardware_context(self.hardware, message, self._board_ids(board))
 
     def build(self, message: str, *, session: str | None = None, board: str | None = None) -> Context:
         history = self.state.history(session, self.settings.agent.max_history_messages) \
             if self.state is not None and session else []
         entries, krefs = contextmod.memory_entries(self.memory, self.state, self.settings, message)
-        raw_hardware = self.hardware_context(message, board)
+        found = self.hardware_context(message, board)
+        raw_hardware = found.text
         chosen = self.plan_for(message, raw_hardware)
         # a lookup is answered from what the pin index, the board files, the notes and the datasheet search
         # returned for it, not from the model's reading of the documentation
-        lines = lookup.lookup_facts(message, raw_hardware, contextmod.board_files(self.boards), entries) \
+        lines = lookup.lookup_facts(message, raw_hardware, found.pins, contextmod.board_files(self.boards), entries) \
             if self.compact and chosen.kind == "lookup" else []
         ctx = contextmod.assemble(self.system, message, memory=promptmod.frame_memory(entries), krefs=krefs,
                                   raw_hardware=raw_hardware, chosen=chosen, history=history,
                                   compact=self.compact, lookup=lines)
         if self.compact and chosen.require and not named_pins(message):
-            ctx.aliases = lookup.pin_aliases(raw_hardware, message)
+            ctx.aliases = lookup.pin_aliases(found.pins, message)
             ctx.note_pins = [] if ctx.aliases else lookup.note_pin(message, entries)
         return ctx
 

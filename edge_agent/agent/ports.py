@@ -7,16 +7,35 @@ through its socket both answer them (see :mod:`edge_agent.agent.sources`).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from edge_agent.jsontypes import JsonObject
 
 
+@dataclass(frozen=True)
+class PinFact:
+    """A pin name the message names, as the pin index resolved it for one board."""
+
+    board: str
+    alias: str  # the name as the datasheet or board file writes it
+    pin: str  # the native pin name
+    detail: str = ""  # its headers and functions (and the datasheet's own value when it differs)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """A message's hardware context: the prompt block and the pin facts its pin block was written from."""
+
+    text: str = ""
+    pins: tuple[PinFact, ...] = ()
+
+
 class HardwareSource(Protocol):
     """Pin aliases and datasheet chunks for a message, scoped to boards."""
 
-    def context(self, query: str, boards: Sequence[str]) -> str:
-        """The hardware context block for ``query``."""
+    def context(self, query: str, boards: Sequence[str]) -> Hardware:
+        """The hardware context for ``query``."""
         ...
 
     def offline(self, query: str, boards: Sequence[str]) -> JsonObject:
@@ -66,3 +85,14 @@ def strings(data: JsonObject, key: str) -> list[str]:
     """The texts listed under ``key`` of a reply."""
     value = data.get(key)
     return [str(v) for v in value] if isinstance(value, list) else []
+
+
+def pin_facts(data: JsonObject, key: str = "aliases") -> tuple[PinFact, ...]:
+    """The pin facts listed under ``key`` of a reply; a record missing a board, a name or a pin is left out
+    (it names no pin to state)."""
+    out = []
+    for r in records(data, key):
+        board, alias, pin, detail = (r.get(k) for k in ("board", "alias", "pin", "detail"))
+        if isinstance(board, str) and isinstance(alias, str) and isinstance(pin, str) and board and alias and pin:
+            out.append(PinFact(board, alias, pin, detail if isinstance(detail, str) else ""))
+    return tuple(out)

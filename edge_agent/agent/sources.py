@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from edge_agent.agent.ports import Hardware, pin_facts
 from edge_agent.config import Settings
 from edge_agent.hub.connect import Services, json_object
 from edge_agent.jsontypes import JsonObject
@@ -29,8 +30,9 @@ class ServiceHardware:
     def __init__(self, services: Services) -> None:
         self.services = services
 
-    def context(self, query: str, boards: Sequence[str]) -> str:
-        return str(_call(self.services, "agent_context", {"query": query, "boards": list(boards)})["hardware"])
+    def context(self, query: str, boards: Sequence[str]) -> Hardware:
+        got = _call(self.services, "agent_context", {"query": query, "boards": list(boards)})
+        return Hardware(str(got.get("hardware") or ""), pin_facts(got))
 
     def offline(self, query: str, boards: Sequence[str]) -> JSON:
         return _call(self.services, "agent_context", {"query": query, "boards": list(boards), "offline": True})

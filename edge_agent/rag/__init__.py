@@ -40,7 +40,7 @@ from edge_agent.rag.store import IndexStore
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
 
-__all__ = ["BOARD_BOOST", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "Problem", "pin_index_for"]
+__all__ = ["BOARD_BOOST", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "PinMatch", "Problem", "pin_index_for"]
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,23 @@ class FileInfo:
     size: int
     chunks: int
     aliases: int
+
+
+@dataclass(frozen=True)
+class PinMatch:
+    """A pin name of a board that the query names, as the pin index resolved it."""
+
+    board: str
+    alias: str  # the name as the datasheet or board file writes it
+    pin: str  # the native pin name
+    detail: str  # its headers and functions, and the datasheet's own value when it differs from the pin name
+
+    def line(self) -> str:
+        """The line of the context's pin block: `board: alias = pin NAME (detail)`."""
+        return f"{self.board}: {self.alias} = pin {self.pin}" + (f" ({self.detail})" if self.detail else "")
+
+    def record(self) -> dict[str, str]:
+        return {"board": self.board, "alias": self.alias, "pin": self.pin, "detail": self.detail}
 
 
 class HardwareRag(IndexStore):
@@ -351,7 +368,13 @@ class HardwareRag(IndexStore):
 
         `pins` is the pin index to name pins with (default: the one built from this index's datasheets).
         """
-        pin_lines = self.pin_context(query, boards, pins)
+        return self.context_and_pins(query, boards, pins)[0]
+
+    def context_and_pins(self, query: str, boards: Sequence[str] = (),
+                         pins: PinIndex | None = None) -> tuple[str, list[PinMatch]]:
+        """The agent context block and the pin matches its pin block was written from."""
+        matches = self.pin_matches(query, boards, pins)
+        pin_lines = "\n".join(m.line() for m in matches)
         chunks = self.search(query, boards)
         docs = ""
         if chunks:
@@ -359,14 +382,19 @@ class HardwareRag(IndexStore):
                 f"--- {c.source}{f' page {c.page}' if c.page else ''} ({c.board or 'generic'}) ---\n"
                 + (f"# {c.heading}\n" if c.heading else "") + f"{c.text}\n\n" for c in chunks)
         block = (f"[Pin aliases for query]\n{pin_lines}\n\n" if pin_lines else "") + docs
-        return block + "\n" if block else ""
+        return (block + "\n" if block else ""), matches
 
     def pin_context(self, query: str, boards: Sequence[str], pins: PinIndex | None = None) -> str:
         """Lines `board: alias = pin NAME (...)` for aliases and labels whose every word appears in the query."""
+        return "\n".join(m.line() for m in self.pin_matches(query, boards, pins))
+
+    def pin_matches(self, query: str, boards: Sequence[str], pins: PinIndex | None = None) -> list[PinMatch]:
+        """The boards' LED and button labels and datasheet names whose every word appears in the query, with
+        the pin each names, labels first, in each board's order."""
         index = pins or self.pin_index()
         words = {w.lower() for w in _text.tokens(query)} | {name_key(w) for w in query.split()}
         words |= {w.lower().strip("?,.;:!'\"()") for w in query.split()}
-        lines: list[str] = []
+        found: list[PinMatch] = []
         for b in boards:
             try:
                 amap = index.aliases_for(b)
@@ -388,8 +416,8 @@ class HardwareRag(IndexStore):
                 seen.add((alias.lower(), pin.name))
                 detail = ", ".join([*pin.headers, *pin.functions])
                 raw = f"; datasheet value {pin.raw}" if pin.raw and pin.raw != pin.name else ""
-                lines.append(f"{b}: {alias} = pin {pin.name}" + (f" ({detail}{raw})" if detail or raw else ""))
-        return "\n".join(lines)
+                found.append(PinMatch(b, alias, pin.name, f"{detail}{raw}"))
+        return found
 
     def alias_entries(self) -> list[AliasEntry]:
         """Every pin-alias line parsed from the datasheets, in path order."""

@@ -28,17 +28,23 @@ class AgentContextIn(ActionInput):
 @action("agent_context", AgentContextIn, AgentContext)
 def agent_context(res: Resources, a: AgentContextIn) -> AgentContext:
     """An agent turn's hardware context for ``query``, scoped to ``boards``: the prompt block (pin aliases and
-    datasheet chunks); with ``offline``, the pins the query names and the single best chunk, what the device
-    can answer with no model. Empty when there is no datasheet index."""
+    datasheet chunks) and the pin matches its pin block was written from, as records; with ``offline``, the
+    pins the query names and the single best chunk, what the device can answer with no model. Empty when
+    there is no datasheet index."""
     boards = [b.strip().lower() for b in a.boards or []]
     try:
         with res.datasheets() as rag:
             if not a.offline:
-                return AgentContext(hardware=str(rag.context(a.query, boards)) if boards else "")
+                if not boards:
+                    return AgentContext(hardware="", aliases=[])
+                text, matches = rag.context_and_pins(a.query, boards)
+                return AgentContext(hardware=text, aliases=[m.record() for m in matches])
             chunks = rag.search(a.query, boards, limit=1)
             chunk: JSON | None = None
             if chunks:
                 chunk = {"source": chunks[0].source, "heading": chunks[0].heading, "text": chunks[0].text}
             return AgentContext(pins=rag.pin_context(a.query, boards) if boards else "", chunk=chunk, index=True)
     except ComponentUnavailable:  # answered without an index
-        return AgentContext(hardware="") if not a.offline else AgentContext(pins="", chunk=None, index=False)
+        if not a.offline:
+            return AgentContext(hardware="", aliases=[])
+        return AgentContext(pins="", chunk=None, index=False)

@@ -330,10 +330,12 @@ class BridgeCapabilities(_Open):
 
 
 class AgentContext(ToolResult):
-    """An agent turn's context: ``hardware`` (the prompt block), or offline ``pins``, ``chunk`` and ``index``."""
+    """An agent turn's context: ``hardware`` (the prompt block) and ``aliases`` (the pin matches its pin block
+    was written from: board, alias, pin, detail), or offline ``pins``, ``chunk`` and ``index``."""
 
-    omit_if_none = frozenset({"hardware", "pins", "chunk", "index"})
+    omit_if_none = frozenset({"hardware", "aliases", "pins", "chunk", "index"})
     hardware: str | None = None
+    aliases: list[JSON] | None = None
     pins: str | None = None
     chunk: JSON | None = None
     index: bool | None = None

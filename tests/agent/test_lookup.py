@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from edge_agent.agent.assemble import open_agent
-from edge_agent.agent.lookup import answer, contradiction, datasheet_lines, note_lines, terms
+from edge_agent.agent.lookup import answer, contradiction, datasheet_lines, lookup_facts, note_lines, pin_aliases, terms
+from edge_agent.agent.ports import pin_facts
 from edge_agent.cli import main
 from edge_agent.config import load_settings
 
@@ -49,6 +50,25 @@ def test_a_pin_the_message_names_is_stated_as_the_index_resolves_it(model: Any, 
     model.script = [steps.say("D8 is PA9, on the Arduino header.")]
     result = _turn(_config(tmp_path, model, steps), state, "Which MCU pin is Arduino header pin D8 connected to?")
     assert result.response == "Pin: D8 is PA9 (CN10-21, CN5-1, D8, USART1_TX).\nD8 is PA9, on the Arduino header."
+
+
+def test_pin_lines_come_from_the_index_records_not_the_rendered_block(tmp_path: Path) -> None:
+    # Board tags are datasheet file names ("feather m4", "esp32+cam"): read back from the rendered pin
+    # block, such a line did not split into board, name and pin, and the lookup stated nothing.
+    from edge_agent.rag import HardwareRag
+    from edge_agent.services.results import AgentContext
+
+    (tmp_path / "feather m4.md").write_text("# Feather M4\n## Pin Aliases\nstatus_led: PA23\nrelay_coil: PA22\n")
+    (tmp_path / "esp32+cam.md").write_text("# ESP32 camera board\n## Pin Aliases\nflash_led: GPIO4\n")
+    message = "Which pin is the status_led, and which is the flash led?"
+    text, matches = HardwareRag.load(tmp_path).context_and_pins(message, ["feather m4", "esp32+cam"])
+    # what the agent_context action sends the agent, through its JSON
+    facts = pin_facts(AgentContext(hardware=text, aliases=[m.record() for m in matches]).model_dump(mode="json"))
+    assert lookup_facts(message, text, facts) == ["Pin: status_led on feather m4 is PA23 (status_led).",
+                                                  "Pin: flash_led on esp32+cam is GPIO4 (flash_led)."]
+    assert pin_aliases(facts, message) == ["status_led", "flash_led"]
+    # the rendered block is not read for pins: without the records no pin line is stated
+    assert not [line for line in lookup_facts(message, text) if line.startswith("Pin: ")]
 
 
 def test_a_remembered_pin_is_stated_from_the_note_and_a_repeat_is_a_cache_hit(model: Any, steps: Any, tmp_path: Path,

@@ -193,6 +193,22 @@ def test_context_has_the_reference_shape(tmp_path: Path) -> None:
     assert ctx.endswith("\n\n\n")
 
 
+def test_the_pin_block_is_written_from_the_pin_matches_whatever_the_board_tag_holds(tmp_path: Path) -> None:
+    # a datasheet's board tag is its file name: spaces and "+" are kept, so a reader of the rendered
+    # `board: alias = pin NAME` line cannot split it back reliably; the matches carry the fields as they are
+    _write(tmp_path, "feather m4.md", "# Feather M4\n## Pin Aliases\nstatus_led: PA23\n")
+    _write(tmp_path, "esp32+cam.md", "# ESP32 camera board\n## Pin Aliases\nflash_led: GPIO4\n")
+    rag = HardwareRag.load(tmp_path)
+    text, matches = rag.context_and_pins("where are the status led and the flash led", ["feather m4", "esp32+cam"])
+    assert [(m.board, m.alias, m.pin) for m in matches] == [("feather m4", "status_led", "PA23"),
+                                                            ("esp32+cam", "flash_led", "GPIO4")]
+    head = text.split("[Hardware documentation]", 1)[0].splitlines()
+    assert head[1:3] == [m.line() for m in matches] == [f"{m.board}: {m.alias} = pin {m.pin} ({m.detail})"
+                                                         for m in matches]
+    assert rag.pin_context("where is the flash led", ["esp32+cam"]) == matches[1].line()
+    assert text == rag.context("where are the status led and the flash led", ["feather m4", "esp32+cam"])
+
+
 def test_context_serves_generic_documents_when_no_board_is_configured(small: Path) -> None:
     ctx = HardwareRag.load(small).context("LED resistor", [])
     assert ctx.startswith("[Hardware documentation]\n--- generic-levels.md (generic) ---")
