@@ -86,9 +86,14 @@ class PinReport:
 # --- name normalisation ----------------------------------------------------------------------------
 
 
+_PORT_UNDERSCORE = re.compile(r"^(P\d)_(?=\d{1,2}$)")
+
+
 def name_key(name: str) -> str:
-    """Comparison key: uppercase, no spaces/_/-/:, no dot before a letter, no leading zeros in numbers."""
-    k = re.sub(r"[\s_\-:]+", "", name.strip().upper())
+    """Comparison key: uppercase, no spaces/_/-/:, no dot before a letter, no leading zeros in numbers; a port
+    and pin number apart by an underscore are the nRF spelling with a dot (``P0_13`` is ``P0.13``)."""
+    k = _PORT_UNDERSCORE.sub(r"\1.", name.strip().upper())
+    k = re.sub(r"[\s_\-:]+", "", k)
     k = re.sub(r"\.(?=[A-Z])", "", k)
     return re.sub(r"(?<!\d)0+(?=\d)", "", k)
 

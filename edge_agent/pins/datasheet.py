@@ -51,7 +51,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 7
+PIN_RULES = 8
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -271,7 +271,7 @@ def _names(cell: str) -> list[str]:
             continue
         out.append(name)
         if "(" in part and (number := _ANALOG_NUMBER.fullmatch(part.strip())) is not None:
-            out.append(number.group(1))
+            out += [number.group(1), f"D{number.group(1)}"]  # digital pin 62: "62" in a sketch, D62
     return out
 
 

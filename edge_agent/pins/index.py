@@ -13,7 +13,8 @@ Lookup of a name on a board (first hit wins):
    from datasheets, the numberings its names use (``D13``, ``GPIO13``, ``GP13``, ``IO13``, ``P0.13``),
    ambiguous when two of them give different pins;
 2. the name exactly as written (case and separators included) when it names one pin: a native name,
-   board spelling (``BCM17``, ``IO2``, ``LED_BUILTIN``), header position (``J8-11``), LED or button
+   board spelling (``BCM17``, ``IO2``, the RP2040's ``GPIO25`` for a Pico's ``GP25``, ``LED_BUILTIN``),
+   header position (``J8-11``), LED or button
    label, or a datasheet name;
 3. the name compared without case, spaces, ``_``, ``-``, ``:`` and leading zeros (``pa_5`` = ``PA5``).
    When the spellings that compare equal name different pins (``LED1`` = P0.13 and ``led1`` = P0.14
@@ -190,6 +191,8 @@ class PinIndex:
                     idx.add(_Name(f"BCM{p.number}", p, src, _NATIVE))
                 if p.name.startswith("GPIO") and board.integers == "gpio":
                     idx.add(_Name(f"IO{p.number}", p, src, _NATIVE))
+                elif p.name == f"GP{p.number}":  # a Pico's GP25 is its RP2040's GPIO25
+                    idx.add(_Name(f"GPIO{p.number}", p, src, _NATIVE))
             for f in p.functions:
                 idx.functions.setdefault(name_key(f), set()).add(p.name)
         for label, pin in [*board.leds.items(), *board.buttons.items(), *board.names.items()]:

@@ -7,7 +7,8 @@ to another ("D0/D1 = PD0/PD1").
 
 An Arduino board numbers its analog inputs after its digital pins, and a datasheet writes that as a range of
 analog pins followed by a range of numbers of the same length: "A0-A15 as 54-69", "A8-A15 (62-69)". Each
-number then names its analog pin (69 is the Mega's A15), as an entry of kind ``prose``.
+number then names its analog pin as a digital pin number, bare and with its D (69 and D69 are the Mega's
+A15), as entries of kind ``prose``.
 
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
@@ -117,6 +118,7 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                 num = _NUMBERS.match(text, m.end())
                 if num is not None and int(num.group(2)) - int(num.group(1)) == len(names) - 1:
                     first = int(num.group(1))
-                    out.extend((line, str(first + i), n, "prose") for i, n in enumerate(names))
+                    out.extend((line, spelling.format(first + i), n, "prose")
+                               for i, n in enumerate(names) for spelling in ("{}", "D{}"))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     return out

@@ -68,6 +68,8 @@ def test_spellings_of_one_pin_still_resolve_without_exact_case(tmp_path: Path) -
     ("nrf52840dk", "button3", "P0.24"),
     ("nrf52840dk", "D8", "P1.10"),
     ("nrf52840dk", "A2", "P0.28"),
+    ("nrf52840dk", "P0_13", "P0.13"),  # the port and pin apart by an underscore, as nRF SDK macros write them
+    ("nrf52840dk", "p1_04", "P1.04"),
     ("automation-hat", "Input 3", "GPIO21"),
     ("automation-hat", "Relay 2", "GPIO19"),
     ("explorer-hat-pro", "Motor 1 +", "GPIO19"),

@@ -107,6 +107,8 @@ def test_an_analog_range_followed_by_numbers_gives_each_input_its_arduino_number
     number set equal to a name the board already has takes that name's pin (21 is A5, which a table makes PK5)."""
     index = pin_index_for(_sheet(tmp_path, "numbered-board.md", NUMBERED))
     assert index.resolve("numbered-board", "23").name == "A7"
+    assert index.resolve("numbered-board", "D23").name == "A7"  # digital pin 23, written with its D
+    assert index.resolve("numbered-board", "D17").name == "PF1"
     assert index.resolve("numbered-board", "16").name == "A0"
     assert index.resolve("numbered-board", "21").name == "PK5"  # "A4-A7 (20-23)" and the table's A5 row
     assert index.resolve("numbered-board", "17").name == "PF1"  # the table cell "A1 (17)"
@@ -121,6 +123,8 @@ def test_the_mega_analog_inputs_answer_to_their_arduino_numbers(shared_corpus: P
     """The Mega's notes write "A0-A15 as 54-69" and "A8 (62)" in its port table."""
     index = pin_index_for(shared_corpus)
     assert index.resolve("arduino-mega2560", "69").name == "A15"
+    assert index.resolve("arduino-mega2560", "D69").name == "A15"
+    assert index.resolve("arduino-mega2560", "D54").name == "PF0"
     assert index.resolve("arduino-mega2560", "54").name == "PF0"
     assert index.resolve("arduino-mega2560", "62").name == "PK0"
     assert index.check() == []

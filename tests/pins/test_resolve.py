@@ -49,6 +49,8 @@ BUNDLED = bundled_datasheets_dir()
     ("esp32-devkitc", "BOOT", "GPIO0"),
     ("rpi-pico", 25, "GP25"),
     ("rpi-pico", "LED", "GP25"),
+    ("rpi-pico", "GPIO25", "GP25"),  # the RP2040's own name of the Pico's GP25
+    ("rpi-pico", "gpio 0", "GP0"),
     ("rpi-pico", "pin 34", "GP28"),
     ("rpi-pico", "i2c0.sda", "GP4"),
     ("nucleo-l476rg", "CN10-18", "PB11"),
