@@ -223,6 +223,9 @@ class HardwareRag(IndexStore):
         # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
         # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
         pinned = () if detected else tuple(self.pin_boards(query, named))
+        if named and not detected and not pinned:
+            # the configured board has the pin, but the question asks for a function its files never mention
+            pinned = tuple(self._asked_elsewhere(terms, named))
         if named and (pinned or self._names_another_board(spans, named)):
             # a pin the configured board lacks, or another board named and not the configured one: the
             # question is about that board, and the configured board's boost steps aside
@@ -323,6 +326,38 @@ class HardwareRag(IndexStore):
         tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
         return [t for t in _query.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
+
+    def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
+        """Other boards (with a board file) meant by a question naming a chip pin the configured boards have
+        together with a word no file of theirs holds, where a chunk of the other board holds both: "GPIO25 dac
+        channel" with a Pi configured is the ESP32's DAC pin (a Pi has a GPIO25 but no DAC), "GPIO4 touch pad"
+        its touch channel. A word the configured boards' files use, or one no other board writes on a line with
+        the pin, keeps the question theirs."""
+        pins = [t for t in terms if _query.is_chip_pin(t)]
+        if not pins:
+            return []
+        tag_terms = self._tag_terms()
+        words = [t for t in terms if len(t) > 2 and not any(ch.isdigit() for ch in t) and t not in tag_terms
+                 and t not in _query.PIN_WORDS]
+        postings = self._postings
+        own = self._own_boosts(configured)
+        own_ids = sorted(cid for tag in own for cid in postings.board_chunk_ids(tag))
+        if not words or not own_ids:
+            return []
+        missing = [w for w in words if not postings.holding(w, own_ids)]
+        if not missing:
+            return []
+        present = postings.boards()
+        others = sorted(cid for b in _board_file_tags() if b in present and b not in own
+                        for cid in postings.board_chunk_ids(b))
+        other = sorted({cid for pin in pins for cid in postings.holding(pin, others)})
+        if not other:
+            return []
+        rows = self._conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({', '.join('?' * len(other))})", other)
+        # the pin's own row or sentence names the function ("| GPIO25 | DAC_1 |", "GPIO4, ADC2_CH0, TOUCH0"), not
+        # just the same chunk
+        return sorted({b for cid, text in rows if _query.pin_line_names(text, pins, missing)
+                       and (b := postings.meta.board_of(cid)) is not None})
 
     def _is_code_table(self, cid: int, body: str) -> bool:
         """Whether a chunk is a register or command table (remembered per chunk until the index changes)."""

@@ -277,6 +277,10 @@ class Postings:
             self._py = (norm, norm_list, list(range(self._size)))
         return self._py
 
+    def board_chunk_ids(self, board: str) -> list[int]:
+        """Live chunk ids of one board, ascending (cached per board)."""
+        return self._chunks_of(board)
+
     def _chunks_of(self, board: str) -> list[int]:
         """Live chunk ids of one board (cached per board: queries name few)."""
         got = self._board_ids.get(board)

@@ -98,6 +98,19 @@ def pin_row_words(text: str, pins: Collection[str], words: Collection[str]) -> b
     return False
 
 
+def pin_line_names(text: str, pins: Collection[str], words: Collection[str]) -> bool:
+    """Whether a line of `text` holds one of the chip `pins` and one of `words`, as a token or as a numbered
+    instance of it (``touch`` in ``TOUCH0``, ``dac`` in ``DAC_1``)."""
+    for line in text.lower().split("\n"):
+        if not any(p in line for p in pins):
+            continue
+        got = tokens(line)
+        if pins and not set(pins).isdisjoint(got) and any(
+                t == w or (t.startswith(w) and t[len(w):].lstrip("_").isdigit()) for t in got for w in words):
+            return True
+    return False
+
+
 #: Score multiplier for each chunk already picked from the same file.
 SAME_FILE = 0.8
 #: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
@@ -293,6 +306,11 @@ def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
             add(e.value, (e.tag,))
             add(e.alias, (e.tag,))
     return {k: frozenset(v) for k, v in owners.items()}
+
+
+def is_chip_pin(term: str) -> bool:
+    """Whether a query term is a chip-specific pin name (``pa5``, ``gpio25``, ``p0.13``)."""
+    return _CHIP_PIN.fullmatch(term) is not None
 
 
 def names_chip_pin(query: str) -> bool:
