@@ -8,7 +8,8 @@ to another ("D0/D1 = PD0/PD1").
 An Arduino board numbers its analog inputs after its digital pins, and a datasheet writes that as a range of
 analog pins followed by a range of numbers of the same length: "A0-A15 as 54-69", "A8-A15 (62-69)". Each
 number then names its analog pin as a digital pin number, bare and with its D (69 and D69 are the Mega's
-A15), as entries of kind ``prose``.
+A15), as entries of kind ``prose``; so does a range of digital pins written after the inputs with "at" or "as"
+("A0-A5 at D46-D51": the Arduino core of a Nucleo numbers A0 as D46).
 
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
@@ -30,6 +31,8 @@ _MAPS_TO = re.compile(r"\s*(?:=|->|are|is|map to|maps to)\s*")
 _MARK = re.compile(r"-[ADGP]")
 #: The Arduino numbers an analog range stands for, written after it: "A0-A15 as 54-69", "A8-A15 (62-69)".
 _NUMBERS = re.compile(r"\s*(?:as|=|\()\s*(\d{1,3})\s*[-\u2013]\s*(\d{1,3})(?![\d.])(?!\s*[A-Za-z%])")
+#: Words putting an analog range at the digital pins that also name it: "A0-A5 at D46-D51", "used as D14-D19".
+_AT = re.compile(r"\s*(?:at|as|used as)\s*")
 #: The longest range read (a port of 32 pins, a Mega's 54 digital pins).
 MAX_SPAN = 64
 
@@ -120,5 +123,11 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                     first = int(num.group(1))
                     out.extend((line, spelling.format(first + i), n, "prose")
                                for i, n in enumerate(names) for spelling in ("{}", "D{}"))
+                elif (at := _AT.match(text, m.end())) is not None and (d := _RANGE.match(text, at.end())) is not None:
+                    # "A0-A5 at D46-D51": an Arduino core's digital numbers for the inputs, another name of each
+                    digital = _names(d.group(1), d.group(2), d.group(3)) if d.group(1) == "D" else None
+                    if digital is not None and len(digital) == len(names):
+                        mapped.add(d.start())
+                        out.extend((line, dn, n, "prose") for dn, n in zip(digital, names, strict=True))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     return out

@@ -125,6 +125,17 @@ def test_the_mega_analog_inputs_answer_to_their_arduino_numbers(shared_corpus: P
     assert index.resolve("arduino-mega2560", "69").name == "A15"
     assert index.resolve("arduino-mega2560", "D69").name == "A15"
     assert index.resolve("arduino-mega2560", "D54").name == "PF0"
+
+
+def test_an_analog_range_at_a_digital_range_names_each_input_by_its_digital_pin(shared_corpus: Path) -> None:
+    """The F401's notes: the Arduino core numbers "A0-A5 at D46-D51"; the board file maps A0 to PA0."""
+    got = pin_ranges("morpho pins continue, with A0-A5 at D46-D51.\n")
+    assert [(n, v, k) for _, n, v, k in got if n.startswith("D")] == [(f"D{46 + i}", f"A{i}", "prose")
+                                                                       for i in range(6)]
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("nucleo-f401re", "D46").name == "PA0"
+    assert index.resolve("nucleo-f401re", "D51").name == "PC0"
+    assert index.check() == []
     assert index.resolve("arduino-mega2560", "54").name == "PF0"
     assert index.resolve("arduino-mega2560", "62").name == "PK0"
     assert index.check() == []
