@@ -179,7 +179,6 @@ _MULTI_WORDS = {
 _HEX_RAW = re.compile(r"0x([0-9a-f]+)|([0-9][0-9a-f]*)h")
 _PIN_RAW = re.compile(r"p([a-l])_?0*(\d{1,2})|(?:gpio_?|bcm_?|io)0*(\d{1,2})")
 _MULTI_HINTS = ("gpio ", "bcm ", "wi-fi", "pull", "on-board", "chip-id", "-wire")
-_MULTI_HINT = re.compile("|".join(map(re.escape, _MULTI_HINTS)))  # one scan of a piece for all of them
 
 
 class _Memo(dict[bytes, tuple[str, ...]]):
@@ -269,7 +268,7 @@ def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     if hints[0] and _PHRASE is not None and _may_hold_phrase(encoded):
         t = _PHRASE.sub(_phrase, t)
         encoded = t.encode("utf-8", "surrogatepass")
-    if hints[1] and _MULTI_HINT.search(t):
+    if hints[1] and any(h in t for h in _MULTI_HINTS):  # (a substring search each: faster than one pattern)
         t = _MULTI.sub(_multi, t)
         encoded = t.encode("utf-8", "surrogatepass")
     raw = encoded.translate(_TOKEN_BYTES)
