@@ -105,6 +105,17 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("what is the user LED on the G071RB", names) == ["nucleo-g071rb"]
     assert detect("Pi 4 GPIO input threshold", names) == ["rpi-4b"]
     assert detect("serial console on a Raspberry Pi 5", names) == ["rpi-5"]
+    assert detect("Raspberry Pi 4B uart pins", names) == detect("cm4 uart pins", names) == ["rpi-4b"]
+    more = nicknames(["rpi-gpio", "rpi-pico", "rpi-zero-2w", "nrf52840dk", "sense-hat", "mpu6050", "sht31",
+                       "ssd1306", "pca9685", "nucleo-l476rg"])
+    # the Pico's full name is not the 40-pin header's "raspberry pi"; a Zero 2 W is not any other Zero
+    assert detect("raspberry pi pico adc pins", more) == ["rpi-pico"]
+    assert detect("pi zero 2w uart", more) == detect("raspberry pi zero 2 w pins", more) == ["rpi-zero-2w"]
+    assert detect("pi zero w pins", more) == ["rpi-gpio"]
+    assert detect("nordic dk buttons", more) == ["nrf52840dk"] and detect("astro pi joystick", more) == ["sense-hat"]
+    assert detect("gy-521 address", more) == ["mpu6050"] and detect("sht30 heater", more) == ["sht31"]
+    assert detect("oled contrast", more) == ["ssd1306"] and detect("servo driver frequency", more) == ["pca9685"]
+    assert detect("stm32l476rg clock", more) == ["nucleo-l476rg"]
     assert detect("uno flash size", names) == ["arduino-uno"]
     assert detect("my BME280 reads 0x58", names) == ["bme280"]
     assert detect("fan shim button", names) == ["fan-shim"]
