@@ -69,6 +69,7 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("heating element") == tokens("heater") and tokens("fogged up") == tokens("condensation up")
     assert tokens("picture upside down") == tokens("picture flip vertically")  # the COM scan direction
     assert tokens("drag and drop") == tokens("mass storage") and tokens("lamps") == tokens("illumination")
+    assert tokens("rtc coin cell") == tokens("rtc battery")
     assert tokens("how many amps") == tokens("how many current")  # "amp" alone is also an amplifier
     assert "current" not in tokens("op-amp")
     assert tokens("clock module") == tokens("rtc module") == tokens("RTC")
@@ -131,6 +132,11 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("PB14 which arduino D pin on the g0", names) == ["nucleo-g071rb"]
     assert detect("stm32l4 low power modes", names) == ["nucleo-l476rg"]
     assert "2560" in tag_words(["arduino-mega2560"])  # it tells the file, so it earns no exact-token bonus
+    # boards known by what their notes say they are or carry
+    names = nicknames(["sense-hat", "enviro-phat", "enviro-plus", "piglow"])
+    assert detect("astro pi board joystick part", names) == ["sense-hat"]
+    assert detect("weather phat light sensor", names) == ["enviro-phat"]
+    assert detect("spiral led board header pins", names) == ["piglow"]
 
 
 @pytest.fixture
