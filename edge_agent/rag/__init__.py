@@ -110,6 +110,7 @@ class HardwareRag(IndexStore):
         self._code_table_cache: dict[int, bool] = {}
         self._synced_boards: set[str] | None = None
         self._range_cache: dict[int, frozenset[str]] = {}
+        self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
 
     def _after_sync(self) -> None:
         boards = self._postings.boards()
@@ -121,6 +122,7 @@ class HardwareRag(IndexStore):
             self._tag_term_cache = None
         self._code_table_cache = {}
         self._range_cache = {}
+        self._pin_word_cache = {}
         self._pin_owner_cache = None
         self._alias_entries = None
         self._pin_index = None
@@ -329,10 +331,11 @@ class HardwareRag(IndexStore):
 
     def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
         """Other boards (with a board file) meant by a question naming a chip pin the configured boards have
-        together with a word no file of theirs holds, where a chunk of the other board holds both: "GPIO25 dac
-        channel" with a Pi configured is the ESP32's DAC pin (a Pi has a GPIO25 but no DAC), "GPIO4 touch pad"
-        its touch channel. A word the configured boards' files use, or one no other board writes on a line with
-        the pin, keeps the question theirs."""
+        together with a word their files never use, where another board writes it on that pin's line ("GPIO4
+        touch pad" with a Pi configured is the ESP32's touch channel TOUCH0), or with a word their files never
+        write beside a pin that another board writes as a numbered signal on the pin's line ("GPIO25 dac channel":
+        the Pi's notes name DAC HATs but no DAC pin, the ESP32's row reads DAC_1). A word the configured boards
+        write beside a pin, or one no other board writes on a line with this pin, keeps the question theirs."""
         pins = [t for t in terms if _query.is_chip_pin(t)]
         if not pins:
             return []
@@ -344,8 +347,12 @@ class HardwareRag(IndexStore):
         own_ids = sorted(cid for tag in own for cid in postings.board_chunk_ids(tag))
         if not words or not own_ids:
             return []
-        missing = [w for w in words if not postings.holding(w, own_ids)]
-        if not missing:
+        unheld = [w for w in words if not postings.holding(w, own_ids)]
+        # a word their files do use, but never beside a pin (the Pi's notes name DAC HATs, not a DAC pin), counts
+        # only as a numbered signal on the other board's pin line (DAC_1, TOUCH0): a pin function
+        said = self._pin_words(tuple(own), own_ids)
+        unpinned = [w for w in words if w not in said and w not in unheld]
+        if not unheld and not unpinned:
             return []
         present = postings.boards()
         others = sorted(cid for b in _board_file_tags() if b in present and b not in own
@@ -356,8 +363,22 @@ class HardwareRag(IndexStore):
         rows = self._conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({', '.join('?' * len(other))})", other)
         # the pin's own row or sentence names the function ("| GPIO25 | DAC_1 |", "GPIO4, ADC2_CH0, TOUCH0"), not
         # just the same chunk
-        return sorted({b for cid, text in rows if _query.pin_line_names(text, pins, missing)
+        return sorted({b for cid, text in rows if _query.pin_line_names(text, pins, unheld, unpinned)
                        and (b := postings.meta.board_of(cid)) is not None})
+
+    def _pin_words(self, tags: tuple[str, ...], ids: list[int]) -> frozenset[str]:
+        """The words the chunks `ids` (the files of boards `tags`) write on a line holding a chip pin, with the
+        family of each numbered one (``touch`` for ``TOUCH0``); kept until the index changes."""
+        got = self._pin_word_cache.get(tags)
+        if got is None:
+            words: set[str] = set()
+            for at in range(0, len(ids), 500):
+                part = ids[at:at + 500]
+                for (text,) in self._conn.execute(
+                        f"SELECT text FROM chunks WHERE id IN ({', '.join('?' * len(part))})", part):
+                    words.update(_query.pin_line_words(text))
+            got = self._pin_word_cache[tags] = frozenset(words)
+        return got
 
     def _is_code_table(self, cid: int, body: str) -> bool:
         """Whether a chunk is a register or command table (remembered per chunk until the index changes)."""

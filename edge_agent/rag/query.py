@@ -98,17 +98,37 @@ def pin_row_words(text: str, pins: Collection[str], words: Collection[str]) -> b
     return False
 
 
-def pin_line_names(text: str, pins: Collection[str], words: Collection[str]) -> bool:
+def pin_line_names(text: str, pins: Collection[str], words: Collection[str], numbered: Collection[str] = ()) -> bool:
     """Whether a line of `text` holds one of the chip `pins` and one of `words`, as a token or as a numbered
-    instance of it (``touch`` in ``TOUCH0``, ``dac`` in ``DAC_1``)."""
+    instance of it (``touch`` in ``TOUCH0``, ``dac`` in ``DAC_1``), or one of `numbered` as a numbered instance."""
     for line in text.lower().split("\n"):
         if not any(p in line for p in pins):
             continue
         got = tokens(line)
-        if pins and not set(pins).isdisjoint(got) and any(
-                t == w or (t.startswith(w) and t[len(w):].lstrip("_").isdigit()) for t in got for w in words):
-            return True
+        if pins and set(pins).isdisjoint(got):
+            continue
+        for t in got:
+            for w in (*words, *numbered):
+                if t.startswith(w) and t[len(w):].lstrip("_").isdigit() and len(t) > len(w):
+                    return True
+            if t in words:
+                return True
     return False
+
+
+def pin_line_words(text: str) -> set[str]:
+    """The tokens of every line of `text` holding a chip pin name, with the family of each numbered token
+    (``touch`` for ``TOUCH0``, ``dac`` for ``DAC_1``)."""
+    out: set[str] = set()
+    for line in text.split("\n"):
+        if _CHIP_PIN.search(line) is None:
+            continue
+        for t in tokens(line):
+            out.add(t)
+            family = t.rstrip("0123456789").rstrip("_")
+            if family != t and len(family) > 2:
+                out.add(family)
+    return out
 
 
 #: Score multiplier for each chunk already picked from the same file.

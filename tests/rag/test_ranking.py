@@ -699,22 +699,26 @@ def test_the_line_holding_the_named_pin_and_another_question_word_answers(tmp_pa
 
 PI_NOTES = ("# Pi notes\n\n## Header\n\n| BCM | Role |\n| --- | --- |\n| GPIO4 | GPCLK0, one-wire data |\n"
             "| GPIO14 | UART TX |\n\nGPIO4 and GPIO14 are plain 3.3 V inputs or outputs; i2c and spi sit on "
-            "other pins.\n")
+            "other pins.\n\n## Audio\n\nMost DAC HATs take their audio over I2S.\n")
 ESP_NOTES = ("# ESP board notes\n\n## Pin functions\n\n| No. | Name | Functions |\n| --- | --- | --- |\n"
-             "| 13 | IO4 | GPIO4, ADC2_CH0, TOUCH0 |\n| 12 | IO14 | GPIO14, ADC2_CH6, TOUCH6 |\n\n"
+             "| 13 | IO4 | GPIO4, ADC2_CH0, TOUCH0 |\n| 12 | IO14 | GPIO14, ADC2_CH6, TOUCH6 |\n"
+             "| 9 | IO25 | GPIO25, ADC2_CH8, DAC_1 |\n\n"
              "## Capacitive sensing\n\nTouch pads wake the chip from deep sleep.\n")
 
 
 def test_a_configured_board_steps_aside_for_a_function_its_files_never_mention(tmp_path: Path) -> None:
     """With a Pi configured, 'GPIO4 touch pad number' asks for a touch channel: no Pi file mentions touch and the
     ESP32's row for GPIO4 writes TOUCH0, so that board answers; a word the Pi's files use keeps the question
-    the Pi's, as does one the other board never writes on the pin's line."""
+    the Pi's, as does one the other board never writes on the pin's line; a word the Pi's files use away from any
+    pin (DAC HATs) moves the question only as a numbered signal on the other board's pin line (DAC_1)."""
     _write(tmp_path, "rpi-4b.md", PI_NOTES)
     _write(tmp_path, "esp32-devkitc.md", ESP_NOTES)
     rag = HardwareRag.load(tmp_path)
     got = rag.search("GPIO4 touch pad number", ("rpi-4b",))
     assert got[0].source == "esp32-devkitc.md" and "TOUCH0" in got[0].text
     assert rag.search("GPIO14 capacitive touch channel", ("rpi-4b",))[0].source == "esp32-devkitc.md"
+    # the Pi's notes name DAC HATs but never a DAC pin; the ESP32's GPIO25 row has the numbered signal DAC_1
+    assert rag.search("GPIO25 dac channel", ("rpi-4b",))[0].source == "esp32-devkitc.md"
     assert rag.search("GPIO4 one-wire data", ("rpi-4b",))[0].source == "rpi-4b.md"  # the Pi's own words
     # "wake" is the ESP32's word, but not on GPIO4's line: the configured Pi still answers first
     assert rag.search("GPIO4 wake", ("rpi-4b",))[0].source == "rpi-4b.md"
