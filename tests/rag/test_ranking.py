@@ -79,6 +79,7 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     # a pin reading a level with nothing attached is held there by a pull resistor
     assert {"pullup", "pulldown"} <= set(tokens("reads high with nothing attached"))
     assert tokens("nothing connected") == tokens("left floating") == tokens("pull-up pull-down")
+    assert tokens("GPIO26 analog output") == tokens("GPIO26 analogue output") == tokens("GPIO26 DAC")
     # a resistor's value as a field engineer writes it: 4k7 and 4.7k are the datasheet's 4.7 kOhm
     assert tokens("4k7 pull-up") == tokens("4.7k pull-up") == tokens("4.7 kOhm pull-up") == tokens("4.7 kilohm pull-up")
     assert tokens("10K resistor") == tokens("10 kOhm resistor") and tokens("3v3") == tokens("3.3 V")
