@@ -58,9 +58,22 @@ class ParsedFile:
     tfs: bytes = b""  # array('f'): weighted term frequency of each posting
     sizes: bytes = b""  # array('i'): postings (distinct terms) of each chunk
     logged: bool = True
+    counted: list[dict[str, float]] | None = None  # parsed in this process: each chunk's counts, not packed
+
+    def pack(self, counted: list[dict[str, float]]) -> None:
+        """Set the flat arrays from each chunk's counts (and drop ``counted``)."""
+        terms = dict.fromkeys(chain.from_iterable(counted))  # numbered in first-seen order, at C speed
+        local = dict(zip(terms, range(len(terms)), strict=True))
+        self.terms = list(terms)
+        self.tids = array("i", map(local.__getitem__, chain.from_iterable(counted))).tobytes()
+        self.tfs = array("f", chain.from_iterable(tf.values() for tf in counted)).tobytes()
+        self.sizes = array("i", map(len, counted)).tobytes()
+        self.counted = None
 
     def chunk_tfs(self) -> Iterator[dict[str, float]]:
         """Term -> weighted frequency of each chunk, in chunk order."""
+        if self.counted is not None:  # packed first: the same dicts as from a worker's file, value for value
+            self.pack(self.counted)
         tids, tfs, sizes = array("i"), array("f"), array("i")
         tids.frombytes(self.tids)
         tfs.frombytes(self.tfs)
@@ -90,19 +103,17 @@ def _weighted(body_tokens: list[str], heading_tokens: list[str]) -> tuple[dict[s
     return tf, len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
 
 
-def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None) -> ParsedFile:
+def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, pack: bool = True) -> ParsedFile:
     """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
-    text hashes to `old_sha`)."""
+    text hashes to `old_sha`). `pack` = False keeps each chunk's counts as they are (``counted``), for this
+    process: packing them is for a transfer from a worker."""
     pf, counted = parse_counts(f, max_file_bytes, old_sha)
     if pf.unchanged or not counted:
         return pf
-    # the file's terms numbered in first-seen order, at C speed
-    terms = dict.fromkeys(chain.from_iterable(counted))
-    local = dict(zip(terms, range(len(terms)), strict=True))
-    pf.terms = list(terms)
-    pf.tids = array("i", map(local.__getitem__, chain.from_iterable(counted))).tobytes()
-    pf.tfs = array("f", chain.from_iterable(tf.values() for tf in counted)).tobytes()
-    pf.sizes = array("i", map(len, counted)).tobytes()
+    if not pack:
+        pf.counted = counted
+    else:
+        pf.pack(counted)
     return pf
 
 
@@ -178,7 +189,7 @@ def parse_many(files: Sequence[DocFile], olds: Sequence[str | None], max_file_by
             for w in workers:
                 stop_worker(w)
     for f, old in zip(files[done:], olds[done:], strict=True):
-        yield parse_file(f, max_file_bytes, old)
+        yield parse_file(f, max_file_bytes, old, pack=False)
 
 
 def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes: int,

@@ -437,7 +437,11 @@ class IndexStore:
         if self._builder is not None:
             # a cold build: postings go to the builder, which also counts document frequencies at the end;
             # the chunk's tf is not stored (the postings hold it; a removal tokenises the chunk again)
-            self._builder.add_file(first, pf)
+            if pf.counted is not None:  # parsed here: the counts as they are
+                for k, tf in enumerate(pf.counted):
+                    self._builder.add(first + k, tf)
+            else:
+                self._builder.add_file(first, pf)
             tf_blobs: list[bytes] = [b""] * len(pf.sections)
         else:
             tf_blobs = []

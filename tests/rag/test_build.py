@@ -342,6 +342,11 @@ def test_a_parsed_file_carries_for_each_chunk_what_counting_the_chunk_alone_give
             alone = [parse.chunk_tf(stem, heading, body) for heading, body, _ in got.sections]
             assert list(got.chunk_tfs()) == [tf for tf, _ in alone], f.rel
             assert [dl for _, _, dl in got.sections] == [dl for _, dl in alone], f.rel
+            # parsed in this process the counts stay unpacked; what a refresh stores of them is the same bytes
+            kept = parse.parse_file(f, 1 << 20, pack=False)
+            assert (kept.counted is not None) == bool(got.sections) and not kept.tids, f.rel
+            assert list(kept.chunk_tfs()) == list(got.chunk_tfs()), f.rel
+            assert (kept.terms, kept.tids, kept.tfs, kept.sizes) == (got.terms, got.tids, got.tfs, got.sizes), f.rel
             checked += len(alone)
     assert checked > 100
 
