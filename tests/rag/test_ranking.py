@@ -80,6 +80,12 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert {"pullup", "pulldown"} <= set(tokens("reads high with nothing attached"))
     assert tokens("nothing connected") == tokens("left floating") == tokens("pull-up pull-down")
     assert tokens("GPIO26 analog output") == tokens("GPIO26 analogue output") == tokens("GPIO26 DAC")
+    # American spellings and everyday names of what the environment boards' sensors measure
+    assert tokens("color sensor") == tokens("colour sensor") and tokens("colored LEDs") == tokens("coloured LEDs")
+    assert tokens("servo center pulse") == tokens("servo centre pulse") and tokens("lux") == tokens("light")
+    assert tokens("air quality") == tokens("gas") and tokens("dust sensor") == tokens("particulate sensor")
+    assert tokens("sound level") == tokens("loudness") == tokens("noise level")
+    assert tokens("distance sensor") == tokens("proximity sensor")
     # a resistor's value as a field engineer writes it: 4k7 and 4.7k are the datasheet's 4.7 kOhm
     assert tokens("4k7 pull-up") == tokens("4.7k pull-up") == tokens("4.7 kOhm pull-up") == tokens("4.7 kilohm pull-up")
     assert tokens("10K resistor") == tokens("10 kOhm resistor") and tokens("3v3") == tokens("3.3 V")
