@@ -127,6 +127,10 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("gy-521 address", more) == ["mpu6050"] and detect("sht30 heater", more) == ["sht31"]
     assert detect("oled contrast", more) == ["ssd1306"] and detect("servo driver frequency", more) == ["pca9685"]
     assert detect("stm32l476rg clock", more) == ["nucleo-l476rg"]
+    more = nicknames(["rpi-gpio", "rpi-4b", "explorer-hat-pro", "bme280", "ads1115"])
+    assert detect("raspberry pi 400 uart", more) == detect("raspi 4 uart", more) == ["rpi-4b"]  # not the header's
+    assert detect("explorerhat inputs", more) == ["explorer-hat-pro"] and detect("bme 280 address", more) == ["bme280"]
+    assert detect("ads1x15 gain", more) == ["ads1115"]
     assert detect("uno flash size", names) == ["arduino-uno"]
     assert detect("my BME280 reads 0x58", names) == ["bme280"]
     assert detect("fan shim button", names) == ["fan-shim"]
