@@ -31,6 +31,7 @@ from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, get_board, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
+from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.files import MAX_FILE_BYTES, Problem, read_pdf, read_text, scan
@@ -107,6 +108,7 @@ class HardwareRag(IndexStore):
         self._tag_term_cache: frozenset[str] | None = None
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
         self._file_term_cache: dict[str, frozenset[str]] = {}
+        self._name_term_cache: dict[str, frozenset[str]] = {}
         self._code_table_cache: dict[int, bool] = {}
         self._synced_boards: set[str] | None = None
         self._range_cache: dict[int, frozenset[str]] = {}
@@ -272,6 +274,7 @@ class HardwareRag(IndexStore):
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
+                                read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
             out: list[Chunk] = []
             used = 0  # characters of the results so far
@@ -403,6 +406,31 @@ class HardwareRag(IndexStore):
         if self._tag_term_cache is None:
             self._tag_term_cache = _query.tag_words(self._postings.boards())
         return self._tag_term_cache
+
+    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings
+                     ) -> Callable[[_query.Candidate], float]:
+        """A candidate's best line (:func:`lines.line_share`), read when the reranking asks (for the sections that
+        could come first in their file). The question's words are weighted by idf, less those naming the
+        candidate's own file or board: they tell the file, not the section. A file's overview describes the part,
+        and is not read."""
+        idf: dict[str, float] = {}
+
+        def read(c: _query.Candidate) -> float:
+            if c.overview:
+                return 0.0
+            if not idf:
+                idf.update((t, postings.idf_k(t)) for t in terms)
+            named = self._name_terms(c.source, c.board)
+            return _lines.line_share(c.text, c.heading, {t: w for t, w in idf.items() if t not in named}, exact)
+
+        return read
+
+    def _name_terms(self, rel: str, board: str | None) -> frozenset[str]:
+        """Tokens of a file's name and its board tag."""
+        got = self._name_term_cache.get(rel)
+        if got is None:
+            got = self._name_term_cache[rel] = self._file_terms(rel) | frozenset(_text.tokens(board or ""))
+        return got
 
     def _file_terms(self, rel: str) -> frozenset[str]:
         got = self._file_term_cache.get(rel)

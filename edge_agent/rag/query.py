@@ -33,7 +33,12 @@ then, in this order of strength:
 6. a question asking for a bit, register, flag or command doubles the file's register or command table (rows
    holding hex codes) when prose sections of the same file that name the bit are also candidates;
 7. a question naming two or more boards or parts reads more candidates, and a chunk with a line naming several
-   of them side by side (a comparison table's header row) counts :data:`TOGETHER` times more per board named.
+   of them side by side (a comparison table's header row) counts :data:`TOGETHER` times more per board named;
+8. within a file, the section where one line holds most of the question's words (:func:`.lines.line_share`: a register
+   table's row, a sentence of a note) comes first: a lookup is answered by one row or line, where a section that
+   only shares the words scattered over its lines (an address table beside a note) is about something else.
+   The file keeps the standing its best section earned; only the order of its sections changes; a file where a
+   section's own heading names the asked bus (rule 5) is left to that rule.
 
 A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
 the header file every 40-pin model shares never writes it. Every result that is a long section and
@@ -46,13 +51,17 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.pins.ranges import pin_ranges
+from edge_agent.rag.lines import GPIO_TERM as _GPIO_TERM
+from edge_agent.rag.lines import exact_hits as _exact_hits
+from edge_agent.rag.lines import finds as _finds
+from edge_agent.rag.lines import table_head as _table_head
 from edge_agent.rag.text import VOCABULARY, spellings, tokens
 
 #: Candidates fetched per result asked for, before reranking.
@@ -362,7 +371,6 @@ def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[s
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
 
 
-_GPIO_TERM = re.compile(r"gpio(\d+)")
 
 
 def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> bool:
@@ -429,6 +437,12 @@ class Candidate:
     holds_pin: bool = False  #: it holds (or names through a range) the chip pin the question names
     pin_row: bool = False  #: a line of it holds that chip pin and another of the question's words
     boards_named: int = 0  #: how many of the boards and parts the question names it is of or names (when 2+)
+    line_share: float = 0.0  #: share of the question's section words its best line holds (:func:`.lines.line_share`)
+
+
+#: Within a file with several candidates, a section's score is multiplied by 1 + ONE_LINE x its
+#: :func:`.lines.line_share`, and then the file's sections are scaled together so its best score stays what it was.
+ONE_LINE = 1.0
 
 
 def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
@@ -462,7 +476,7 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
 
 def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),
            other_boards: Collection[str] = (), pinned: Collection[str] = (), asked: bool = False,
-           ) -> list[tuple[float, Candidate]]:
+           read_lines: Callable[[Candidate], float] | None = None) -> list[tuple[float, Candidate]]:
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
 
     `scoped` are the boards in scope (boosted), `other_boards` the tags of boards with a board file, `pinned`
@@ -476,7 +490,7 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
     # the boards the question's chip pin points at answer with the pin's own row: another board's or part's
     # chunk that does not hold the pin (a HAT's "analog inputs" for "P0.28 analog channel") comes after it
     pin_answered = bool(pinned) and any(c.board in pinned for c in candidates if c.holds_pin)
-    heap: list[tuple[bool, float, str, int, int, float, int, Candidate]] = []
+    scored: list[tuple[bool, float, Candidate]] = []
     for c in candidates:
         score, rel, board = c.score, c.source, c.board
         demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
@@ -500,7 +514,11 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
             score *= CODE_TABLE
         if c.boards_named >= 2:
             score *= TOGETHER * c.boards_named
-        heap.append((demoted, -score, rel, c.position, 0, score, c.cid, c))
+        scored.append((demoted, score, c))
+    if read_lines is not None:  # a file whose section is headed by the asked bus is told apart by rule 5
+        headed = {c.source for c in candidates if c.about_asked and c.source in plain_files}
+        scored = _by_line(scored, {f for f, n in files.items() if n > 1 and f not in headed}, read_lines)
+    heap = [(demoted, -score, c.source, c.position, 0, score, c.cid, c) for demoted, score, c in scored]
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).
     picked: list[tuple[float, Candidate]] = []
@@ -515,6 +533,30 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
         per_file[rel] = n + 1
         picked.append((round(score * SAME_FILE ** n, 9), c))
     return picked
+
+
+def _by_line(scored: list[tuple[bool, float, Candidate]], files: Collection[str],
+             read_lines: Callable[[Candidate], float]) -> list[tuple[bool, float, Candidate]]:
+    """The sections of each of `files` reordered by their best line (:data:`ONE_LINE`), the file's best score
+    kept: the line tells the section, the file's standing is the other rules' to set. Only the sections the
+    bonus could lift to their file's best score are read (`read_lines` fills in :attr:`Candidate.line_share`)."""
+    best: dict[str, float] = {}
+    for _, score, c in scored:
+        if c.source in files:
+            best[c.source] = max(best.get(c.source, 0.0), score)
+    reach = 1.0 + ONE_LINE
+    contenders = Counter(c.source for _, score, c in scored if c.source in best and score * reach >= best[c.source])
+    after: dict[str, float] = {}
+    out: list[tuple[bool, float, Candidate]] = []
+    for demoted, score, c in scored:
+        if contenders[c.source] > 1:
+            if score * reach >= best[c.source]:
+                c.line_share = read_lines(c)
+                score *= 1.0 + ONE_LINE * c.line_share
+            after[c.source] = max(after.get(c.source, 0.0), score)
+        out.append((demoted, score, c))
+    return [(demoted, score * best[c.source] / after[c.source] if after.get(c.source) else score, c)
+            for demoted, score, c in out]
 
 
 #: Characters of one context slot (512 tokens): the long results that start inside it are windowed.
@@ -604,66 +646,3 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     if last < n - 1:
         out.append(_GAP)
     return "\n".join(out)
-
-
-def _finds(text: str, term: str) -> Iterator[int]:
-    """Start of each occurrence of `term` in `text`."""
-    at = text.find(term)
-    while at >= 0:
-        yield at
-        at = text.find(term, at + 1)
-
-
-def _exact_hits(low: str, term: str) -> Iterator[int]:
-    """Where lowercased text holds an exact term as a token of its own, ascending: ``gpio1`` not inside
-    ``gpio17``, ``0`` not inside ``ce0`` or ``0x40``; a peripheral family (``i2c``) also in its instances
-    (``i2c0``); hex numbers and pin names also in the spellings the tokenizer folds into them (``0x0d``,
-    ``PA_05``, ``BCM17``, ``IO17``). Plain string searches and character tests: questions bring new numbers
-    all the time, and compiling a pattern for each would cost more than the search."""
-    prefixes: tuple[str, ...]
-    if (m := _HEX_TERM.fullmatch(term)) is not None:
-        core, prefixes = m.group(1), ("0x",)
-    elif (m := _GPIO_TERM.fullmatch(term)) is not None:
-        core, prefixes = m.group(1), ("gpio", "bcm", "io")
-    elif (m := _PORT_TERM.fullmatch(term)) is not None:
-        core, prefixes = m.group(2), ("p" + m.group(1),)
-    else:
-        core, prefixes = term, ("",)
-    digit_end = core[-1].isdigit()
-    n = len(low)
-    for at in _finds(low, core):
-        end = at + len(core)
-        if end < n and (low[end] in _DIGITS if digit_end else low[end] in _LETTERS):
-            continue  # the term goes on: gpio17 inside gpio170, i2c inside i2cx
-        if digit_end and end + 1 < n and low[end] == "x" and low[end + 1] in _HEX_DIGITS:
-            continue  # 0 as the start of 0x40
-        start = at
-        if prefixes[0]:
-            while start > 0 and low[start - 1] == "0" and core != "0":  # leading zeros: 0x0d, pa05
-                start -= 1
-            if start > 0 and low[start - 1] in " _" and prefixes[0] != "0x":  # GPIO 17, PA_5
-                start -= 1
-            hit = next((p for p in prefixes if low.startswith(p, start - len(p))), None)
-            if hit is None:
-                continue
-            start -= len(hit)
-        first = low[start] if start < n else ""
-        if start > 0 and low[start - 1] in (_DIGITS + _LETTERS + "." if first.isdigit() else _LETTERS):
-            continue  # the term is the end of a longer one: 1 inside 11, gpio inside xgpio
-        yield at
-
-
-_DIGITS = "0123456789"
-_LETTERS = "abcdefghijklmnopqrstuvwxyz"
-_HEX_DIGITS = _DIGITS + "abcdef"
-_HEX_TERM = re.compile(r"0x([0-9a-f]+)")
-_PORT_TERM = re.compile(r"p([a-l])(\d{1,2})")
-
-
-def _table_head(lines: list[str], i: int) -> int:
-    """The first line of the Markdown table line `i` belongs to (its header row), or -1."""
-    if not lines[i].startswith("|"):
-        return -1
-    while i > 0 and lines[i - 1].startswith("|"):
-        i -= 1
-    return i
