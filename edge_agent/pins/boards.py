@@ -171,10 +171,10 @@ def _board_from_data(data: Mapping[str, Any], where: str) -> Board:
         raise BoardDataError(f"{where}: [buses] must be tables of role = pin")
     buses = {bus: _str_map(buses_raw, bus, where) for bus in buses_raw}
     extra: dict[str, list[str]] = {}
-    for label, pin in leds.items():
-        extra.setdefault(pin, []).append(f"LED {label}")
-    for label, pin in buttons.items():
-        extra.setdefault(pin, []).append(f"BUTTON {label}")
+    # an LED or button labelled by its kind alone (the Pico's "LED") is that kind, not "LED LED"
+    for kind, labelled in (("LED", leds), ("BUTTON", buttons)):
+        for label, pin in labelled.items():
+            extra.setdefault(pin, []).append(kind if label.upper() == kind else f"{kind} {label}")
     for bus, roles in buses.items():
         for role, pin in roles.items():
             extra.setdefault(pin, []).append(f"{bus.upper()}_{role.upper()}")

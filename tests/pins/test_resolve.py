@@ -10,6 +10,7 @@ import pytest
 from edge_agent import pins
 from edge_agent.errors import AmbiguousPinError, UnknownBoardError, UnknownPinError
 from edge_agent.paths import bundled_datasheets_dir
+from edge_agent.pins.boards import get_board
 from edge_agent.rag import HardwareRag, pin_index_for
 
 BUNDLED = bundled_datasheets_dir()
@@ -265,6 +266,13 @@ def test_generic_aliases_apply_wherever_the_value_resolves(caplog: pytest.LogCap
 def test_a_part_datasheet_resolves_its_package_pins_raw() -> None:
     pin = pins.resolve("bme280", "SDO", pin_index_for(BUNDLED))
     assert (pin.board, pin.raw, pin.number) == ("bme280", "5", 5)
+
+
+def test_an_led_labelled_by_its_kind_alone_lists_the_function_once() -> None:
+    # the Pico's board file calls its one LED "LED": its pin is the LED, not an "LED LED"
+    pin = get_board("rpi-pico").pin("GP25")
+    assert pin.functions.count("LED") == 1
+    assert not any(f.upper() == "LED LED" for f in pin.functions)
 
 
 def test_a_bare_bus_signal_suggests_the_bus_roles_and_functions_that_resolve() -> None:
