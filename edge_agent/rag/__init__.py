@@ -31,6 +31,7 @@ from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, get_board, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
+from edge_agent.rag import boards as _boards
 from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
@@ -223,7 +224,7 @@ class HardwareRag(IndexStore):
         spans = self._mentions(query)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares
-        terms = _query.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
+        terms = _boards.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
         # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
         # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
         pinned = () if detected else tuple(self.pin_boards(query, named))
@@ -268,9 +269,9 @@ class HardwareRag(IndexStore):
                     code_table=wants_code and self._is_code_table(cid, body)))
             if len(asked_tags) >= 2:
                 assert self._nicknames is not None  # read by _mentions above
-                names = _query.names_by_tag(self._nicknames, asked_tags)
+                names = _boards.names_by_tag(self._nicknames, asked_tags)
                 for c in found:
-                    c.boards_named = _query.boards_named(c.text, names)
+                    c.boards_named = _boards.boards_named(c.text, names)
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
@@ -315,21 +316,21 @@ class HardwareRag(IndexStore):
     def _mentions(self, query: str) -> list[tuple[str, str]]:
         if self._nicknames is None:  # the index's tags and every board with a board file (a Zero 2 W answers
             # through the shared header file even when no file of its own is indexed)
-            self._nicknames = _query.nicknames(set(self._postings.boards()) | set(list_boards()))
-        return _query.mentions(query, self._nicknames)
+            self._nicknames = _boards.nicknames(set(self._postings.boards()) | set(list_boards()))
+        return _boards.mentions(query, self._nicknames)
 
     def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of
         the `configured` boards (or the shared files they answer to) has is theirs and points nowhere else."""
-        if not _query.names_chip_pin(query):  # the pin index of a large library is big: build it only
+        if not _boards.names_chip_pin(query):  # the pin index of a large library is big: build it only
             return []  # for a question it can answer
-        if configured and _native_pins(configured).issuperset(_query.chip_pins(query)):
+        if configured and _native_pins(configured).issuperset(_boards.chip_pins(query)):
             return []  # the configured board's own pins (GPIO17 on a Pi): no other board is meant
         if self._pin_owner_cache is None:
-            self._pin_owner_cache = _query.pin_owners(self.pin_index())
+            self._pin_owner_cache = _boards.pin_owners(self.pin_index())
         present = self._postings.boards()
         tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
-        return [t for t in _query.pin_boards(query, self._pin_owner_cache, tags)
+        return [t for t in _boards.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
 
     def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
@@ -339,7 +340,7 @@ class HardwareRag(IndexStore):
         write beside a pin that another board writes as a numbered signal on the pin's line ("GPIO25 dac channel":
         the Pi's notes name DAC HATs but no DAC pin, the ESP32's row reads DAC_1). A word the configured boards
         write beside a pin, or one no other board writes on a line with this pin, keeps the question theirs."""
-        pins = [t for t in terms if _query.is_chip_pin(t)]
+        pins = [t for t in terms if _boards.is_chip_pin(t)]
         if not pins:
             return []
         tag_terms = self._tag_terms()
@@ -366,7 +367,7 @@ class HardwareRag(IndexStore):
         rows = self._conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({', '.join('?' * len(other))})", other)
         # the pin's own row or sentence names the function ("| GPIO25 | DAC_1 |", "GPIO4, ADC2_CH0, TOUCH0"), not
         # just the same chunk
-        return sorted({b for cid, text in rows if _query.pin_line_names(text, pins, unheld, unpinned)
+        return sorted({b for cid, text in rows if _boards.pin_line_names(text, pins, unheld, unpinned)
                        and (b := postings.meta.board_of(cid)) is not None})
 
     def _pin_words(self, tags: tuple[str, ...], ids: list[int]) -> frozenset[str]:
@@ -379,7 +380,7 @@ class HardwareRag(IndexStore):
                 part = ids[at:at + 500]
                 for (text,) in self._conn.execute(
                         f"SELECT text FROM chunks WHERE id IN ({', '.join('?' * len(part))})", part):
-                    words.update(_query.pin_line_words(text))
+                    words.update(_boards.pin_line_words(text))
             got = self._pin_word_cache[tags] = frozenset(words)
         return got
 
@@ -404,7 +405,7 @@ class HardwareRag(IndexStore):
     def _tag_terms(self) -> frozenset[str]:
         """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""
         if self._tag_term_cache is None:
-            self._tag_term_cache = _query.tag_words(self._postings.boards())
+            self._tag_term_cache = _boards.tag_words(self._postings.boards())
         return self._tag_term_cache
 
     def _line_reader(self, terms: list[str], exact: list[str], postings: Postings

@@ -1,13 +1,7 @@
-"""Query-side ranking: boards named informally in a question, and the reranking of BM25 candidates.
+"""Query-side ranking: the reranking of BM25 candidates, and the answer windows of long results.
 
-Board detection. A question that names a board or part ("the f401", "pi 4", "my bme280", "nano")
-without a ``boards`` scope is searched as if that board were given. The names come from the datasheet
-tags present in the index (file stems): the tag itself with or without separators, each part of it
-holding a digit (``f401re``, ``mega2560``) and that part without its letter suffix (``f401``) or its number
-of four digits or more alone (``2560``), the
-second word of two-word tags whose first word is a maker or family (``uno``, ``nano``, ``pico``), and
-the ``[boards]`` and ``[chips]`` tables of ``vocabulary.toml`` (RP1 names the Pi 5). A name that fits several
-tags scopes none of them.
+Which boards and parts a question names, and which boards its chip pin points at, is :mod:`.boards`' job; this
+module reads the candidates the search found with those facts.
 
 Reranking. BM25 (with the scope's board boost) proposes a few times more candidates than asked for;
 then, in this order of strength:
@@ -40,7 +34,7 @@ then, in this order of strength:
    The file keeps the standing its best section earned; only the order of its sections changes; a file where a
    section's own heading names the asked bus (rule 5) is left to that rule.
 
-A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`content_terms`):
+A Pi model's name in a question (``pi 4``, ``zero 2 w``) only scopes the search (:func:`.boards.content_terms`):
 the header file every 40-pin model shares never writes it. Every result that is a long section and
 starts inside the first context slot (:data:`CONTEXT_CHARS`) is cut to its answering lines (:func:`window`),
 so the first results fit that slot together.
@@ -51,18 +45,18 @@ from __future__ import annotations
 import heapq
 import re
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
-from edge_agent.pins import PinIndex, name_key
 from edge_agent.pins.ranges import pin_ranges
+from edge_agent.rag.boards import is_chip_pin
 from edge_agent.rag.lines import GPIO_TERM as _GPIO_TERM
 from edge_agent.rag.lines import exact_hits as _exact_hits
 from edge_agent.rag.lines import finds as _finds
 from edge_agent.rag.lines import table_head as _table_head
-from edge_agent.rag.text import VOCABULARY, spellings, tokens
+from edge_agent.rag.text import spellings, tokens
 
 #: Candidates fetched per result asked for, before reranking.
 CANDIDATES_PER_RESULT = 2
@@ -107,39 +101,6 @@ def pin_row_words(text: str, pins: Collection[str], words: Collection[str]) -> b
     return False
 
 
-def pin_line_names(text: str, pins: Collection[str], words: Collection[str], numbered: Collection[str] = ()) -> bool:
-    """Whether a line of `text` holds one of the chip `pins` and one of `words`, as a token or as a numbered
-    instance of it (``touch`` in ``TOUCH0``, ``dac`` in ``DAC_1``), or one of `numbered` as a numbered instance."""
-    for line in text.lower().split("\n"):
-        if not any(p in line for p in pins):
-            continue
-        got = tokens(line)
-        if pins and set(pins).isdisjoint(got):
-            continue
-        for t in got:
-            for w in (*words, *numbered):
-                if t.startswith(w) and t[len(w):].lstrip("_").isdigit() and len(t) > len(w):
-                    return True
-            if t in words:
-                return True
-    return False
-
-
-def pin_line_words(text: str) -> set[str]:
-    """The tokens of every line of `text` holding a chip pin name, with the family of each numbered token
-    (``touch`` for ``TOUCH0``, ``dac`` for ``DAC_1``)."""
-    out: set[str] = set()
-    for line in text.split("\n"):
-        if _CHIP_PIN.search(line) is None:
-            continue
-        for t in tokens(line):
-            out.add(t)
-            family = t.rstrip("0123456789").rstrip("_")
-            if family != t and len(family) > 2:
-                out.add(family)
-    return out
-
-
 #: Score multiplier for each chunk already picked from the same file.
 SAME_FILE = 0.8
 #: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
@@ -174,55 +135,6 @@ def is_alias_list(heading: str) -> bool:
     """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``)."""
     return heading[-7:].lower().endswith(("pins", "pin", "alias", "aliases")) and bool(_ALIAS_HEADING.search(heading))
 
-_MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "sparkfun", "seeed", "st"})
-#: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
-_COMMON = frozenset({"gpio", "hat", "board", "shield", "header", "pin", "pins", "kit", "dev", "module", "breakout"})
-_WORD = re.compile(r"[a-z0-9+]+")
-_NOT_WORD = re.compile(r"[^a-z0-9+\n]+")
-#: The number of a part name (letters, then four digits or more: mega2560, mpu6050, ds3231), by which a bench
-#: calls the part on its own ("the 2560"); shorter numbers (the 280 of both BME280 and BMP280, 401) are too
-#: often a value or shared.
-_PART_NUMBER = re.compile(r"^[a-z]+(\d{4,})[a-z]*$")
-_DIGIT = re.compile(r"\d")
-
-
-def _norm_text(text: str) -> str:
-    return " ".join(_WORD.findall(text.lower().replace("_", " ")))
-
-
-def nicknames(tags: Iterable[str]) -> dict[str, str]:
-    """Informal name -> the datasheet tag it means, for the tags present in an index; "" for a name that
-    fits several tags. (A tag string per name, not a set: a library of 10,000 part files has 20,000 names.)"""
-    names: dict[str, str] = {}
-
-    def add(name: str, tag: str) -> None:
-        key = _norm_text(name)
-        if key:
-            got = names.setdefault(key, tag)
-            if got and got != tag:
-                names[key] = ""
-
-    for tag in tags:
-        parts = [p for p in re.split(r"[-_ ]+", tag) if p]
-        add(" ".join(parts), tag)
-        add("".join(parts), tag)
-        for p in parts:
-            if any(c.isdigit() for c in p) and any(c.isalpha() for c in p) and len(p) >= 4:
-                add(p, tag)
-                trimmed = re.sub(r"(?<=\d)[a-z]+$", "", p)
-                if trimmed != p and any(c.isalpha() for c in trimmed):
-                    add(trimmed, tag)
-                if (number := _PART_NUMBER.search(p)) is not None:  # "the 2560", "the 6050": a part's number
-                    add(number.group(1), tag)
-        if len(parts) == 2 and parts[0] in _MAKERS and len(parts[1]) >= 3 and parts[1] not in _COMMON:
-            add(parts[1], tag)
-    present = set(tags)
-    for name, tag in (*VOCABULARY.get("boards", {}).items(), *VOCABULARY.get("chips", {}).items()):
-        if tag in present:
-            add(name, tag)
-    return names
-
-
 #: Score multiplier of a chunk that names two or more of the boards and parts a question names ("D11 on the uno,
 #: g071 and nrf boards", "can a PiGlow and an Automation HAT share the bus"): the table or note setting them side
 #: by side answers for each of them at once, where one board's own pin map answers for one.
@@ -232,145 +144,12 @@ TOGETHER = 3.0
 TOGETHER_POOL = 3
 
 
-def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, list[str]]:
-    """The informal names (:func:`nicknames`) of each of `tags`."""
-    out: dict[str, list[str]] = {t: [] for t in tags}
-    for name, tag in names.items():
-        if tag in out:
-            out[tag].append(name)
-    return out
-
-
-def boards_named(text: str, names: Mapping[str, Collection[str]]) -> int:
-    """The most boards of `names` (tag -> its informal names) one line of `text` names: a table's header row or a
-    sentence setting them side by side (a file's own board is named in its title, not beside the others)."""
-    low = text.lower()
-    if sum(1 for keys in names.values() if any(k.split(" ", 1)[0] in low for k in keys)) < 2:
-        return 0  # (a plain search for each name's first word rules out most chunks: one board's own notes)
-    words = " " + _NOT_WORD.sub(" ", low.replace("_", " ")).replace("\n", " \n ") + " "
-    lines: Counter[int] = Counter()
-    for keys in names.values():  # the lines naming each board, found by plain searches of the whole text
-        at_lines = {words.count("\n", 0, at) for k in keys for at in _finds(words, f" {k} ")}
-        lines.update(at_lines)
-    return max(lines.values(), default=0)
-
-
-def tag_words(tags: Iterable[str]) -> frozenset[str]:
-    """Tokens naming a board or part: each tag's own and its part number (``2560``), which in a question tell
-    the file, not a pin, register or value inside it."""
-    words = {t for tag in tags for t in tokens(tag)}
-    words.update(m.group(1) for tag in tags for p in re.split(r"[-_ ]+", tag) if (m := _PART_NUMBER.search(p)))
-    return frozenset(words)
-
-
-def detect(query: str, names: dict[str, str], max_words: int = 4) -> list[str]:
-    """Tags a question names (longest names first; a name fitting several tags is skipped)."""
-    found: list[str] = []
-    for tag, _name in mentions(query, names, max_words):
-        if tag not in found:
-            found.append(tag)
-    return found
-
-
-def mentions(query: str, names: dict[str, str], max_words: int = 4) -> list[tuple[str, str]]:
-    """(tag, the words naming it) for each board or part name in a question, longest names first; a name
-    fitting several tags is skipped."""
-    words = _norm_text(query).split()
-    found: list[tuple[str, str]] = []
-    used = [False] * len(words)
-    for n in range(min(max_words, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
-            if any(used[i:i + n]):
-                continue
-            name = " ".join(words[i:i + n])
-            tag = names.get(name)
-            if tag:
-                found.append((tag, name))
-                for j in range(i, i + n):
-                    used[j] = True
-    return found
-
-
-#: Chip names that scope a question to their one board (``rp1``: the Pi 5), as normalised words.
-CHIP_NAMES = frozenset(_norm_text(name) for name in VOCABULARY.get("chips", {}))
-
-
-def content_terms(terms: list[str], naming: Iterable[str]) -> list[str]:
-    """The query terms left once the words that only name a board in scope are taken out.
-
-    A board's name ("zero 2 w", "pi 4", "mega") says which files to prefer, which the board boost already
-    does; scored as text it favours the file's overview and any other file that happens to name the board
-    (a HAT "for every Pi"), and its digits would count as exact numbers. All terms stay when nothing else
-    would be left. A chip's name (``rp1``) is written in its board's tables and stays.
-    """
-    drop = {t for name in naming if name not in CHIP_NAMES for t in tokens(name)}
-    left = [t for t in terms if t not in drop]
-    return left or terms
-
-
-#: Chip-specific pin spellings: STM32/AVR ports (PA5, PL5), nRF port.pin (P0.13), Broadcom/ESP32 GPIOn and
-#: IOn, RP2040 GPn. Arduino names (D13, A0) are on every Arduino-style header and say nothing of the board.
-_CHIP_PIN = re.compile(r"\b(?:P[A-L]_?\d{1,2}|P\d\.\d{1,2}|GPIO_?\d{1,2}|GP\d{1,2}|IO\d{1,2})\b", re.IGNORECASE)
-
-
-def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
-    """Chip-specific pin name (as a name key) -> the board and datasheet tags that have such a pin.
-
-    From the board files (native pins, answering for their datasheet tags too) and from the datasheets'
-    pin tables and alias lines (values and names), so a board known only from its datasheet counts.
-    """
-    owners: dict[str, set[str]] = {}
-
-    def add(name: str, tags: Iterable[str]) -> None:
-        if _CHIP_PIN.fullmatch(name.strip()):
-            owners.setdefault(name_key(name), set()).update(tags)
-
-    for board_id in index.known_boards():
-        board = index.board(board_id) if board_id in index.board_ids() else None
-        if board is not None:
-            for pin in board.pins:
-                add(pin.name, (board.id, *board.datasheet_tags))
-    for e in index.entries:
-        if e.tag:
-            add(e.value, (e.tag,))
-            add(e.alias, (e.tag,))
-    return {k: frozenset(v) for k, v in owners.items()}
-
-
-def is_chip_pin(term: str) -> bool:
-    """Whether a query term is a chip-specific pin name (``pa5``, ``gpio25``, ``p0.13``)."""
-    return _CHIP_PIN.fullmatch(term) is not None
-
-
-def names_chip_pin(query: str) -> bool:
-    """Whether the question holds a chip-specific pin name (``PA5``, ``GP17``, ``P0.13``, ``GPIO17``)."""
-    return _CHIP_PIN.search(query) is not None
-
-
-def chip_pins(query: str) -> list[str]:
-    """The chip-specific pin names a question holds, as name keys."""
-    return [name_key(m.group(0)) for m in _CHIP_PIN.finditer(query)]
-
-
-def pin_boards(query: str, owners: dict[str, frozenset[str]], configured: Collection[str] = ()) -> list[str]:
-    """Tags that have a chip-specific pin the question names (``PA5`` -> the Nucleo boards), sorted.
-
-    A pin that one of the `configured` tags has says nothing against them (``GPIO17`` with a Pi configured
-    is that Pi's pin); one they lack (``GP17`` or ``PA5`` with a Pi configured) is about another board.
-    """
-    found: set[str] = set()
-    for pin in chip_pins(query):
-        tags = owners.get(pin, frozenset())
-        if not tags.intersection(configured):
-            found |= tags
-    return sorted(found)
+_DIGIT = re.compile(r"\d")
 
 
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
-
-
 
 
 def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> bool:
@@ -453,7 +232,7 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
     its file name (a pin, register or number; a bare row number or a bus family's name earns nothing), whether
     it holds the chip pin the question names, also through a range (`ranged`: ``GPIO6-GPIO11`` holds GPIO9),
     and whether a line of it holds that pin beside one of the question's `row_words`."""
-    pins_asked = {t for t in exact if _CHIP_PIN.fullmatch(t)}
+    pins_asked = {t for t in exact if is_chip_pin(t)}
     # the exact terms that can earn the bonus anywhere, then per candidate those its file name does not hold
     bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
     if not bonus_terms:

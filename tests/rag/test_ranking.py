@@ -10,7 +10,7 @@ import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.rag import HardwareRag
-from edge_agent.rag.query import content_terms, detect, nicknames, tag_words
+from edge_agent.rag.boards import content_terms, detect, nicknames, tag_words
 from edge_agent.rag.text import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -146,6 +146,10 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("PB14 which arduino D pin on the g0", names) == ["nucleo-g071rb"]
     assert detect("stm32l4 low power modes", names) == ["nucleo-l476rg"]
     assert "2560" in tag_words(["arduino-mega2560"])  # it tells the file, so it earns no exact-token bonus
+    # every number that names a part in a question is a tag word too: a name never doubles as a value
+    tags = ["arduino-mega2560", "mpu6050", "ds3231", "nucleo_f401re", "bme280", "rpi gpio"]
+    numbers = {name for name in nicknames(tags) if name.isdigit()}
+    assert numbers == {"2560", "6050", "3231"} and numbers <= tag_words(tags)
     # boards known by what their notes say they are or carry
     names = nicknames(["sense-hat", "enviro-phat", "enviro-plus", "piglow"])
     assert detect("astro pi board joystick part", names) == ["sense-hat"]
