@@ -114,6 +114,8 @@ class HardwareRag(IndexStore):
         self._synced_boards: set[str] | None = None
         self._range_cache: dict[int, frozenset[str]] = {}
         self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
+        #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
+        self.weights: _query.Weights = _query.WEIGHTS
 
     def _after_sync(self) -> None:
         boards = self._postings.boards()
@@ -276,7 +278,8 @@ class HardwareRag(IndexStore):
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
                                 read_lines=self._line_reader(terms, exact, postings),
-                                asked=any(t in _board_file_tags() for t, _ in spans))  # the question names a board
+                                asked=any(t in _board_file_tags() for t, _ in spans),  # the question names a board
+                                weights=self.weights)
             out: list[Chunk] = []
             used = 0  # characters of the results so far
             for score, c in top:

@@ -4,30 +4,33 @@ Which boards and parts a question names, and which boards its chip pin points at
 module reads the candidates the search found with those facts.
 
 Reranking. BM25 (with the scope's board boost) proposes a few times more candidates than asked for;
-then, in this order of strength:
+then these rules apply, each multiplying a candidate's score by its factor (:class:`Weights`, kept as data in
+``weights.toml`` and chosen together):
 
 1. with a scope, a chunk of another *board* (a board with a board file, or a tag a board file answers
    to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
    score alone; when a board the question's chip pin points at has a candidate holding the pin, another
    board's or part's chunk without the pin ranks after the others (a HAT's analog inputs for ``P0.28 analog``);
    and when the question itself names a board, a part or add-on board it does not name counts less
-   (:data:`UNASKED`);
+   (:attr:`Weights.unasked`);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
    every pin table and register map holds those as row and bit numbers, nor does a bus family's name that
    happens to hold a digit (``I2C``, ``I2S``): it is the question's topic, written all over the bus's sections;
    within a file, a section that does not hold the chip pin the question names (``PF7``, ``GPIO27``) counts
-   half when another section of the file does;
+   less when another section of the file does, and one with a line holding the pin beside another of the
+   question's words (the pin's own row) counts more;
 3. results are diversified: each further chunk from a file already picked counts a little less, so a
    question needing two facts (two boards, a pin and its conflict) gets both into the first results;
-4. a file's overview counts a little less when one of its sections is also a candidate;
+4. a file's overview counts less when one of its sections is also a candidate, and a pin-alias section
+   (name = pin lines) counts less than prose or a table saying what the pin does;
 5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
-   double when a section of the same file that does not (the general pin map) is also a candidate;
-6. a question asking for a bit, register, flag or command doubles the file's register or command table (rows
-   holding hex codes) when prose sections of the same file that name the bit are also candidates;
+   more when a section of the same file that does not (the general pin map) is also a candidate;
+6. a question asking for a bit, register, flag or command weighs the file's register or command table (rows
+   holding hex codes) more when prose sections of the same file that name the bit are also candidates;
 7. a question naming two or more boards or parts reads more candidates, and a chunk with a line naming several
-   of them side by side (a comparison table's header row) counts :data:`TOGETHER` times more per board named;
+   of them side by side (a comparison table's header row) counts :attr:`Weights.together` times more per board named;
 8. within a file, the section where one line holds most of the question's words (:func:`.lines.line_share`: a register
    table's row, a sentence of a note) comes first: a lookup is answered by one row or line, where a section that
    only shares the words scattered over its lines (an address table beside a note) is about something else.
@@ -44,12 +47,15 @@ from __future__ import annotations
 
 import heapq
 import re
+import tomllib
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import chain, islice
+from pathlib import Path
 
+from edge_agent.errors import ConfigError
 from edge_agent.pins.ranges import pin_ranges
 from edge_agent.rag.boards import is_chip_pin
 from edge_agent.rag.lines import GPIO_TERM as _GPIO_TERM
@@ -61,17 +67,46 @@ from edge_agent.rag.text import spellings, tokens
 #: Candidates fetched per result asked for, before reranking.
 CANDIDATES_PER_RESULT = 2
 MIN_CANDIDATES = 10
-#: Score multiplier per exact question token (pin, register, number) the chunk holds outside its file name,
-#: scaled by the share of such tokens it holds.
-EXACT_BONUS = 0.6
-#: Score multiplier of a chunk that does not hold the chip pin the question names (``PF7``, ``GPIO27``) when
-#: another candidate of the same file does: the pin's row or paragraph answers, not the file's summary or a
-#: section that only shares the question's other words.
-WITHOUT_THE_PIN = 0.5
-#: Score multiplier of a chunk where a line holding the chip pin the question names also holds another of its
-#: words ("esp32 GPIO27 adc channel": the header row "GPIO27, ADC2_CH7, TOUCH7"): the pin's own row or sentence
-#: says what the question asks about it, where a table that lists the pin among others (touch channels) does not.
-PIN_ROW = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class Weights:
+    """The reranking's score multipliers, one per rule, read from ``weights.toml`` (each explained there).
+
+    They act together, so they are kept as data and chosen together (``bench/rag_fit.py``)."""
+
+    exact_bonus: float  #: per exact token held, scaled by the share held (rule 2)
+    without_the_pin: float  #: a section without the asked chip pin beside one with it (rule 2)
+    pin_row: float  #: a line holding the asked chip pin and another question word (rule 2)
+    same_file: float  #: each chunk already picked from the same file (rule 3)
+    alias_list: float  #: a pin-alias section
+    overview: float  #: a file's overview beside one of its sections (rule 4)
+    function_section: float  #: a section headed by the asked bus beside the general pin map (rule 5)
+    code_table: float  #: a register or command table when a bit, register or command is asked (rule 6)
+    unasked: float  #: a part the question does not name when it names a board (rule 1)
+    together: float  #: per board named, a line naming several of the asked boards (rule 7)
+    one_line: float  #: the best line's share of the question's words, within a file (rule 8)
+
+    @classmethod
+    def parse(cls, text: str, origin: str = "weights.toml") -> Weights:
+        """The multipliers of a TOML text holding each of them (and nothing else) as a positive number."""
+        data = tomllib.loads(text)
+        names = [f.name for f in fields(cls)]
+        unknown = sorted(set(data) - set(names))
+        missing = [n for n in names if n not in data]
+        bad = [n for n in names if n in data and (isinstance(data[n], bool) or not isinstance(data[n], int | float)
+                                                 or data[n] < 0)]
+        if unknown or missing or bad:
+            raise ConfigError(f"{origin}: " + "; ".join(
+                part for part in (f"unknown {', '.join(unknown)}" if unknown else "",
+                                  f"missing {', '.join(missing)}" if missing else "",
+                                  f"not a number >= 0: {', '.join(bad)}" if bad else "") if part)
+                + f"; expected each of {', '.join(names)} as a number")
+        return cls(**{n: float(data[n]) for n in names})
+
+
+#: The multipliers the search uses (``weights.toml`` beside this module).
+WEIGHTS = Weights.parse(Path(__file__).with_name("weights.toml").read_text(encoding="utf-8"))
 #: Question words every pin's line holds: no evidence of the row that answers.
 PIN_WORDS = frozenset({"pin", "gpio"})
 
@@ -101,33 +136,13 @@ def pin_row_words(text: str, pins: Collection[str], words: Collection[str]) -> b
     return False
 
 
-#: Score multiplier for each chunk already picked from the same file.
-SAME_FILE = 0.8
-#: Score multiplier of a pin-alias section: name = pin lines written for the pin index, dense in pin names
-#: but without the context (function, polarity, conflicts) the question is after; the agent gets the
-#: aliases of the pins it names as their own context block anyway.
-ALIAS_LIST = 0.6
-#: Score multiplier of a file's overview (the text under its title, before the first section) when a section of
-#: the same file is also a candidate: the overview names the part and its features, the section holds the fact.
-OVERVIEW = 0.85
-#: Score multiplier of a section whose own heading names a bus or function the question names (``SPI``, ``UART``,
-#: ``PWM``) when another section of the same file that does not is also a candidate: the general pin map holds
-#: every signal's row, the function's own section holds the pins with their setup and caveats.
-FUNCTION_SECTION = 2.0
 #: Buses and pin functions a section heading can be about (instances count for their family: ``SPI0``).
 FUNCTIONS = frozenset({"spi", "qspi", "i2c", "i2s", "pcm", "uart", "usart", "pwm", "can", "usb", "adc", "dac",
                        "onewire", "swd", "jtag", "gpclk"})
-#: Score multiplier of a register or command table (rows holding hex codes) when the question asks for a bit,
-#: register, flag or command and another section of the same file is also a candidate: prose that mentions a
-#: bit's name (how to set the frequency, which bits are useful) is not where its position is written.
-CODE_TABLE = 2.0
 #: Question words asking where a setting lives: the answer is a register map's or a command table's row.
 CODE_WORDS = frozenset({"bit", "register", "flag", "command", "field", "mask"})
 _CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
 _HEAD_WORD = re.compile(r"[a-z0-9]+")
-#: Score multiplier of a part's or add-on board's chunk when the question names a board and not that part: "zero 2 w
-#: power supply rating" is about the board's supply, not a sensor's supply pins that repeat the words.
-UNASKED = 0.3
 _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
@@ -135,10 +150,6 @@ def is_alias_list(heading: str) -> bool:
     """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``)."""
     return heading[-7:].lower().endswith(("pins", "pin", "alias", "aliases")) and bool(_ALIAS_HEADING.search(heading))
 
-#: Score multiplier of a chunk that names two or more of the boards and parts a question names ("D11 on the uno,
-#: g071 and nrf boards", "can a PiGlow and an Automation HAT share the bus"): the table or note setting them side
-#: by side answers for each of them at once, where one board's own pin map answers for one.
-TOGETHER = 3.0
 #: Candidates fetched for a question naming two or more boards, times the usual: the table comparing them is often
 #: in a generic note without any board's boost.
 TOGETHER_POOL = 3
@@ -219,9 +230,6 @@ class Candidate:
     line_share: float = 0.0  #: share of the question's section words its best line holds (:func:`.lines.line_share`)
 
 
-#: Within a file with several candidates, a section's score is multiplied by 1 + ONE_LINE x its
-#: :func:`.lines.line_share`, and then the file's sections are scaled together so its best score stays what it was.
-ONE_LINE = 1.0
 
 
 def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
@@ -255,11 +263,14 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
 
 def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),
            other_boards: Collection[str] = (), pinned: Collection[str] = (), asked: bool = False,
-           read_lines: Callable[[Candidate], float] | None = None) -> list[tuple[float, Candidate]]:
+           read_lines: Callable[[Candidate], float] | None = None,
+           weights: Weights = WEIGHTS) -> list[tuple[float, Candidate]]:
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
 
     `scoped` are the boards in scope (boosted), `other_boards` the tags of boards with a board file, `pinned`
-    the boards the question's chip pin points at, `asked` whether the question itself names a board."""
+    the boards the question's chip pin points at, `asked` whether the question itself names a board; `weights` are
+    the rules' multipliers."""
+    w = weights
     any_scoped = any(c.board in scoped for c in candidates)
     files = Counter(c.source for c in candidates)
     plain_files = {c.source for c in candidates if not c.about_asked}
@@ -276,27 +287,28 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
         if pin_answered and board is not None and board not in pinned and not c.holds_pin:
             demoted = True
         if asked and board is not None and board not in scoped:
-            score *= UNASKED
+            score *= w.unasked
         if rel in pin_files and not c.holds_pin:
-            score *= WITHOUT_THE_PIN
+            score *= w.without_the_pin
         if c.pin_row:
-            score *= PIN_ROW
+            score *= w.pin_row
         if c.exact_share is not None:
-            score *= 1.0 + EXACT_BONUS * c.exact_share
+            score *= 1.0 + w.exact_bonus * c.exact_share
         if c.alias_list:
-            score *= ALIAS_LIST
+            score *= w.alias_list
         if c.overview and files[rel] > 1:
-            score *= OVERVIEW
+            score *= w.overview
         if c.about_asked and rel in plain_files:
-            score *= FUNCTION_SECTION
+            score *= w.function_section
         if c.code_table and rel in code_files:
-            score *= CODE_TABLE
+            score *= w.code_table
         if c.boards_named >= 2:
-            score *= TOGETHER * c.boards_named
+            score *= w.together * c.boards_named
         scored.append((demoted, score, c))
     if read_lines is not None:  # a file whose section is headed by the asked bus is told apart by rule 5
         headed = {c.source for c in candidates if c.about_asked and c.source in plain_files}
-        scored = _by_line(scored, {f for f, n in files.items() if n > 1 and f not in headed}, read_lines)
+        scored = _by_line(scored, {f for f, n in files.items() if n > 1 and f not in headed}, read_lines,
+                          w.one_line)
     heap = [(demoted, -score, c.source, c.position, 0, score, c.cid, c) for demoted, score, c in scored]
     # Greedy pick with the same-file discount, lazily: a candidate whose file gained a pick since its key was
     # computed goes back into the heap with its new key (keys only ever get worse, so the heap's best is final).
@@ -307,23 +319,24 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
         demoted, _neg, rel, idx, seen, score, cid, c = heapq.heappop(heap)
         n = per_file.get(rel, 0)
         if n != seen:
-            heapq.heappush(heap, (demoted, -score * SAME_FILE ** n, rel, idx, n, score, cid, c))
+            heapq.heappush(heap, (demoted, -score * w.same_file ** n, rel, idx, n, score, cid, c))
             continue
         per_file[rel] = n + 1
-        picked.append((round(score * SAME_FILE ** n, 9), c))
+        picked.append((round(score * w.same_file ** n, 9), c))
     return picked
 
 
 def _by_line(scored: list[tuple[bool, float, Candidate]], files: Collection[str],
-             read_lines: Callable[[Candidate], float]) -> list[tuple[bool, float, Candidate]]:
-    """The sections of each of `files` reordered by their best line (:data:`ONE_LINE`), the file's best score
+             read_lines: Callable[[Candidate], float], one_line: float) -> list[tuple[bool, float, Candidate]]:
+    """The sections of each of `files` reordered by their best line (a section's score times 1 + `one_line` x its
+    :func:`.lines.line_share`), the file's best score
     kept: the line tells the section, the file's standing is the other rules' to set. Only the sections the
     bonus could lift to their file's best score are read (`read_lines` fills in :attr:`Candidate.line_share`)."""
     best: dict[str, float] = {}
     for _, score, c in scored:
         if c.source in files:
             best[c.source] = max(best.get(c.source, 0.0), score)
-    reach = 1.0 + ONE_LINE
+    reach = 1.0 + one_line
     contenders = Counter(c.source for _, score, c in scored if c.source in best and score * reach >= best[c.source])
     after: dict[str, float] = {}
     out: list[tuple[bool, float, Candidate]] = []
@@ -331,7 +344,7 @@ def _by_line(scored: list[tuple[bool, float, Candidate]], files: Collection[str]
         if contenders[c.source] > 1:
             if score * reach >= best[c.source]:
                 c.line_share = read_lines(c)
-                score *= 1.0 + ONE_LINE * c.line_share
+                score *= 1.0 + one_line * c.line_share
             after[c.source] = max(after.get(c.source, 0.0), score)
         out.append((demoted, score, c))
     return [(demoted, score * best[c.source] / after[c.source] if after.get(c.source) else score, c)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -50,14 +51,13 @@ def _library(tmp_path: Path) -> HardwareRag:
     return HardwareRag.load(tmp_path)
 
 
-def test_the_row_holding_the_question_words_beats_a_short_section_sharing_some(tmp_path: Path,
-                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_row_holding_the_question_words_beats_a_short_section_sharing_some(tmp_path: Path) -> None:
     rag = _library(tmp_path)
     question = "imu9 put one gyro axis in standby"
-    monkeypatch.setattr(rag_query, "ONE_LINE", 0.0)
+    rag.weights = replace(rag_query.WEIGHTS, one_line=0.0)
     off = rag.search(question)
     assert off[0].heading.endswith("I2C address")  # the short section wins on BM25 alone
-    monkeypatch.setattr(rag_query, "ONE_LINE", 1.0)
+    rag.weights = replace(rag_query.WEIGHTS, one_line=1.0)
     got = rag.search(question)
     assert got[0].heading.endswith("Register map") and "PWR_CTL_2" in got[0].text
     assert got[0].score == pytest.approx(off[0].score)  # the file keeps its standing; its sections swap
