@@ -1,14 +1,14 @@
-"""Seventh held-out set: sealed, measured only by the final full bench run, never tuned on.
+"""Seventh held-out set: sealed in its round and measured once at its end; seen since, now a former held-out set.
 
 Written from the datasheets (../shared/corpus/datasheets and the bundled datasheets/) before this
 round's ranking work and kept apart from every other set: bench/_rag_questions.py and the six earlier
-held-out sets have all been looked at while ranking changes were tried. bench/rag.py measures this set
-only when asked for the sealed sets (the full run that writes BENCHMARKS.md), so tuning runs never see
-its totals. Every file of both directories is asked about, mostly in sections other than its first:
-register, command and address lookups, pin and alternate functions, a chip pin name as the only hint
-of the board, tables holding two (name, pin) pairs per row or one column per board, the shared 40-pin
-Pi header asked through one Pi model, symptoms and everyday words for datasheet terms, electrical
-limits, clocks, memory layout, boot and upload troubles. Same hit rule as the other sets.
+held-out sets have all been looked at while ranking changes were tried. bench/rag.py now measures it in
+every run with the other former held-out sets. Every file of both directories is asked about, mostly in
+sections other than its first: register, command and address lookups, pin and alternate functions, a
+chip pin name as the only hint of the board, tables holding two (name, pin) pairs per row or one column
+per board, the shared 40-pin Pi header asked through one Pi model, symptoms and everyday words for
+datasheet terms, electrical limits, clocks, memory layout, boot and upload troubles. Same hit rule as
+the other sets.
 """
 
 from __future__ import annotations

@@ -3,9 +3,9 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the six former held-out sets (bench/_rag_heldout.py to _rag_heldout6.py,
+  changes are tried against), the seven former held-out sets (bench/_rag_heldout.py to _rag_heldout7.py,
   measured in earlier rounds and seen since) and, only in the full run that writes BENCHMARKS.md, the
-  sealed held-out 7 (bench/_rag_heldout7.py, written before this round's ranking changes), over
+  sealed held-out 8 (bench/_rag_heldout8.py, written before this round's ranking changes), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -350,19 +350,26 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 
 def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and former held-out pin lookups,
-    and on the sealed fourth held-out set only when `sealed` (the final full run; tuning runs leave it
+    and on the sealed fifth held-out set only when `sealed` (the final full run; tuning runs leave it
     unresolved so its result cannot steer a change)."""
     import logging
 
-    from bench._pin_lookups import PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3
+    from bench._pin_lookups import (
+        PIN_LOOKUPS,
+        PIN_LOOKUPS_HELD_OUT,
+        PIN_LOOKUPS_HELD_OUT_2,
+        PIN_LOOKUPS_HELD_OUT_3,
+        PIN_LOOKUPS_HELD_OUT_4,
+    )
     from edge_agent.rag import pin_index_for
 
     sets = [("tuning", PIN_LOOKUPS), ("former held-out 1", PIN_LOOKUPS_HELD_OUT),
-            ("former held-out 2", PIN_LOOKUPS_HELD_OUT_2), ("former held-out 3", PIN_LOOKUPS_HELD_OUT_3)]
+            ("former held-out 2", PIN_LOOKUPS_HELD_OUT_2), ("former held-out 3", PIN_LOOKUPS_HELD_OUT_3),
+            ("former held-out 4", PIN_LOOKUPS_HELD_OUT_4)]
     if sealed:
-        from bench._pin_lookups import PIN_LOOKUPS_HELD_OUT_4
+        from bench._pin_lookups import PIN_LOOKUPS_HELD_OUT_5
 
-        sets.append(("held-out 4", PIN_LOOKUPS_HELD_OUT_4))
+        sets.append(("held-out 5", PIN_LOOKUPS_HELD_OUT_5))
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
         index = {name: pin_index_for(root) for name, root in _roots().items()}
@@ -384,13 +391,14 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
 
 def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and former held-out sets (limit 5), and on
-    the sealed held-out 7 only when `sealed` (the final full run; tuning runs never rank it)."""
+    the sealed held-out 8 only when `sealed` (the final full run; tuning runs never rank it)."""
     from bench._rag_heldout import HELD_OUT
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
     from bench._rag_heldout4 import HELD_OUT_4
     from bench._rag_heldout5 import HELD_OUT_5
     from bench._rag_heldout6 import HELD_OUT_6
+    from bench._rag_heldout7 import HELD_OUT_7
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -400,11 +408,11 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     sets = [("tuning", QUESTIONS), ("former held-out 1", HELD_OUT), ("former held-out 2", HELD_OUT_2),
             ("former held-out 3", HELD_OUT_3), ("former held-out 4", HELD_OUT_4), ("former held-out 5", HELD_OUT_5),
-            ("former held-out 6", HELD_OUT_6)]
+            ("former held-out 6", HELD_OUT_6), ("former held-out 7", HELD_OUT_7)]
     if sealed:
-        from bench._rag_heldout7 import HELD_OUT_7
+        from bench._rag_heldout8 import HELD_OUT_8
 
-        sets.append(("held-out 7", HELD_OUT_7))
+        sets.append(("held-out 8", HELD_OUT_8))
     for set_name, questions in sets:
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
@@ -429,17 +437,20 @@ tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`: pin names as 
 board, the shared Pi header asked through one model, two-pair tables, everyday words;
 `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
 `_rag_heldout4.py`; `_rag_heldout5.py`: the same kinds plus timing and boot modes; `_rag_heldout6.py`,
-161 questions, many answered in a file's later sections); and held-out 7 (`bench/_rag_heldout7.py`,
-298 questions of all these kinds over every file of both directories, plus symptoms and questions
-naming several boards), written from the datasheets before this round's ranking changes and sealed:
-only this full run measures it (`quality(sealed=True)`), tuning runs never rank it. A hit is a result
+161 questions, many answered in a file's later sections; `_rag_heldout7.py`, 298 questions of all these
+kinds over every file of both directories, plus symptoms and questions naming several boards); and
+held-out 8 (`bench/_rag_heldout8.py`, 261 questions of the same kinds over every file of both
+directories, mostly in sections other than a file's first), written from the datasheets before this
+round's ranking changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning
+runs never rank it. A hit is a result
 from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies
 in the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >=
-0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-6 and on held-out 7; query p50
+0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-7 and on held-out 8; query p50
 >= 20x the reference. Pin lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the
-same two directories; the three former held-out sets measured in earlier rounds and seen since, the fourth
-held-out set written before this round's pin-index changes and sealed like held-out 7) are counted right
+same two directories; the four former held-out sets measured in earlier rounds and seen since, the fifth
+held-out set, 140 lookups, written before this round's pin-index changes and sealed like held-out 8) are
+counted right
 when they return the datasheet's pin. Each scale system runs
 in its own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base
 install.
@@ -453,14 +464,14 @@ place), measured earlier on this machine, not in this run: tuning hit@1 0.849, h
 
 
 def render(sealed: bool = True) -> str:
-    """The Markdown section; `sealed` (the final full run) also measures held-out 7 and the fourth held-out
+    """The Markdown section; `sealed` (the final full run) also measures held-out 8 and the fifth held-out
     pin lookups, which tuning runs leave alone."""
     lines = [_INTRO]
     if SHARED.is_dir():
         q = quality(sealed)
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 7 = written before this round's changes, sealed, only measured here):",
+            " or looked at; held-out 8 = written before this round's changes, sealed, only measured here):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
@@ -481,7 +492,7 @@ def render(sealed: bool = True) -> str:
         lines += ["", _BEFORE, ""]
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
-                  " were tried on or looked at; held-out 4 = written before this round's changes, sealed, only"
+                  " were tried on or looked at; held-out 5 = written before this round's changes, sealed, only"
                   " measured here):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
