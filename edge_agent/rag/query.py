@@ -21,8 +21,8 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
    within a file, a section that does not hold the chip pin the question names (``PF7``, ``GPIO27``) counts
    less when another section of the file does, and one with a line holding the pin beside another of the
    question's words (the pin's own row) counts more;
-3. results are diversified: each further chunk from a file already picked counts a little less, so a
-   question needing two facts (two boards, a pin and its conflict) gets both into the first results;
+3. each further chunk from a file already picked can count less (:attr:`Weights.same_file`), so a question
+   needing two facts from two files gets both into the first results (measured best at no discount);
 4. a file's overview counts less when one of its sections is also a candidate, and a pin-alias section
    (name = pin lines) counts less than prose or a table saying what the pin does;
 5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
