@@ -222,6 +222,9 @@ class HardwareRag(IndexStore):
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []
+        # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
+        df = self._postings.df
+        terms += [t for t in _query.instance_terms(query) if t not in terms and df[t] > 0]
         named = tuple(boards)
         spans = self._mentions(query)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))

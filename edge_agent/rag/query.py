@@ -157,6 +157,42 @@ TOGETHER_POOL = 3
 
 _DIGIT = re.compile(r"\d")
 
+#: Ordinal words and the instance number they ask for: "the third UART" is UART3.
+ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6,
+            "1st": 1, "2nd": 2, "3rd": 3, "4th": 4, "5th": 5, "6th": 6}
+#: Families whose instances makers number under other names: ST and AVR number their UARTs as USARTs, the Arduino
+#: core as Serial ports (the Mega's third is ``Serial3 (USART3)``).
+INSTANCE_NAMES: dict[str, tuple[str, ...]] = {"uart": ("uart", "usart", "serial"), "usart": ("usart", "uart", "serial"),
+                                              "serial": ("serial", "usart", "uart")}
+#: Words read after an ordinal for what it counts: "third hardware uart" counts UARTs.
+ORDINAL_REACH = 2
+
+
+def instance_terms(query: str) -> list[str]:
+    """The numbered instances a question asks for with an ordinal, as the index writes them: "second i2c bus" is
+    ``i2c2``, "third uart" ``uart3``, ``usart3`` or ``serial3``, "second dac" ``dac2`` or ``dac_2``. The ordinal counts
+    one of the next :data:`ORDINAL_REACH` words; the caller keeps the spellings its index holds. "Second" after a
+    number or "per" is the unit of time."""
+    words = _ORDINAL_WORD.findall(query.lower())
+    out: list[str] = []
+    for i, word in enumerate(words):
+        n = ORDINALS.get(word)
+        if n is None or (word == "second" and i > 0 and (words[i - 1] in _PER or words[i - 1].isdigit())):
+            continue  # "per second", "4 second standby": the unit of time
+        for counted in words[i + 1:i + 1 + ORDINAL_REACH]:
+            if counted in ORDINALS or counted.isdigit():
+                break
+            if counted in PIN_WORDS:
+                continue  # "second gpio" is no pin GPIO2
+            for family in INSTANCE_NAMES.get(counted, (counted,)):
+                if not is_chip_pin(f"{family}{n}"):  # "first io" is no pin IO1 either
+                    out += [f"{family}{n}", f"{family}_{n}"]
+    return list(dict.fromkeys(out))
+
+
+_ORDINAL_WORD = re.compile(r"[a-z0-9]+")
+_PER = frozenset({"per", "a", "one", "half", "each", "every"})
+
 
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""

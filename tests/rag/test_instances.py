@@ -1,0 +1,54 @@
+"""An ordinal asks for a numbered instance: "the third UART" is UART3, USART3 or Serial3 as the notes write it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.rag import HardwareRag
+from edge_agent.rag import query as rag_query
+from edge_agent.rag.query import instance_terms
+
+KIT = """# ACME K7 - board notes
+
+A small STM32 board with an Arduino header.
+
+## Console
+
+The console UART pins are on the ST-LINK connector; the UART pins also reach the morpho
+header. Any UART pins can be remapped in the device tree. The I2C bus pins of the Arduino
+header carry pull-ups; the bus pins on the morpho header do not, so an I2C bus there
+needs its own.
+
+## Peripheral map
+
+| Peripheral | Pins | Notes |
+| --- | --- | --- |
+| USART2 TX / RX | PA2 / PA3 | console |
+| USART3 TX / RX | PB10 / PB11 | morpho only |
+| I2C1 SCL / SDA | PB8 / PB9 | Arduino header |
+| I2C2 SCL / SDA | PB13 / PB14 | morpho only |
+"""
+
+
+def test_an_ordinal_names_the_instances_as_makers_write_them() -> None:
+    assert instance_terms("g071 second i2c bus pins") == ["i2c2", "i2c_2", "bus2", "bus_2"]
+    third = instance_terms("mega third hardware uart pins")  # a qualifier may stand between
+    assert {"uart3", "usart3", "serial3"} <= set(third)
+    assert "dac_2" in instance_terms("esp32 second dac")  # the ESP32 writes DAC_2
+    # "second" as a unit of time, and pin words, name no instance
+    assert instance_terms("ads1115 8 samples per second") == instance_terms("bmp280 4 second standby") == []
+    assert instance_terms("esp32 second gpio") == [] and instance_terms("first io pin") == []
+
+
+@pytest.mark.parametrize(("question", "row"), [("k7 third uart pins", "USART3 TX / RX | PB10 / PB11"),
+                                               ("k7 second i2c bus pins", "I2C2 SCL / SDA | PB13 / PB14")])
+def test_the_counted_instance_row_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                          question: str, row: str) -> None:
+    (tmp_path / "acme-k7.md").write_text(KIT)
+    rag = HardwareRag.load(tmp_path)
+    first = rag.search(question)[0]
+    assert first.heading.endswith("Peripheral map") and row in first.text
+    monkeypatch.setattr(rag_query, "instance_terms", lambda query: [])
+    assert rag.search(question)[0].heading.endswith("Console")  # on its words alone the prose wins
