@@ -8,7 +8,8 @@ import sqlite3
 from array import array
 from collections import Counter
 from collections.abc import Iterable
-from itertools import compress, repeat
+from itertools import compress, groupby, repeat
+from operator import itemgetter
 
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
 
@@ -130,6 +131,22 @@ class ChunkTable:
         self._live.extend(b"\1" * n)
         self._n += n
         self._count(bn, n)
+
+    def add_rows(self, rows: Iterable[tuple[int, str, int, str | None, float]]) -> None:
+        """Chunks read back from the index as (id, source path, position, board, weighted length), ids
+        ascending: each file's chunks (consecutive ids, positions from 0, as indexing gives them) are added at
+        once with :meth:`add_file`, anything else one chunk at a time."""
+        for rel, group in groupby(rows, key=itemgetter(1)):
+            chunks = list(group)
+            first, _, _, board, _ = chunks[0]
+            n = len(chunks)
+            if (first >= len(self._file) and chunks[-1][0] - first == n - 1
+                    and list(map(itemgetter(2), chunks)) == list(range(n))
+                    and all(c[3] == board for c in chunks)):
+                self.add_file(first, rel, board, list(map(itemgetter(4), chunks)))
+            else:
+                for cid, _, idx, chunk_board, dl in chunks:
+                    self[cid] = (rel, idx, chunk_board, dl)
 
     def __getitem__(self, cid: int) -> ChunkMeta:
         if not 0 <= cid < len(self._file) or self._file[cid] < 0:

@@ -132,8 +132,9 @@ def decode_np(np: Any, row: Row) -> tuple[Any, Any]:
     when each is a whole number below 256, as nearly always, else float64: either way arithmetic with
     floats gives the float64 results the stored 4-byte floats give."""
     n, ids, tfs = row
-    gaps = np.frombuffer(ids, dtype=np.uint8, count=n).astype(np.int32)
+    gaps = np.frombuffer(ids, dtype=np.uint8, count=n)
     if len(ids) > n:
+        gaps = gaps.astype(np.int32)
         gaps[gaps == _ESC] = np.frombuffer(ids[n:], dtype=np.int32)
     freq = np.frombuffer(tfs, dtype=np.uint8, count=n)
     if len(tfs) > n:

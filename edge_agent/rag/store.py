@@ -349,8 +349,8 @@ class IndexStore:
         """(source, position, board, weighted length) of every live chunk: read once, then kept in step."""
         if self._meta is None:
             table = ChunkTable()
-            for cid, rel, idx, board, dl in self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks"):
-                table[cid] = (rel, idx, board, dl)
+            # a restart of a large index: a file's chunks are added at once, not 165,000 chunks one by one
+            table.add_rows(self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks ORDER BY id"))
             self._meta = table
         return self._meta
 

@@ -38,3 +38,33 @@ def test_the_table_keeps_its_live_ids_and_boards_in_step_with_additions_and_remo
         assert mask_diff(table.live_flags(), bytearray()) == sorted(live)
         assert table.boards() == {b for b in live.values() if b}
         assert len(table) == len(live)
+
+
+def _state(table: ChunkTable) -> tuple[object, ...]:
+    return (list(table.ids()), [table[cid] for cid in table.ids()], table.boards(), len(table),
+            bytes(table.live_flags()), [list(a) for a in table.arrays()])
+
+
+def test_rows_read_back_make_the_table_that_chunk_by_chunk_additions_make() -> None:
+    """A restart reads every chunk's row back in id order and adds a file's chunks at once: the table is the
+    one adding them one at a time gives, also with removed ids between files and rows that are not a whole
+    file from its first position (kept one by one)."""
+    rng = random.Random(11)
+    rows: list[tuple[int, str, int, str | None, float]] = []
+    next_id = 1
+    for f in range(300):
+        n = rng.randrange(1, 6)
+        board = rng.choice(["rpi-4b", None, f"part-{f % 5}"])
+        start = 0 if rng.random() < 0.8 else rng.randrange(1, 3)  # a file whose first chunks were dropped
+        rows.extend((next_id + k, f"v{f % 7}/f{f}.md", start + k, board, float(rng.randrange(5, 99)))
+                    for k in range(n))
+        next_id += n + (rng.randrange(1, 4) if rng.random() < 0.3 else 0)  # removed chunks' ids
+    rows.append((next_id + 1, "odd.md", 0, "x", 1.0))
+    rows.append((next_id + 3, "odd.md", 1, "x", 2.0))  # one file, ids not consecutive
+    one_by_one = ChunkTable()
+    for cid, rel, idx, board, dl in rows:
+        one_by_one[cid] = (rel, idx, board, dl)
+    at_once = ChunkTable()
+    at_once.add_rows(iter(rows))
+    assert _state(at_once) == _state(one_by_one)
+    assert at_once.board_number("rpi-4b") == one_by_one.board_number("rpi-4b")
