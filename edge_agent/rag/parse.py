@@ -26,7 +26,7 @@ from typing import cast
 
 from edge_agent.pins.datasheet import parse_aliases
 from edge_agent.rag import text as _text
-from edge_agent.rag.chunker import chunk_markdown, chunk_pages, row_pins
+from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages, row_pins
 from edge_agent.rag.files import DocFile, Problem, read_pdf, read_text
 
 log = logging.getLogger("edge_agent.rag")
@@ -70,6 +70,18 @@ class ParsedFile:
         self.sizes = array("i", map(len, counted)).tobytes()
         self.counted = None
 
+    def pack_numbered(self, counted: Numbered) -> None:
+        """Set the flat arrays from a file counted by term number (:func:`count_numbered`): the same arrays
+        :meth:`pack` makes of its counts (terms numbered in the order they first come)."""
+        gids, sizes, tfs = counted
+        distinct = dict.fromkeys(gids)
+        local = dict(zip(distinct, range(len(distinct)), strict=True))
+        self.terms = list(map(_text.term_numbers().names.__getitem__, distinct))
+        self.tids = array("i", map(local.__getitem__, gids)).tobytes()
+        self.tfs = tfs.tobytes()
+        self.sizes = sizes.tobytes()
+        self.counted = None
+
     def chunk_tfs(self) -> Iterator[dict[str, float]]:
         """Term -> weighted frequency of each chunk, in chunk order."""
         if self.counted is not None:  # packed first: the same dicts as from a worker's file, value for value
@@ -103,38 +115,63 @@ def _weighted(body_tokens: list[str], heading_tokens: list[str]) -> tuple[dict[s
     return tf, len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
 
 
+#: A file's postings by term number (:func:`edge_agent.rag.text.term_numbers`): the number of each, the postings
+#: of each chunk, the weighted frequency of each; chunk after chunk, a chunk's terms in the order they first
+#: come (its words, then its heading's), as each chunk's counts of :func:`parse_counts` hold them.
+Numbered = tuple["array[int]", "array[int]", "array[float]"]
+
+
+def count_numbered(stem: list[str], sections: Sequence[Section], hints: tuple[bool, bool]
+                   ) -> tuple[Numbered, list[float]]:
+    """Every chunk's weighted term frequencies and weighted length, as :func:`_weighted` gives them, counted
+    by term number: a token is numbered by the tokeniser's memo of its spelling, so no term string is
+    looked up per token, and the counts go to flat arrays as they are."""
+    number = _text.term_numbers().__getitem__
+    stem_ids = list(map(number, stem))
+    heads: dict[str, list[int]] = {}  # a long section's chunks share its heading: tokenised once
+    gids, sizes, tfs = array("i"), array("i"), array("f")
+    dls: list[float] = []
+    for s in sections:
+        head = heads.get(s.heading)
+        if head is None:
+            head = heads[s.heading] = stem_ids + _text.token_ids(s.heading, hints)
+        body = _text.token_ids(s.text, hints)
+        pins = row_pins(s.text)
+        if pins:
+            body += map(number, pins)
+        tf = cast("dict[int, float]", Counter(body))  # counted at C speed; then used as a plain mapping
+        for t in head:
+            tf[t] = tf.get(t, 0) + HEADING_WEIGHT
+        gids.fromlist(list(tf))
+        tfs.fromlist(list(tf.values()))
+        sizes.append(len(tf))
+        dls.append(len(body) + HEADING_WEIGHT * len(head))
+    return (gids, sizes, tfs), dls
+
+
 def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, pack: bool = True) -> ParsedFile:
     """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
     text hashes to `old_sha`). `pack` = False keeps each chunk's counts as they are (``counted``), for this
     process: packing them is for a transfer from a worker."""
-    pf, counted = parse_counts(f, max_file_bytes, old_sha)
-    if pf.unchanged or not counted:
-        return pf
     if not pack:
-        pf.counted = counted
-    else:
-        pf.pack(counted)
+        pf, counted = parse_counts(f, max_file_bytes, old_sha)
+        if counted:
+            pf.counted = counted
+        return pf
+    pf, numbered = parse_numbered(f, max_file_bytes, old_sha)
+    if numbered is not None and pf.sections:
+        pf.pack_numbered(numbered)
     return pf
 
 
 def parse_counts(f: DocFile, max_file_bytes: int, old_sha: str | None = None
                  ) -> tuple[ParsedFile, list[dict[str, float]]]:
     """:func:`parse_file` without the packing of the term frequencies: the file (its ``terms``, ``tids``,
-    ``tfs`` and ``sizes`` left empty) and each chunk's term -> weighted frequency, for a caller that adds
-    them to postings in the same process (a building worker numbers the terms of its whole shard at once)."""
-    if f.kind == "pdf":
-        pages, file_problems = read_pdf(f)
-        text = "\n\n".join(t for _, t in pages) if pages else None
-    else:
-        pages = None
-        text, file_problems = read_text(f, max_file_bytes)
-    sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
-    if sha == old_sha:
-        return ParsedFile(sha, file_problems, unchanged=True), []
-    sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
-    entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
-    stem = stem_words(f.rel)
-    hints = _text.spelling_hints(text) if text else (False, False)
+    ``tfs`` and ``sizes`` left empty) and each chunk's term -> weighted frequency, counted chunk by chunk."""
+    read = _read(f, max_file_bytes, old_sha)
+    if isinstance(read, ParsedFile):
+        return read, []
+    pf, sections, stem, hints = read
     counted: list[dict[str, float]] = []
     rows = []
     headings: dict[str, list[str]] = {}  # a long section's chunks share its heading: tokenised once
@@ -145,8 +182,43 @@ def parse_counts(f: DocFile, max_file_bytes: int, old_sha: str | None = None
         tf, dl = _weighted(_text.tokens(s.text, hints) + row_pins(s.text), heading)
         counted.append(tf)
         rows.append((s.heading, s.text, dl))
-    return ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                      aliases_json=json.dumps([e.__dict__ for e in entries]), sections=rows), counted
+    pf.sections = rows
+    return pf, counted
+
+
+def parse_numbered(f: DocFile, max_file_bytes: int, old_sha: str | None = None
+                   ) -> tuple[ParsedFile, Numbered | None]:
+    """:func:`parse_counts` counted by term number (:func:`count_numbered`): the file (``terms``, ``tids``,
+    ``tfs`` and ``sizes`` left empty) and its postings, None when it is unchanged."""
+    read = _read(f, max_file_bytes, old_sha)
+    if isinstance(read, ParsedFile):
+        return read, None
+    pf, sections, stem, hints = read
+    numbered, dls = count_numbered(stem, sections, hints)
+    pf.sections = [(s.heading, s.text, dl) for s, dl in zip(sections, dls, strict=True)]
+    return pf, numbered
+
+
+def _read(f: DocFile, max_file_bytes: int, old_sha: str | None
+          ) -> ParsedFile | tuple[ParsedFile, list[Section], list[str], tuple[bool, bool]]:
+    """Read, hash and chunk a file and parse its pin aliases: the file (its chunks' lengths not yet known),
+    its chunks, path words and spelling hints; only the file when its text hashes to `old_sha`."""
+    if f.kind == "pdf":
+        pages, file_problems = read_pdf(f)
+        text = "\n\n".join(t for _, t in pages) if pages else None
+    else:
+        pages = None
+        text, file_problems = read_text(f, max_file_bytes)
+    sha = hashlib.sha256((text or "").encode("utf-8", "surrogatepass")).hexdigest()
+    if sha == old_sha:
+        return ParsedFile(sha, file_problems, unchanged=True)
+    sections = [] if text is None else (chunk_pages(pages) if pages else chunk_markdown(text))
+    entries, parsed = parse_aliases(text, f.rel, f.board) if text else ([], [])
+    stem = stem_words(f.rel)
+    hints = _text.spelling_hints(text) if text else (False, False)
+    pf = ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
+                    aliases_json=json.dumps([e.__dict__ for e in entries]))
+    return pf, sections, stem, hints
 
 
 def _workers(n_files: int) -> int:

@@ -32,8 +32,9 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from edge_agent.rag.codec import encode_batch
 from edge_agent.rag.files import DocFile, Problem
-from edge_agent.rag.parse import stop_worker
+from edge_agent.rag.parse import Numbered, stop_worker
 
 log = logging.getLogger("edge_agent.rag")
 
@@ -51,6 +52,7 @@ CREATE TABLE chunks (
 );
 CREATE TABLE postings (term TEXT PRIMARY KEY, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL, tfs BLOB NOT NULL);
+CREATE TABLE postings_part (term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL);
 """
 
 #: Files from which a first build with workers is indexed in shards. Below it the workers only parse and
@@ -247,6 +249,78 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
         yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
 
 
+#: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its
+#: shard's rows; the parts are joined term by term at the end, as the indexing process joins shards.
+PART_POSTINGS = 1_500_000
+
+
+class ShardPostings:
+    """A building worker's postings, added a file at a time as the tokeniser numbered them (the flat arrays of
+    :func:`edge_agent.rag.parse.count_numbered`: no term string looked up per posting). Past
+    PART_POSTINGS they are grouped by term with one stable sort, encoded in the compact format in one
+    batch and written as a part (rows in term order); :meth:`write` joins the parts into the ``postings``
+    table with :func:`_joined`, whose rows are those of the whole list, so the shard's rows are the ones a
+    build in one process writes."""
+
+    def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], part_postings: int | None = None) -> None:
+        self._np = np
+        self._conn = conn
+        self._names = names  # term number -> term (grows as files are tokenised)
+        self._limit = PART_POSTINGS if part_postings is None else part_postings
+        self._held: list[tuple[Any, Any, Any]] = []
+        self._count = 0
+        self._parts: list[int] = []  # the first rowid of each part written to postings_part
+
+    def add(self, first: int, numbered: Numbered) -> None:
+        """Add one file's postings, its chunks numbered from `first`."""
+        np = self._np
+        gids, sizes, tfs = (np.frombuffer(a, dtype=t) for a, t in zip(numbered, (np.int32, np.int32, np.float32),
+                                                                       strict=True))
+        self._held.append((gids, np.repeat(np.arange(first, first + len(sizes), dtype=np.int32), sizes), tfs))
+        self._count += len(gids)
+        if self._count >= self._limit:
+            self._write_part()
+
+    def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
+        """The held postings as compact rows in term order, chunk ids ascending within a term."""
+        np = self._np
+        gids, cids, tfs = (np.concatenate([h[k] for h in self._held]) for k in range(3))
+        self._held, self._count = [], 0
+        if not len(gids):
+            return
+        present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
+        by_name = sorted(present.tolist(), key=self._names.__getitem__)
+        rank = np.zeros(len(self._names), dtype=np.int32)
+        rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=np.int32)
+        keys = rank[gids]
+        order = np.argsort(keys, kind="stable")  # stable: chunk ids stay ascending within a term
+        keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
+        rows = encode_batch(np, cids[order], tfs[order], starts)
+        for gid, row in zip(by_name, rows, strict=True):
+            yield (self._names[gid], *row)
+
+    def _write_part(self) -> None:
+        at = self._conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM postings_part").fetchone()[0]
+        self._parts.append(at)
+        self._conn.executemany("INSERT INTO postings_part VALUES (?, ?, ?, ?)", self._grouped())
+
+    def write(self) -> None:
+        """Write the postings to the ``postings`` table, parts joined term by term."""
+        if not self._parts:
+            self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", self._grouped())
+            return
+        if self._count:
+            self._write_part()
+        ends = [*self._parts[1:], None]
+        parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
+            (0, self._conn.cursor().execute(
+                "SELECT term, n, ids, tfs FROM postings_part WHERE rowid >= ?" + (" AND rowid < ?" if end else ""),
+                (start, end) if end else (start,)))
+            for start, end in zip(self._parts, ends, strict=True)]  # ids are the shard's own: no offset
+        self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, {}))
+
+
 def _tagged(k: int, off: int, rows: Iterable[tuple[str, int, bytes, bytes]]
             ) -> Iterator[tuple[str, int, int, int, bytes, bytes]]:
     for term, n, ids, tfs in rows:
@@ -269,8 +343,9 @@ def _worker_main() -> None:
     """A building worker: reads (size cap, files, shard database path, progress step) from stdin, indexes
     the files into the shard database, and reports progress, then each file's chunk count, chunk lengths
     and problems."""
-    from edge_agent.rag.parse import parse_counts
-    from edge_agent.rag.postings import SnapshotBuilder
+    from edge_agent.rag.parse import parse_counts, parse_numbered
+    from edge_agent.rag.postings import SnapshotBuilder, _numpy
+    from edge_agent.rag.text import term_numbers
 
     logging.disable(logging.CRITICAL)  # problems travel with the results and are logged by the indexing process
     max_file_bytes, files, path, every = pickle.load(sys.stdin.buffer)
@@ -280,16 +355,24 @@ def _worker_main() -> None:
     conn.execute("PRAGMA synchronous = OFF")
     conn.executescript(SHARD_DDL)
     conn.execute("BEGIN")
+    np = _numpy()
+    # with numpy, a file's postings go in as the tokeniser numbered them; without, chunk by chunk as dicts
+    postings = ShardPostings(np, conn, term_numbers().names) if np is not None else None
     builder = SnapshotBuilder(conn)
     counts: list[int] = []
     dls = array("d")
     problems: dict[int, tuple[list[Problem], list[Problem]]] = {}
     next_id = 1
     for i, f in enumerate(files):
-        pf, counted = parse_counts(f, max_file_bytes)
+        if postings is not None:
+            pf, numbered = parse_numbered(f, max_file_bytes)
+            if numbered is not None:
+                postings.add(next_id, numbered)
+        else:
+            pf, counted = parse_counts(f, max_file_bytes)
+            for k, tf in enumerate(counted):  # numbered by the shard's own term numbers as they come
+                builder.add(next_id + k, tf)
         n = len(pf.sections)
-        for k, tf in enumerate(counted):  # numbered by the shard's own term numbers as they come
-            builder.add(next_id + k, tf)
         conn.executemany(f"INSERT INTO chunks (id, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          [(next_id + k, f.rel, k, f.board, heading, body, dl, b"")
                           for k, (heading, body, dl) in enumerate(pf.sections)])
@@ -303,7 +386,10 @@ def _worker_main() -> None:
         if (i + 1) % every == 0:
             pickle.dump(("progress", i + 1), out, protocol=pickle.HIGHEST_PROTOCOL)
             out.flush()
-    builder.write(conn)
+    if postings is not None:
+        postings.write()
+    else:
+        builder.write(conn)
     conn.execute("COMMIT")
     conn.close()
     pickle.dump(("done", counts, dls.tobytes(), problems), out, protocol=pickle.HIGHEST_PROTOCOL)

@@ -61,8 +61,10 @@ _STOP = _words(
 _CAN_BUS = re.compile(r"\bCAN\b")
 #: "can" in lower case is the bus where a CAN signal or part follows it within a sentence ("PB13 can tx", "the
 #: can transceiver"), or "transmit"/"receive" ends the sentence ("PB13 can transmit"): a modal "can" is followed
-#: by a verb and its object, and a question opening with it ("can pins 8 and 10 ...") asks whether.
-_CAN_SIGNAL = re.compile(r"(?<=[a-z0-9] )can(?= +(?:(?:tx|rx|txd|rxd|td|rd|h|l|transceivers?|controllers?|frames?"
+#: by a verb and its object, and a question opening with it ("can pins 8 and 10 ...") asks whether. (The
+#: pattern opens with the word itself and looks behind it for what stands before: a search then jumps from
+#: one "can" to the next instead of trying every position of the text.)
+_CAN_SIGNAL = re.compile(r"can(?<=[a-z0-9] can)(?= +(?:(?:tx|rx|txd|rxd|td|rd|h|l|transceivers?|controllers?|frames?"
                          r"|filters?|ids?|pins?|signals?|lines?|messages?)\b|(?:transmit|receive) *(?:$|[?.!,;\n])))")
 _SYNONYMS = {
     "canbus": "can",
@@ -199,6 +201,9 @@ def forget_spellings() -> None:
     """Drop the memo of raw tokens seen so far (after a large build it holds every spelling of the library,
     tens of MB that queries do not need; they refill it with their own few)."""
     _memo.clear()
+    _id_memo.clear()
+    _numbers.clear()
+    _numbers.names.clear()
 
 
 def _multi(m: re.Match[str]) -> str:
@@ -259,6 +264,17 @@ def spelling_hints(text: str) -> tuple[bool, bool]:
 def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     """Normalised tokens of `text` in order (duplicates kept). `hints`: :func:`spelling_hints` of a text
     holding this one (False = that kind of spelling cannot occur, so it is not looked for)."""
+    return list(chain.from_iterable(map(_memo.__getitem__, _raw_tokens(text, hints))))
+
+
+def token_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
+    """:func:`tokens` as this process's term numbers (:func:`term_numbers`): what indexing counts, the same
+    terms without a string lookup per token to number them."""
+    return list(chain.from_iterable(map(_id_memo.__getitem__, _raw_tokens(text, hints))))
+
+
+def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
+    """The raw tokens of `text` (ASCII bytes), after the CAN, phrase and multi-word rules."""
     if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
         text = _CAN_BUS.sub("canbus", text)
     t = text.lower()
@@ -274,7 +290,40 @@ def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     raw = encoded.translate(_TOKEN_BYTES)
     if b"." in raw or b"_" in raw:
         raw = _LONE_JOINER.sub(b" ", raw)
-    return list(chain.from_iterable(map(_memo.__getitem__, raw.split())))
+    return raw.split()
+
+
+class _Numbers(dict[str, int]):
+    """normalised term -> a number of this process (numbered as they come), and :attr:`names` back."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.names: list[str] = []
+
+    def __missing__(self, term: str) -> int:
+        n = self[term] = len(self.names)
+        self.names.append(term)
+        return n
+
+
+class _IdMemo(dict[bytes, tuple[int, ...]]):
+    """raw token (its ASCII bytes) -> the numbers of its normalised tokens."""
+
+    def __missing__(self, raw: bytes) -> tuple[int, ...]:
+        if len(self) > 500_000:  # bound memory on pathological input (the numbers stay: a caller may hold them)
+            self.clear()
+        value = self[raw] = tuple(map(_numbers.__getitem__, _memo[raw]))
+        return value
+
+
+_numbers = _Numbers()
+_id_memo = _IdMemo()
+
+
+def term_numbers() -> _Numbers:
+    """The numbers :func:`token_ids` gives terms (``numbers[term]`` numbers a term, ``numbers.names[n]`` is
+    number n's term). They hold until :func:`forget_spellings`."""
+    return _numbers
 
 
 def query_terms(text: str) -> list[str]:

@@ -1,15 +1,25 @@
 """Joining shards: each term's compact rows from shards numbered from 1 give, byte for byte, the row of
-the whole postings list; files split into contiguous shards of about equal size."""
+the whole postings list; files split into contiguous shards of about equal size; a worker's postings,
+added as the tokeniser numbered them and joined from parts, are the rows one builder writes."""
 
 from __future__ import annotations
 
 import random
+import re
+import sqlite3
+from pathlib import Path
 
 import pytest
 
 from edge_agent.rag.codec import encode
-from edge_agent.rag.files import DocFile
-from edge_agent.rag.shards import _joined, split
+from edge_agent.rag.files import DocFile, scan
+from edge_agent.rag.parse import parse_counts, parse_numbered
+from edge_agent.rag.postings import SnapshotBuilder
+from edge_agent.rag.shards import SHARD_DDL, ShardPostings, _joined, split
+from edge_agent.rag.text import _CAN_SIGNAL, term_numbers
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -51,3 +61,52 @@ def test_files_split_into_contiguous_shards_of_about_equal_bytes() -> None:
     sizes = [sum(f.size for f in run) for run in runs]
     assert max(sizes) - min(sizes) <= 2 * max(f.size for f in files)
     assert split(files[:1], 4) == [files[:1]]  # never an empty shard
+
+
+@pytest.mark.parametrize("part_postings", [7, 300, 10**9])
+def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_writes(
+        tmp_path: Path, part_postings: int) -> None:
+    """A building worker adds each file's postings as the tokeniser numbered them, groups and encodes them a
+    part at a time and joins the parts; the rows are those of the builder a build in one process uses (fed
+    each chunk's counts), over the bundled datasheets and the shared corpus, in one part or in many."""
+    np = pytest.importorskip("numpy")
+    roots = [REPO / "datasheets", *([SHARED] if SHARED.is_dir() else [])]
+    files = [f for root in roots for f in scan(root)[0]]
+    rows = []
+    for use_parts in (True, False):
+        conn = sqlite3.connect(tmp_path / f"{use_parts}.sqlite", isolation_level=None)
+        conn.executescript(SHARD_DDL)
+        conn.execute("BEGIN")
+        parts = ShardPostings(np, conn, term_numbers().names, part_postings)
+        builder = SnapshotBuilder(conn)
+        first = 1
+        for f in files:
+            if use_parts:
+                pf, numbered = parse_numbered(f, 1 << 20)
+                assert numbered is not None
+                parts.add(first, numbered)
+            else:
+                pf, counted = parse_counts(f, 1 << 20)
+                for k, tf in enumerate(counted):
+                    builder.add(first + k, tf)
+            first += len(pf.sections)
+        parts.write() if use_parts else builder.write(conn)
+        rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
+        conn.close()
+    assert rows[0] == rows[1]
+    assert len(rows[0]) > 1000
+
+
+_CAN_BEFORE = re.compile(r"(?<=[a-z0-9] )can(?= +(?:(?:tx|rx|txd|rxd|td|rd|h|l|transceivers?|controllers?|frames?"
+                         r"|filters?|ids?|pins?|signals?|lines?|messages?)\b|(?:transmit|receive) *(?:$|[?.!,;\n])))")
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_the_can_signal_pattern_opening_with_the_word_replaces_what_the_lookbehind_first_one_did(seed: int) -> None:
+    rng = random.Random(seed)
+    words = ["can", "cant", "scan", "tx", "rx", "h", "l", "transmit", "receive", "frames", "pin", "the", "a1",
+             "x", "9", "ids", "canbus", "message"]
+    seps = [" ", "  ", "\n", ". ", ", ", "?", "", "-", " can "]
+    for _ in range(2000):
+        text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 9)))
+        assert _CAN_SIGNAL.sub("canbus", text) == _CAN_BEFORE.sub("canbus", text), text
