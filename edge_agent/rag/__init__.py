@@ -116,6 +116,7 @@ class HardwareRag(IndexStore):
         self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
         self.weights: _query.Weights = _query.WEIGHTS
+        self._host_board_cache: frozenset[str] | None = None
 
     def _after_sync(self) -> None:
         boards = self._postings.boards()
@@ -129,6 +130,7 @@ class HardwareRag(IndexStore):
         self._range_cache = {}
         self._pin_word_cache = {}
         self._pin_owner_cache = None
+        self._host_board_cache = None
         self._alias_entries = None
         self._pin_index = None
 
@@ -254,7 +256,8 @@ class HardwareRag(IndexStore):
             if len(asked_tags) >= 2:  # several: the table setting them side by side may rank lower
                 wanted *= _query.TOGETHER_POOL
             candidates = postings.top(terms, boosts, wanted)
-            tag_terms = self._tag_terms()
+            # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
+            tag_terms = self._tag_terms() | _boards.naming_terms(name for _, name in spans)
             exact = _query.exact_terms(terms, tag_terms)
             # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
             row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
@@ -279,9 +282,10 @@ class HardwareRag(IndexStore):
                     c.boards_named = _boards.boards_named(c.text, names)
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
-            top = _query.rerank(found, limit, scoped=boosts, other_boards=_board_file_tags(), pinned=pinned,
+            board_tags = self._boards()
+            top = _query.rerank(found, limit, scoped=boosts, other_boards=board_tags, pinned=pinned,
                                 read_lines=self._line_reader(terms, exact, postings),
-                                asked=any(t in _board_file_tags() for t, _ in spans),  # the question names a board
+                                asked=any(t in board_tags for t, _ in spans),  # the question names a board
                                 weights=self.weights)
             out: list[Chunk] = []
             used = 0  # characters of the results so far
@@ -301,10 +305,23 @@ class HardwareRag(IndexStore):
         return out
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
-        """Whether a question names a board (one with a board file) other than the configured ones and none
+        """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
         of those ("PA10 on the f401" with a Pi configured)."""
         tags = {tag for tag, _ in spans}
-        return not tags & self._own_boosts(configured).keys() and any(t in _board_file_tags() for t in tags)
+        return not tags & self._own_boosts(configured).keys() and any(t in self._boards() for t in tags)
+
+    def _boards(self) -> frozenset[str]:
+        """Tags of the boards (as opposed to parts and add-on boards): those with a board file and the datasheet
+        tags they answer to, and the datasheets of host boards without one (:func:`.boards.is_host_board`: the
+        Mega, the G071 Nucleo, the nRF DK), read once per sync."""
+        if self._host_board_cache is None:
+            with self._lock:  # only the files whose alias lines can name a digital pin are parsed
+                rows = self._conn.execute("SELECT board, aliases FROM files WHERE board IS NOT NULL"
+                                          " AND aliases LIKE '%\"alias\": \"D%'").fetchall()
+            hosts = {board for board, aliases in rows
+                     if _boards.is_host_board(AliasEntry(**e) for e in json.loads(aliases))}
+            self._host_board_cache = _board_file_tags() | hosts
+        return self._host_board_cache
 
     def _own_boosts(self, configured: Sequence[str]) -> dict[str, float]:
         """The configured boards with the shared files they answer to (their boosts), kept like a search's

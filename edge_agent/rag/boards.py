@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
 from edge_agent.pins import PinIndex, name_key
+from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.rag.lines import finds as _finds
 from edge_agent.rag.text import VOCABULARY, tokens
 
@@ -163,6 +164,13 @@ def content_terms(terms: list[str], naming: Iterable[str]) -> list[str]:
     return left or terms
 
 
+def naming_terms(names: Iterable[str]) -> frozenset[str]:
+    """The tokens of the names a question calls its boards and parts by (:func:`mentions`: "l476", "pi 5"), but
+    a chip's (``stm32l476``, written in the tables like a part number) or a chip pin's: what names a board is not a
+    pin, register or value to look for inside its files."""
+    return frozenset(t for name in names if name not in CHIP_NAMES for t in tokens(name) if not is_chip_pin(t))
+
+
 #: Chip-specific pin spellings: STM32/AVR ports (PA5, PL5), nRF port.pin (P0.13), Broadcom/ESP32 GPIOn and
 #: IOn, RP2040 GPn. Arduino names (D13, A0) are on every Arduino-style header and say nothing of the board.
 _CHIP_PIN = re.compile(r"\b(?:P[A-L]_?\d{1,2}|P\d\.\d{1,2}|GPIO_?\d{1,2}|GP\d{1,2}|IO\d{1,2})\b", re.IGNORECASE)
@@ -190,6 +198,18 @@ def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
             add(e.value, (e.tag,))
             add(e.alias, (e.tag,))
     return {k: frozenset(v) for k, v in owners.items()}
+
+
+#: An Arduino-style digital pin number (``D13``): a datasheet naming its pins so is of a microcontroller board with a
+#: header of its own (a Mega, a Nucleo, the nRF DK), not of a part or of an add-on board plugged onto a host.
+_DIGITAL_PIN = re.compile(r"D\d{1,2}")
+
+
+def is_host_board(aliases: Iterable[AliasEntry]) -> bool:
+    """Whether a datasheet's pin names (its alias entries) make it a host board's: it numbers digital pins the
+    Arduino way (``D13: PB5``), as a board carrying its own microcontroller and header does; a sensor's or an
+    add-on board's pins are its own signals or the host's GPIOs."""
+    return any(_DIGITAL_PIN.fullmatch(e.alias) for e in aliases)
 
 
 def is_chip_pin(term: str) -> bool:

@@ -7,12 +7,12 @@ Reranking. BM25 (with the scope's board boost) proposes a few times more candida
 then these rules apply, each multiplying a candidate's score by its factor (:class:`Weights`, kept as data in
 ``weights.toml`` and chosen together):
 
-1. with a scope, a chunk of another *board* (a board with a board file, or a tag a board file answers
-   to) never outranks a chunk of the scoped boards; parts, add-on boards and generic notes compete on
-   score alone; when a board the question's chip pin points at has a candidate holding the pin, another
-   board's or part's chunk without the pin ranks after the others (a HAT's analog inputs for ``P0.28 analog``);
-   and when the question itself names a board, a part or add-on board it does not name counts less
-   (:attr:`Weights.unasked`);
+1. with a scope, a chunk of another *board* (a board with a board file, a tag a board file answers
+   to, or a host board's datasheet: :func:`.boards.is_host_board`) never outranks a chunk of the scoped
+   boards; parts, add-on boards and generic notes compete on score alone; when a board the question's chip
+   pin points at has a candidate holding the pin, another board's or part's chunk without the pin ranks
+   after the others (a HAT's analog inputs for ``P0.28 analog``); and when the question itself names a
+   board, a part or add-on board it does not name counts less (:attr:`Weights.unasked`);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
@@ -303,7 +303,7 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
            weights: Weights = WEIGHTS) -> list[tuple[float, Candidate]]:
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
 
-    `scoped` are the boards in scope (boosted), `other_boards` the tags of boards with a board file, `pinned`
+    `scoped` are the boards in scope (boosted), `other_boards` the tags of boards (not parts or add-ons), `pinned`
     the boards the question's chip pin points at, `asked` whether the question itself names a board; `weights` are
     the rules' multipliers."""
     w = weights

@@ -1,0 +1,70 @@
+"""Which file a question is about: boards without a board file, and the words that name a board."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.pins.datasheet import AliasEntry
+from edge_agent.rag import HardwareRag
+from edge_agent.rag import boards as rag_boards
+from edge_agent.rag.boards import is_host_board, naming_terms
+from edge_agent.rag.query import exact_terms
+from edge_agent.rag.text import query_terms
+
+
+def _write(root: Path, rel: str, text: str) -> None:
+    (root / rel).write_text(text)
+
+
+def _entry(tag: str, alias: str, value: str) -> AliasEntry:
+    return AliasEntry(tag=tag, alias=alias, value=value, source=f"{tag}.md", line=1)
+
+
+def test_a_datasheet_numbering_its_digital_pins_the_arduino_way_is_a_host_boards() -> None:
+    assert is_host_board([_entry("kit-m100", "LED_BUILTIN", "PB7"), _entry("kit-m100", "D13", "PB7")])
+    # an add-on board names the host's GPIOs, a part its own signals
+    assert not is_host_board([_entry("relay-hat", "relay_1", "GPIO5"), _entry("relay-hat", "GPIO6", "GPIO6")])
+    assert not is_host_board([_entry("servo-chip", "A0", "A0"), _entry("servo-chip", "OE", "OE")])
+    assert not is_host_board([_entry("kit", "D100", "PB7"), _entry("kit", "DAC1", "PA4")])
+
+
+def _host(name: str, mcu: str, spec_heading: str, spec: str) -> str:
+    return (f"# Kit {name} ({mcu}) - board notes\n\nA development board with an Arduino-style header.\n\n"
+            f"## {spec_heading}\n\n{spec}\n\n## Pin Aliases\n\nLED_BUILTIN: PB7\nD13: PB7\nD12: PB6\nD11: PB5\n")
+
+
+@pytest.fixture
+def hosts(tmp_path: Path) -> Path:
+    _write(tmp_path, "kit-m100.md", _host("M100", "MCU-A", "Key specifications",
+                                          "| Item | Value |\n| --- | --- |\n| Flash for sketches | 253952 bytes |\n"
+                                          "| Clock | 16 MHz |\n| Operating voltage | 5 V |\n"))
+    _write(tmp_path, "kit-n200.md", _host("N200", "MCU-B", "Upload options",
+                                          "| Menu entry | Upload speed | Max sketch size |\n| --- | --- | --- |\n"
+                                          "| new bootloader | 115200 | 30720 bytes sketch size limit |\n"
+                                          "| old bootloader | 57600 | 30720 bytes sketch size limit |\n"))
+    _write(tmp_path, "sensor-s1.md", "# Sensor S1 - humidity sensor\n\n## Driver\n\nThe driver adds about 2 KB "
+                                     "to a sketch's size.\n")
+    return tmp_path
+
+
+def test_a_board_named_without_a_board_file_puts_other_boards_after_it(hosts: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    rag = HardwareRag.load(hosts)
+    assert rag.detect_boards("m100 sketch size limit") == ["kit-m100"]
+    got = [c.source for c in rag.search("m100 sketch size limit")]
+    assert got[0] == "kit-m100.md"
+    # another host board's chunk never outranks the named board's; a part counts less but still competes
+    assert "kit-n200.md" not in got or got.index("kit-n200.md") > max(
+        i for i, s in enumerate(got) if s == "kit-m100.md")
+    # without the rule the other kit, whose table repeats the question's words, comes first
+    monkeypatch.setattr(rag_boards, "is_host_board", lambda aliases: False)
+    assert HardwareRag.load(hosts).search("m100 sketch size limit")[0].source != "kit-m100.md"
+
+
+def test_the_words_naming_a_board_are_not_values_to_look_for_in_its_files() -> None:
+    assert naming_terms(["l476", "pi 5"]) == {"l476", "pi", "5"}
+    assert naming_terms(["stm32l476"]) == frozenset()  # a chip's name is written in its tables
+    terms = query_terms("l476 usart3 not working")
+    assert exact_terms(terms, naming_terms(["l476"])) == ["usart3"]
