@@ -253,6 +253,9 @@ class HardwareRag(IndexStore):
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             asked_tags = tuple(dict.fromkeys(tag for tag, _ in spans))  # boards and parts the question names
+            if len(asked_tags) < 2 and _boards.asks_every_board(query):  # "on each board": every board is asked,
+                # and the table with one column per board answers
+                asked_tags = tuple(sorted(self._boards() & postings.boards()))
             if len(asked_tags) >= 2:  # several: the table setting them side by side may rank lower
                 wanted *= _query.TOGETHER_POOL
             candidates = postings.top(terms, boosts, wanted)

@@ -111,6 +111,17 @@ def boards_named(text: str, names: Mapping[str, Collection[str]]) -> int:
     return max(lines.values(), default=0)
 
 
+#: A question asking a fact of every board at once ("D15 on each board", "across boards", "which boards"): the
+#: table with one column or row per board answers it.
+_EVERY_BOARD = re.compile(r"\b(?:each|every|all|across|which|what)(?: (?:the|our|of the))? boards\b|\beach board\b"
+                          r"|\bevery board\b|\bboards? compared\b|\bboard by board\b", re.IGNORECASE)
+
+
+def asks_every_board(query: str) -> bool:
+    """Whether a question asks its fact of every board at once ("on each board", "across boards")."""
+    return _EVERY_BOARD.search(query) is not None
+
+
 def tag_words(tags: Iterable[str]) -> frozenset[str]:
     """Tokens naming a board or part: each tag's own and its part number (``2560``), which in a question tell
     the file, not a pin, register or value inside it."""

@@ -1,4 +1,5 @@
-"""Which file a question is about: boards without a board file, and the words that name a board."""
+"""Which file a question is about: boards without a board file, questions asking every board at once, and the
+words that name a board."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import pytest
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import boards as rag_boards
-from edge_agent.rag.boards import is_host_board, naming_terms
+from edge_agent.rag.boards import asks_every_board, is_host_board, naming_terms
 from edge_agent.rag.query import exact_terms
 from edge_agent.rag.text import query_terms
 
@@ -61,6 +62,25 @@ def test_a_board_named_without_a_board_file_puts_other_boards_after_it(hosts: Pa
     # without the rule the other kit, whose table repeats the question's words, comes first
     monkeypatch.setattr(rag_boards, "is_host_board", lambda aliases: False)
     assert HardwareRag.load(hosts).search("m100 sketch size limit")[0].source != "kit-m100.md"
+
+
+def test_a_question_asking_every_board_is_answered_by_the_table_with_a_column_per_board(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert asks_every_board("D15 scl pin on each board with an uno header")
+    assert asks_every_board("SPI pins across boards") and asks_every_board("which boards have a DAC")
+    assert not asks_every_board("the board's user LED") and not asks_every_board("each pin of the board")
+    for tag, port in (("kit-x100", "PA"), ("kit-y200", "PB"), ("kit-z300", "PC")):
+        rows = "".join(f"| D{n} | {port}{n} | header pin |\n" for n in range(2, 16))
+        _write(tmp_path, f"{tag}.md", f"# Kit {tag[4:].upper()} - board notes\n\n## Arduino header mapping\n\n"
+                                      f"| Header | MCU pin | Notes |\n| --- | --- | --- |\n{rows}\n"
+                                      f"D15 is the SCL pin of this kit's header.\n\n## Pin Aliases\n\nD13: {port}13\n")
+    _write(tmp_path, "generic-header.md",
+           "# Generic notes - the header on every kit\n\n## Mapping comparison\n\n| Header | X100 | Y200 | Z300 |\n"
+           "| --- | --- | --- | --- |\n| D14 (SDA) | PA14 | PB14 | PC14 |\n| D15 (SCL) | PA15 | PB15 | PC15 |\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("D15 scl pin on each board")[0].source == "generic-header.md"
+    monkeypatch.setattr(rag_boards, "asks_every_board", lambda query: False)
+    assert HardwareRag.load(tmp_path).search("D15 scl pin on each board")[0].source != "generic-header.md"
 
 
 def test_the_words_naming_a_board_are_not_values_to_look_for_in_its_files() -> None:
