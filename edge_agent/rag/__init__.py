@@ -117,6 +117,7 @@ class HardwareRag(IndexStore):
         #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
         self.weights: _query.Weights = _query.WEIGHTS
         self._host_board_cache: frozenset[str] | None = None
+        self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
 
     def _after_sync(self) -> None:
         boards = self._postings.boards()
@@ -126,6 +127,7 @@ class HardwareRag(IndexStore):
             self._own_boost_cache = {}
             self._nicknames = None
             self._tag_term_cache = None
+            self._name_word_cache = {}
         self._code_table_cache = {}
         self._range_cache = {}
         self._pin_word_cache = {}
@@ -261,6 +263,7 @@ class HardwareRag(IndexStore):
             candidates = postings.top(terms, boosts, wanted)
             # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
             tag_terms = self._tag_terms() | _boards.naming_terms(name for _, name in spans)
+            board_tags = self._boards()
             exact = _query.exact_terms(terms, tag_terms)
             # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
             row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
@@ -283,9 +286,11 @@ class HardwareRag(IndexStore):
                 names = _boards.names_by_tag(self._nicknames, asked_tags)
                 for c in found:
                     c.boards_named = _boards.boards_named(c.text, names)
+            if not board_tags.isdisjoint(asked_tags):  # a generic note not mentioning them counts as an unasked part
+                for c in _boards.unnamed_notes(found, self._name_words(asked_tags), postings.has):
+                    c.score *= self.weights.unasked
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
-            board_tags = self._boards()
             top = _query.rerank(found, limit, scoped=boosts, other_boards=board_tags, pinned=pinned,
                                 read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
@@ -314,17 +319,22 @@ class HardwareRag(IndexStore):
         return not tags & self._own_boosts(configured).keys() and any(t in self._boards() for t in tags)
 
     def _boards(self) -> frozenset[str]:
-        """Tags of the boards (as opposed to parts and add-on boards): those with a board file and the datasheet
-        tags they answer to, and the datasheets of host boards without one (:func:`.boards.is_host_board`: the
-        Mega, the G071 Nucleo, the nRF DK), read once per sync."""
+        """Tags of the boards, not parts or add-ons: the board files' and the tags they answer to, and the host boards'
+        datasheets (:func:`.boards.is_host_board`: the Mega, the G071 Nucleo, the nRF DK), read once per sync."""
         if self._host_board_cache is None:
             with self._lock:  # only the files whose alias lines can name a digital pin are parsed
                 rows = self._conn.execute("SELECT board, aliases FROM files WHERE board IS NOT NULL"
                                           " AND aliases LIKE '%\"alias\": \"D%'").fetchall()
-            hosts = {board for board, aliases in rows
-                     if _boards.is_host_board(AliasEntry(**e) for e in json.loads(aliases))}
+            hosts = {board for board, aliases in rows if _boards.is_host_board(e["alias"] for e in json.loads(aliases))}
             self._host_board_cache = _board_file_tags() | hosts
         return self._host_board_cache
+
+    def _name_words(self, tags: tuple[str, ...]) -> frozenset[str]:
+        """The words of the informal names of `tags` (:func:`.boards.name_words`), kept until the index changes."""
+        if (got := self._name_word_cache.get(tags)) is None:  # (the names were read by the search's _mentions)
+            self._name_word_cache = {} if len(self._name_word_cache) >= 4096 else self._name_word_cache  # bounded
+            got = self._name_word_cache[tags] = _boards.name_words(_boards.names_by_tag(self._nicknames or {}, tags))
+        return got
 
     def _own_boosts(self, configured: Sequence[str]) -> dict[str, float]:
         """The configured boards with the shared files they answer to (their boosts), kept like a search's

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
+from typing import Protocol, TypeVar
 
 from edge_agent.pins import PinIndex, name_key
-from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.rag.lines import finds as _finds
 from edge_agent.rag.text import VOCABULARY, tokens
 
@@ -216,11 +216,32 @@ def pin_owners(index: PinIndex) -> dict[str, frozenset[str]]:
 _DIGITAL_PIN = re.compile(r"D\d{1,2}")
 
 
-def is_host_board(aliases: Iterable[AliasEntry]) -> bool:
-    """Whether a datasheet's pin names (its alias entries) make it a host board's: it numbers digital pins the
-    Arduino way (``D13: PB5``), as a board carrying its own microcontroller and header does; a sensor's or an
-    add-on board's pins are its own signals or the host's GPIOs."""
-    return any(_DIGITAL_PIN.fullmatch(e.alias) for e in aliases)
+def is_host_board(names: Iterable[str]) -> bool:
+    """Whether a datasheet's pin names (the names of its alias entries) make it a host board's: it numbers digital
+    pins the Arduino way (``D13: PB5``), as a board carrying its own microcontroller and header does; a sensor's or
+    an add-on board's pins are its own signals or the host's GPIOs."""
+    return any(_DIGITAL_PIN.fullmatch(name) for name in names)
+
+
+class _Candidate(Protocol):
+    board: str | None
+    cid: int
+
+
+_C = TypeVar("_C", bound=_Candidate)
+
+
+def unnamed_notes(candidates: Iterable[_C], words: Collection[str], has: Callable[[str, int], bool]) -> list[_C]:
+    """The generic notes (no board) among `candidates` that hold none of `words` (:func:`name_words` of the boards
+    the question names): a note that never mentions the named board is about other boards, and counts like a part
+    the question does not name (a current table of other boards for "how much current per pin on the f401")."""
+    return [c for c in candidates if c.board is None and not any(has(w, c.cid) for w in words)]
+
+
+def name_words(names: Mapping[str, Collection[str]]) -> frozenset[str]:
+    """The words of the boards' informal names (tag -> names) and tags, numbers left out: the words by which a note
+    mentions one of them, its family's included ("nucleo" of the F401, "pi" of the Pi 4)."""
+    return frozenset(t for tag, keys in names.items() for n in (*keys, tag) for t in tokens(n) if not t.isdigit())
 
 
 def is_chip_pin(term: str) -> bool:

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import boards as rag_boards
 from edge_agent.rag.boards import asks_every_board, is_host_board, naming_terms
@@ -19,16 +18,11 @@ def _write(root: Path, rel: str, text: str) -> None:
     (root / rel).write_text(text)
 
 
-def _entry(tag: str, alias: str, value: str) -> AliasEntry:
-    return AliasEntry(tag=tag, alias=alias, value=value, source=f"{tag}.md", line=1)
-
-
 def test_a_datasheet_numbering_its_digital_pins_the_arduino_way_is_a_host_boards() -> None:
-    assert is_host_board([_entry("kit-m100", "LED_BUILTIN", "PB7"), _entry("kit-m100", "D13", "PB7")])
+    assert is_host_board(["LED_BUILTIN", "D13"])
     # an add-on board names the host's GPIOs, a part its own signals
-    assert not is_host_board([_entry("relay-hat", "relay_1", "GPIO5"), _entry("relay-hat", "GPIO6", "GPIO6")])
-    assert not is_host_board([_entry("servo-chip", "A0", "A0"), _entry("servo-chip", "OE", "OE")])
-    assert not is_host_board([_entry("kit", "D100", "PB7"), _entry("kit", "DAC1", "PA4")])
+    assert not is_host_board(["relay_1", "GPIO6"]) and not is_host_board(["A0", "OE"])
+    assert not is_host_board(["D100", "DAC1"])
 
 
 def _host(name: str, mcu: str, spec_heading: str, spec: str) -> str:
@@ -88,3 +82,26 @@ def test_the_words_naming_a_board_are_not_values_to_look_for_in_its_files() -> N
     assert naming_terms(["stm32l476"]) == frozenset()  # a chip's name is written in its tables
     terms = query_terms("l476 usart3 not working")
     assert exact_terms(terms, naming_terms(["l476"])) == ["usart3"]
+
+
+def test_a_generic_note_that_never_mentions_the_named_board_counts_less(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    _write(tmp_path, "kit-x100.md", _host("X100", "MCU-A", "Power and clocks",
+                                          "The MCU runs at 3.3 V and 84 MHz; draw no more than about 20 mA "
+                                          "from one output, 120 mA in all."))
+    _write(tmp_path, "generic-levels.md",
+           "# Generic notes - logic levels\n\n## Current per pin\n\n| Source | Current per pin |\n| --- | --- |\n"
+           "| Other host pins | 16 mA per pin, current limited |\n| Relay outputs | 500 mA per pin current |\n")
+    question = "how much current per pin on the x100"
+    assert HardwareRag.load(tmp_path).search(question)[0].source == "kit-x100.md"
+    # a note that mentions the board keeps its standing: its row may be the answer
+    _write(tmp_path, "generic-levels.md",
+           "# Generic notes - logic levels\n\n## Current per pin\n\n| Source | Current per pin |\n| --- | --- |\n"
+           "| X100 pins | 16 mA per pin, current limited |\n| Relay outputs | 500 mA per pin current |\n")
+    assert HardwareRag.load(tmp_path).search(question)[0].source == "generic-levels.md"
+    # without the rule the note that repeats the question's words comes first
+    _write(tmp_path, "generic-levels.md",
+           "# Generic notes - logic levels\n\n## Current per pin\n\n| Source | Current per pin |\n| --- | --- |\n"
+           "| Other host pins | 16 mA per pin, current limited |\n| Relay outputs | 500 mA per pin current |\n")
+    monkeypatch.setattr(rag_boards, "name_words", lambda names: frozenset({"current"}))
+    assert HardwareRag.load(tmp_path).search(question)[0].source == "generic-levels.md"
