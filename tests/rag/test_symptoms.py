@@ -24,3 +24,14 @@ def test_all_zeros_after_power_up_finds_the_sleep_mode_note(tmp_path: Path) -> N
         "# Display D1 - OLED controller\n\n## Power\n\nAfter power up the panel reads its supply from VCC.\n")
     top = HardwareRag.load(tmp_path).search("imu reads all zeros after power up")[0]
     assert (top.source, top.heading.split(" > ")[-1]) == ("imu-x1.md", "Power modes")
+
+
+def test_the_arduino_ides_program_storage_is_the_flash_for_sketches(tmp_path: Path) -> None:
+    assert tokens("program storage space") == tokens("flash space")
+    assert tokens("program memory") == tokens("program space") == tokens("flash")
+    (tmp_path / "kit-m100.md").write_text(
+        "# Kit M100 - board notes\n\n## Key specifications\n\n| Item | Value |\n| --- | --- |\n"
+        "| Flash available to sketches | 253952 bytes |\n| SRAM | 8 KB |\n\n## Timers\n\nTimer0 runs millis(); "
+        "the storage of the program counter is in SRAM.\n")
+    top = HardwareRag.load(tmp_path).search("how much program storage space does the m100 have")[0]
+    assert top.heading.endswith("Key specifications")
