@@ -121,11 +121,14 @@ def _test_server(args: argparse.Namespace) -> int:
         f.required_token = token
     f.pre_commit_failure_rate, f.post_commit_failure_rate, f.delay_s = (
         args.unavailable_rate, args.lost_reply_rate, args.delay)
-    server.start()
-    print(f"kumiho test server listening on {server.endpoint}", flush=True)
     done = threading.Event()
+    # Handlers first: whoever reads the line below may signal at once, and a SIGTERM that found the default
+    # handler would kill the server instead of stopping it (exit -15, not 0).
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: done.set())
-    done.wait()
+    server.start()
+    print(f"kumiho test server listening on {server.endpoint}", flush=True)
+    while not done.wait(0.5):  # short waits: the handler's flag is acted on within half a second whatever woke us
+        pass
     server.stop(grace=1.0)
     return 0
