@@ -73,8 +73,9 @@ def _configured_board(args: argparse.Namespace) -> str:
 
 
 def _pin_dict(pin: Any) -> dict[str, Any]:
-    return {"board": pin.board, "name": pin.name, "number": pin.number, "headers": list(pin.headers),
-            "functions": list(pin.functions), "raw": pin.raw}
+    out = {"board": pin.board, "name": pin.name, "number": pin.number, "headers": list(pin.headers),
+           "functions": list(pin.functions), "raw": pin.raw}
+    return out | {"also_named": list(pin.also_named)} if pin.also_named else out
 
 
 def lookup(args: argparse.Namespace, name: str, params: dict[str, Any], *, note_missing: bool = False) -> Any:
@@ -102,7 +103,7 @@ def lookup(args: argparse.Namespace, name: str, params: dict[str, Any], *, note_
 
 
 def describe(pin: dict[str, Any]) -> str:
-    """One line about a pin record: its name, number, headers, functions and datasheet value."""
+    """One line about a pin record: its name, number, headers, functions, other names and datasheet value."""
     parts = [str(pin["name"])]
     if pin.get("number") is not None:
         parts.append(f"number {pin['number']}")
@@ -110,6 +111,8 @@ def describe(pin: dict[str, Any]) -> str:
         parts.append("headers " + ", ".join(pin["headers"]))
     if pin.get("functions"):
         parts.append("functions " + ", ".join(pin["functions"]))
+    if pin.get("also_named"):
+        parts.append("also named " + ", ".join(pin["also_named"]))
     if pin.get("raw") is not None and pin["raw"] != pin["name"]:
         parts.append(f"datasheet value {pin['raw']!r}")
     return "; ".join(parts)

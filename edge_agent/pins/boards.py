@@ -44,6 +44,9 @@ class Pin:
     headers: tuple[str, ...] = ()
     functions: tuple[str, ...] = ()
     raw: str | None = None
+    #: For a board or part known only from datasheets (no board file): every other name its datasheets give
+    #: this pin ("A8" and "62" for the Mega's PK0). Names, not functions, so they are never listed as such.
+    also_named: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

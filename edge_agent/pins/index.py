@@ -292,10 +292,12 @@ class PinIndex:
             value = e.value
             n = int_value(value)
             pin_name = f"pin {n}" if n is not None and e.numbering == "physical" else value
-            pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), (e.alias,), raw=value)
+            # a function list's entry (GP0 can be SPI0 RX) is a function of its pin; any other entry is a name
+            functions = (e.alias,) if e.kind == "function" else ()
+            pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), functions, raw=value)
             if e.kind == "prose" and (known := _known_pin(idx, value)) is not None:
                 # set equal in prose to a name the board already has (69 is A15, 62 is A8 = PK0): that name's pin
-                pin, pin_name = replace(known, functions=(*known.functions, e.alias), raw=value), known.name
+                pin, pin_name = replace(known, raw=value), known.name
             if owners:
                 agreed = self._agreed(idx, value if e.numbering == "native" else f"pin {value}")
                 if isinstance(agreed, Pin):
@@ -341,7 +343,7 @@ class PinIndex:
         if not isinstance(name, int) or isinstance(name, bool):
             found = _by_name(idx, str(name))
             if found is not None:
-                return found
+                return _with_names(idx, found)
         agreed = self._agreed(idx, name)
         if isinstance(agreed, Pin):
             return agreed
@@ -396,7 +398,7 @@ class PinIndex:
             found = _numbered(idx, name)
         if found is None:
             raise self._unknown(idx, name)
-        return found
+        return _with_names(idx, found)
 
     @staticmethod
     def _unknown(idx: _BoardNames, name: str) -> UnknownPinError:
@@ -513,6 +515,17 @@ def _by_name(idx: _BoardNames, name: str) -> Pin | None:
         matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
         raise AmbiguousPinError(idx.board_id, name, sorted(same, key=_natural), matches)
     return None
+
+
+def _with_names(idx: _BoardNames, pin: Pin) -> Pin:
+    """`pin` of a board known only from datasheets with every other name they give it, in reading order
+    (alias lines and tables first, then prose); entries of a function list are functions, not names."""
+    names: dict[str, str] = {}
+    for spelling, found in idx.exact.items():
+        if spelling != pin.name and any(n.pin.name == pin.name and n.entry is not None and n.entry.kind != "function"
+                                        for n in found):
+            names.setdefault(name_key(spelling), spelling)
+    return replace(pin, also_named=tuple(names.values()))
 
 
 def _known_pin(idx: _BoardNames, name: str) -> Pin | None:

@@ -52,7 +52,10 @@ def _boards(res: Resources, board: str | None, boards: list[str] | None) -> list
 
 
 def pin_record(pin: Any) -> PinRecord:
-    return PinRecord.model_validate(jsonable(pin))
+    record = jsonable(pin)
+    if isinstance(record, dict) and not record.get("also_named"):
+        record.pop("also_named", None)  # only a datasheet-only pin has other names: other records keep their keys
+    return PinRecord.model_validate(record)
 
 
 class PinResolveIn(ActionInput):

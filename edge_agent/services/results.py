@@ -184,6 +184,9 @@ class DatasheetFiles(ToolResult):
 
 
 class PinRecord(_Open):
+    """A pin as the pin index resolved it. A pin of a board known only from datasheets also carries
+    `also_named`: the other names those datasheets give it (names, not functions); other pins have no such key."""
+
     board: str
     name: str = Field(description="The board's native pin name.")
     headers: list[str]

@@ -64,8 +64,9 @@ def test_pin_lines_come_from_the_index_records_not_the_rendered_block(tmp_path: 
     text, matches = HardwareRag.load(tmp_path).context_and_pins(message, ["feather m4", "esp32+cam"])
     # what the agent_context action sends the agent, through its JSON
     facts = pin_facts(AgentContext(hardware=text, aliases=[m.record() for m in matches]).model_dump(mode="json"))
-    assert lookup_facts(message, text, facts) == ["Pin: status_led on feather m4 is PA23 (status_led).",
-                                                  "Pin: flash_led on esp32+cam is GPIO4 (flash_led)."]
+    # a datasheet-only pin's own name is a name, not a function: no "(status_led)" repeating it
+    assert lookup_facts(message, text, facts) == ["Pin: status_led on feather m4 is PA23.",
+                                                  "Pin: flash_led on esp32+cam is GPIO4."]
     assert pin_aliases(facts, message) == ["status_led", "flash_led"]
     # the rendered block is not read for pins: without the records no pin line is stated
     assert not [line for line in lookup_facts(message, text) if line.startswith("Pin: ")]
