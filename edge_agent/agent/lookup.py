@@ -16,6 +16,9 @@ each, in this order and only as far as each applies:
   all of a one-word question), when no pin line answered;
 - ``Datasheet bme280.md (Registers): Address 0xF4, Name ctrl_meas, Use ...`` the one line of the
   retrieved chunks that matches the question's rarer words best, when neither a pin nor a note did.
+  A best line that gives a pin to a name the question does not ask (``flash_led: GPIO4`` for a
+  question about the status LED) is never offered: a pin for a similar name is the wrong pin, so the
+  line says the asked name was not found instead.
 
 The lines go to the model with the message (fenced as data, so its words can agree with them) and
 start the answer. The model's words follow unless they contradict the lines: a pin a pin line does
@@ -47,6 +50,10 @@ _ROLE_WORDS = {"TX": ("tx", "transmit"), "RX": ("rx", "receive"), "SCL": ("scl",
                "NSS": ("nss", "select")}
 _PORT_PIN = re.compile(r"\b(P[A-K]\d{1,2}|[AD]\d{1,2}|LD\d|B\d)\b")
 _HEX = re.compile(r"\b0x[0-9a-f]{1,4}\b", re.IGNORECASE)
+# A pin-alias line of a datasheet ("flash_led: GPIO4", "- `red_led`: PA5", "user_led = PA5"): a name and one value.
+_ASSIGN = re.compile(r"(?:[-*]\s+)?`?(?P<name>[A-Za-z_][\w.+#-]*)`?\s*[:=]\s*`?[\w.+#-]+`?")
+# A name as a configuration or datasheet writes it (status_led, LED_BUILTIN): words joined by underscores.
+_IDENT = re.compile(r"\b[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\b")
 _WORD = re.compile(r"[a-z0-9]+(?:[_-][a-z0-9]+)*", re.IGNORECASE)
 # Words that say what kind of thing is asked, not which one: they choose no line.
 _GENERIC = frozenset(re.findall(r"\S+", """
@@ -183,7 +190,8 @@ def _chunks(hardware: str) -> list[tuple[str, str, list[str]]]:
             out.append((m.group("source"), "", []))
         elif out and line.startswith("# ") and not out[-1][2] and not out[-1][1] and not prose:
             out[-1] = (out[-1][0], line[2:].split(">")[-1].strip(), [])
-        elif not line or line == "\u2026" or line.startswith("|") or re.match(r"^([-*]|\d+\.)\s", line):
+        elif (not line or line == "\u2026" or line.startswith("|") or re.match(r"^([-*]|\d+\.)\s", line)
+              or _ASSIGN.fullmatch(line)):  # each alias line is a unit of its own, never joined to the next
             flush()
             if out and line and line != "\u2026":
                 if line.startswith("|"):
@@ -210,9 +218,34 @@ def _rendered(row: str, header: list[str] | None) -> str:
     return ", ".join(c for c in cells if c)
 
 
+def _key(name: str) -> str:
+    return re.sub(r"[\s_:-]", "", name).lower()
+
+
+def _asked(name: str, message: str) -> bool:
+    """Whether the message asks for `name`: written as it is or with its words apart ("status led")."""
+    words = re.findall(r"[A-Za-z0-9_.+#-]+", message)
+    runs = {_key("".join(words[i:i + n])) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+    return _key(name) in runs
+
+
+def _pin_name(line: str, header: list[str] | None) -> str | None:
+    """The name a line gives a pin: an alias line's name, or the alias column of a table row."""
+    m = _ASSIGN.fullmatch(line)
+    if m:
+        return m.group("name")
+    if line.startswith("|") and header:
+        cells = _cells(line)
+        for h, c in zip(header, cells, strict=False):
+            if h.lower() == "alias" and c:
+                return c.strip("`")
+    return None
+
+
 def datasheet_lines(message: str, hardware: str) -> list[str]:
     """The line of the retrieved datasheet chunks that matches the message's rarer words best, with the
-    file and section it comes from; none when no line holds half of the message's words found there."""
+    file and section it comes from; none when no line holds half of the message's words found there.
+    A best line giving a pin to a name the message does not ask is refused: the answer is "not found"."""
     candidates: list[tuple[str, str, str, list[str] | None, set[str]]] = []
     for source, heading, lines in _chunks(hardware):
         # the part or board a file is about scopes the question ("the BME280's ..."): it picks no line
@@ -240,6 +273,12 @@ def datasheet_lines(message: str, hardware: str) -> list[str]:
     if len(best[4]) * 2 < len(present) or min(df[t] for t in best[4]) > max(2, n // 4):
         return []
     source, heading, line, header, _ = best
+    other = _pin_name(line, header)
+    if other is not None and not _asked(other, message):
+        idents = list(dict.fromkeys(_IDENT.findall(message)))
+        what = f"no pin named {', '.join(idents)}" if idents else "no pin with the name asked"
+        return [f"Pin: not found: {what} in the pin index or the retrieved datasheets ({source} has {other}, "
+                "a different name, so its pin is not stated)."]
     where = f"{source} ({heading})" if heading else source
     return [f"Datasheet {where}: {_rendered(line, header)}"]
 

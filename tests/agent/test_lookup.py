@@ -72,6 +72,31 @@ def test_pin_lines_come_from_the_index_records_not_the_rendered_block(tmp_path: 
     assert not [line for line in lookup_facts(message, text) if line.startswith("Pin: ")]
 
 
+def test_a_datasheet_pin_line_for_another_name_is_never_offered(tmp_path: Path) -> None:
+    # No board answers "status_led"; the best datasheet line is another board's flash_led. Offering it would
+    # state the wrong pin, so the lookup says the asked name was not found and states no pin.
+    from edge_agent.rag import HardwareRag
+    from edge_agent.services.results import AgentContext
+
+    (tmp_path / "feather m4.md").write_text("# Feather M4\n## Pin Aliases\nrelay_coil: PA22\n")
+    (tmp_path / "esp32+cam.md").write_text("# ESP32 camera board\n## Pin Aliases\nflash_led: GPIO4\n")
+    rag = HardwareRag.load(tmp_path)
+    message = "Which pin is the status_led?"
+    text, matches = rag.context_and_pins(message, ["feather m4", "esp32+cam"])
+    facts = pin_facts(AgentContext(hardware=text, aliases=[m.record() for m in matches]).model_dump(mode="json"))
+    assert "flash_led: GPIO4" in text  # the line is in the context: the lookup, not retrieval, refuses it
+    lines = lookup_facts(message, text, facts)
+    assert len(lines) == 1 and lines[0].startswith("Pin: not found: no pin named status_led")
+    assert "GPIO4" not in lines[0] and "PA22" not in lines[0]
+    # and a model that picks a pin anyway is left out of the answer
+    said, notes = answer(lines, "The status LED is on PA22.")
+    assert said == lines[0] and "PA22" in notes[0]
+    # the same line answers a question that asks for its own name, written either way
+    for asked in ("Which pin is the flash_led?", "which gpio is the flash led"):
+        text, _ = rag.context_and_pins(asked, ["feather m4", "esp32+cam"])
+        assert datasheet_lines(asked, text) == ["Datasheet esp32+cam.md (Pin Aliases): flash_led: GPIO4"]
+
+
 def test_a_remembered_pin_is_stated_from_the_note_and_a_repeat_is_a_cache_hit(model: Any, steps: Any, tmp_path: Path,
                                                                              state: Path, capsys: Any) -> None:
     config = _config(tmp_path, model, steps)
