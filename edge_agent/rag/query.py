@@ -73,7 +73,7 @@ MIN_CANDIDATES = 10
 class Weights:
     """The reranking's score multipliers, one per rule, read from ``weights.toml`` (each explained there).
 
-    They act together, so they are kept as data and chosen together (``bench/rag_fit.py``)."""
+    They act together, so they are kept as data and chosen together (``bench/_rag_fit.py``)."""
 
     exact_bonus: float  #: per exact token held, scaled by the share held (rule 2)
     without_the_pin: float  #: a section without the asked chip pin beside one with it (rule 2)
@@ -89,19 +89,22 @@ class Weights:
 
     @classmethod
     def parse(cls, text: str, origin: str = "weights.toml") -> Weights:
-        """The multipliers of a TOML text holding each of them (and nothing else) as a positive number."""
-        data = tomllib.loads(text)
+        """The multipliers of a TOML text holding each of them (and nothing else) as a number >= 0."""
         names = [f.name for f in fields(cls)]
-        unknown = sorted(set(data) - set(names))
-        missing = [n for n in names if n not in data]
-        bad = [n for n in names if n in data and (isinstance(data[n], bool) or not isinstance(data[n], int | float)
-                                                 or data[n] < 0)]
-        if unknown or missing or bad:
-            raise ConfigError(f"{origin}: " + "; ".join(
-                part for part in (f"unknown {', '.join(unknown)}" if unknown else "",
-                                  f"missing {', '.join(missing)}" if missing else "",
-                                  f"not a number >= 0: {', '.join(bad)}" if bad else "") if part)
-                + f"; expected each of {', '.join(names)} as a number")
+        try:
+            data = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{origin}: not TOML ({exc}); expected each of {', '.join(names)} as a number") from exc
+        problems = []
+        if unknown := sorted(set(data) - set(names)):
+            problems.append(f"unknown {', '.join(unknown)}")
+        if missing := [n for n in names if n not in data]:
+            problems.append(f"missing {', '.join(missing)}")
+        if bad := [n for n in names if n in data and (isinstance(data[n], bool) or not isinstance(data[n], int | float)
+                                                      or data[n] < 0)]:
+            problems.append(f"not a number >= 0: {', '.join(bad)}")
+        if problems:
+            raise ConfigError(f"{origin}: {'; '.join(problems)}; expected each of {', '.join(names)} as a number")
         return cls(**{n: float(data[n]) for n in names})
 
 

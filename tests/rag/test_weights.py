@@ -25,6 +25,7 @@ def test_the_shipped_file_gives_every_multiplier() -> None:
     (_SHIPPED.replace("\noverview = ", "\n# overview = "), "missing overview"),
     (_SHIPPED.replace("\ncode_table = ", "\ncode_table = -"), "not a number >= 0: code_table"),
     (re.sub(r"\nunasked = [^\n]*", "\nunasked = \"low\"", _SHIPPED), "not a number >= 0: unasked"),
+    (_SHIPPED.replace("\none_line = ", "\none_line == "), "not TOML"),
 ])
 def test_a_wrong_record_is_refused_naming_the_key(text: str, says: str) -> None:
     with pytest.raises(ConfigError, match=says) as err:
