@@ -163,6 +163,9 @@ def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tupl
     return cand.astype(np.int64), known
 
 
+#: Chunks scored up to this many get a weight computed for every query term, held or not (masked after):
+#: fewer array operations than picking out the holders first.
+FEW_CHUNKS = 512
 #: A lookup of this many chunk ids or more in a list of postings goes through a table by chunk id (a pass
 #: over the list) instead of a binary search per id, per posting of the list.
 DENSE_LOOKUP = 1 / 8
@@ -249,15 +252,20 @@ def _exact(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]]
     np: Any = p._npmod
     acc = np.zeros(len(ids), dtype=np.float64)
     cnt = np.zeros(len(ids), dtype=np.float64)
+    norms = p._np_norm[ids]  # each chunk's length norm, read once for every term
+    few = len(ids) <= FEW_CHUNKS
     for n, (term, (cids, _)) in enumerate(zip(terms, lists, strict=True)):
         if not len(cids) or not len(ids):
             continue
         if known and n in known:
-            acc += p.weights_at(term, known[n])
+            acc += p.weights_with(term, known[n], norms)
             cnt += 1.0
             continue
         hit, pos = _find(cids, ids, np)
-        acc[hit] += p.weights_at(term, pos[hit])
+        if few:  # a weight for every chunk, added where the term is held (x + 0.0 is x): fewer array operations
+            acc += np.where(hit, p.weights_with(term, pos, norms), 0.0)
+        else:
+            acc[hit] += p.weights_with(term, pos[hit], norms[hit])
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT
     for board, boost in boards.items():

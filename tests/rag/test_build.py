@@ -228,6 +228,7 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
     monkeypatch.setattr(postings, "NUMPY_FROM_CHUNKS", 0)
     monkeypatch.setattr(prune, "SEED_CHUNKS", 4)  # lists both shorter and longer than this
     monkeypatch.setattr(prune, "MAX_CANDIDATE_SHARE", 1.0)  # prune whenever it is safe, not only when it pays
+    monkeypatch.setattr(prune, "FEW_CHUNKS", 8)  # chunks scored both ways: a weight for each, or holders only
     rng = random.Random(3)
     words = [f"w{i}" for i in range(300)]
     weights = [1.0 / (r + 1) for r in range(300)]  # a few words in most chunks, most words rare
