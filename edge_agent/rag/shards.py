@@ -14,6 +14,7 @@ parsed file, inserted its rows and grouped every posting itself, while the worke
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import json
 import logging
@@ -252,6 +253,8 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
 #: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its
 #: shard's rows; the parts are joined term by term at the end, as the indexing process joins shards.
 PART_POSTINGS = 1_500_000
+#: Postings encoded at a time (the compact encoder works on arrays of 8 bytes a posting).
+ENCODE_BATCH = 1 << 18
 
 
 class ShardPostings:
@@ -267,38 +270,51 @@ class ShardPostings:
         self._conn = conn
         self._names = names  # term number -> term (grows as files are tokenised)
         self._limit = PART_POSTINGS if part_postings is None else part_postings
-        self._held: list[tuple[Any, Any, Any]] = []
-        self._count = 0
+        self._gids, self._cids, self._tfs = array("i"), array("i"), array("f")
         self._parts: list[int] = []  # the first rowid of each part written to postings_part
 
     def add(self, first: int, numbered: Numbered) -> None:
         """Add one file's postings, its chunks numbered from `first`."""
         np = self._np
-        gids, sizes, tfs = (np.frombuffer(a, dtype=t) for a, t in zip(numbered, (np.int32, np.int32, np.float32),
-                                                                       strict=True))
-        self._held.append((gids, np.repeat(np.arange(first, first + len(sizes), dtype=np.int32), sizes), tfs))
-        self._count += len(gids)
-        if self._count >= self._limit:
+        gids, sizes, tfs = numbered
+        self._gids.extend(gids)
+        self._cids.frombytes(np.repeat(np.arange(first, first + len(sizes), dtype=np.int32),
+                                       np.frombuffer(sizes, dtype=np.int32)).tobytes())
+        self._tfs.extend(tfs)
+        if len(self._gids) >= self._limit:
             self._write_part()
 
     def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The held postings as compact rows in term order, chunk ids ascending within a term."""
+        """The held postings as compact rows in term order, chunk ids ascending within a term (encoded about
+        ENCODE_BATCH postings at a time, so the encoder's temporary arrays stay small)."""
         np = self._np
-        gids, cids, tfs = (np.concatenate([h[k] for h in self._held]) for k in range(3))
-        self._held, self._count = [], 0
-        if not len(gids):
+        gids = np.frombuffer(self._gids, dtype=np.int32)
+        total = len(gids)
+        if not total:
             return
         present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
         by_name = sorted(present.tolist(), key=self._names.__getitem__)
         rank = np.zeros(len(self._names), dtype=np.int32)
         rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=np.int32)
         keys = rank[gids]
+        del gids, rank
         order = np.argsort(keys, kind="stable")  # stable: chunk ids stay ascending within a term
         keys = keys[order]
         starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
-        rows = encode_batch(np, cids[order], tfs[order], starts)
-        for gid, row in zip(by_name, rows, strict=True):
-            yield (self._names[gid], *row)
+        del keys
+        cids = np.frombuffer(self._cids, dtype=np.int32)[order]
+        tfs = np.frombuffer(self._tfs, dtype=np.float32)[order]
+        del order
+        self._gids, self._cids, self._tfs = array("i"), array("i"), array("f")  # (the views above keep theirs)
+        term = 0
+        while term < len(starts):
+            lo = starts[term]
+            upto = bisect.bisect_left(starts, lo + ENCODE_BATCH, term + 1)  # at least one term a batch
+            hi = starts[upto] if upto < len(starts) else total
+            rows = encode_batch(np, cids[lo:hi], tfs[lo:hi], [at - lo for at in starts[term:upto]])
+            for gid, row in zip(by_name[term:upto], rows, strict=True):
+                yield (self._names[gid], *row)
+            term = upto
 
     def _write_part(self) -> None:
         at = self._conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM postings_part").fetchone()[0]
@@ -310,7 +326,7 @@ class ShardPostings:
         if not self._parts:
             self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", self._grouped())
             return
-        if self._count:
+        if len(self._gids):
             self._write_part()
         ends = [*self._parts[1:], None]
         parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [

@@ -307,12 +307,13 @@ class _Numbers(dict[str, int]):
 
 
 class _IdMemo(dict[bytes, tuple[int, ...]]):
-    """raw token (its ASCII bytes) -> the numbers of its normalised tokens."""
+    """raw token (its ASCII bytes) -> the numbers of its normalised tokens (expanded here, not through the
+    memo of spellings: indexing holds one memo entry per spelling, not two)."""
 
     def __missing__(self, raw: bytes) -> tuple[int, ...]:
         if len(self) > 500_000:  # bound memory on pathological input (the numbers stay: a caller may hold them)
             self.clear()
-        value = self[raw] = tuple(map(_numbers.__getitem__, _memo[raw]))
+        value = self[raw] = tuple(map(_numbers.__getitem__, _expand(raw.decode("ascii"))))
         return value
 
 
