@@ -116,7 +116,7 @@ class HardwareRag(IndexStore):
         self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
         self.weights: _query.Weights = _query.WEIGHTS
-        self._host_board_cache: frozenset[str] | None = None
+        self._host_boards: dict[str, bool] = {}
         self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
 
     def _after_sync(self) -> None:
@@ -132,7 +132,7 @@ class HardwareRag(IndexStore):
         self._range_cache = {}
         self._pin_word_cache = {}
         self._pin_owner_cache = None
-        self._host_board_cache = None
+        self._host_boards = {}
         self._alias_entries = None
         self._pin_index = None
 
@@ -255,15 +255,17 @@ class HardwareRag(IndexStore):
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
             asked_tags = tuple(dict.fromkeys(tag for tag, _ in spans))  # boards and parts the question names
-            if len(asked_tags) < 2 and _boards.asks_every_board(query):  # "on each board": every board is asked,
-                # and the table with one column per board answers
-                asked_tags = tuple(sorted(self._boards() & postings.boards()))
-            if len(asked_tags) >= 2:  # several: the table setting them side by side may rank lower
+            every = len(asked_tags) < 2 and _boards.asks_every_board(query)  # "on each board": every board is asked
+            if len(asked_tags) >= 2 or every:  # several: the table setting them side by side may rank lower
                 wanted *= _query.TOGETHER_POOL
             candidates = postings.top(terms, boosts, wanted)
+            # the boards (not parts or add-ons), decided for a tag when a rule asks, from a candidate's file if any
+            first = {postings.meta.board_of(c[3]): c[3] for c in reversed(candidates)}
+            board_tags = _boards.Boards(_board_file_tags(), lambda tag: self._is_board(tag, first.get(tag)))
+            if every:  # the table with one column per board answers
+                asked_tags = tuple(sorted(t for t in postings.boards() if t in board_tags))
             # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
             tag_terms = self._tag_terms() | _boards.naming_terms(name for _, name in spans)
-            board_tags = self._boards()
             exact = _query.exact_terms(terms, tag_terms)
             # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
             row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
@@ -286,7 +288,7 @@ class HardwareRag(IndexStore):
                 names = _boards.names_by_tag(self._nicknames, asked_tags)
                 for c in found:
                     c.boards_named = _boards.boards_named(c.text, names)
-            if not board_tags.isdisjoint(asked_tags):  # a generic note not mentioning them counts as an unasked part
+            if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), postings.has):
                     c.score *= self.weights.unasked
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
@@ -316,18 +318,15 @@ class HardwareRag(IndexStore):
         """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
         of those ("PA10 on the f401" with a Pi configured)."""
         tags = {tag for tag, _ in spans}
-        return not tags & self._own_boosts(configured).keys() and any(t in self._boards() for t in tags)
+        return not tags & self._own_boosts(configured).keys() and any(self._is_board(t) for t in tags)
 
-    def _boards(self) -> frozenset[str]:
-        """Tags of the boards, not parts or add-ons: the board files' and the tags they answer to, and the host boards'
-        datasheets (:func:`.boards.is_host_board`: the Mega, the G071 Nucleo, the nRF DK), read once per sync."""
-        if self._host_board_cache is None:
-            with self._lock:  # only the files whose alias lines can name a digital pin are parsed
-                rows = self._conn.execute("SELECT board, aliases FROM files WHERE board IS NOT NULL"
-                                          " AND aliases LIKE '%\"alias\": \"D%'").fetchall()
-            hosts = {board for board, aliases in rows if _boards.is_host_board(e["alias"] for e in json.loads(aliases))}
-            self._host_board_cache = _board_file_tags() | hosts
-        return self._host_board_cache
+    def _is_board(self, tag: str, cid: int | None = None) -> bool:
+        """Whether a tag is a board's, not a part's or an add-on's: a board file's or a tag one answers to, or a host
+        board's datasheet (:func:`.boards.is_host_board`: the Mega), from the file of `cid` or the tag's first chunk."""
+        if tag not in _board_file_tags() and self._host_boards.get(tag) is None:  # kept until the index changes
+            row = self._conn.execute(_FILE_ALIASES, (self._postings.meta.first_chunk(tag) if cid is None else cid,))
+            self._host_boards[tag] = _boards.names_host_pins(next(row, ("[]",))[0])
+        return tag in _board_file_tags() or self._host_boards[tag]
 
     def _name_words(self, tags: tuple[str, ...]) -> frozenset[str]:
         """The words of the informal names of `tags` (:func:`.boards.name_words`), kept until the index changes."""
@@ -594,6 +593,10 @@ class HardwareRag(IndexStore):
             headings = sorted({r[0].split(" > ")[-1] for r in rows if r[0]})
             raise DatasheetError(f"{source} has no section {heading!r}; sections: {', '.join(headings)}")
         return _join_sections(picked)
+
+
+#: The alias lines of the file holding a chunk.
+_FILE_ALIASES = "SELECT f.aliases FROM chunks c JOIN files f ON f.rel = c.rel WHERE c.id = ?"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:

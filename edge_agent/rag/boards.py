@@ -19,6 +19,7 @@ A question naming two or more boards is answered by a line naming them side by s
 
 from __future__ import annotations
 
+import json
 import re
 from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Mapping
@@ -236,6 +237,22 @@ def unnamed_notes(candidates: Iterable[_C], words: Collection[str], has: Callabl
     the question names): a note that never mentions the named board is about other boards, and counts like a part
     the question does not name (a current table of other boards for "how much current per pin on the f401")."""
     return [c for c in candidates if c.board is None and not any(has(w, c.cid) for w in words)]
+
+
+def names_host_pins(aliases_json: str) -> bool:
+    """:func:`is_host_board` of a file's stored alias entries (JSON), parsed only when a name may be a digital pin."""
+    return '"alias": "D' in aliases_json and is_host_board(e["alias"] for e in json.loads(aliases_json))
+
+
+class Boards:
+    """The board tags of a search (:func:`is_host_board`), each decided by `decide` when first asked: most searches ask
+    about few of their candidates' tags, and a library of 10,000 part files has as many tags."""
+
+    def __init__(self, known: Collection[str], decide: Callable[[str], bool]) -> None:
+        self._known, self._decide = known, decide
+
+    def __contains__(self, tag: object) -> bool:
+        return isinstance(tag, str) and (tag in self._known or self._decide(tag))
 
 
 def name_words(names: Mapping[str, Collection[str]]) -> frozenset[str]:

@@ -184,6 +184,19 @@ class ChunkTable:
         """(file numbers, board numbers, weighted lengths) indexed by chunk id; file number -1 = no chunk."""
         return self._file, self._board, self._dl
 
+    def first_chunk(self, board: str) -> int:
+        """The lowest live chunk id of a board, -1 if none (a scan at C speed: a search asks for few boards)."""
+        n = self._board_no.get(board)
+        at = -1
+        while n is not None:
+            try:
+                at = self._board.index(n, at + 1)
+            except ValueError:
+                return -1
+            if self._file[at] >= 0:
+                return at
+        return -1
+
     def board_number(self, board: str) -> int | None:
         return self._board_no.get(board)
 

@@ -49,7 +49,7 @@ import heapq
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import chain, islice
@@ -301,7 +301,7 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
 
 
 def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),
-           other_boards: Collection[str] = (), pinned: Collection[str] = (), asked: bool = False,
+           other_boards: Container[str] = (), pinned: Collection[str] = (), asked: bool = False,
            read_lines: Callable[[Candidate], float] | None = None,
            weights: Weights = WEIGHTS) -> list[tuple[float, Candidate]]:
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.

@@ -53,6 +53,8 @@ def test_a_board_named_without_a_board_file_puts_other_boards_after_it(hosts: Pa
     # another host board's chunk never outranks the named board's; a part counts less but still competes
     assert "kit-n200.md" not in got or got.index("kit-n200.md") > max(
         i for i, s in enumerate(got) if s == "kit-m100.md")
+    # with the other kit configured, naming this one sets the configured kit aside
+    assert rag.search("m100 sketch size limit", ["kit-n200"])[0].source == "kit-m100.md"
     # without the rule the other kit, whose table repeats the question's words, comes first
     monkeypatch.setattr(rag_boards, "is_host_board", lambda aliases: False)
     assert HardwareRag.load(hosts).search("m100 sketch size limit")[0].source != "kit-m100.md"

@@ -38,6 +38,8 @@ def test_the_table_keeps_its_live_ids_and_boards_in_step_with_additions_and_remo
         assert mask_diff(table.live_flags(), bytearray()) == sorted(live)
         assert table.boards() == {b for b in live.values() if b}
         assert len(table) == len(live)
+        for b in ("rpi-4b", "bme280", "part-3", "not-a-board"):
+            assert table.first_chunk(b) == min((c for c, t in live.items() if t == b), default=-1)
 
 
 def _state(table: ChunkTable) -> tuple[object, ...]:
