@@ -32,6 +32,7 @@ from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, get_board, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
 from edge_agent.rag import boards as _boards
+from edge_agent.rag import forms as _forms
 from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
@@ -229,6 +230,9 @@ class HardwareRag(IndexStore):
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
         terms += [t for t in _query.instance_terms(query) if t not in terms and df[t] > 0]
+        # "prescaler" asked, "prescale" written: a word's agent-noun and -ion forms are the same word, and an
+        # abbreviation its long form ("auto increment" is the PCA9685's AI bit)
+        terms += [t for t in _forms.other_forms(terms) if df[t] > 0]
         named = tuple(boards)
         spans = self._mentions(query)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))

@@ -1,0 +1,78 @@
+"""Other forms of a question's words that its index holds.
+
+A datasheet and a question may write one word in two forms: "prescaler" in a question, "prescale" in the
+PCA9685's frequency notes; "detection" and "detect"; "controller" and "control". The agent noun (-er, -or)
+and the noun of the act (-ion) name the same thing as the verb they come from, so a question word also looks
+for its other forms. Only forms the index holds are added (the caller checks), and only forms of five letters or
+more, so short words that happen to lose an ending ("user", "lower", "timer") are not read as others ("us",
+"low", "tim"). Abbreviations a datasheet writes beside their long form ("AI (auto-increment)") and forms
+outside those endings ("inverse" of "invert") are data, in ``forms.toml``. Stored rows do not change: all of this
+is read at query time only.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+from edge_agent.rag.text import tokens
+
+#: Shortest form added: below it, taking off an ending leaves another word, not the same one.
+MIN_FORM = 5
+
+
+_DATA = tomllib.loads(Path(__file__).with_name("forms.toml").read_text(encoding="utf-8"))
+#: long form's terms (as :func:`.text.tokens` makes them) -> the abbreviation's
+ABBREVIATIONS: dict[tuple[str, ...], str] = {tuple(tokens(long)): tokens(short)[0]
+                                             for long, short in _DATA["abbreviations"].items()}
+_LONG_FORMS: dict[str, list[tuple[str, ...]]] = {}
+for _long in ABBREVIATIONS:
+    _LONG_FORMS.setdefault(_long[0], []).append(_long)
+#: a term -> its irregular forms' terms
+IRREGULAR: dict[str, tuple[str, ...]] = {tokens(word)[0]: tuple(t for f in forms for t in tokens(f))
+                                         for word, forms in _DATA["irregular"].items()}
+
+
+def _others(term: str) -> list[str]:
+    """Spellings of `term` with its agent-noun or -ion ending taken off or put on."""
+    out: list[str] = []
+    if term.endswith("er"):  # prescaler -> prescale, counter -> count, controller -> control
+        out += [term[:-1], term[:-2]]
+        if term[-3] == term[-4]:
+            out.append(term[:-3])
+    elif term.endswith("or"):  # detector -> detect, regulator -> regulate
+        out.append(term[:-2])
+        if term.endswith("ator"):
+            out.append(term[:-3] + "e")
+    elif term.endswith("ion"):  # detection -> detect, calibration -> calibrat (the stem of "calibrated")
+        out.append(term[:-3])
+        if term.endswith("ation"):
+            out += [term[:-5] + "e", term[:-5] + "ate"]
+    else:  # prescale -> prescaler, detect -> detector, detection
+        out += [term + "r"] if term.endswith("e") else [term + "er", term + "or", term + "ion"]
+    return out
+
+
+def other_forms(terms: list[str]) -> list[str]:
+    """Other forms of a question's words (its distinct `terms`, in first-seen order) not among them: the -er, -or
+    and -ion forms (:func:`_others`) of its plain words, their irregular forms, and the abbreviation of a long
+    form whose words stand next to each other in it. The caller keeps those its index holds."""
+    seen = set(terms)
+    out: list[str] = []
+
+    def add(form: str) -> None:
+        if form not in seen:
+            seen.add(form)
+            out.append(form)
+
+    for i, term in enumerate(terms):
+        for form in IRREGULAR.get(term, ()):
+            add(form)
+        for long in _LONG_FORMS.get(term, ()):
+            if tuple(terms[i:i + len(long)]) == long:
+                add(ABBREVIATIONS[long])
+        if term.isalpha() and len(term) >= MIN_FORM:
+            for form in _others(term):
+                if len(form) >= MIN_FORM:
+                    add(form)
+    return out
