@@ -46,6 +46,7 @@ arduino-mega2560; RX3; PJ0
 arduino-mega2560; SDA; PD1
 arduino-mega2560; LED_BUILTIN; PB7
 arduino-mega2560; A0; PF0
+arduino-nano; A6; ADC6
 arduino-nano; SCK; PB5
 arduino-nano; D12; PB4
 arduino-nano; D11; PB3
@@ -197,6 +198,7 @@ nucleo-f401re; D4; PB5
 nucleo-f401re; A4; PC1
 nucleo-f401re; TIM3_CH2; PC7
 nucleo-l476rg; D9; PC7
+nucleo-l476rg; SPI3_SCK; PC10
 nucleo-f446re; CAN2_TX; PB13
 nucleo-f446re; I2C3_SCL; PA8
 esp32-devkitc; TOUCH3; GPIO15
@@ -284,6 +286,7 @@ rpi-pico; VSYS_SENSE; GP29
 rpi-pico; SMPS_MODE; GP23
 rpi-pico; pin 31; GP26
 rpi-gpio; pin 7; GPIO4
+rpi-gpio; PWM1; GPIO13
 rpi-gpio; SCLK; GPIO11
 rpi-gpio; ID_SC; GPIO1
 rpi-4b; UART3_RXD; GPIO5
@@ -389,6 +392,8 @@ rpi-5; IR_RX0; GPIO2
 rpi-5; UART4_RXD; GPIO13
 rpi-gpio; pin 19; GPIO10
 rpi-gpio; TXD; GPIO14
+rpi-gpio; GPCLK0; GPIO4
+rpi-gpio; pin 26; GPIO7
 rpi-gpio; pin 29; GPIO5
 rpi-gpio; pin 33; GPIO13
 rpi-gpio; CE0; GPIO8
