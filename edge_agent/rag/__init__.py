@@ -227,14 +227,14 @@ class HardwareRag(IndexStore):
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
             return []
+        spans = self._mentions(query)
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
-        terms += [t for t in _query.instance_terms(query) if t not in terms and df[t] > 0]
+        terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
         # "prescaler" asked, "prescale" written: a word's agent-noun and -ion forms are the same word, and an
         # abbreviation its long form ("auto increment" is the PCA9685's AI bit)
         terms += [t for t in _forms.other_forms(terms) if df[t] > 0]
         named = tuple(boards)
-        spans = self._mentions(query)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares
         terms = _boards.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))

@@ -167,21 +167,34 @@ ORDINALS = {"first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth
 #: core as Serial ports (the Mega's third is ``Serial3 (USART3)``).
 INSTANCE_NAMES: dict[str, tuple[str, ...]] = {"uart": ("uart", "usart", "serial"), "usart": ("usart", "uart", "serial"),
                                               "serial": ("serial", "usart", "uart")}
+#: Lines numbered from zero: an SD card's and a PDM microphone's data lines are DAT0, DAT1, so the second is DAT1.
+FROM_ZERO: dict[str, tuple[str, ...]] = {"data": ("dat",)}
+#: Words read after an ordinal for a line numbered from zero: the part's name may stand between ("second pdm
+#: microphone data line").
+FROM_ZERO_REACH = 3
 #: Words read after an ordinal for what it counts: "third hardware uart" counts UARTs.
 ORDINAL_REACH = 2
 
 
-def instance_terms(query: str) -> list[str]:
+def instance_terms(query: str, names: Iterable[str] = ()) -> list[str]:
     """The numbered instances a question asks for with an ordinal, as the index writes them: "second i2c bus" is
     ``i2c2``, "third uart" ``uart3``, ``usart3`` or ``serial3``, "second dac" ``dac2`` or ``dac_2``. The ordinal counts
     one of the next :data:`ORDINAL_REACH` words; the caller keeps the spellings its index holds. "Second" after a
-    number or "per" is the unit of time."""
-    words = _ORDINAL_WORD.findall(query.lower())
+    number or "per" is the unit of time; a board's model number is no quantity ("pi 5 second data line" is no time
+    of 5 seconds), so the `names` the question gives its boards by are read as the word "board"."""
+    query = query.lower()
+    for name in names:
+        query = query.replace(name, " board ")
+    words = _ORDINAL_WORD.findall(query)
     out: list[str] = []
     for i, word in enumerate(words):
         n = ORDINALS.get(word)
         if n is None or (word == "second" and i > 0 and (words[i - 1] in _PER or words[i - 1].isdigit())):
             continue  # "per second", "4 second standby": the unit of time
+        for counted in words[i + 1:i + 1 + FROM_ZERO_REACH]:
+            if counted in ORDINALS or counted.isdigit():
+                break
+            out += [f"{family}{n - 1}" for family in FROM_ZERO.get(counted, ())]
         for counted in words[i + 1:i + 1 + ORDINAL_REACH]:
             if counted in ORDINALS or counted.isdigit():
                 break

@@ -42,6 +42,17 @@ def test_an_ordinal_names_the_instances_as_makers_write_them() -> None:
     assert instance_terms("esp32 second gpio") == [] and instance_terms("first io pin") == []
 
 
+def test_data_lines_count_from_zero() -> None:
+    # an SD card's and a PDM microphone's data lines are DAT0, DAT1: the second is DAT1, past the part's name
+    second = instance_terms("second pdm microphone data line")
+    assert "dat1" in second and "dat2" not in second
+    assert "dat0" in instance_terms("sd card first data line")
+    assert "dat3" not in instance_terms("data after 4 second standby")  # a time, no line
+    # a board's model number is no quantity of seconds
+    assert instance_terms("pi 5 second pdm microphone data line") == []
+    assert "dat1" in instance_terms("pi 5 second pdm microphone data line", ["pi 5"])
+
+
 @pytest.mark.parametrize(("question", "row"), [("k7 third uart pins", "USART3 TX / RX | PB10 / PB11"),
                                                ("k7 second i2c bus pins", "I2C2 SCL / SDA | PB13 / PB14")])
 def test_the_counted_instance_row_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
@@ -50,5 +61,5 @@ def test_the_counted_instance_row_answers(tmp_path: Path, monkeypatch: pytest.Mo
     rag = HardwareRag.load(tmp_path)
     first = rag.search(question)[0]
     assert first.heading.endswith("Peripheral map") and row in first.text
-    monkeypatch.setattr(rag_query, "instance_terms", lambda query: [])
+    monkeypatch.setattr(rag_query, "instance_terms", lambda query, names=(): [])
     assert rag.search(question)[0].heading.endswith("Console")  # on its words alone the prose wins
