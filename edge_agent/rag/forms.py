@@ -13,6 +13,7 @@ is read at query time only.
 from __future__ import annotations
 
 import tomllib
+from functools import lru_cache
 from pathlib import Path
 
 from edge_agent.rag.text import tokens
@@ -53,26 +54,26 @@ def _others(term: str) -> list[str]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _forms_of(term: str) -> tuple[str, ...]:
+    """A term's irregular forms and its -er, -or and -ion forms of :data:`MIN_FORM` letters or more."""
+    out = list(IRREGULAR.get(term, ()))
+    if term.isalpha() and len(term) >= MIN_FORM:
+        out += [form for form in _others(term) if len(form) >= MIN_FORM]
+    return tuple(out)
+
+
 def other_forms(terms: list[str]) -> list[str]:
     """Other forms of a question's words (its distinct `terms`, in first-seen order) not among them: the -er, -or
     and -ion forms (:func:`_others`) of its plain words, their irregular forms, and the abbreviation of a long
     form whose words stand next to each other in it. The caller keeps those its index holds."""
-    seen = set(terms)
     out: list[str] = []
-
-    def add(form: str) -> None:
-        if form not in seen:
-            seen.add(form)
-            out.append(form)
-
     for i, term in enumerate(terms):
-        for form in IRREGULAR.get(term, ()):
-            add(form)
+        out += _forms_of(term)
         for long in _LONG_FORMS.get(term, ()):
             if tuple(terms[i:i + len(long)]) == long:
-                add(ABBREVIATIONS[long])
-        if term.isalpha() and len(term) >= MIN_FORM:
-            for form in _others(term):
-                if len(form) >= MIN_FORM:
-                    add(form)
-    return out
+                out.append(ABBREVIATIONS[long])
+    if not out:
+        return out
+    seen = set(terms)
+    return [form for form in dict.fromkeys(out) if form not in seen]
