@@ -13,6 +13,7 @@ is read at query time only.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 
@@ -77,3 +78,19 @@ def other_forms(terms: list[str]) -> list[str]:
         return out
     seen = set(terms)
     return [form for form in dict.fromkeys(out) if form not in seen]
+
+
+def joined_parts(terms: list[str], held: Callable[[str], bool]) -> list[str]:
+    """The two words a datasheet hyphenates where a question writes them as one ("precharge" for "pre-charge",
+    "autoincrement" for "auto-increment"): for a plain word of seven letters or more the index does not hold,
+    the first split into two words of three letters or more it does hold."""
+    out: list[str] = []
+    for term in terms:
+        if not term.isalpha() or len(term) < 7 or held(term):
+            continue
+        for i in range(3, len(term) - 2):
+            first, second = tokens(term[:i]), tokens(term[i:])
+            if len(first) == len(second) == 1 and held(first[0]) and held(second[0]):
+                out += [t for t in (first[0], second[0]) if t not in terms and t not in out]
+                break
+    return out

@@ -82,3 +82,10 @@ def test_the_other_form_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
     assert wanted in rag.search(question)[0].text
     monkeypatch.setattr(rag_forms, "other_forms", lambda terms: [])
     assert wanted not in rag.search(question)[0].text  # on the question's own spellings another section wins
+
+
+def test_a_word_written_joined_finds_its_hyphenated_halves() -> None:
+    held = {"pre", "charge", "period", "precharge2"}.__contains__
+    assert rag_forms.joined_parts(["precharge", "period"], held) == ["pre", "charge"]
+    assert rag_forms.joined_parts(["period"], held) == []  # a word the index holds is searched as it is
+    assert rag_forms.joined_parts(["prechargex"], held) == []  # no split into two held words: nothing added
