@@ -231,10 +231,7 @@ class HardwareRag(IndexStore):
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
         terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
-        # "prescaler" asked, "prescale" written: a word's agent-noun and -ion forms are the same word, and an
-        # abbreviation its long form ("auto increment" is the PCA9685's AI bit)
-        terms += [t for t in _forms.other_forms(terms) if df[t] > 0]
-        terms += _forms.joined_parts(terms, lambda t: df[t] > 0)  # "precharge" asked, "pre-charge" written
+        terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares

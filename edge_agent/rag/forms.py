@@ -94,3 +94,10 @@ def joined_parts(terms: list[str], held: Callable[[str], bool]) -> list[str]:
                 out += [t for t in (first[0], second[0]) if t not in terms and t not in out]
                 break
     return out
+
+
+def held_forms(terms: list[str], held: Callable[[str], bool]) -> list[str]:
+    """What a question's distinct `terms` also look for, of what the index holds (`held`): their other forms
+    (:func:`other_forms`) and the halves of a word written joined (:func:`joined_parts`)."""
+    forms = [t for t in other_forms(terms) if held(t)]
+    return forms + [t for t in joined_parts(terms, held) if t not in forms]
