@@ -408,6 +408,10 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             continue
         pin_words = _header_words(sub_header[pin_col])
         function_cols = _function_columns(sub_header, pin_col, name_cols)
+        # a 'Physical pin' column beside the pin column (a HAT's table of the 40-pin header it sits on): the
+        # number is the header position, so the row's pin also answers to 'pin N'
+        phys_col = next((c for c, cell in enumerate(sub_header)
+                         if c != pin_col and _header_words(cell) & {"physical", "phys"}), None)
         for j, row, full in zip(row_at, sub_rows, rows, strict=True):
             if len(full) != width:
                 if lo == 0:
@@ -420,6 +424,9 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             for col in name_cols:
                 for name in _names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+            if phys_col is not None and row[phys_col].strip().isdigit():
+                entries.append(AliasEntry(tag, f"pin {int(row[phys_col])}", value, source, j + 1, "native",
+                                          "table", heading))
             for col in function_cols:
                 for name in _function_names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
