@@ -385,6 +385,9 @@ class PinIndex:
         k = name_key(str(name))
         if k in idx.bus_roles:
             return idx.pin(idx.bus_roles[k])
+        pin = _only_bus_role(idx, str(name))
+        if pin is not None:
+            return pin
         hits = idx.functions.get(k)
         if hits:
             if len(hits) > 1:
@@ -394,6 +397,8 @@ class PinIndex:
 
     def _lookup_names(self, idx: _BoardNames, name: str) -> Pin:
         found = _by_name(idx, name)
+        if found is None and (role := bus_role(name)) is not None:
+            found = _by_name(idx, role[1])  # 'I2C SDA' on a board whose datasheets write its one SDA
         if found is None and int_value(name) is not None:
             found = _numbered(idx, name)
         if found is None:
@@ -561,6 +566,41 @@ def _numbered(idx: _BoardNames, name: str) -> Pin | None:
     if len(found) > 1:
         raise AmbiguousPinError(idx.board_id, name, [f"{w} ({p})" for p, (w, _) in found.items()])
     return next(iter(found.values()))[1] if found else None
+
+
+#: A bus role written with its bus kind but no bus number ("I2C SDA", "SPI_MISO", the Arduino core's
+#: PIN_WIRE_SDA): the kind and the roles it has.
+_BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
+              "uart": "uart", "usart": "uart", "serial": "uart"}
+_ROLES = {"i2c": frozenset({"sda", "scl"}),
+          "spi": frozenset({"miso", "mosi", "sck", "sclk", "ss", "cs", "nss", "copi", "cipo"}),
+          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
+_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*"
+                       r"(sda|scl|miso|mosi|sclk|sck|ss|cs|nss|copi|cipo|txd|rxd|tx|rx|cts|rts)", re.IGNORECASE)
+
+
+def bus_role(name: str) -> tuple[str, str] | None:
+    """(bus kind, role) of a role named by its bus kind without a number ("I2C SDA" -> ("i2c", "sda")), else None."""
+    m = _BUS_ROLE.fullmatch(name.strip())
+    if m is None:
+        return None
+    kind = _BUS_KINDS.get(m.group(1).lower())
+    role = m.group(2).lower()
+    return (kind, role) if kind is not None and role in _ROLES[kind] else None
+
+
+def _only_bus_role(idx: _BoardNames, name: str) -> Pin | None:
+    """A role named by its bus kind alone, on a board file with exactly one bus of that kind holding the role
+    (the Uno's only I2C bus is i2c0); a board with several such buses makes the name ambiguous, not a pick."""
+    role = bus_role(name)
+    if role is None or idx.board is None:
+        return None
+    kind, r = role
+    hits = sorted({p for b, rs in idx.board.buses.items() if _BUS_KINDS.get(re.sub(r"\d+$", "", b.lower())) == kind
+                   for rr, p in rs.items() if rr.lower() == r})
+    if len(hits) > 1:
+        raise AmbiguousPinError(idx.board_id, name, hits)
+    return idx.pin(hits[0]) if hits else None
 
 
 def _native(idx: _BoardNames, name: str | int) -> Pin | None:
