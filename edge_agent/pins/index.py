@@ -575,8 +575,9 @@ _BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
 _ROLES = {"i2c": frozenset({"sda", "scl"}),
           "spi": frozenset({"miso", "mosi", "sck", "sclk", "ss", "cs", "nss", "copi", "cipo"}),
           "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
-_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*"
-                       r"(sda|scl|miso|mosi|sclk|sck|ss|cs|nss|copi|cipo|txd|rxd|tx|rx|cts|rts)", re.IGNORECASE)
+_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*("
+                       + "|".join(sorted({r for rs in _ROLES.values() for r in rs}, key=len, reverse=True)) + ")",
+                       re.IGNORECASE)
 
 
 def bus_role(name: str) -> tuple[str, str] | None:
@@ -596,7 +597,7 @@ def _only_bus_role(idx: _BoardNames, name: str) -> Pin | None:
     if role is None or idx.board is None:
         return None
     kind, r = role
-    hits = sorted({p for b, rs in idx.board.buses.items() if _BUS_KINDS.get(re.sub(r"\d+$", "", b.lower())) == kind
+    hits = sorted({p for b, rs in idx.board.buses.items() if _BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
                    for rr, p in rs.items() if rr.lower() == r})
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, hits)
