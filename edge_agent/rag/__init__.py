@@ -25,46 +25,22 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
-from edge_agent.pins import PinIndex, get_board, list_boards, name_key
+from edge_agent.pins import PinIndex, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
-from edge_agent.rag import boards as _boards
-from edge_agent.rag import forms as _forms
-from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.files import MAX_FILE_BYTES, Problem, read_pdf, read_text, scan
 from edge_agent.rag.parse import HEADING_WEIGHT
+from edge_agent.rag.search import BOARD_BOOST, COMPACT_CHARS, Chunk, Search
 from edge_agent.rag.store import IndexStore
 
-if TYPE_CHECKING:
-    from edge_agent.rag.postings import Postings
-
-__all__ = ["BOARD_BOOST", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "PinMatch", "Problem", "pin_index_for"]
+__all__ = ["BOARD_BOOST", "COMPACT_CHARS", "HEADING_WEIGHT", "Chunk", "FileInfo", "HardwareRag", "PinMatch", "Problem",
+           "pin_index_for"]
 
 log = logging.getLogger(__name__)
-
-BOARD_BOOST = 1.5
-#: Boost of a board or part the question itself names (stronger evidence than a configured board).
-DETECTED_BOOST = 3.0
-DEFAULT_LIMIT = 5
-COMPACT_LIMIT = 2
-COMPACT_CHARS = 600
-
-
-@dataclass(frozen=True)
-class Chunk:
-    """One ranked piece of a datasheet."""
-
-    source: str  # path relative to the datasheet directory
-    board: str | None
-    heading: str
-    text: str
-    score: float
-    page: int | None = None  # PDF page the text comes from
 
 
 @dataclass(frozen=True)
@@ -104,36 +80,19 @@ class HardwareRag(IndexStore):
         self.compact = compact
         self._alias_entries: list[AliasEntry] | None = None
         self._pin_index: PinIndex | None = None
-        self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
-        self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
-        self._nicknames: dict[str, str] | None = None
-        self._tag_term_cache: frozenset[str] | None = None
-        self._pin_owner_cache: dict[str, frozenset[str]] | None = None
-        self._file_term_cache: dict[str, frozenset[str]] = {}
-        self._name_term_cache: dict[str, frozenset[str]] = {}
-        self._code_table_cache: dict[int, bool] = {}
-        self._synced_boards: set[str] | None = None
-        self._range_cache: dict[int, frozenset[str]] = {}
-        self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
-        #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
-        self.weights: _query.Weights = _query.WEIGHTS
-        self._host_boards: dict[str, bool] = {}
-        self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
+        self._search = Search(self, self.pin_index)
+
+    @property
+    def weights(self) -> _query.Weights:
+        """The reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this."""
+        return self._search.weights
+
+    @weights.setter
+    def weights(self, value: _query.Weights) -> None:
+        self._search.weights = value
 
     def _after_sync(self) -> None:
-        boards = self._postings.boards()
-        if boards != self._synced_boards:  # names, tag words and boosts follow the boards present: a refresh
-            self._synced_boards = boards  # that changed a file of each board keeps them (10,000 part tags)
-            self._boost_cache = {}
-            self._own_boost_cache = {}
-            self._nicknames = None
-            self._tag_term_cache = None
-            self._name_word_cache = {}
-        self._code_table_cache = {}
-        self._range_cache = {}
-        self._pin_word_cache = {}
-        self._pin_owner_cache = None
-        self._host_boards = {}
+        self._search.forget()
         self._alias_entries = None
         self._pin_index = None
 
@@ -190,300 +149,23 @@ class HardwareRag(IndexStore):
 
     # --- retrieval -------------------------------------------------------------------------------
 
-    def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST) -> dict[str, float]:
-        """Boost per board tag: the named boards, then the datasheet tags they answer to (shared files).
-
-        Raises UnknownBoardError for a name that is neither a board file nor a datasheet tag.
-        """
-        present = self._postings.boards()
-        boosts: dict[str, float] = {}
-        for b in boards:
-            key = b.strip().lower()
-            try:
-                board = get_board(key)
-            except UnknownBoardError:
-                owners = [o for o in list_boards() if key in get_board(o).datasheet_tags]
-                if key not in present and not owners:
-                    raise UnknownBoardError(b, sorted(set(list_boards()) | present | _shared_tags())) from None
-                boosts[key] = base  # a datasheet-only board, or a tag several boards share (each 40-pin Pi)
-                for o in owners:
-                    boosts.setdefault(o, base)
-                continue
-            boosts[board.id] = base
-            for tag in board.datasheet_tags:
-                boosts.setdefault(tag, base)  # shared files (rpi-gpio) count as the board's own
-        return boosts
-
     def search(self, query: str, boards: Sequence[str] = (), limit: int | None = None) -> list[Chunk]:
-        """Best chunks for `query`, best first; chunks of `boards` get the board boost.
+        """Best chunks for `query`, best first (:mod:`edge_agent.rag.search`); chunks of `boards` get the
+        board boost. At most :data:`.search.COMPACT_LIMIT` shortened results in compact mode.
 
         Raises:
             UnknownBoardError: a board is neither a board file nor a datasheet tag.
         """
-        if limit is None:
-            limit = DEFAULT_LIMIT
-        if self.compact:
-            limit = min(limit, COMPACT_LIMIT)
-        terms = _text.query_terms(query)
-        if limit <= 0 or not terms:
-            return []
-        spans = self._mentions(query)
-        # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
-        df = self._postings.df
-        terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
-        terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
-        named = tuple(boards)
-        detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
-        # a Pi model's name is not written in the header file every 40-pin model shares
-        terms = _boards.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
-        # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
-        # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
-        pinned = () if detected else tuple(self.pin_boards(query, named))
-        if named and not detected and not pinned:
-            # the configured board has the pin, but the question asks for a function its files never mention
-            pinned = tuple(self._asked_elsewhere(terms, named))
-        if named and (pinned or self._names_another_board(spans, named)):
-            # a pin the configured board lacks, or another board named and not the configured one: the
-            # question is about that board, and the configured board's boost steps aside
-            named = ()
-        key = (*named, "|", *detected, "|", *pinned)
-        boosts = self._boost_cache.get(key)
-        if boosts is None:  # board files do not change while the process runs; the index is checked on sync
-            # boards the question itself names weigh more than the configured ones
-            boosts = {**self._board_boosts(named), **self._board_boosts(detected, DETECTED_BOOST),
-                      **self._board_boosts(pinned, DETECTED_BOOST)}
-            self._boost_cache[key] = boosts
-        with self._lock:
-            postings = self._postings
-            wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
-            asked_tags = tuple(dict.fromkeys(tag for tag, _ in spans))  # boards and parts the question names
-            every = len(asked_tags) < 2 and _boards.asks_every_board(query)  # "on each board": every board is asked
-            if len(asked_tags) >= 2 or every:  # several: the table setting them side by side may rank lower
-                wanted *= _query.TOGETHER_POOL
-            candidates = postings.top(terms, boosts, wanted)
-            # the boards (not parts or add-ons), decided for a tag when a rule asks, from a candidate's file if any
-            first = {postings.meta.board_of(c[3]): c[3] for c in reversed(candidates)}
-            board_tags = _boards.Boards(_board_file_tags(), lambda tag: self._is_board(tag, first.get(tag)))
-            if every:  # the table with one column per board answers
-                asked_tags = tuple(sorted(t for t in postings.boards() if t in board_tags))
-            # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
-            tag_terms = self._tag_terms() | _boards.naming_terms(name for _, name in spans)
-            exact = _query.exact_terms(terms, tag_terms)
-            # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
-            row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
-            ids = [cid for _, _, _, cid in candidates]
-            functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
-            wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
-            # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
-            rows = {r[0]: r[1:] for r in self._conn.execute(
-                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
-            found: list[_query.Candidate] = []
-            for score, rel, idx, cid in candidates:
-                heading, body = rows[cid][2], rows[cid][3]
-                found.append(_query.Candidate(
-                    score, rel, idx, cid, postings.meta.board_of(cid), heading, body,
-                    alias_list=_query.is_alias_list(heading), overview=bool(heading) and " > " not in heading,
-                    about_asked=bool(functions) and not _query.heading_functions(heading).isdisjoint(functions),
-                    code_table=wants_code and self._is_code_table(cid, body)))
-            if len(asked_tags) >= 2:
-                assert self._nicknames is not None  # read by _mentions above
-                names = _boards.names_by_tag(self._nicknames, asked_tags)
-                for c in found:
-                    c.boards_named = _boards.boards_named(c.text, names)
-            if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
-                for c in _boards.unnamed_notes(found, self._name_words(asked_tags), postings.has):
-                    c.score *= self.weights.unasked
-            _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
-                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
-            top = _query.rerank(found, limit, scoped=boosts, other_boards=board_tags, pinned=pinned,
-                                read_lines=self._line_reader(terms, exact, postings),
-                                asked=any(t in board_tags for t, _ in spans),  # the question names a board
-                                weights=self.weights)
-            out: list[Chunk] = []
-            used = 0  # characters of the results so far
-            for score, c in top:
-                rel, board, heading, body = rows[c.cid]
-                page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
-                if self.compact:  # the answering lines of a long chunk (a register table's rows past its
-                    # first 600 characters), then cut to the compact size
-                    text = self._shorten(_query.window(body, terms, exact, COMPACT_CHARS, whole_upto=COMPACT_CHARS))
-                elif used < _query.CONTEXT_CHARS:  # a long result (a 40-row pin table) would crowd the others
-                    # out of the context slot: it is cut to its answering lines
-                    text = _query.window(body, terms, exact)
-                else:  # past the slot, kept whole
-                    text = body
-                used += len(text)
-                out.append(Chunk(rel, board, heading, text, score, page))
-        return out
-
-    def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
-        """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
-        of those ("PA10 on the f401" with a Pi configured)."""
-        tags = {tag for tag, _ in spans}
-        return not tags & self._own_boosts(configured).keys() and any(self._is_board(t) for t in tags)
-
-    def _is_board(self, tag: str, cid: int | None = None) -> bool:
-        """Whether a tag is a board's, not a part's or an add-on's: a board file's or a tag one answers to, or a host
-        board's datasheet (:func:`.boards.is_host_board`: the Mega), from the file of `cid` or the tag's first chunk."""
-        if tag not in _board_file_tags() and self._host_boards.get(tag) is None:  # kept until the index changes
-            row = self._conn.execute(_FILE_ALIASES, (self._postings.meta.first_chunk(tag) if cid is None else cid,))
-            self._host_boards[tag] = _boards.names_host_pins(next(row, ("[]",))[0])
-        return tag in _board_file_tags() or self._host_boards[tag]
-
-    def _name_words(self, tags: tuple[str, ...]) -> frozenset[str]:
-        """The words of the informal names of `tags` (:func:`.boards.name_words`), kept until the index changes."""
-        if (got := self._name_word_cache.get(tags)) is None:  # (the names were read by the search's _mentions)
-            self._name_word_cache = {} if len(self._name_word_cache) >= 4096 else self._name_word_cache  # bounded
-            got = self._name_word_cache[tags] = _boards.name_words(_boards.names_by_tag(self._nicknames or {}, tags))
-        return got
-
-    def _own_boosts(self, configured: Sequence[str]) -> dict[str, float]:
-        """The configured boards with the shared files they answer to (their boosts), kept like a search's
-        boosts: board files do not change while the process runs, and the cache is dropped on sync."""
-        key = tuple(configured)
-        own = self._own_boost_cache.get(key)
-        if own is None:
-            own = self._own_boost_cache[key] = self._board_boosts(configured)
-        return own
+        return self._search.search(query, boards, limit, compact=self.compact)
 
     def detect_boards(self, query: str) -> list[str]:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
-        return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
-
-    def _mentions(self, query: str) -> list[tuple[str, str]]:
-        if self._nicknames is None:  # the index's tags and every board with a board file (a Zero 2 W answers
-            # through the shared header file even when no file of its own is indexed)
-            self._nicknames = _boards.nicknames(set(self._postings.boards()) | set(list_boards()))
-        return _boards.mentions(query, self._nicknames)
+        return self._search.detect_boards(query)
 
     def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of
         the `configured` boards (or the shared files they answer to) has is theirs and points nowhere else."""
-        if not _boards.names_chip_pin(query):  # the pin index of a large library is big: build it only
-            return []  # for a question it can answer
-        if configured and _native_pins(configured).issuperset(_boards.chip_pins(query)):
-            return []  # the configured board's own pins (GPIO17 on a Pi): no other board is meant
-        if self._pin_owner_cache is None:
-            self._pin_owner_cache = _boards.pin_owners(self.pin_index())
-        present = self._postings.boards()
-        tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
-        return [t for t in _boards.pin_boards(query, self._pin_owner_cache, tags)
-                if t in present or t in _board_file_tags()]
-
-    def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
-        """Other boards (with a board file) meant by a question naming a chip pin the configured boards have
-        together with a word their files never use, where another board writes it on that pin's line ("GPIO4
-        touch pad" with a Pi configured is the ESP32's touch channel TOUCH0), or with a word their files never
-        write beside a pin that another board writes as a numbered signal on the pin's line ("GPIO25 dac channel":
-        the Pi's notes name DAC HATs but no DAC pin, the ESP32's row reads DAC_1). A word the configured boards
-        write beside a pin, or one no other board writes on a line with this pin, keeps the question theirs."""
-        pins = [t for t in terms if _boards.is_chip_pin(t)]
-        if not pins:
-            return []
-        tag_terms = self._tag_terms()
-        words = [t for t in terms if len(t) > 2 and not any(ch.isdigit() for ch in t) and t not in tag_terms
-                 and t not in _query.PIN_WORDS]
-        postings = self._postings
-        own = self._own_boosts(configured)
-        own_ids = sorted(cid for tag in own for cid in postings.board_chunk_ids(tag))
-        if not words or not own_ids:
-            return []
-        unheld = [w for w in words if not postings.holding(w, own_ids)]
-        # a word their files do use, but never beside a pin (the Pi's notes name DAC HATs, not a DAC pin), counts
-        # only as a numbered signal on the other board's pin line (DAC_1, TOUCH0): a pin function
-        said = self._pin_words(tuple(own), own_ids)
-        unpinned = [w for w in words if w not in said and w not in unheld]
-        if not unheld and not unpinned:
-            return []
-        present = postings.boards()
-        others = sorted(cid for b in _board_file_tags() if b in present and b not in own
-                        for cid in postings.board_chunk_ids(b))
-        other = sorted({cid for pin in pins for cid in postings.holding(pin, others)})
-        if not other:
-            return []
-        rows = self._conn.execute(f"SELECT id, text FROM chunks WHERE id IN ({', '.join('?' * len(other))})", other)
-        # the pin's own row or sentence names the function ("| GPIO25 | DAC_1 |", "GPIO4, ADC2_CH0, TOUCH0"), not
-        # just the same chunk
-        return sorted({b for cid, text in rows if _boards.pin_line_names(text, pins, unheld, unpinned)
-                       and (b := postings.meta.board_of(cid)) is not None})
-
-    def _pin_words(self, tags: tuple[str, ...], ids: list[int]) -> frozenset[str]:
-        """The words the chunks `ids` (the files of boards `tags`) write on a line holding a chip pin, with the
-        family of each numbered one (``touch`` for ``TOUCH0``); kept until the index changes."""
-        got = self._pin_word_cache.get(tags)
-        if got is None:
-            words: set[str] = set()
-            for at in range(0, len(ids), 500):
-                part = ids[at:at + 500]
-                for (text,) in self._conn.execute(
-                        f"SELECT text FROM chunks WHERE id IN ({', '.join('?' * len(part))})", part):
-                    words.update(_boards.pin_line_words(text))
-            got = self._pin_word_cache[tags] = frozenset(words)
-        return got
-
-    def _is_code_table(self, cid: int, body: str) -> bool:
-        """Whether a chunk is a register or command table (remembered per chunk until the index changes)."""
-        got = self._code_table_cache.get(cid)
-        if got is None:
-            if len(self._code_table_cache) >= 8192:  # a bounded memo: a large library's chunks come and go
-                self._code_table_cache.clear()
-            got = self._code_table_cache[cid] = _query.is_code_table(body)
-        return got
-
-    def _range_pins(self, cid: int, body: str) -> frozenset[str]:
-        """The pins a chunk names through ranges (remembered per chunk until the index changes)."""
-        got = self._range_cache.get(cid)
-        if got is None:
-            if len(self._range_cache) >= 8192:  # a bounded memo, as for the register-table test
-                self._range_cache.clear()
-            got = self._range_cache[cid] = _query.range_pins(body)
-        return got
-
-    def _tag_terms(self) -> frozenset[str]:
-        """Tokens of every datasheet tag: a board or part name in a question, not a pin or register."""
-        if self._tag_term_cache is None:
-            self._tag_term_cache = _boards.tag_words(self._postings.boards())
-        return self._tag_term_cache
-
-    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings
-                     ) -> Callable[[_query.Candidate], float]:
-        """A candidate's best line (:func:`lines.line_share`), read when the reranking asks (for the sections that
-        could come first in their file). The question's words are weighted by idf, less those naming the
-        candidate's own file or board: they tell the file, not the section. A file's overview describes the part,
-        and is not read."""
-        idf: dict[str, float] = {}
-
-        def read(c: _query.Candidate) -> float:
-            if c.overview:
-                return 0.0
-            if not idf:
-                idf.update((t, postings.idf_k(t)) for t in terms)
-            named = self._name_terms(c.source, c.board)
-            return _lines.line_share(c.text, c.heading, {t: w for t, w in idf.items() if t not in named}, exact)
-
-        return read
-
-    def _name_terms(self, rel: str, board: str | None) -> frozenset[str]:
-        """Tokens of a file's name and its board tag."""
-        got = self._name_term_cache.get(rel)
-        if got is None:
-            got = self._name_term_cache[rel] = self._file_terms(rel) | frozenset(_text.tokens(board or ""))
-        return got
-
-    def _file_terms(self, rel: str) -> frozenset[str]:
-        got = self._file_term_cache.get(rel)
-        if got is None:
-            got = self._file_term_cache[rel] = frozenset(_text.tokens(rel.rsplit(".", 1)[0].replace("/", " ")))
-        return got
-
-    @staticmethod
-    def _shorten(body: str) -> str:
-        if len(body) <= COMPACT_CHARS:
-            return body
-        cut = body.rfind("\n", 0, COMPACT_CHARS)
-        if cut < COMPACT_CHARS // 3:
-            cut = body.rfind(" ", 0, COMPACT_CHARS)
-        return body[: max(cut, 1)].rstrip() + "\n…"
+        return self._search.pin_boards(query, configured)
 
     def context(self, query: str, boards: Sequence[str] = (), pins: PinIndex | None = None) -> str:
         """The agent context block: `[Pin aliases for query]` then `[Hardware documentation]`.
@@ -596,68 +278,6 @@ class HardwareRag(IndexStore):
             raise DatasheetError(f"{source} has no section {heading!r}; sections: {', '.join(headings)}")
         return _join_sections(picked)
 
-
-#: The alias lines of the file holding a chunk.
-_FILE_ALIASES = "SELECT f.aliases FROM chunks c JOIN files f ON f.rel = c.rel WHERE c.id = ?"
-
-
-def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:
-    """Whether a candidate holds a term, each term's candidates found in one search of its chunk ids."""
-    held: dict[str, set[int]] = {}
-
-    def has_term(term: str, cid: int) -> bool:
-        got = held.get(term)
-        if got is None:
-            got = held[term] = postings.holding(term, ids)
-        return cid in got if cid in ids else postings.has(term, cid)
-
-    return has_term
-
-
-_BOARD_FILE_TAGS: frozenset[str] | None = None
-
-
-def _board_file_tags() -> frozenset[str]:
-    """Tags of the boards with a board file (their ids and the datasheet tags they answer to)."""
-    global _BOARD_FILE_TAGS
-    if _BOARD_FILE_TAGS is None:
-        _BOARD_FILE_TAGS = frozenset(t for b in list_boards() for t in (b, *get_board(b).datasheet_tags))
-    return _BOARD_FILE_TAGS
-
-
-def _native_pins(boards: Sequence[str]) -> frozenset[str]:
-    """Name keys of the pins the board files among `boards` define (a datasheet-only tag has none here)."""
-    keys: set[str] = set()
-    for b in boards:
-        try:
-            keys.update(name_key(p.name) for p in get_board(b.strip().lower()).pins)
-        except UnknownBoardError:
-            continue
-    return frozenset(keys)
-
-
-def _answers_shared_tag(board: str) -> bool:
-    """Whether `board` is a board file answering to a datasheet tag other boards share (each 40-pin Pi)."""
-    return board in _shared()[1]
-
-
-def _shared_tags() -> frozenset[str]:
-    """Datasheet tags several board files answer to (rpi-gpio: the header of every 40-pin Pi)."""
-    return _shared()[0]
-
-
-_SHARED: tuple[frozenset[str], frozenset[str]] | None = None
-
-
-def _shared() -> tuple[frozenset[str], frozenset[str]]:
-    """The datasheet tags several board files answer to, and those board files (read once, like the board
-    files' tags: looking the board files up costs a path resolution each, on every question naming a board)."""
-    global _SHARED
-    if _SHARED is None:
-        tags = [t for b in list_boards() for t in get_board(b).datasheet_tags]
-        shared = frozenset(t for t in tags if tags.count(t) > 1)
-        _SHARED = shared, frozenset(b for b in list_boards() if not shared.isdisjoint(get_board(b).datasheet_tags))
-    return _SHARED
 
 
 def _match_word(part: str, words: set[str]) -> bool:
