@@ -338,43 +338,11 @@ def _period(header: list[str]) -> int:
     return width
 
 
-#: Tables whose names are kept (see :func:`_parse_tables`); past it the memo starts again.
-_TABLE_MEMO_SIZE = 4096
-#: (nearest heading, table lines) -> the names the table gives, as (line offset from its header, name, pin, kind).
-_table_memo: dict[tuple[str, tuple[str, ...]], list[tuple[int, str, str, str]]] = {}
-
-
-def forget_tables() -> None:
-    """Drop the memo of parsed tables (after a large build it holds thousands of tables nothing reads again)."""
-    _table_memo.clear()
-
-
 def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, tag: str,
                   entries: list[AliasEntry], problems: list[Problem]) -> None:
-    """The names of every pin, connector, function and bus table outside alias sections. What a table gives
-    depends only on its lines and its nearest heading (which may name a connector), so the names of each
-    distinct table are kept (a library repeats a chip's pin tables in every board or module file built on
-    it)."""
+    """The names of every pin, connector, function and bus table outside alias sections."""
     for head_at, heading, row_at in _tables(lines, skip):
-        end = row_at[-1] + 1 if row_at else head_at + 2
-        key = (heading.rsplit(" > ", 1)[-1], tuple(lines[head_at:end]))  # the nearest heading may name a connector
-        got = _table_memo.get(key)
-        if got is not None:
-            entries.extend(AliasEntry(tag, name, value, source, head_at + line, "native", kind, heading)
-                           for line, name, value, kind in got)
-            continue
-        found: list[AliasEntry] = []
-        said: list[Problem] = []
-        _parse_table(lines, head_at, heading, row_at, source, tag, found, said)
-        entries.extend(found)
-        problems.extend(said)
-        # kept: tables giving names (a register map or a specification table giving none is passed over
-        # at about the cost of a look-up, and would crowd the kept ones out); not kept: a table reporting a
-        # problem, parsed again each time so that its messages name the file's own lines
-        if found and not said:
-            if len(_table_memo) >= _TABLE_MEMO_SIZE:
-                _table_memo.clear()
-            _table_memo[key] = [(e.line - head_at, e.alias, e.value, e.kind) for e in found]
+        _parse_table(lines, head_at, heading, row_at, source, tag, entries, problems)
 
 
 def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int], source: str, tag: str,

@@ -27,7 +27,7 @@ from typing import Any
 
 from edge_agent.errors import DatasheetError
 from edge_agent.paths import private_file
-from edge_agent.pins.datasheet import PIN_RULES, forget_tables
+from edge_agent.pins.datasheet import PIN_RULES
 from edge_agent.rag import parse as _parse
 from edge_agent.rag import shards as _shards
 from edge_agent.rag import text as _text
@@ -240,7 +240,6 @@ class IndexStore:
             log.info("datasheet index: %(indexed)d file(s) indexed, %(reused)d reused, %(removed)d removed", stats)
         if stats["indexed"] >= TRIM_FROM_FILES:
             _text.forget_spellings()
-            forget_tables()
             give_back_memory()
         elif not ours and stats["files"] >= TRIM_FROM_FILES:
             # opening a large index read every file's stat row and walked the directory: that heap is free now
