@@ -116,6 +116,7 @@ class IndexStore:
         self._next_id = 1
         self._builder: SnapshotBuilder | None = None
         self._meta: ChunkTable | None = None  # live chunks, kept in step
+        self._meta_read = False  # whether this pass read the live chunks from every chunk row
         self._base_ids: bytearray | None = None  # chunks the stored postings cover (a byte per chunk id)
         self._rows: tuple[bytearray, TermStore] | None = None  # the stored rows read so far, and for which ids
         self._seen_gen: Any = None  # the index generation this process last saw or wrote
@@ -226,8 +227,14 @@ class IndexStore:
                     self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('index_gen', ?)", (self._seen_gen,))
                 else:
                     self._seen_gen = gen[0] if gen else None
+                self._meta_read = False
                 if changed or self._meta is None or not self._postings.n:
                     self._postings = self._load_postings()
+                if self._meta_read or stats["indexed"] >= TRIM_FROM_FILES:
+                    # the next restart reads the live-chunk table in one record, not every chunk's row; a small
+                    # refresh leaves the record behind (its generation) and the next restart that reads the rows
+                    # writes it again
+                    self._write_chunk_record()
                 self._conn.execute("COMMIT")
             except BaseException:
                 self._conn.execute("ROLLBACK")
@@ -345,13 +352,34 @@ class IndexStore:
                            (marshal.dumps(dict(self._df_adjust)),))
 
     def _live_meta(self) -> ChunkTable:
-        """(source, position, board, weighted length) of every live chunk: read once, then kept in step."""
+        """(source, position, board, weighted length) of every live chunk: read once, then kept in step. A
+        restart reads the table's stored record when it belongs to the index as it is now (the generation
+        this pass saw), else every chunk row."""
         if self._meta is None:
-            table = ChunkTable()
-            # a restart of a large index: a file's chunks are added at once, not 165,000 chunks one by one
-            table.add_rows(self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks ORDER BY id"))
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'chunk_table'").fetchone()
+            table = None if row is None or self._seen_gen is None else ChunkTable.from_record(row[0], self._seen_gen)
+            if table is None:
+                table = ChunkTable()
+                # a file's chunks are added at once, not 165,000 chunks one by one
+                table.add_rows(self._conn.execute("SELECT id, rel, idx, board, dl FROM chunks ORDER BY id"))
+                self._meta_read = True
             self._meta = table
         return self._meta
+
+    def _write_chunk_record(self) -> None:
+        """Store the live-chunk table as one record naming this pass's index generation, inside the pass's
+        transaction (so it commits with the rows it describes). A pass that could only read (another process
+        is writing, or the file is read-only) goes on without it: waiting for the lock is not worth it."""
+        if self.db_path is None or self._meta is None or self._seen_gen is None:
+            return
+        record = self._meta.to_record(self._seen_gen)
+        self._conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('chunk_table', ?)", (record,))
+        except sqlite3.OperationalError as exc:
+            log.debug("datasheet index: chunk table record not stored (%s)", exc)
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout = {int(_BUSY_TIMEOUT_S * 1000)}")
 
     def _load_postings(self) -> Postings:
         """Stored postings + delta + tombstones; rewrites the stored postings when the delta grows past a fifth."""
