@@ -182,7 +182,10 @@ class Search:
             if every:  # the table with one column per board answers
                 asked_tags = tuple(sorted(t for t in postings.boards() if t in board_tags))
             # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
-            tag_terms = self._tag_terms() | _boards.naming_terms(name for _, name in spans)
+            # (only the question's own terms are looked up: the union with every tag's words, 10,000 part names on
+            # a large library, would copy that set on each search)
+            every_tag = self._tag_terms()
+            tag_terms = {t for t in terms if t in every_tag} | _boards.naming_terms(name for _, name in spans)
             exact = _query.exact_terms(terms, tag_terms)
             # the question's words beside its chip pin: not board names, pins or numbers, nor "pin" itself
             row_words = {t for t in terms if t not in exact and t not in tag_terms and t not in _query.PIN_WORDS}
