@@ -10,8 +10,14 @@ datasheets before an earlier round's pin-index changes, measured at its end and 
 PIN_LOOKUPS_HELD_OUT_3 was written from the datasheets before an earlier round's changes, measured at
 its end and seen since; PIN_LOOKUPS_HELD_OUT_4 was written from the datasheets before an earlier
 round's changes, measured at its end and seen since; PIN_LOOKUPS_HELD_OUT_5 was written from the
-datasheets before this round's pin-index changes and is sealed: bench/rag.py resolves it only in the
-final full run, never in tuning runs.
+datasheets before an earlier round's pin-index changes, measured at its end and seen since;
+PIN_LOOKUPS_HELD_OUT_6 was written from the datasheets before this round's pin-index changes and is
+sealed: bench/rag.py resolves it only in the final full run, never in tuning runs.
+
+A `pin` of ``!unknown`` or ``!ambiguous`` is a lookup that must be refused rather than answered: a name
+the board does not have (an A6 on a DIP-package Uno, PB11 on the LQFP64 STM32F446RE, LED_BUILTIN on a
+board without a user LED) must raise UnknownPinError, and a name several of the board's pins carry
+equally (UART1 TX on a Pico, whose UART1 can sit on three pin groups) must raise AmbiguousPinError.
 """
 
 from __future__ import annotations
@@ -572,4 +578,178 @@ esp32-devkitc; J3-3; GPIO22
 rpi-pico; pin 24; GP18
 rpi-pico; pin 31; GP26
 rpi-zero-2w; spi_ce1; GPIO7
+""", "bundled")
+
+PIN_LOOKUPS_HELD_OUT_6: tuple[PinLookup, ...] = _set("""
+arduino-mega2560; 54; PF0
+arduino-mega2560; D14; PJ1
+arduino-mega2560; D17; PH0
+arduino-mega2560; D1; PE1
+arduino-nano; 20; ADC6
+arduino-nano; 21; ADC7
+arduino-nano; D2; PD2
+arduino-nano; D7; PD7
+arduino-nano; D8; PB0
+arduino-nano; I2C SCL; PC5
+arduino-uno; A2; PC2
+arduino-uno; D17; PC3
+arduino-uno; D19; PC5
+arduino-uno; 18; PC4
+arduino-uno; PIN_SPI_SCK; PB5
+arduino-uno; PIN_WIRE_SCL; PC5
+arduino-uno; PIN_SPI_MOSI; PB3
+arduino-uno; ADC0; PC0
+arduino-uno; SPI SS; PB2
+arduino-uno; D0; PD0
+arduino-uno; D15; PC1
+arduino-uno; PIN_SPI_SS; PB2
+arduino-uno; SPI MISO; PB4
+automation-hat; Input 1; GPIO26
+automation-hat; pin 36; GPIO16
+automation-hat; pin 29; GPIO5
+automation-hat; Relay 3; GPIO16
+automation-hat; Output 1; GPIO5
+automation-hat; pin 38; GPIO20
+blinkt; pin 18; GPIO24
+enviro-phat; pin 5; GPIO3
+enviro-phat; pin 3; GPIO2
+enviro-plus; pin 15; GPIO22
+enviro-plus; pin 13; GPIO27
+enviro-plus; pin 23; GPIO11
+enviro-plus; pin 19; GPIO10
+esp32-devkitc; IO25; GPIO25
+esp32-devkitc; ADC1_CH6; GPIO34
+esp32-devkitc; ADC2_CH8; GPIO25
+esp32-devkitc; UART2 TX; GPIO17
+esp32-devkitc; IO4; GPIO4
+esp32-devkitc; ADC2_CH3; GPIO15
+esp32-devkitc; IO34; GPIO34
+esp32-devkitc; IO27; GPIO27
+esp32-devkitc; IO16; GPIO16
+esp32-devkitc; ADC1_CH0; GPIO36
+esp32-devkitc; ADC2_CH1; GPIO0
+esp32-devkitc; ADC2_CH9; GPIO26
+esp32-devkitc; VSPI MOSI; GPIO23
+esp32-devkitc; UART2 RX; GPIO16
+explorer-hat-pro; MOTOR1_MINUS; GPIO20
+explorer-hat-pro; pin 22; GPIO25
+explorer-hat-pro; pin 38; GPIO20
+explorer-hat-pro; Input 4; GPIO25
+explorer-hat-pro; LED 2; GPIO17
+explorer-hat-pro; pin 40; GPIO21
+explorer-hat-pro; pin 33; GPIO13
+fan-shim; pin 10; GPIO15
+nrf52840dk; UART1 RX; P1.01
+nrf52840dk; AIN5; P0.29
+nrf52840dk; UART1 TX; P1.02
+nucleo-f401re; I2C3 SCL; PA8
+nucleo-f401re; USART2 RX; PA3
+nucleo-f401re; SPI1 MISO; PA6
+nucleo-f401re; ADC1_IN11; PC1
+nucleo-f401re; TIM3_CH1; PB4
+nucleo-f401re; I2C2 SCL; PB10
+nucleo-f401re; SPI1 MOSI; PA7
+nucleo-f446re; SPI1_NSS; PA4
+nucleo-f446re; D11; PA7
+nucleo-f446re; D8; PA9
+nucleo-f446re; A1; PA1
+nucleo-f446re; D9; PC7
+nucleo-f446re; A4; PC1
+nucleo-g071rb; USART1 RX; PC5
+nucleo-g071rb; SPI1 NSS; PB0
+nucleo-g071rb; USART1 TX; PC4
+nucleo-l476rg; D6; PB10
+nucleo-l476rg; A1; PA1
+nucleo-l476rg; D7; PA8
+piglow; pin 5; GPIO3
+piglow; pin 3; GPIO2
+rpi-4b; SPI3_CE0; GPIO0
+rpi-4b; UART4 TXD; GPIO8
+rpi-4b; SPI6 MISO; GPIO19
+rpi-4b; SD1 CMD; GPIO23
+rpi-4b; JTAG TDI; GPIO26
+rpi-4b; pin 33; GPIO13
+rpi-4b; UART3 TXD; GPIO4
+rpi-4b; SPI4 SCLK; GPIO7
+rpi-4b; SPI4 MISO; GPIO5
+rpi-4b; SPI5 MOSI; GPIO14
+rpi-4b; JTAG RTCK; GPIO23
+rpi-4b; I2CSL MISO; GPIO9
+rpi-5; UART1 CTS; GPIO2
+rpi-5; SPI2 SCLK; GPIO3
+rpi-5; I2S1 WS; GPIO19
+rpi-5; MIC DAT0; GPIO26
+rpi-5; SPI0 SIO3; GPIO0
+rpi-5; pin 35; GPIO19
+rpi-5; AAUD LEFT; GPIO12
+rpi-5; UART0 RI; GPIO4
+rpi-5; SPI3 SCLK; GPIO7
+rpi-5; I2S1 SDO0; GPIO21
+rpi-5; MIC DAT1; GPIO27
+rpi-gpio; pin 15; GPIO22
+rpi-gpio; pin 37; GPIO26
+rpi-gpio; pin 31; GPIO6
+rpi-gpio; MISO; GPIO9
+rpi-gpio; UART0 RX; GPIO15
+rpi-gpio; SPI0 CE0; GPIO8
+rpi-gpio; EEPROM SCL; GPIO1
+rpi-gpio; I2C1 SCL; GPIO3
+rpi-gpio; pin 28; GPIO1
+rpi-gpio; SPI0 SCLK; GPIO11
+rpi-gpio; EEPROM SDA; GPIO0
+rpi-gpio; pin 36; GPIO16
+rpi-pico; pin 4; GP2
+rpi-pico; pin 14; GP10
+rpi-pico; ADC1; GP27
+rpi-pico; I2C_SCL; GP5
+rpi-pico; PWM7 B; GP15
+rpi-pico; pin 17; GP13
+rpi-pico; PWM4 A; GP8
+rpi-pico; ADC3; GP29
+rpi-zero-2w; pin 22; GPIO25
+rpi-zero-2w; pin 29; GPIO5
+rpi-zero-2w; SPI0 MOSI; GPIO10
+rpi-zero-2w; pin 36; GPIO16
+rpi-zero-2w; UART0 TX; GPIO14
+sense-hat; pin 16; GPIO23
+sense-hat; pin 18; GPIO24
+traffic-hat; pin 15; GPIO22
+traffic-hat; LED1; GPIO22
+traffic-hat; pin 22; GPIO25
+arduino-uno; A6; !unknown
+esp32-devkitc; LED_BUILTIN; !unknown
+nucleo-f446re; PB11; !unknown
+rpi-pico; GP30; !unknown
+nucleo-g071rb; LD2; !unknown
+arduino-mega2560; A16; !unknown
+rpi-pico; UART1 TX; !ambiguous
+nucleo-l476rg; I2C SDA; !ambiguous
+rpi-4b; I2C3 SDA; !ambiguous
+""") + _set("""
+arduino-uno; D12; PB4
+arduino-uno; MOSI; PB3
+arduino-uno; SS; PB2
+arduino-uno; D11; PB3
+arduino-uno; RX; PD0
+nucleo-f401re; CN5-5; PA6
+nucleo-f401re; CN8-6; PC0
+nucleo-f401re; CN9-4; PB3
+nucleo-f401re; D5; PB4
+nucleo-f401re; A3; PB0
+nucleo-f446re; can1_tx; PB9
+nucleo-f446re; user_button; PC13
+nucleo-l476rg; D6; PB10
+rpi-4b; J8-7; GPIO4
+rpi-4b; txd; GPIO14
+rpi-4b; pin 24; GPIO8
+rpi-5; J8-29; GPIO5
+rpi-5; spi_miso; GPIO9
+rpi-gpio; J8-16; GPIO23
+rpi-pico; pin 22; GP17
+rpi-pico; pin 2; GP1
+rpi-zero-2w; J8-26; GPIO7
+rpi-zero-2w; sda; GPIO2
+rpi-zero-2w; pin 37; GPIO26
+esp32-devkitc; LED_BUILTIN; !unknown
+rpi-4b; LED_BUILTIN; !unknown
 """, "bundled")

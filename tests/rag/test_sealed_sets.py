@@ -1,6 +1,7 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
-board and pin the data holds. The sealed ones (held-out 8 questions, fifth held-out pin lookups) are ranked
-or resolved only by the final bench run, so their totals stay unseen while ranking changes are tried."""
+board and pin the data holds (or, for a lookup that must be refused, says why). The sealed ones (held-out 9
+questions, sixth held-out pin lookups) are ranked or resolved only by the final bench run, so their totals
+stay unseen while ranking changes are tried."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_3,
     PIN_LOOKUPS_HELD_OUT_4,
     PIN_LOOKUPS_HELD_OUT_5,
+    PIN_LOOKUPS_HELD_OUT_6,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -31,7 +33,10 @@ from bench._rag_heldout5 import HELD_OUT_5  # noqa: E402
 from bench._rag_heldout6 import HELD_OUT_6  # noqa: E402
 from bench._rag_heldout7 import HELD_OUT_7  # noqa: E402
 from bench._rag_heldout8 import HELD_OUT_8  # noqa: E402
+from bench._rag_heldout9 import HELD_OUT_9  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
+
+REFUSALS = ("!unknown", "!ambiguous")
 
 
 def _roots(shared: Path) -> dict[str, Path]:
@@ -42,8 +47,9 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
 
 
 @pytest.mark.parametrize(("questions", "before"), [(HELD_OUT_6, EARLIER), (HELD_OUT_7, (*EARLIER, HELD_OUT_6)),
-                                                  (HELD_OUT_8, (*EARLIER, HELD_OUT_6, HELD_OUT_7))],
-                         ids=["held-out-6", "held-out-7", "held-out-8"])
+                                                  (HELD_OUT_8, (*EARLIER, HELD_OUT_6, HELD_OUT_7)),
+                                                  (HELD_OUT_9, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8))],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9"])
 def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
                                                           before: tuple[tuple[Question, ...], ...]) -> None:
     assert len(questions) >= 120
@@ -53,8 +59,8 @@ def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Questi
     assert {q.corpus for q in questions} == {"shared", "bundled"}
 
 
-@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8],
-                         ids=["held-out-6", "held-out-7", "held-out-8"])
+@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9"])
 def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
                                                                      shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
@@ -75,7 +81,9 @@ def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: t
     (PIN_LOOKUPS_HELD_OUT_4, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3)),
     (PIN_LOOKUPS_HELD_OUT_5, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
                               PIN_LOOKUPS_HELD_OUT_4)),
-], ids=["lookups-3", "lookups-4", "lookups-5"])
+    (PIN_LOOKUPS_HELD_OUT_6, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
+                              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5)),
+], ids=["lookups-3", "lookups-4", "lookups-5", "lookups-6"])
 def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
         lookups: tuple[PinLookup, ...], before: tuple[tuple[PinLookup, ...], ...], shared_corpus: Path) -> None:
     seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
@@ -89,6 +97,10 @@ def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datashe
     for lk in lookups:
         idx = index[lk.corpus]
         assert lk.board in idx.known_boards(), lk
+        if lk.pin.startswith("!"):
+            # a lookup that must be refused names no pin to find on a line, only the refusal it expects
+            assert lk.pin in REFUSALS, lk
+            continue
         # the board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)
         files = [idx.board(b) for b in idx.applies_to(lk.board)]
         stems = {lk.board} | {t for b in files if b is not None for t in b.datasheet_tags}
@@ -99,7 +111,12 @@ def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datashe
         def word(w: str, line: str) -> bool:
             return re.search(rf"(?<![\w.]){re.escape(w)}(?![\w.])", line, re.IGNORECASE) is not None
 
+        def holds(p: str, line: str) -> bool:
+            # a SoC alternate-function table heads each row with the bare GPIO number (| 8 | SPI0 CE0 | ...)
+            number = re.fullmatch(r"(?:GPIO|GP)(\d+)", p)
+            return word(p, line) or (number is not None and re.match(rf"\|\s*{number[1]}\s*\|", line) is not None)
+
         # the name and its pin on one line: an alias line, a table row (either pair of a two-pair row)
-        if not any(word(name, line) and any(word(p, line) for p in lk.pin.split("|")) for line in text.splitlines()):
+        if not any(word(name, line) and any(holds(p, line) for p in lk.pin.split("|")) for line in text.splitlines()):
             wrong.append(lk)
     assert not wrong
