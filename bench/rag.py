@@ -3,9 +3,9 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the seven former held-out sets (bench/_rag_heldout.py to _rag_heldout7.py,
+  changes are tried against), the eight former held-out sets (bench/_rag_heldout.py to _rag_heldout8.py,
   measured in earlier rounds and seen since) and, only in the full run that writes BENCHMARKS.md, the
-  sealed held-out 8 (bench/_rag_heldout8.py, written before this round's ranking changes), over
+  sealed held-out 9 (bench/_rag_heldout9.py, written before this round's ranking changes), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -350,8 +350,9 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 
 def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and former held-out pin lookups,
-    and on the sealed fifth held-out set only when `sealed` (the final full run; tuning runs leave it
-    unresolved so its result cannot steer a change)."""
+    and on the sealed sixth held-out set only when `sealed` (the final full run; tuning runs leave it
+    unresolved so its result cannot steer a change). A lookup whose pin is ``!unknown`` or ``!ambiguous``
+    is right only when it is refused with that error: a guess counts as a miss."""
     import logging
 
     from bench._pin_lookups import (
@@ -360,16 +361,19 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
         PIN_LOOKUPS_HELD_OUT_2,
         PIN_LOOKUPS_HELD_OUT_3,
         PIN_LOOKUPS_HELD_OUT_4,
+        PIN_LOOKUPS_HELD_OUT_5,
     )
+    from edge_agent.errors import AmbiguousPinError, UnknownPinError
     from edge_agent.rag import pin_index_for
 
     sets = [("tuning", PIN_LOOKUPS), ("former held-out 1", PIN_LOOKUPS_HELD_OUT),
             ("former held-out 2", PIN_LOOKUPS_HELD_OUT_2), ("former held-out 3", PIN_LOOKUPS_HELD_OUT_3),
-            ("former held-out 4", PIN_LOOKUPS_HELD_OUT_4)]
+            ("former held-out 4", PIN_LOOKUPS_HELD_OUT_4), ("former held-out 5", PIN_LOOKUPS_HELD_OUT_5)]
     if sealed:
-        from bench._pin_lookups import PIN_LOOKUPS_HELD_OUT_5
+        from bench._pin_lookups import PIN_LOOKUPS_HELD_OUT_6
 
-        sets.append(("held-out 5", PIN_LOOKUPS_HELD_OUT_5))
+        sets.append(("held-out 6", PIN_LOOKUPS_HELD_OUT_6))
+    refusals = {"!unknown": UnknownPinError, "!ambiguous": AmbiguousPinError}
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
         index = {name: pin_index_for(root) for name, root in _roots().items()}
@@ -381,6 +385,8 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
                     got = index[lk.corpus].resolve(lk.board, lk.name).name
                 except Exception as exc:  # noqa: BLE001 - a refused lookup is a miss, reported with its reason
                     got = f"{type(exc).__name__}"
+                    if lk.pin in refusals and isinstance(exc, refusals[lk.pin]):
+                        got = lk.pin
                 if got not in lk.pin.split("|"):
                     misses.append(f"{lk.name} on {lk.board} ({lk.corpus}): {got}, expected {lk.pin}")
             out[set_name] = (len(lookups), len(lookups) - len(misses), misses)
@@ -391,7 +397,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
 
 def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and former held-out sets (limit 5), and on
-    the sealed held-out 8 only when `sealed` (the final full run; tuning runs never rank it)."""
+    the sealed held-out 9 only when `sealed` (the final full run; tuning runs never rank it)."""
     from bench._rag_heldout import HELD_OUT
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
@@ -399,6 +405,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     from bench._rag_heldout5 import HELD_OUT_5
     from bench._rag_heldout6 import HELD_OUT_6
     from bench._rag_heldout7 import HELD_OUT_7
+    from bench._rag_heldout8 import HELD_OUT_8
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -408,11 +415,11 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     out: dict[str, dict[str, float]] = {}
     sets = [("tuning", QUESTIONS), ("former held-out 1", HELD_OUT), ("former held-out 2", HELD_OUT_2),
             ("former held-out 3", HELD_OUT_3), ("former held-out 4", HELD_OUT_4), ("former held-out 5", HELD_OUT_5),
-            ("former held-out 6", HELD_OUT_6), ("former held-out 7", HELD_OUT_7)]
+            ("former held-out 6", HELD_OUT_6), ("former held-out 7", HELD_OUT_7), ("former held-out 8", HELD_OUT_8)]
     if sealed:
-        from bench._rag_heldout8 import HELD_OUT_8
+        from bench._rag_heldout9 import HELD_OUT_9
 
-        sets.append(("held-out 8", HELD_OUT_8))
+        sets.append(("held-out 9", HELD_OUT_9))
     for set_name, questions in sets:
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
@@ -431,26 +438,29 @@ Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference
 (one chunk per file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased
 file, +2.0 for a named board, stable sort), measured in the same run. Question sets in a field
 engineer's words over `../shared/corpus/datasheets` and the bundled datasheets: the tuning set
-(`bench/_rag_questions.py`), on which ranking changes were tried; five former held-out sets, each
+(`bench/_rag_questions.py`), on which ranking changes were tried; eight former held-out sets, each
 written before a round of ranking changes and only measured in that round, since looked at and now
 tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`: pin names as the only hint of the
 board, the shared Pi header asked through one model, two-pair tables, everyday words;
 `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
 `_rag_heldout4.py`; `_rag_heldout5.py`: the same kinds plus timing and boot modes; `_rag_heldout6.py`,
 161 questions, many answered in a file's later sections; `_rag_heldout7.py`, 298 questions of all these
-kinds over every file of both directories, plus symptoms and questions naming several boards); and
-held-out 8 (`bench/_rag_heldout8.py`, 261 questions of the same kinds over every file of both
-directories, mostly in sections other than a file's first), written from the datasheets before this
-round's ranking changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning
-runs never rank it. A hit is a result
+kinds over every file of both directories, plus symptoms and questions naming several boards;
+`_rag_heldout8.py`, 261 questions of the same kinds, mostly in sections other than a file's first); and
+held-out 9 (`bench/_rag_heldout9.py`, 338 questions of the same kinds over every file of both
+directories, mostly in sections other than a file's first, plus questions with a board configured and
+none named), written from the datasheets before this round's ranking changes and sealed: only this
+full run measures it (`quality(sealed=True)`), tuning runs never rank it. A hit is a result
 from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies
 in the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >=
-0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-7 and on held-out 8; query p50
+0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-8 and on held-out 9; query p50
 >= 20x the reference. Pin lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the
-same two directories; the four former held-out sets measured in earlier rounds and seen since, the fifth
-held-out set, 140 lookups, written before this round's pin-index changes and sealed like held-out 8) are
-counted right
+same two directories; the five former held-out sets measured in earlier rounds and seen since, and the
+sixth held-out set, 170 lookups, written before this round's pin-index changes and sealed like
+held-out 9, eleven of them names the board lacks or shares between pins, which must be refused) are
+counted right when they return the datasheet's pin, or, for those eleven, when they are refused with
+the matching error.
 when they return the datasheet's pin. Each scale system runs
 in its own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base
 install.
@@ -464,14 +474,14 @@ place), measured earlier on this machine, not in this run: tuning hit@1 0.849, h
 
 
 def render(sealed: bool = True) -> str:
-    """The Markdown section; `sealed` (the final full run) also measures held-out 8 and the fifth held-out
+    """The Markdown section; `sealed` (the final full run) also measures held-out 9 and the sixth held-out
     pin lookups, which tuning runs leave alone."""
     lines = [_INTRO]
     if SHARED.is_dir():
         q = quality(sealed)
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 8 = written before this round's changes, sealed, only measured here):",
+            " or looked at; held-out 9 = written before this round's changes, sealed, only measured here):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
@@ -492,7 +502,7 @@ def render(sealed: bool = True) -> str:
         lines += ["", _BEFORE, ""]
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
-                  " were tried on or looked at; held-out 5 = written before this round's changes, sealed, only"
+                  " were tried on or looked at; held-out 6 = written before this round's changes, sealed, only"
                   " measured here):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
