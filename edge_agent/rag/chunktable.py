@@ -13,7 +13,7 @@ from itertools import compress, groupby, repeat
 from operator import itemgetter
 
 ChunkMeta = tuple[str, int, "str | None", float]  # (source path, chunk position, board, weighted length)
-#: Version of the layout :meth:`ChunkTable.to_record` writes (a record of another layout is not read).
+#: Version of the layout :meth:`ChunkTable.record_parts` gives (a record of another layout is not read).
 RECORD_LAYOUT = 1
 
 
@@ -151,35 +151,38 @@ class ChunkTable:
                 for cid, _, idx, chunk_board, dl in chunks:
                     self[cid] = (rel, idx, chunk_board, dl)
 
-    def to_record(self, gen: int) -> bytes:
-        """The whole table as one compact record (a few MB for 165,000 chunks) naming the index generation
-        `gen` it belongs to: a restart reads it back with :meth:`from_record` instead of reading every chunk
-        row (and so every chunk's text) of the index."""
-        return marshal.dumps((RECORD_LAYOUT, gen, self._files, self._boards, self._file.tobytes(), self._idx.tobytes(),
-                              self._board.tobytes(), self._dl.tobytes(), bytes(self._live), dict(self._board_live)))
+    def record_parts(self, gen: int) -> list[memoryview]:
+        """The whole table as the parts of one compact record (a few MB for 165,000 chunks), naming the index
+        generation `gen` it belongs to: a restart reads it back with :meth:`from_record` instead of reading
+        every chunk row (and so every chunk's text) of the index. The parts are the table's own arrays (a
+        header, then each array's bytes), so storing them copies nothing."""
+        header = marshal.dumps((RECORD_LAYOUT, gen, self._files, self._boards, dict(self._board_live), len(self._file)))
+        return [memoryview(len(header).to_bytes(4, "little")), memoryview(header),
+                *(memoryview(a).cast("B") for a in (self._file, self._idx, self._board, self._dl)),
+                memoryview(self._live)]
 
     @classmethod
     def from_record(cls, record: bytes, gen: int) -> ChunkTable | None:
-        """The table a record of :meth:`to_record` holds; None when it belongs to another generation than `gen`
-        (the index changed since it was written) or is not a whole record of this layout."""
+        """The table a record of :meth:`record_parts` holds; None when it belongs to another generation than
+        `gen` (the index changed since it was written) or is not a whole record of this layout."""
+        view = memoryview(record)
+        table = cls()
         try:
-            layout, got_gen, files, boards, file_b, idx_b, board_b, dl_b, live, board_live = marshal.loads(record)
+            at = 4 + int.from_bytes(view[:4], "little")
+            layout, got_gen, files, boards, board_live, n = marshal.loads(view[4:at])
             if layout != RECORD_LAYOUT or got_gen != gen:
                 return None
-            table = cls()
-            table._file.frombytes(file_b)
-            table._idx.frombytes(idx_b)
-            table._board.frombytes(board_b)
-            table._dl.frombytes(dl_b)
+            for a in (table._file, table._idx, table._board, table._dl):
+                a.frombytes(view[at:at + n * a.itemsize])
+                at += n * a.itemsize
         except (EOFError, ValueError, TypeError):
             return None
-        n = len(table._file)
-        if not (len(table._idx) == len(table._board) == len(table._dl) == len(live) == n):
+        if len(view) != at + n or not (len(table._file) == len(table._idx) == len(table._board) == len(table._dl) == n):
             return None
+        table._live = bytearray(view[at:])
         table._files, table._boards = list(files), list(boards)
         table._file_no = {rel: k for k, rel in enumerate(table._files)}
         table._board_no = {board: k for k, board in enumerate(table._boards)}
-        table._live = bytearray(live)
         table._n = table._live.count(1)
         table._board_live = Counter(board_live)
         table._live_boards = {b for k, count in table._board_live.items() if count > 0 and (b := table._boards[k])}

@@ -372,10 +372,15 @@ class IndexStore:
         is writing, or the file is read-only) goes on without it: waiting for the lock is not worth it."""
         if self.db_path is None or self._meta is None or self._seen_gen is None:
             return
-        record = self._meta.to_record(self._seen_gen)
+        parts = self._meta.record_parts(self._seen_gen)
         self._conn.execute("PRAGMA busy_timeout = 0")
-        try:
-            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('chunk_table', ?)", (record,))
+        try:  # written part by part into a blob of the record's size: no copy of the whole record is made
+            self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('chunk_table', zeroblob(?))",
+                               (sum(p.nbytes for p in parts),))
+            rowid = self._conn.execute("SELECT rowid FROM meta WHERE key = 'chunk_table'").fetchone()[0]
+            with self._conn.blobopen("meta", "value", rowid) as blob:
+                for part in parts:
+                    blob.write(part)
         except sqlite3.OperationalError as exc:
             log.debug("datasheet index: chunk table record not stored (%s)", exc)
         finally:
