@@ -2,7 +2,8 @@
 
 * :mod:`edge_agent.pins.boards`: board files (``boards/<id>.toml``), the authority for each board;
 * :mod:`edge_agent.pins.datasheet`: pin-alias sections and pin tables parsed from datasheet text;
-* :mod:`edge_agent.pins.index`: :class:`PinIndex`, built once from both and shared by every caller.
+* :mod:`edge_agent.pins.index`: :class:`PinIndex`, built once from both and shared by every caller;
+* :mod:`edge_agent.pins.lookup`: one board's names and how a name is found among them.
 
 The module-level :func:`resolve`, :func:`aliases_for` and :func:`pins_on` take the index to use; without
 one they use :func:`default_index`: the board files and the datasheets shipped with the package (the

@@ -35,18 +35,31 @@ from __future__ import annotations
 
 import difflib
 import logging
-import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, UnknownPinError, echo
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
+from edge_agent.pins.lookup import (
+    BoardNames,
+    Contradiction,
+    Name,
+    bus_role,
+    by_name,
+    known_pin,
+    native,
+    natural,
+    number_hint,
+    numbered,
+    only_bus_role,
+    with_names,
+)
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Contradiction", "PinIndex"]
+__all__ = ["Contradiction", "PinIndex", "bus_role"]
 
 _NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
 _TABLES = ("table", "function")
@@ -55,69 +68,16 @@ _TABLES = ("table", "function")
 _WEAK = {"prose": 1, "function": 2, "range": 3}
 
 
-@dataclass(frozen=True)
-class Contradiction:
-    """A datasheet name that the board file gives another pin (the board file wins)."""
-
-    board: str
-    name: str
-    value: str  # the datasheet's pin as written
-    datasheet_pin: str
-    board_pin: str
-    source: str  # file and line
-    message: str
-
-
-@dataclass(frozen=True)
-class _Name:
-    spelling: str
-    pin: Pin
-    source: str
-    rank: int
-    entry: AliasEntry | None = None
-
-
-@dataclass
-class _BoardNames:
-    board_id: str
-    board: Board | None
-    exact: dict[str, list[_Name]] = field(default_factory=dict)
-    keyed: dict[str, list[_Name]] = field(default_factory=dict)
-    by_number: dict[int, str] = field(default_factory=dict)
-    functions: dict[str, set[str]] = field(default_factory=dict)
-    bus_roles: dict[str, str] = field(default_factory=dict)
-    contradictions: list[Contradiction] = field(default_factory=list)
-    shared: tuple[str, ...] = ()  # a datasheet tag several board files answer to: those boards
-    #: Datasheet names dropped because another datasheet gives the same spelling another pin, by name key.
-    dropped: dict[str, list[_Name]] = field(default_factory=dict)
-
-    def add(self, n: _Name) -> None:
-        self.exact.setdefault(n.spelling, []).append(n)
-        self.keyed.setdefault(name_key(n.spelling), []).append(n)
-
-    def pin(self, name: str) -> Pin:
-        assert self.board is not None
-        return self.board.pin(name)
-
-
 def _entry_source(e: AliasEntry) -> str:
     where = f"{e.source} line {e.line}"
     heading = e.heading.split(" > ")[-1]
     return f"{where}, table under {heading!r}" if e.kind != "alias" and heading else where
 
 
-def _same_table_rows(a: _Name, b: _Name) -> bool:
+def _same_table_rows(a: Name, b: Name) -> bool:
     """Two rows of one file's pin tables naming different pins alike: a real ambiguity, not a conflict."""
     return (a.entry is not None and b.entry is not None and a.entry.kind in _TABLES and b.entry.kind in _TABLES
             and a.entry.source == b.entry.source)
-
-
-def _distinct(names: Iterable[_Name]) -> dict[str, _Name]:
-    """First name per distinct pin."""
-    out: dict[str, _Name] = {}
-    for n in names:
-        out.setdefault(n.pin.name, n)
-    return out
 
 
 class PinIndex:
@@ -127,7 +87,7 @@ class PinIndex:
         self.entries = tuple(entries)
         self._boards = {b.id: b for b in boards} if boards is not None else {b: get_board(b) for b in list_boards()}
         self._tags = {e.tag for e in self.entries if e.tag}
-        self._per_board: dict[str, _BoardNames] = {}
+        self._per_board: dict[str, BoardNames] = {}
         self._lock = threading.Lock()
 
     # --- boards -------------------------------------------------------------------------------------
@@ -163,7 +123,7 @@ class PinIndex:
             return None
         raise UnknownBoardError(board, self.known_boards())
 
-    def _names(self, board: str) -> _BoardNames:
+    def _names(self, board: str) -> BoardNames:
         b = self.board(board)
         key = b.id if b is not None else board.strip().lower()
         with self._lock:
@@ -178,25 +138,25 @@ class PinIndex:
 
     # --- building -----------------------------------------------------------------------------------
 
-    def _build(self, board: Board) -> _BoardNames:
-        idx = _BoardNames(board.id, board)
+    def _build(self, board: Board) -> BoardNames:
+        idx = BoardNames(board.id, board)
         src = f"board file {board.id}.toml"
         for p in board.pins:
-            idx.add(_Name(p.name, p, src, _NATIVE))
+            idx.add(Name(p.name, p, src, _NATIVE))
             for h in p.headers:
-                idx.add(_Name(h, p, src, _NATIVE))
+                idx.add(Name(h, p, src, _NATIVE))
             if p.number is not None:
                 idx.by_number.setdefault(p.number, p.name)
                 if board.integers == "bcm":
-                    idx.add(_Name(f"BCM{p.number}", p, src, _NATIVE))
+                    idx.add(Name(f"BCM{p.number}", p, src, _NATIVE))
                 if p.name.startswith("GPIO") and board.integers == "gpio":
-                    idx.add(_Name(f"IO{p.number}", p, src, _NATIVE))
+                    idx.add(Name(f"IO{p.number}", p, src, _NATIVE))
                 elif p.name == f"GP{p.number}":  # a Pico's GP25 is its RP2040's GPIO25
-                    idx.add(_Name(f"GPIO{p.number}", p, src, _NATIVE))
+                    idx.add(Name(f"GPIO{p.number}", p, src, _NATIVE))
             for f in p.functions:
                 idx.functions.setdefault(name_key(f), set()).add(p.name)
         for label, pin in [*board.leds.items(), *board.buttons.items(), *board.names.items()]:
-            idx.add(_Name(label, board.pin(pin), src, _NATIVE))
+            idx.add(Name(label, board.pin(pin), src, _NATIVE))
         idx.bus_roles = {name_key(f"{b}{r}"): p for b, rs in board.buses.items() for r, p in rs.items()}
         tags = board.datasheet_tags
 
@@ -217,11 +177,11 @@ class PinIndex:
                                 "such as %s, a header position or a number)", e.source, e.line, e.alias, e.value,
                                 board.id, board.pins[0].name)
                 continue
-            self._merge(idx, _Name(e.alias, replace(found, raw=e.value), _entry_source(e), rank(e), e))
+            self._merge(idx, Name(e.alias, replace(found, raw=e.value), _entry_source(e), rank(e), e))
         return idx
 
     @staticmethod
-    def _value_pin(idx: _BoardNames, e: AliasEntry) -> Pin | None:
+    def _value_pin(idx: BoardNames, e: AliasEntry) -> Pin | None:
         board = idx.board
         assert board is not None
         n = int_value(e.value)
@@ -229,13 +189,13 @@ class PinIndex:
             if n is not None and e.numbering == "physical":
                 if not board.physical_header:
                     return None
-                return _native(idx, f"{board.physical_header}-{n}")
-            return _native(idx, e.value)
+                return native(idx, f"{board.physical_header}-{n}")
+            return native(idx, e.value)
         except AmbiguousPinError:
             return None
 
     @staticmethod
-    def _merge(idx: _BoardNames, n: _Name) -> None:
+    def _merge(idx: BoardNames, n: Name) -> None:
         k = name_key(n.spelling)
         if n.entry is not None and n.entry.kind == "function" and any(
                 x.entry is None or x.entry.kind != "function" or x.entry.source != n.entry.source
@@ -277,14 +237,14 @@ class PinIndex:
         # exact spelling picks, anything in between is ambiguous (see lookup step 3).
         idx.add(n)
 
-    def _build_raw(self, tag: str, owners: Sequence[str] = ()) -> _BoardNames:
+    def _build_raw(self, tag: str, owners: Sequence[str] = ()) -> BoardNames:
         """A board or part known only from datasheets: names resolve to the pin as the datasheet writes it.
 
         A tag several board files share (`owners`) is read the same way, from its own datasheets; where
         every one of those boards gives the datasheet's value the same pin, the answer carries that pin's
         number, header positions and functions (the 40-pin Pi header: GPIO17 is J8-11 on each of them).
         """
-        idx = _BoardNames(tag, None, shared=tuple(owners))
+        idx = BoardNames(tag, None, shared=tuple(owners))
         for e in sorted((e for e in self.entries if e.tag == tag), key=lambda e: (_WEAK.get(e.kind, 0), e.source,
                                                                                    e.line)):
             if e.kind == "range" and name_key(e.alias) in idx.keyed:
@@ -295,7 +255,7 @@ class PinIndex:
             # a function list's entry (GP0 can be SPI0 RX) is a function of its pin; any other entry is a name
             functions = (e.alias,) if e.kind == "function" else ()
             pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), functions, raw=value)
-            if e.kind == "prose" and (known := _known_pin(idx, value)) is not None:
+            if e.kind == "prose" and (known := known_pin(idx, value)) is not None:
                 # set equal in prose to a name the board already has (69 is A15, 62 is A8 = PK0): that name's pin
                 pin, pin_name = replace(known, raw=value), known.name
             if owners:
@@ -303,7 +263,7 @@ class PinIndex:
                 if isinstance(agreed, Pin):
                     pin = replace(agreed, board=tag, raw=value)
                     pin_name = pin.name
-            named = _Name(e.alias, pin, _entry_source(e), _OWN, e)
+            named = Name(e.alias, pin, _entry_source(e), _OWN, e)
             if e.kind == "function" and any(x.entry is None or x.entry.kind != "function" or x.entry.source != e.source
                                             for x in idx.keyed.get(name_key(e.alias), [])):
                 continue  # a name of a pin, or another file's function list, answers first
@@ -317,10 +277,10 @@ class PinIndex:
                 continue
             idx.add(named)
             if not idx.exact.get(pin_name):
-                idx.add(_Name(pin_name, replace(pin, functions=()), named.source, _OWN, e))
+                idx.add(Name(pin_name, replace(pin, functions=()), named.source, _OWN, e))
         return idx
 
-    def _agreed(self, idx: _BoardNames, name: str | int) -> Pin | dict[str, Pin | PinError]:
+    def _agreed(self, idx: BoardNames, name: str | int) -> Pin | dict[str, Pin | PinError]:
         """`name` on every board sharing `idx`'s tag: the pin when all give the same one (headers and functions
         they have in common), else what each board said."""
         said: dict[str, Pin | PinError] = {}
@@ -338,18 +298,18 @@ class PinIndex:
         number = first.number if all(p.number == first.number for p in pins) else None
         return Pin(idx.board_id, first.name, number, headers, functions)
 
-    def _lookup_shared(self, idx: _BoardNames, name: str | int) -> Pin:
+    def _lookup_shared(self, idx: BoardNames, name: str | int) -> Pin:
         """A shared tag: its own datasheets' names first, then a name every board sharing it gives one pin."""
         if not isinstance(name, int) or isinstance(name, bool):
-            found = _by_name(idx, str(name))
+            found = by_name(idx, str(name))
             if found is not None:
-                return _with_names(idx, found)
+                return with_names(idx, found)
         agreed = self._agreed(idx, name)
         if isinstance(agreed, Pin):
             return agreed
         known = {b: p.name for b, p in agreed.items() if isinstance(p, Pin)}
         if len(set(known.values())) > 1:  # the boards sharing the tag disagree: which one is meant is the user's call
-            raise AmbiguousPinError(idx.board_id, str(name), sorted(set(known.values()), key=_natural),
+            raise AmbiguousPinError(idx.board_id, str(name), sorted(set(known.values()), key=natural),
                                     [(str(name), p, f"board file {b}.toml") for b, p in known.items()])
         if known:
             missing = [b for b in agreed if b not in known]
@@ -377,36 +337,36 @@ class PinIndex:
             return self._lookup_shared(idx, name)
         if idx.board is None:
             return self._lookup_names(idx, str(name))
-        pin = _native(idx, name)
+        pin = native(idx, name)
         if pin is not None:
             return pin
         if int_value(name) is not None:
-            raise UnknownPinError(idx.board_id, str(name), _number_hint(idx))
+            raise UnknownPinError(idx.board_id, str(name), number_hint(idx))
         k = name_key(str(name))
         if k in idx.bus_roles:
             return idx.pin(idx.bus_roles[k])
-        pin = _only_bus_role(idx, str(name))
+        pin = only_bus_role(idx, str(name))
         if pin is not None:
             return pin
         hits = idx.functions.get(k)
         if hits:
             if len(hits) > 1:
-                raise AmbiguousPinError(idx.board_id, str(name), sorted(hits, key=_natural))
+                raise AmbiguousPinError(idx.board_id, str(name), sorted(hits, key=natural))
             return idx.pin(next(iter(hits)))
         raise self._unknown(idx, str(name))
 
-    def _lookup_names(self, idx: _BoardNames, name: str) -> Pin:
-        found = _by_name(idx, name)
+    def _lookup_names(self, idx: BoardNames, name: str) -> Pin:
+        found = by_name(idx, name)
         if found is None and (role := bus_role(name)) is not None:
-            found = _by_name(idx, role[1])  # 'I2C SDA' on a board whose datasheets write its one SDA
+            found = by_name(idx, role[1])  # 'I2C SDA' on a board whose datasheets write its one SDA
         if found is None and int_value(name) is not None:
-            found = _numbered(idx, name)
+            found = numbered(idx, name)
         if found is None:
             raise self._unknown(idx, name)
-        return _with_names(idx, found)
+        return with_names(idx, found)
 
     @staticmethod
-    def _unknown(idx: _BoardNames, name: str) -> UnknownPinError:
+    def _unknown(idx: BoardNames, name: str) -> UnknownPinError:
         by_key: dict[str, tuple[str, str]] = {}
         for names in idx.exact.values():
             for n in names:
@@ -500,132 +460,3 @@ class PinIndex:
         for b in sorted(boards) if boards is not None else sorted(self._boards):
             out.extend(self._names(b).contradictions)
         return out
-
-
-# --- lookup helpers ---------------------------------------------------------------------------------------
-
-
-def _by_name(idx: _BoardNames, name: str) -> Pin | None:
-    """Steps 2 and 3: the exact spelling, then the spellings equal without case and separators."""
-    exact = _distinct(idx.exact.get(name.strip(), []))
-    if len(exact) == 1:
-        return next(iter(exact.values())).pin
-    same = _distinct(idx.keyed.get(name_key(name), []))
-    if len(same) == 1:
-        return next(iter(same.values())).pin
-    if len(same) > 1:
-        spellings: dict[tuple[str, str], _Name] = {}
-        for n in idx.keyed[name_key(name)]:
-            spellings.setdefault((n.spelling, n.pin.name), n)
-        matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
-        raise AmbiguousPinError(idx.board_id, name, sorted(same, key=_natural), matches)
-    return None
-
-
-def _with_names(idx: _BoardNames, pin: Pin) -> Pin:
-    """`pin` of a board known only from datasheets with every other name they give it, in reading order
-    (alias lines and tables first, then prose); entries of a function list are functions, not names."""
-    names: dict[str, str] = {}
-    for spelling, found in idx.exact.items():
-        if spelling != pin.name and any(n.pin.name == pin.name and n.entry is not None and n.entry.kind != "function"
-                                        for n in found):
-            names.setdefault(name_key(spelling), spelling)
-    return replace(pin, also_named=tuple(names.values()))
-
-
-def _known_pin(idx: _BoardNames, name: str) -> Pin | None:
-    """The one pin a board known only from datasheets already gives `name`, if any (never a guess between two)."""
-    try:
-        return _by_name(idx, name)
-    except AmbiguousPinError:
-        return None
-
-
-#: How a bare number is written on boards known only from datasheets: the Arduino number (``D13``), the
-#: GPIO number (``GPIO13``, ``GP13``, ``IO13``) or pin 13 of port 0 (``P0.13``).
-_NUMBER_SPELLINGS = ("D{n}", "GPIO{n}", "GP{n}", "IO{n}", "P0.{n:02d}")
-_ARDUINO_NAME = re.compile(r"D\d{1,2}")
-
-
-def _numbered(idx: _BoardNames, name: str) -> Pin | None:
-    """A bare number on a board known only from datasheets, read through the numbering its datasheets use;
-    a number two of those numberings give different pins (13 = D13 = P1.15 or P0.13 on an nRF52 DK) is
-    ambiguous."""
-    n = int_value(name)
-    assert n is not None
-    found: dict[str, tuple[str, Pin]] = {}
-    arduino = sum(1 for k in idx.keyed if _ARDUINO_NAME.fullmatch(k)) >= 3  # an Arduino header, not a chip's D1
-    for spelling in _NUMBER_SPELLINGS if arduino else _NUMBER_SPELLINGS[1:]:
-        written = spelling.format(n=n)
-        try:
-            pin = _by_name(idx, written)
-        except AmbiguousPinError:
-            continue
-        if pin is not None:
-            found.setdefault(pin.name, (written, pin))
-    if len(found) > 1:
-        raise AmbiguousPinError(idx.board_id, name, [f"{w} ({p})" for p, (w, _) in found.items()])
-    return next(iter(found.values()))[1] if found else None
-
-
-#: A bus role written with its bus kind but no bus number ("I2C SDA", "SPI_MISO", the Arduino core's
-#: PIN_WIRE_SDA): the kind and the roles it has.
-_BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
-              "uart": "uart", "usart": "uart", "serial": "uart"}
-_ROLES = {"i2c": frozenset({"sda", "scl"}),
-          "spi": frozenset({"miso", "mosi", "sck", "sclk", "ss", "cs", "nss", "copi", "cipo"}),
-          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
-_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*("
-                       + "|".join(sorted({r for rs in _ROLES.values() for r in rs}, key=len, reverse=True)) + ")",
-                       re.IGNORECASE)
-
-
-def bus_role(name: str) -> tuple[str, str] | None:
-    """(bus kind, role) of a role named by its bus kind without a number ("I2C SDA" -> ("i2c", "sda")), else None."""
-    m = _BUS_ROLE.fullmatch(name.strip())
-    if m is None:
-        return None
-    kind = _BUS_KINDS.get(m.group(1).lower())
-    role = m.group(2).lower()
-    return (kind, role) if kind is not None and role in _ROLES[kind] else None
-
-
-def _only_bus_role(idx: _BoardNames, name: str) -> Pin | None:
-    """A role named by its bus kind alone, on a board file with exactly one bus of that kind holding the role
-    (the Uno's only I2C bus is i2c0); a board with several such buses makes the name ambiguous, not a pick."""
-    role = bus_role(name)
-    if role is None or idx.board is None:
-        return None
-    kind, r = role
-    hits = sorted({p for b, rs in idx.board.buses.items() if _BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
-                   for rr, p in rs.items() if rr.lower() == r})
-    if len(hits) > 1:
-        raise AmbiguousPinError(idx.board_id, name, hits)
-    return idx.pin(hits[0]) if hits else None
-
-
-def _native(idx: _BoardNames, name: str | int) -> Pin | None:
-    """Steps 1, 2, 3 and 4 for a board with a board file."""
-    board = idx.board
-    assert board is not None
-    n = int_value(name)
-    if n is not None:
-        pin = idx.by_number.get(n)
-        return board.pin(pin) if pin else None
-    found = _by_name(idx, str(name))
-    if found is not None:
-        return found
-    if board.physical_header:
-        m = PHYSICAL.match(name_key(str(name)))
-        if m:
-            return _by_name(idx, f"{board.physical_header}-{m.group(1)}")
-    return None
-
-
-def _number_hint(idx: _BoardNames) -> list[str]:
-    nums = sorted(idx.by_number)
-    return [f"{nums[0]}..{nums[-1]}"] if nums else []
-
-
-def _natural(s: str) -> tuple[object, ...]:
-    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))

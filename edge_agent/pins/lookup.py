@@ -1,0 +1,203 @@
+"""One board's names, and how a name is looked up among them (steps 1 to 5 of :class:`edge_agent.pins.PinIndex`).
+
+:class:`BoardNames` holds every spelling a board's pins answer to, built by the index from the board file and
+the datasheets; the functions below find a name among them: exactly as written, then compared without case
+and separators, a physical position, a bare number in the numberings the datasheets use, and a bus role named
+by its kind. None of them picks between two pins: several answers are an :class:`AmbiguousPinError`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
+
+from edge_agent.errors import AmbiguousPinError
+from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
+from edge_agent.pins.datasheet import AliasEntry
+
+__all__ = [
+    "BUS_KINDS", "BoardNames", "Contradiction", "Name", "bus_role", "by_name", "distinct", "known_pin", "native",
+    "natural", "number_hint", "numbered", "only_bus_role", "with_names",
+]
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """A datasheet name that the board file gives another pin (the board file wins)."""
+
+    board: str
+    name: str
+    value: str  # the datasheet's pin as written
+    datasheet_pin: str
+    board_pin: str
+    source: str  # file and line
+    message: str
+
+
+@dataclass(frozen=True)
+class Name:
+    spelling: str
+    pin: Pin
+    source: str
+    rank: int
+    entry: AliasEntry | None = None
+
+
+@dataclass
+class BoardNames:
+    board_id: str
+    board: Board | None
+    exact: dict[str, list[Name]] = field(default_factory=dict)
+    keyed: dict[str, list[Name]] = field(default_factory=dict)
+    by_number: dict[int, str] = field(default_factory=dict)
+    functions: dict[str, set[str]] = field(default_factory=dict)
+    bus_roles: dict[str, str] = field(default_factory=dict)
+    contradictions: list[Contradiction] = field(default_factory=list)
+    shared: tuple[str, ...] = ()  # a datasheet tag several board files answer to: those boards
+    #: Datasheet names dropped because another datasheet gives the same spelling another pin, by name key.
+    dropped: dict[str, list[Name]] = field(default_factory=dict)
+
+    def add(self, n: Name) -> None:
+        self.exact.setdefault(n.spelling, []).append(n)
+        self.keyed.setdefault(name_key(n.spelling), []).append(n)
+
+    def pin(self, name: str) -> Pin:
+        assert self.board is not None
+        return self.board.pin(name)
+
+
+def distinct(names: Iterable[Name]) -> dict[str, Name]:
+    """First name per distinct pin."""
+    out: dict[str, Name] = {}
+    for n in names:
+        out.setdefault(n.pin.name, n)
+    return out
+
+
+
+
+def by_name(idx: BoardNames, name: str) -> Pin | None:
+    """Steps 2 and 3: the exact spelling, then the spellings equal without case and separators."""
+    exact = distinct(idx.exact.get(name.strip(), []))
+    if len(exact) == 1:
+        return next(iter(exact.values())).pin
+    same = distinct(idx.keyed.get(name_key(name), []))
+    if len(same) == 1:
+        return next(iter(same.values())).pin
+    if len(same) > 1:
+        spellings: dict[tuple[str, str], Name] = {}
+        for n in idx.keyed[name_key(name)]:
+            spellings.setdefault((n.spelling, n.pin.name), n)
+        matches = [(n.spelling, n.pin.name, n.source) for n in spellings.values()]
+        raise AmbiguousPinError(idx.board_id, name, sorted(same, key=natural), matches)
+    return None
+
+
+def with_names(idx: BoardNames, pin: Pin) -> Pin:
+    """`pin` of a board known only from datasheets with every other name they give it, in reading order
+    (alias lines and tables first, then prose); entries of a function list are functions, not names."""
+    names: dict[str, str] = {}
+    for spelling, found in idx.exact.items():
+        if spelling != pin.name and any(n.pin.name == pin.name and n.entry is not None and n.entry.kind != "function"
+                                        for n in found):
+            names.setdefault(name_key(spelling), spelling)
+    return replace(pin, also_named=tuple(names.values()))
+
+
+def known_pin(idx: BoardNames, name: str) -> Pin | None:
+    """The one pin a board known only from datasheets already gives `name`, if any (never a guess between two)."""
+    try:
+        return by_name(idx, name)
+    except AmbiguousPinError:
+        return None
+
+
+#: How a bare number is written on boards known only from datasheets: the Arduino number (``D13``), the
+#: GPIO number (``GPIO13``, ``GP13``, ``IO13``) or pin 13 of port 0 (``P0.13``).
+_NUMBER_SPELLINGS = ("D{n}", "GPIO{n}", "GP{n}", "IO{n}", "P0.{n:02d}")
+_ARDUINO_NAME = re.compile(r"D\d{1,2}")
+
+
+def numbered(idx: BoardNames, name: str) -> Pin | None:
+    """A bare number on a board known only from datasheets, read through the numbering its datasheets use;
+    a number two of those numberings give different pins (13 = D13 = P1.15 or P0.13 on an nRF52 DK) is
+    ambiguous."""
+    n = int_value(name)
+    assert n is not None
+    found: dict[str, tuple[str, Pin]] = {}
+    arduino = sum(1 for k in idx.keyed if _ARDUINO_NAME.fullmatch(k)) >= 3  # an Arduino header, not a chip's D1
+    for spelling in _NUMBER_SPELLINGS if arduino else _NUMBER_SPELLINGS[1:]:
+        written = spelling.format(n=n)
+        try:
+            pin = by_name(idx, written)
+        except AmbiguousPinError:
+            continue
+        if pin is not None:
+            found.setdefault(pin.name, (written, pin))
+    if len(found) > 1:
+        raise AmbiguousPinError(idx.board_id, name, [f"{w} ({p})" for p, (w, _) in found.items()])
+    return next(iter(found.values()))[1] if found else None
+
+
+#: A bus role written with its bus kind but no bus number ("I2C SDA", "SPI_MISO", the Arduino core's
+#: PIN_WIRE_SDA): the kind and the roles it has.
+BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
+              "uart": "uart", "usart": "uart", "serial": "uart"}
+_ROLES = {"i2c": frozenset({"sda", "scl"}),
+          "spi": frozenset({"miso", "mosi", "sck", "sclk", "ss", "cs", "nss", "copi", "cipo"}),
+          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
+_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*("
+                       + "|".join(sorted({r for rs in _ROLES.values() for r in rs}, key=len, reverse=True)) + ")",
+                       re.IGNORECASE)
+
+
+def bus_role(name: str) -> tuple[str, str] | None:
+    """(bus kind, role) of a role named by its bus kind without a number ("I2C SDA" -> ("i2c", "sda")), else None."""
+    m = _BUS_ROLE.fullmatch(name.strip())
+    if m is None:
+        return None
+    kind = BUS_KINDS.get(m.group(1).lower())
+    role = m.group(2).lower()
+    return (kind, role) if kind is not None and role in _ROLES[kind] else None
+
+
+def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
+    """A role named by its bus kind alone, on a board file with exactly one bus of that kind holding the role
+    (the Uno's only I2C bus is i2c0); a board with several such buses makes the name ambiguous, not a pick."""
+    role = bus_role(name)
+    if role is None or idx.board is None:
+        return None
+    kind, r = role
+    hits = sorted({p for b, rs in idx.board.buses.items() if BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
+                   for rr, p in rs.items() if rr.lower() == r})
+    if len(hits) > 1:
+        raise AmbiguousPinError(idx.board_id, name, hits)
+    return idx.pin(hits[0]) if hits else None
+
+
+def native(idx: BoardNames, name: str | int) -> Pin | None:
+    """Steps 1, 2, 3 and 4 for a board with a board file."""
+    board = idx.board
+    assert board is not None
+    n = int_value(name)
+    if n is not None:
+        pin = idx.by_number.get(n)
+        return board.pin(pin) if pin else None
+    found = by_name(idx, str(name))
+    if found is not None:
+        return found
+    if board.physical_header:
+        m = PHYSICAL.match(name_key(str(name)))
+        if m:
+            return by_name(idx, f"{board.physical_header}-{m.group(1)}")
+    return None
+
+
+def number_hint(idx: BoardNames) -> list[str]:
+    nums = sorted(idx.by_number)
+    return [f"{nums[0]}..{nums[-1]}"] if nums else []
+
+
+def natural(s: str) -> tuple[object, ...]:
+    return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))
