@@ -280,6 +280,7 @@ class Candidate:
     pin_row: bool = False  #: a line of it holds that chip pin and another of the question's words
     boards_named: int = 0  #: how many of the boards and parts the question names it is of or names (when 2+)
     line_share: float = 0.0  #: share of the question's section words its best line holds (:func:`.lines.line_share`)
+    demoted: bool = False  #: ranked after every candidate that is not (another board's chunk when scoped: rule 1)
 
 
 
@@ -356,6 +357,7 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
             score *= w.code_table
         if c.boards_named >= 2:
             score *= w.together * c.boards_named
+        c.demoted = demoted
         scored.append((demoted, score, c))
     if read_lines is not None:  # a file whose section is headed by the asked bus is told apart by rule 5
         headed = {c.source for c in candidates if c.about_asked and c.source in plain_files}

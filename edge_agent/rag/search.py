@@ -52,6 +52,16 @@ class Chunk:
     page: int | None = None  # PDF page the text comes from
 
 
+@dataclass(frozen=True)
+class Pool:
+    """A question's candidates in the reranking's order (final score, candidate), with its terms (those holding
+    a digit and naming no board are the exact ones)."""
+
+    terms: list[str]
+    exact: list[str]
+    ranked: list[tuple[float, _query.Candidate]]
+
+
 class Search:
     """Ranks a question's chunks over the index of `store` (read through it: a sync replaces its postings).
 
@@ -139,9 +149,41 @@ class Search:
             limit = DEFAULT_LIMIT
         if compact:
             limit = min(limit, COMPACT_LIMIT)
+        got = self._rank(query, boards, limit)
+        if got is None:
+            return []
+        pool, rows = got
+        terms, exact = pool.terms, pool.exact
+        out: list[Chunk] = []
+        used = 0  # characters of the results so far
+        for score, c in pool.ranked:
+            rel, board, heading, body = rows[c.cid]
+            page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
+            if compact:  # the answering lines of a long chunk (a register table's rows past its
+                # first 600 characters), then cut to the compact size
+                text = _shorten(_query.window(body, terms, exact, COMPACT_CHARS, whole_upto=COMPACT_CHARS))
+            elif used < _query.CONTEXT_CHARS:  # a long result (a 40-row pin table) would crowd the others
+                # out of the context slot: it is cut to its answering lines
+                text = _query.window(body, terms, exact)
+            else:  # past the slot, kept whole
+                text = body
+            used += len(text)
+            out.append(Chunk(rel, board, heading, text, score, page))
+        return out
+
+    def pool(self, query: str, boards: Sequence[str] = (), limit: int = DEFAULT_LIMIT) -> Pool:
+        """Every candidate a search for `limit` results reads, in the reranking's order, with the question's
+        terms: what an offline study of new ranking evidence works from (``bench/_rag_evidence.py``)."""
+        got = self._rank(query, boards, limit, whole=True) if limit > 0 else None
+        return got[0] if got is not None else Pool([], [], [])
+
+    def _rank(self, query: str, boards: Sequence[str], limit: int, whole: bool = False
+              ) -> tuple[Pool, dict[int, tuple[str, str | None, str, str]]] | None:
+        """The best `limit` candidates (every candidate when `whole`) reranked, and the candidates' rows; None
+        for a question without a term."""
         terms = _text.query_terms(query)
         if limit <= 0 or not terms:
-            return []
+            return None
         spans = self._mentions(query)
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
@@ -213,26 +255,11 @@ class Search:
                     c.score *= self.weights.unasked
             _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
-            top = _query.rerank(found, limit, scoped=boosts, other_boards=board_tags, pinned=pinned,
-                                read_lines=self._line_reader(terms, exact, postings),
+            top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
+                                pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
                                 weights=self.weights)
-            out: list[Chunk] = []
-            used = 0  # characters of the results so far
-            for score, c in top:
-                rel, board, heading, body = rows[c.cid]
-                page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
-                if compact:  # the answering lines of a long chunk (a register table's rows past its
-                    # first 600 characters), then cut to the compact size
-                    text = _shorten(_query.window(body, terms, exact, COMPACT_CHARS, whole_upto=COMPACT_CHARS))
-                elif used < _query.CONTEXT_CHARS:  # a long result (a 40-row pin table) would crowd the others
-                    # out of the context slot: it is cut to its answering lines
-                    text = _query.window(body, terms, exact)
-                else:  # past the slot, kept whole
-                    text = body
-                used += len(text)
-                out.append(Chunk(rel, board, heading, text, score, page))
-        return out
+        return Pool(terms, exact, top), rows
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
