@@ -25,7 +25,7 @@ def main(state: str, endpoint: str, seed: int, mode: str) -> int:
     settings = Settings.model_validate({
         "device": {"id": "crash-pi"},
         "kumiho": {"enabled": True, "endpoint": endpoint, "backoff_initial_s": 0.01, "backoff_max_s": 0.05,
-                   "rpc_timeout_s": 2.0, "batch_size": 7},
+                   "rpc_timeout_s": 20.0, "batch_size": 7},  # a loaded machine, not a fault
     })
     state_dir = Path(state)
     store = MemoryStore.open(state_dir, settings, capture_sink=OutboxSink(settings, state_dir))

@@ -17,13 +17,16 @@ from edge_agent.config import load_settings
 from edge_agent.memory import Capture, MemoryStore
 from edge_agent.sync import OutboxSink
 
+from .conftest import RPC_DEADLINE_S
+
 
 @pytest.fixture
 def config(tmp_path: Path, server) -> Path:
     path = tmp_path / "edge-agent.toml"
     path.write_text(
         '[device]\nid = "cli-pi"\n\n[kumiho]\nenabled = true\n'
-        f'endpoint = "{server.endpoint}"\nbackoff_initial_s = 0.02\nbackoff_max_s = 0.1\nrpc_timeout_s = 2.0\n'
+        f'endpoint = "{server.endpoint}"\nbackoff_initial_s = 0.02\nbackoff_max_s = 0.1\n'
+        f'rpc_timeout_s = {RPC_DEADLINE_S}\n'
     )
     return path
 
