@@ -127,10 +127,10 @@ def encode(cids: Iterable[int], tfs: Iterable[float]) -> tuple[int, bytes, bytes
     return len(gap_bytes), bytes(gap_bytes) + gap_exc.tobytes(), bytes(tf_bytes) + tf_exc.tobytes()
 
 
-def decode_np(np: Any, row: Row) -> tuple[Any, Any]:
-    """(chunk ids as int32, frequencies) of a row, with numpy. The frequencies are the row's bytes (uint8)
-    when each is a whole number below 256, as nearly always, else float64: either way arithmetic with
-    floats gives the float64 results the stored 4-byte floats give."""
+def decode_np(np: Any, row: Row, ids_dtype: Any = None) -> tuple[Any, Any]:
+    """(chunk ids as int32, or `ids_dtype`, frequencies) of a row, with numpy. The frequencies are the row's
+    bytes (uint8) when each is a whole number below 256, as nearly always, else float64: either way arithmetic
+    with floats gives the float64 results the stored 4-byte floats give."""
     n, ids, tfs = row
     gaps = np.frombuffer(ids, dtype=np.uint8, count=n)
     if len(ids) > n:
@@ -140,7 +140,7 @@ def decode_np(np: Any, row: Row) -> tuple[Any, Any]:
     if len(tfs) > n:
         freq = freq.astype(np.float64)
         freq[freq == _ESC] = np.frombuffer(tfs[n:], dtype=np.float32)
-    return np.cumsum(gaps, dtype=np.int32), freq
+    return np.cumsum(gaps, dtype=np.int32 if ids_dtype is None else ids_dtype), freq
 
 
 def decode_py(row: Row) -> tuple[list[int], list[float]]:
@@ -212,8 +212,8 @@ class Frequencies(dict[str, int]):
 
 
 class Decoded:
-    """A term's decoded postings: chunk ids (int32), frequencies (uint8 or float64) and, once computed, BM25
-    weights (float64)."""
+    """A term's decoded postings: chunk ids (the platform's index integer), frequencies (uint8 or float64)
+    and, once computed, BM25 weights (float64)."""
 
     __slots__ = ("cids", "tfs", "weights")
 

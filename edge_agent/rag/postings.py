@@ -383,10 +383,12 @@ class Postings:
             return got
         np = self._npmod
         row = self._base.get(term)
-        cids, tfs = decode_np(np, row) if row is not None else (np.zeros(0, dtype=np.int32), np.zeros(0))
+        # ids as the index integer (intp): numpy converts any other integer array to it each time one indexes an
+        # array, and the scorers index by chunk id and by position all the time
+        cids, tfs = decode_np(np, row, np.intp) if row is not None else (np.zeros(0, dtype=np.intp), np.zeros(0))
         delta = self._delta.get(term)
         if delta:
-            cids = np.concatenate([cids, np.asarray([c for c, _ in delta], dtype=np.int32)])
+            cids = np.concatenate([cids, np.asarray([c for c, _ in delta], dtype=np.intp)])
             tfs = np.concatenate([tfs, np.asarray([t for _, t in delta], dtype=np.float64)])
             if len(cids) > 1 and not bool((cids[1:] > cids[:-1]).all()):
                 order = np.argsort(cids, kind="stable")

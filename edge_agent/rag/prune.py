@@ -62,7 +62,7 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     full, known = full[alive], {i: at[alive] for i, at in known.items()}
     raw, cnt = _exact(p, full, terms, lists, nterms, boards, known)
     others = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *boosted,
-                                       *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64))
+                                       *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64, copy=False))
     others = others[live[others] & ~_find(full, others, np)[0]]
     more_raw, more_cnt = _exact(p, others, terms, lists, nterms, boards)
     seeds = np.concatenate([full, others])  # each part ascending
@@ -160,7 +160,7 @@ def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tupl
         for _, later, _ in steps[n + 1:]:
             at = at[later]
         known[i] = at
-    return cand.astype(np.int64), known
+    return cand.astype(np.int64, copy=False), known
 
 
 #: Chunks scored up to this many get a weight computed for every query term, held or not (masked after):
@@ -174,17 +174,20 @@ DENSE_LOOKUP = 1 / 8
 def _find(cids: Any, needles: Any, np: Any) -> tuple[Any, Any]:
     """(whether each of the ascending `needles` is in the ascending ids `cids`, its position there where it
     is). Few needles: a binary search each; many: each id's position written into a table by chunk id, read
-    back at the needles (the table is not cleared: a stale entry points at another id, which the check
-    rejects)."""
+    back at the needles (the table is not cleared: a stale entry, brought into range, points at another id,
+    which the check rejects). Positions are index integers (intp), as the ids are: numpy would convert any
+    other integer array each time it indexes with it."""
     n = len(cids)
     if not n or not len(needles):
         return np.zeros(len(needles), dtype=bool), np.zeros(len(needles), dtype=np.intp)
     if len(needles) < DENSE_LOOKUP * n:
         pos = cids.searchsorted(needles.astype(cids.dtype, copy=False))  # else it converts all of `cids`
     else:
-        table = np.empty(max(int(cids[-1]), int(needles[-1])) + 1, dtype=np.uint32)
-        table[cids] = np.arange(n, dtype=np.uint32)
+        table = np.empty(max(int(cids[-1]), int(needles[-1])) + 1, dtype=np.intp)
+        table[cids] = np.arange(n, dtype=np.intp)
         pos = table[needles]
+        np.clip(pos, 0, n - 1, out=pos)  # a stale entry may be any integer
+        return cids[pos] == needles, pos
     np.minimum(pos, n - 1, out=pos)
     return cids[pos] == needles, pos
 
@@ -235,8 +238,8 @@ def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]
     of them each is). The sums are bounds only, so their order of addition does not matter. Each list is
     ascending, so a stable sort (a merge of sorted runs) orders them all."""
     if len(cids) == 1:
-        return cids[0].astype(np.int64), weights[0], np.ones(len(cids[0]), dtype=np.int64)
-    flat = np.concatenate(cids).astype(np.int64)
+        return cids[0].astype(np.int64, copy=False), weights[0], np.ones(len(cids[0]), dtype=np.int64)
+    flat = np.concatenate(cids).astype(np.int64, copy=False)
     order = np.argsort(flat, kind="stable")
     flat = flat[order]
     starts = np.flatnonzero(np.concatenate([[True], flat[1:] != flat[:-1]]))
