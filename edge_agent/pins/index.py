@@ -21,8 +21,11 @@ Lookup of a name on a board (first hit wins):
    on the nRF52840-DK) and none was written exactly, the lookup is an :class:`AmbiguousPinError`
    listing each spelling, its pin and its source, never a pick;
 4. a physical position (``pin 11``, ``BOARD11``) on boards with a physical header;
-5. a bus role (``I2C1_SCL``, ``i2c1.scl``) or a function listed on exactly one pin (``TIM2_CH1``); a
-   function on several pins is ambiguous.
+5. a bus role (``I2C1_SCL``, ``i2c1.scl``, ``I2C SDA`` and ``SDA`` on a board with one I2C bus) or a function
+   listed on exactly one pin (``TIM2_CH1``); a function on several pins is ambiguous;
+6. for a name nothing answers to as written, its other spellings (:mod:`edge_agent.pins.spellings`: ``UART2 TX``
+   for a table's ``UART2 TXD``, ``TXD0``, ``PIN_A0``, ``~3``), a silkscreen label with two names of one pin
+   (``D13/SCK``) and ``pin 13`` on a board without a physical header; they must all give one pin.
 
 A board file is the authority for its board. Datasheet names come from files tagged with the board
 id, then files tagged with one of its ``datasheet_tags``, then generic files; a more specific file
@@ -43,19 +46,22 @@ from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, Un
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.lookup import (
+    POSITION,
     BoardNames,
     Contradiction,
     Name,
-    bus_role,
     by_name,
     known_pin,
+    named_role,
     native,
     natural,
     number_hint,
     numbered,
     only_bus_role,
+    positions_are_numbers,
     with_names,
 )
+from edge_agent.pins.spellings import alternatives, bare_role, bus_role
 
 log = logging.getLogger(__name__)
 
@@ -330,6 +336,56 @@ class PinIndex:
             AmbiguousPinError: the name fits several pins; ``candidates`` lists them and ``matches`` the
                 spellings (name, pin, source) that fit.
         """
+        try:
+            return self._as_written(board, name)
+        except UnknownPinError as exc:
+            pin = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
+            if pin is None:
+                raise exc from None
+            return pin
+
+    def _spelled_otherwise(self, board: str, name: str) -> Pin | None:
+        """Step 6, for a name nothing answers to as written: its other spellings (:mod:`edge_agent.pins.spellings`),
+        a silkscreen label giving two names of one pin (``D13/SCK``; ``D0/D1`` is two pins, an error), and on a
+        board without a physical header ``pin 13``, the board's pin number 13. Every spelling that resolves must
+        give the same pin."""
+        idx = self._names(board)
+        s = name.strip()
+        parts = [p.strip() for p in s.split("/")]
+        if len(parts) > 1 and all(parts):
+            said: dict[str, str] = {}
+            for part in parts:
+                try:
+                    said.setdefault(self.resolve(board, part).name, part)
+                except PinError:
+                    return None  # a part that names no one pin: the label is not known
+            if len(said) > 1:
+                raise AmbiguousPinError(idx.board_id, s, [f"{part} ({pin})" for pin, part in said.items()])
+            return self.resolve(board, parts[0])
+        spellings = alternatives(s)
+        position = POSITION.fullmatch(s)
+        if position is not None and positions_are_numbers(idx):
+            spellings.append(position.group(1))
+        found: dict[str, Pin] = {}
+        refused: AmbiguousPinError | None = None
+        for spelling in spellings:
+            try:
+                pin = self._as_written(board, spelling)
+            except AmbiguousPinError as exc:
+                refused = refused or exc
+                continue
+            except PinError:
+                continue
+            found.setdefault(pin.name, pin)
+        pins = set(found)
+        if refused is not None and (not found or pins - set(refused.candidates)):
+            pins |= set(refused.candidates)  # one spelling is ambiguous and no other settles it
+        if len(pins) > 1:
+            raise AmbiguousPinError(idx.board_id, s, sorted(pins, key=natural))
+        return next(iter(found.values()), None)
+
+    def _as_written(self, board: str, name: str | int) -> Pin:
+        """Steps 1 to 5 (see the module docstring)."""
         if isinstance(name, str) and not name.strip():
             raise UnknownPinError(board, name, [])
         idx = self._names(board)
@@ -357,8 +413,8 @@ class PinIndex:
 
     def _lookup_names(self, idx: BoardNames, name: str) -> Pin:
         found = by_name(idx, name)
-        if found is None and (role := bus_role(name)) is not None:
-            found = by_name(idx, role[1])  # 'I2C SDA' on a board whose datasheets write its one SDA
+        if found is None and (role := bus_role(name) or bare_role(name)) is not None:
+            found = named_role(idx, *role, name)
         if found is None and int_value(name) is not None:
             found = numbered(idx, name)
         if found is None:

@@ -3,7 +3,7 @@
 :class:`BoardNames` holds every spelling a board's pins answer to, built by the index from the board file and
 the datasheets; the functions below find a name among them: exactly as written, then compared without case
 and separators, a physical position, a bare number in the numberings the datasheets use, and a bus role named
-by its kind. None of them picks between two pins: several answers are an :class:`AmbiguousPinError`.
+by its kind or alone. None of them picks between two pins: several answers are an :class:`AmbiguousPinError`.
 """
 
 from __future__ import annotations
@@ -15,10 +15,11 @@ from dataclasses import dataclass, field, replace
 from edge_agent.errors import AmbiguousPinError
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
+from edge_agent.pins.spellings import BUS_KINDS, bare_role, bus_role
 
 __all__ = [
-    "BUS_KINDS", "BoardNames", "Contradiction", "Name", "bus_role", "by_name", "distinct", "known_pin", "native",
-    "natural", "number_hint", "numbered", "only_bus_role", "with_names",
+    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "distinct", "known_pin", "named_role", "native",
+    "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers", "with_names",
 ]
 
 
@@ -140,32 +141,41 @@ def numbered(idx: BoardNames, name: str) -> Pin | None:
     return next(iter(found.values()))[1] if found else None
 
 
-#: A bus role written with its bus kind but no bus number ("I2C SDA", "SPI_MISO", the Arduino core's
-#: PIN_WIRE_SDA): the kind and the roles it has.
-BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
-              "uart": "uart", "usart": "uart", "serial": "uart"}
-_ROLES = {"i2c": frozenset({"sda", "scl"}),
-          "spi": frozenset({"miso", "mosi", "sck", "sclk", "ss", "cs", "nss", "copi", "cipo"}),
-          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
-_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*("
-                       + "|".join(sorted({r for rs in _ROLES.values() for r in rs}, key=len, reverse=True)) + ")",
-                       re.IGNORECASE)
+def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
+    """'I2C SDA' on a board known only from datasheets: the one name they write for the role (SDA), else the role
+    of their one numbered bus of the kind (i2c0_SDA); several such buses are an error naming each (i2c0_SDA,
+    i2c1_SDA), never a pick. (Other spellings of the role, NSS for CS, are the index's step 6.)"""
+    found = by_name(idx, role)
+    if found is not None:
+        return found
+    buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
+    numbered = re.compile(rf"(?:{buses})\d*{role.upper()}")
+    hits = distinct(n for key, names in idx.keyed.items() if numbered.fullmatch(key) for n in names)
+    if len(hits) > 1:
+        raise AmbiguousPinError(idx.board_id, name, [f"{n.spelling} ({pin})" for pin, n in hits.items()])
+    return next(iter(hits.values())).pin if hits else None
 
 
-def bus_role(name: str) -> tuple[str, str] | None:
-    """(bus kind, role) of a role named by its bus kind without a number ("I2C SDA" -> ("i2c", "sda")), else None."""
-    m = _BUS_ROLE.fullmatch(name.strip())
-    if m is None:
-        return None
-    kind = BUS_KINDS.get(m.group(1).lower())
-    role = m.group(2).lower()
-    return (kind, role) if kind is not None and role in _ROLES[kind] else None
+#: "pin 13", "pin number 13", "digital pin 13": how a board without a physical header is spoken of by number.
+POSITION = re.compile(r"(?:digital\s+)?pin(?:\s+number)?\s*#?\s*(\d{1,3})", re.IGNORECASE)
+
+
+def positions_are_numbers(idx: BoardNames) -> bool:
+    """Whether "pin N" means the board's pin number N: a board file without a physical header (Arduino and Nucleo
+    boards number their pins, an ESP32 its GPIOs), or a datasheet board numbered Arduino-style whose datasheets
+    write no header positions (a HAT's "pin 16" is a place on the 40-pin header, never GPIO16)."""
+    if idx.board is not None:
+        return not idx.board.physical_header
+    if idx.shared or any(POSITION.fullmatch(s) for s in idx.exact):
+        return False
+    return sum(1 for k in idx.keyed if _ARDUINO_NAME.fullmatch(k)) >= 3
 
 
 def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
-    """A role named by its bus kind alone, on a board file with exactly one bus of that kind holding the role
-    (the Uno's only I2C bus is i2c0); a board with several such buses makes the name ambiguous, not a pick."""
-    role = bus_role(name)
+    """A role named by its bus kind alone ("I2C SDA") or alone where one kind of bus has it ("SDA", "MOSI"), on a
+    board file with exactly one bus of that kind holding the role (the Uno's only I2C bus is i2c0); several such
+    buses make the name ambiguous, not a pick."""
+    role = bus_role(name) or bare_role(name)
     if role is None or idx.board is None:
         return None
     kind, r = role

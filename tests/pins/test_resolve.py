@@ -275,12 +275,14 @@ def test_an_led_labelled_by_its_kind_alone_lists_the_function_once() -> None:
     assert not any(f.upper() == "LED LED" for f in pin.functions)
 
 
-def test_a_bare_bus_signal_suggests_the_bus_roles_and_functions_that_resolve() -> None:
-    # 'SDA' is not a name on a Nucleo, but i2c1_sda (the Arduino-header I2C) is, and so is the
+def test_a_bus_signal_nobody_writes_suggests_the_bus_roles_and_functions_that_resolve() -> None:
+    # 'I2C_DATA' is no name on a Nucleo, but i2c1_sda (the Arduino-header I2C) is, and so is the
     # I2C3_SDA function; suggesting A0-A2 because they are short would send the user the wrong way.
+    # (A bare 'SDA' is the SDA of the board file's one I2C bus, as its datasheet writes "D14 (SDA, PB9)".)
     ix = pin_index_for(BUNDLED)
+    assert ix.resolve("nucleo-f401re", "SDA").name == "PB9"
     with pytest.raises(UnknownPinError) as err:
-        ix.resolve("nucleo-f401re", "SDA")
+        ix.resolve("nucleo-f401re", "I2C_DATA")
     assert err.value.suggestions[0] == "i2c1_sda"
     assert "I2C3_SDA" in err.value.suggestions
     for suggestion in err.value.suggestions:

@@ -1,0 +1,97 @@
+"""Bus roles in a pin name, and the other spellings of a name nobody wrote as it was typed.
+
+A name is looked up as written first (:class:`edge_agent.pins.PinIndex`). When nothing answers to it, the
+spellings below name the same signal the way another datasheet, silkscreen or core writes it, and the index
+answers with a pin only when every one of them that resolves gives the same pin (never a pick between two):
+
+* a bus signal's role in its other spelling: a UART's TX is its TXD and RX its RXD, an SPI clock is SCK, SCLK or
+  CLK, its chip select CS, SS, NSS or CSn, MOSI is COPI and MISO CIPO (``UART2 TX`` where the table heads its
+  column TXD, ``SPI0 SCLK`` where the board file says sck);
+* a role written before its bus number, as AVR, Broadcom and Espressif pin names do (``TXD1`` is UART1's TXD,
+  ``SDA1`` is I2C1's SDA, ``U2TXD`` is UART2's TXD);
+* the Arduino core's ``PIN_`` prefix (``PIN_A0`` is A0);
+* the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3).
+
+Two more are the index's, since they need the board: ``D13/SCK`` (one pin printed with both its names) and
+``pin 13`` on a board without a physical header (the board's pin number 13, as Arduino and ESP32 users say it).
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = ["alternatives", "bare_role", "bus_role", "same_roles"]
+
+#: Words that name a kind of bus ("I2C SDA", "Wire SDA", "Serial TX"), by the kind they are.
+BUS_KINDS = {"i2c": "i2c", "wire": "i2c", "twi": "i2c", "spi": "spi",
+             "uart": "uart", "usart": "uart", "serial": "uart"}
+#: Spellings of one signal of a bus: each set is one signal, whichever word a datasheet uses for it.
+_SAME = (frozenset({"tx", "txd"}), frozenset({"rx", "rxd"}), frozenset({"sck", "sclk", "clk"}),
+         frozenset({"cs", "ss", "nss", "csn"}), frozenset({"mosi", "copi"}), frozenset({"miso", "cipo"}))
+ROLES = {"i2c": frozenset({"sda", "scl"}),
+         "spi": frozenset({"miso", "mosi", "sck", "sclk", "clk", "ss", "cs", "nss", "csn", "copi", "cipo"}),
+         "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
+_ALL_ROLES = sorted({r for rs in ROLES.values() for r in rs}, key=len, reverse=True)
+_BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*(" + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
+#: A name ending in a role after something naming its bus ("UART2 TX", "uart2_tx", "VSPI SCK", "SPI0.SCLK").
+_TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9]))(" + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
+#: A role before its bus number (TXD1, SDA1, RX0) or Espressif's U<n><role> (U2TXD).
+_ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) + r")[\s_-]?(\d))", re.IGNORECASE)
+#: The Arduino core's prefix of its pin constants (PIN_A0, PIN_SPI_SS), followed by a name.
+_CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
+#: How each kind's numbered buses are written in pin names.
+_BUS_WORDS = {"i2c": ("I2C",), "spi": ("SPI",), "uart": ("UART", "USART")}
+
+
+def same_roles(role: str) -> frozenset[str]:
+    """Every spelling of the bus signal `role` names (lower case, `role` included)."""
+    r = role.lower()
+    return next((s for s in _SAME if r in s), frozenset({r}))
+
+
+def _kinds(role: str) -> list[str]:
+    return [k for k, rs in ROLES.items() if role.lower() in rs]
+
+
+def bus_role(name: str) -> tuple[str, str] | None:
+    """(bus kind, role) of a role named by its bus kind without a number ("I2C SDA" -> ("i2c", "sda")), else None."""
+    m = _BUS_ROLE.fullmatch(name.strip())
+    if m is None:
+        return None
+    kind = BUS_KINDS.get(m.group(1).lower())
+    role = m.group(2).lower()
+    return (kind, role) if kind is not None and role in ROLES[kind] else None
+
+
+def bare_role(name: str) -> tuple[str, str] | None:
+    """(bus kind, role) of a role written alone ("SDA", "MOSI", "TX") when only one kind of bus has it."""
+    role = name.strip().lower()
+    kinds = _kinds(role)
+    return (kinds[0], role) if len(kinds) == 1 else None
+
+
+def _cased(word: str, like: str) -> str:
+    return word.upper() if like.isupper() or not like.islower() else word
+
+
+def alternatives(name: str) -> list[str]:
+    """The other spellings of `name` (see the module docstring), most specific first, without `name` itself."""
+    s = name.strip()
+    out: list[str] = []
+    if s.startswith("~") and len(s) > 1:  # the PWM mark printed beside a pin number
+        out.append(s[1:].strip())
+    if _CORE_PREFIX.match(s) and bus_role(s) is None:  # PIN_A0; "pin 13" is a position or a number, not a name
+        out.append(s[4:].strip())
+    m = _ROLE_NUMBER.fullmatch(s)
+    if m is not None:
+        n, role = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
+        for kind in _kinds(role):
+            out += [f"{bus}{n}_{r.upper()}" for bus in _BUS_WORDS[kind] for r in sorted(same_roles(role))]
+    m = _TRAILING_ROLE.fullmatch(s)
+    if bare_role(s) is not None:
+        out += [_cased(r, s) for r in sorted(same_roles(s)) if r != s.lower()]
+    elif m is not None and m.group(1).lower() != "pin":
+        # the role stands apart from what names its bus ("VSPI SCK", "uart2_tx") or follows its number ("SPI0SCLK")
+        prefix, sep, role = m.groups()
+        out += [f"{prefix}{sep}{_cased(r, role)}" for r in sorted(same_roles(role)) if r != role.lower()]
+    return [a for a in dict.fromkeys(out) if a and a != s]

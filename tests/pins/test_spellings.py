@@ -1,0 +1,118 @@
+"""A name nothing answers to as written is read in the other spellings of the same signal: the role's other word
+(TX/TXD, SCK/SCLK, CS/SS/NSS), the role before its bus number (TXD0, SDA1, U2TXD), the Arduino core's PIN_ prefix,
+the silkscreen's PWM tilde and slash labels, and "pin 13" on a board without a physical header. Every spelling that
+resolves must give the same pin; otherwise the lookup is an error listing them, never a pick."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.errors import AmbiguousPinError, UnknownPinError
+from edge_agent.pins.spellings import alternatives
+from edge_agent.rag import pin_index_for
+
+_BUSES = """# Probe board
+
+## Serial ports
+
+| UART | TXD | RXD |
+| --- | --- | --- |
+| uart0 | PB6 | PB7 |
+| uart2 | PA2 | PA3 |
+
+## Buses
+
+| Bus | Pins |
+| --- | --- |
+| i2c1 | SDA PB9, SCL PB8 |
+| spi0 | SCLK PA5, MOSI PA7, MISO PA6, NSS PA4 |
+| spi1 | SCLK PB13, MOSI PB15, MISO PB14, NSS PB12 |
+"""
+
+
+def _index(tmp_path: Path, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return pin_index_for(tmp_path)
+
+
+def test_the_spellings_of_a_name() -> None:
+    assert alternatives("UART2 TX") == ["UART2 TXD"]
+    assert alternatives("spi0_sclk") == ["spi0_clk", "spi0_sck"]
+    assert "I2C1_SDA" in alternatives("SDA1")
+    assert "UART0_TXD" in alternatives("TXD0")
+    assert "UART2_TXD" in alternatives("U2TXD")
+    assert alternatives("PIN_A0") == ["A0"]
+    assert alternatives("~3") == ["3"]
+    assert alternatives("GPIO17") == []  # nothing to spell otherwise
+    assert alternatives("LED_BUILTIN") == []
+
+
+def test_a_role_in_its_other_word(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"probe-board.md": _BUSES})
+    assert index.resolve("probe-board", "UART2 TX").name == "PA2"  # the table heads the column TXD
+    assert index.resolve("probe-board", "uart0_rx").name == "PB7"
+    assert index.resolve("probe-board", "SPI0 SCK").name == "PA5"  # the table writes SCLK
+    assert index.resolve("probe-board", "spi1 cs").name == "PB12"  # ... and NSS
+
+
+def test_a_role_before_its_bus_number(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"probe-board.md": _BUSES})
+    assert index.resolve("probe-board", "TXD2").name == "PA2"
+    assert index.resolve("probe-board", "SDA1").name == "PB9"
+    assert index.resolve("probe-board", "U0RXD").name == "PB7"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-board", "SDA3")  # no I2C3 written: unknown, not a guess
+
+
+def test_a_role_by_its_bus_kind_or_alone_lists_every_bus_that_has_it(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"probe-board.md": _BUSES})
+    assert index.resolve("probe-board", "I2C SCL").name == "PB8"  # one I2C bus written
+    assert index.resolve("probe-board", "SDA").name == "PB9"
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("probe-board", "SPI MOSI")  # spi0 and spi1
+    assert "spi0_MOSI (PA7)" in err.value.candidates and "spi1_MOSI (PB15)" in err.value.candidates
+    with pytest.raises(AmbiguousPinError):
+        index.resolve("probe-board", "TX")
+
+
+def test_a_board_files_one_bus_answers_a_role_written_alone(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    assert index.resolve("rpi-pico", "SDA").name == "GP4"  # its one I2C bus in the board file
+    assert index.resolve("rpi-pico", "MOSI").name == "GP19"
+    assert index.resolve("arduino-uno", "SPI SS").name == "PB2"  # the board file calls it cs
+    assert index.resolve("arduino-uno", "PIN_SPI_SS").name == "PB2"
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("nucleo-f401re", "TX")  # usart1 and usart2
+    assert set(err.value.candidates) == {"PA2", "PA9"}
+
+
+def test_arduino_core_constants_and_silkscreen_marks(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    assert index.resolve("arduino-uno", "PIN_A0").name == "PC0"
+    assert index.resolve("arduino-uno", "~3").name == "PD3"  # the PWM tilde printed beside 3
+    assert index.resolve("arduino-uno", "~D11").name == "PB3"
+    assert index.resolve("arduino-uno", "D13/SCK").name == "PB5"  # two names of one pin
+    assert index.resolve("arduino-uno", "A4/SDA").name == "PC4"
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("arduino-uno", "D0/D1")  # two pins: an error naming both
+    assert err.value.candidates == ["D0 (PD0)", "D1 (PD1)"]
+    with pytest.raises(UnknownPinError):
+        index.resolve("arduino-uno", "D13/XYZ")
+
+
+def test_pin_n_is_the_boards_number_without_a_physical_header(tmp_path: Path) -> None:
+    hat = ("# Probe HAT\n\n## Header usage\n\n| Physical pin | BCM | Signal |\n| --- | --- | --- |\n"
+           "| 16 | GPIO23 | data (DAT) |\n| 18 | GPIO24 | clock (CLK) |\n| 33 | GPIO13 | relay (RELAY) |\n")
+    mega = "# Probe Mega\n\n## Pin Aliases\n\nD13: PB7\nD12: PB6\nD11: PB5\n"
+    index = _index(tmp_path, {"probe-hat.md": hat, "probe-mega.md": mega})
+    assert index.resolve("arduino-uno", "pin 13").name == "PB5"  # Arduino pin 13
+    assert index.resolve("esp32-devkitc", "pin 2").name == "GPIO2"
+    assert index.resolve("probe-mega", "pin 13").name == "PB7"
+    assert index.resolve("rpi-4b", "pin 13").name == "GPIO27"  # a header position where the board has a header
+    assert index.resolve("probe-hat", "pin 16").name == "GPIO23"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-hat", "pin 13")  # a place on the 40-pin header the HAT does not use, never GPIO13
+    assert index.resolve("probe-hat", "GPIO13").name == "GPIO13"
