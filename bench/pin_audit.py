@@ -98,9 +98,12 @@ def _tables(lines: list[str]) -> Iterator[tuple[int, str, list[str], list[tuple[
 def _pin_in(cell: str, head: str) -> str | None:
     """The pin a cell holds: a native spelling (a trailing note dropped), or a bare number under a BCM/GPIO head."""
     value = re.sub(r"\s*\([^)]*\)\s*$", "", cell).strip()
-    first = value.split(" / ")[0].strip()
+    first = re.split(r" / |,", value)[0].strip()  # "GP28 / ADC2", "GP0, edge pin 1"
     if NATIVE.fullmatch(first):
         return first
+    inner = _PAREN.findall(cell)
+    if len(inner) == 1 and NATIVE.fullmatch(inner[0].strip()):  # "I2C1 SDA (GPIO2)"
+        return inner[0].strip()
     words = set(re.split(r"[^a-z0-9]+", head.lower()))
     if first.isdigit() and words & {"bcm", "gpio"}:
         return f"GPIO{int(first)}"

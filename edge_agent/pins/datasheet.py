@@ -33,6 +33,10 @@ different number of cells from its header is reported and skipped. Columns heade
 alternate, timer or use add the function names their cells list (``AIN1``, ``OC1A`` in
 ``Timer1 A (OC1A)``).
 
+Tables without a pin column: a define column whose number is a pin (``| PICO_DEFAULT_LED_PIN | 25 |``), an item
+column beside what it connects to (``| B1 USER | PC13 |``) and a HAT's header positions with the pin in brackets
+after its use (``| 3 | I2C1 SDA (GPIO2) |``). A name in brackets in a name cell (``SS (PIN_SPI_SS)``) is a name too.
+
 Connector tables: under a heading naming a connector (``## Header J1``), a ``No.`` column and a pin column
 give ``J1-<n>`` names. Bus tables (neither pin nor name column in the header): a column per signal
 (``| UART | TX | RX |``), a row's signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``)
@@ -51,7 +55,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 9
+PIN_RULES = 10
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -263,6 +267,11 @@ def _pin_value(cell: str, header_words: set[str]) -> str | None:
 _ANALOG_NUMBER = re.compile(r"A\d{1,2} \((\d{1,3})\)")
 
 
+#: A name written in brackets after a description or another name: one to three words, each starting with a capital
+#: or a digit (``Atmel chip select (SPI0 CE0)``, ``SS (PIN_SPI_SS)``, ``APA102 data (DAT)``), not a note in words.
+_BRACKETED_NAME = re.compile(r"[A-Z0-9][A-Za-z0-9_/]*(?: [A-Z0-9][A-Za-z0-9_/]*){0,2}")
+
+
 def _names(cell: str) -> list[str]:
     out = []
     for part in cell.split(" / "):
@@ -270,8 +279,12 @@ def _names(cell: str) -> list[str]:
         if not name or name.isdigit() or "," in name or len(name.split()) > 4 or not _NAME_OK.match(name):
             continue
         out.append(name)
-        if "(" in part and (number := _ANALOG_NUMBER.fullmatch(part.strip())) is not None:
-            out += [number.group(1), f"D{number.group(1)}"]  # digital pin 62: "62" in a sketch, D62
+        if "(" in part:
+            if (number := _ANALOG_NUMBER.fullmatch(part.strip())) is not None:
+                out += [number.group(1), f"D{number.group(1)}"]  # digital pin 62: "62" in a sketch, D62
+            # ... but a name in them is the pin's name too: the Arduino core's constant, the Pi's bus signal
+            out += [n for n in (" ".join(x.split()) for x in _PAREN_TEXT.findall(part))
+                    if _BRACKETED_NAME.fullmatch(n) and not n.isdigit() and any(c.isalpha() for c in n)]
     return out
 
 
@@ -356,7 +369,8 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
         # not a (name, pin) table: maybe a connector's positions, or one naming a bus's signals (a role per
         # column, or roles and pins listed in a row's cells)
         if not (_parse_connector_table(lines, header, row_at, source, tag, heading, entries)
-                or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)):
+                or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)
+                or _parse_item_table(lines, header, words, row_at, source, tag, heading, entries)):
             _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
         return
     rows = [_split_row(lines[j]) for j in row_at]
@@ -398,6 +412,49 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             for col in function_cols:
                 for name in _function_names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
+
+
+# --- tables of items, constants and header positions ------------------------------------------------------
+
+#: A define or constant naming a pin by its number (the pico-sdk's ``PICO_DEFAULT_LED_PIN``, the Arduino core's
+#: ``PIN_A0``): the number is the board's own numbering, as in the code that uses it.
+_PIN_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*_PIN|PIN_[A-Z0-9_]+")
+#: A reference designator and its label (``B1 USER``, ``LD2``, ``SW3 RESET``): the designator alone names it too.
+_DESIGNATOR = re.compile(r"([A-Z]{1,3}\d{1,2}) [A-Z][A-Za-z]*")
+#: A pin written in brackets after what it does (``I2C1 SDA (GPIO2)`` in a HAT's table of header positions).
+_NAME_THEN_PIN = re.compile(r"(.+?)\s*\(([^()]+)\)\s*")
+
+
+def _parse_item_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
+                      tag: str, heading: str, entries: list[AliasEntry]) -> bool:
+    """Tables naming pins without a pin column: a define or constant column with its value (``| PICO_DEFAULT_LED_PIN
+    | 25 |``); an item column with what it connects to (``| B1 USER | PC13 | ... |``: the rows whose connection is
+    a pin; LD1 on the ST-LINK is none); a HAT's header positions with the pin in brackets after its use (``| 3 |
+    I2C1 SDA (GPIO2) |``: position 3 is ``pin 3``)."""
+    first = words[0] if len(header) >= 2 else set()
+    constants = bool(first & {"define", "constant"})
+    items = bool(first & {"item"}) and bool(words[1] & {"connection", "connected"})
+    positions = bool(first & {"physical", "phys"}) and len(header) == 2
+    if not (constants or items or positions):
+        return False  # most tables: register maps and specifications, passed over at the cost of a look at the header
+    rows = [r for r in (_split_row(lines[j]) for j in row_at) if len(r) == len(header)]
+    found: list[tuple[str, str, int]] = []  # (name, pin as written, row index)
+    if constants:
+        found = [(r[0], r[1], i) for i, r in enumerate(rows) if _PIN_CONSTANT.fullmatch(r[0]) and r[1].isdigit()]
+    elif items:
+        for i, r in enumerate(rows):
+            if (pin := _pin_value(r[1], set())) is not None:
+                found += [(n, pin, i) for n in _names(r[0])]
+                found += [(m.group(1), pin, i) for m in [_DESIGNATOR.fullmatch(r[0])] if m is not None]
+    else:
+        for i, r in enumerate(rows):
+            m = _NAME_THEN_PIN.fullmatch(r[1])
+            if m is not None and r[0].isdigit() and (pin := _pin_value(m.group(2), set())) is not None:
+                found += [(n, pin, i) for n in _names(m.group(1))] + [(f"pin {int(r[0])}", pin, i)]
+    line_of = [j for j in row_at if len(_split_row(lines[j])) == len(header)]
+    entries.extend(AliasEntry(tag, name, pin, source, line_of[i] + 1, "native", "table", heading)
+                   for name, pin, i in found)
+    return bool(found)
 
 
 # --- functions and bus signals in tables -------------------------------------------------------------------
@@ -514,8 +571,8 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
                 for sig, value in zip(signals, listed, strict=True):
                     add(f"{words[0]}_{sig.replace(' ', '_')}", value, j)
                 continue
-        for cell in row[1:]:  # | i2c0 (arduino_i2c) | SDA P0.26, SCL P0.27 |
-            for part in cell.split(","):
+        for cell in row[1:]:  # | i2c0 (arduino_i2c) | SDA P0.26, SCL P0.27 | (a note in brackets may hold commas)
+            for part in _PAREN.sub(" ", cell).split(","):
                 m = _ROLE_PIN.match(part.strip())
                 if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
                     for bus in buses:

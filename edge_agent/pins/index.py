@@ -70,8 +70,9 @@ __all__ = ["Contradiction", "PinIndex", "bus_role"]
 _NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
 _TABLES = ("table", "function")
 #: Order in which entries are read: alias lines and tables first, then ranges set equal in prose (D2-D7 =
-#: PD2-PD7), the functions a pin can take, and last the pins a range in prose names (only those nothing else names).
-_WEAK = {"prose": 1, "function": 2, "range": 3}
+#: PD2-PD7), constants set equal to a pin (D2 = INT0), the functions a pin can take, and last the pins a range in
+#: prose names (only those nothing else names).
+_WEAK = {"prose": 1, "equal": 2, "function": 3, "range": 4}
 
 
 def _entry_source(e: AliasEntry) -> str:
@@ -261,9 +262,11 @@ class PinIndex:
             # a function list's entry (GP0 can be SPI0 RX) is a function of its pin; any other entry is a name
             functions = (e.alias,) if e.kind == "function" else ()
             pin = Pin(tag, pin_name, None if e.numbering == "physical" else n, (), functions, raw=value)
-            if e.kind == "prose" and (known := known_pin(idx, value)) is not None:
+            if e.kind in ("prose", "equal") and (known := known_pin(idx, value)) is not None:
                 # set equal in prose to a name the board already has (69 is A15, 62 is A8 = PK0): that name's pin
                 pin, pin_name = replace(known, raw=value), known.name
+            elif e.kind == "equal" and not owners:
+                continue  # a constant set equal to what is no pin of the board (yet): not a pin of its own
             if owners:
                 agreed = self._agreed(idx, value if e.numbering == "native" else f"pin {value}")
                 if isinstance(agreed, Pin):

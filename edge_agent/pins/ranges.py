@@ -11,6 +11,11 @@ number then names its analog pin as a digital pin number, bare and with its D (6
 A15), as entries of kind ``prose``; so does a range of digital pins written after the inputs with "at" or "as"
 ("A0-A5 at D46-D51": the Arduino core of a Nucleo numbers A0 as D46).
 
+A name set equal to one pin ("D2 = INT0" in the Nano's notes, "LED_BUILTIN = LED_GREEN = PA5" in a Nucleo's) names
+that pin: an entry of kind ``equal``, read after the names of tables and alias lines and only where the pin it is set
+equal to is already a pin of the board. Only names written as constants are read so (capitals, digits and ``_``:
+``INT0``, ``USER_BTN``), never a word of prose ("D0 = serial RX").
+
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
 
@@ -77,6 +82,7 @@ _ONE = r"(?:GPIO|GP|P[A-L]|P\d\.|D|A)\d{1,2}"
 _LISTS = re.compile(rf"(?<![A-Za-z0-9_.])((?:{_ONE}/)+{_ONE})\s*(?:=|->|are|is|map to|maps to)\s*((?:{_ONE}/)+{_ONE})"
                     r"(?![A-Za-z0-9_])")
 _SLASH = re.compile(r"/[ADGP]")
+_ONE_PIN = re.compile(_ONE)
 
 
 def _pin_lists(text: str) -> Iterator[tuple[int, str, str]]:
@@ -95,6 +101,31 @@ def _pin_lists(text: str) -> Iterator[tuple[int, str, str]]:
             if len(names) == len(pins):
                 lineno = text.count("\n", 0, line_start) + 1
                 yield from ((lineno, n, p) for n, p in zip(names, pins, strict=True))
+
+
+#: Names and pins set equal in a chain (``D2 = INT0``, ``LED_BUILTIN = LED_GREEN = PA5``), whole words on both sides.
+_CHAIN = re.compile(r"(?<![\w/.\-])`?[A-Za-z][\w.]*`?(?:\s*=\s*`?[A-Za-z][\w.]*`?)+(?![\w/\-])")
+_NEAR_PIN = re.compile(r"(?:GPIO|GP|P[A-L]|P\d\.|(?<![A-Za-z])[DA])\d")
+_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*\d[A-Z0-9_]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{2,}")
+
+
+def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, name, pin) for each constant set equal to a pin (see the module docstring)."""
+    at = text.find("=")
+    while at >= 0:
+        if not _NEAR_PIN.search(text, max(0, at - 12), at + 12):  # most "=" of a datasheet are in registers
+            at = text.find("=", at + 1)
+            continue
+        start = text.rfind("\n", 0, at) + 1
+        end = text.find("\n", at)
+        end = len(text) if end < 0 else end
+        for chain in _CHAIN.finditer(text, start, end):
+            parts = [p.strip(" `").rstrip(".") for p in chain.group(0).split("=")]  # "USER_BTN = PC13."
+            pins = [p for p in parts if _ONE_PIN.fullmatch(p)]
+            if len(pins) == 1:
+                line = text.count("\n", 0, start) + 1
+                yield from ((line, p, pins[0]) for p in parts if p != pins[0] and _CONSTANT.fullmatch(p))
+        at = text.find("=", end)
 
 
 def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
@@ -130,4 +161,5 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                         mapped.add(d.start())
                         out.extend((line, dn, n, "prose") for dn, n in zip(digital, names, strict=True))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
+    out.extend((line, n, p, "equal") for line, n, p in _equal_names(text))
     return out

@@ -1,0 +1,94 @@
+"""Pin names datasheets write outside a (name, pin) table: a name in brackets after a description (``Atmel chip
+select (SPI0 CE0)``, ``SS (PIN_SPI_SS)``), a define holding a pin number (``PICO_DEFAULT_LED_PIN | 25``), an item
+and what it connects to (``B1 USER | PC13``), a HAT's header position with the pin in brackets after its use
+(``3 | I2C1 SDA (GPIO2)``), a bus cell whose note in brackets holds a comma, and a constant set equal to a pin
+(``D2 = INT0``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.errors import UnknownPinError
+from edge_agent.pins import PinIndex
+from edge_agent.rag import pin_index_for
+
+
+def _index(tmp_path: Path, files: dict[str, str]) -> PinIndex:
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    return pin_index_for(tmp_path)
+
+
+def test_a_name_in_brackets_after_a_description_or_another_name(tmp_path: Path) -> None:
+    hat = ("# Probe HAT\n\n## GPIO usage\n\n| Physical pin | BCM | Signal |\n| --- | --- | --- |\n"
+           "| 24 | GPIO8 | Atmel chip select (SPI0 CE0) |\n| 7 | GPIO4 | illumination enable (output) |\n")
+    core = ("# Probe core\n\n## Bus pins\n\n| Constant | Arduino pin | Port pin |\n| --- | --- | --- |\n"
+            "| SS (PIN_SPI_SS) | 10 | PB2 |\n| SDA (PIN_WIRE_SDA) | 18 (A4) | PC4 |\n")
+    index = _index(tmp_path, {"probe-hat.md": hat, "probe-core.md": core})
+    assert index.resolve("probe-hat", "SPI0 CE0").name == "GPIO8"
+    assert index.resolve("probe-hat", "spi0_ce0").name == "GPIO8"
+    assert index.resolve("probe-core", "PIN_SPI_SS").name == "PB2"
+    assert index.resolve("probe-core", "SS").name == "PB2"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-hat", "output")  # a note in words, not a name
+
+
+def test_a_define_holding_a_pin_number(tmp_path: Path) -> None:
+    sdk = ("# Pico notes\n\n## SDK defaults\n\n| Define | Value | Meaning |\n| --- | --- | --- |\n"
+           "| PICO_DEFAULT_UART | 0 | stdio UART |\n| PICO_DEFAULT_LED_PIN | 25 | on-board LED |\n"
+           "| PICO_DEFAULT_I2C_SDA_PIN | 4 | GP4, edge pin 6 |\n")
+    index = _index(tmp_path, {"rpi-pico.md": sdk})
+    assert index.resolve("rpi-pico", "PICO_DEFAULT_LED_PIN").name == "GP25"  # the Pico's own numbering
+    assert index.resolve("rpi-pico", "pico_default_i2c_sda_pin").name == "GP4"
+    with pytest.raises(UnknownPinError):
+        index.resolve("rpi-pico", "PICO_DEFAULT_UART")  # a UART instance, not a pin
+
+
+def test_an_item_and_what_it_connects_to(tmp_path: Path) -> None:
+    leds = ("# Probe Nucleo\n\n## LEDs and buttons\n\n| Item | Connection | Notes |\n| --- | --- | --- |\n"
+            "| LD1 | ST-LINK | communication LED |\n| LD4 | PA5 | user LED |\n| B1 USER | PC13 | user button |\n"
+            "| B2 RESET | NRST | reset |\n")
+    index = _index(tmp_path, {"probe-nucleo.md": leds})
+    assert index.resolve("probe-nucleo", "B1 USER").name == "PC13"
+    assert index.resolve("probe-nucleo", "B1").name == "PC13"  # the designator printed beside the button
+    assert index.resolve("probe-nucleo", "LD4").name == "PA5"
+    for name in ("LD1", "B2"):
+        with pytest.raises(UnknownPinError):
+            index.resolve("probe-nucleo", name)  # on the ST-LINK and the reset line: no pin of the MCU
+
+
+def test_a_hat_header_position_with_the_pin_in_brackets(tmp_path: Path) -> None:
+    hat = ("# Probe glow\n\n## Header usage\n\n| Physical pin | Use |\n| --- | --- |\n| 1 | 3.3 V |\n"
+           "| 3 | I2C1 SDA (GPIO2) |\n| 5 | I2C1 SCL (GPIO3) |\n")
+    index = _index(tmp_path, {"probe-glow.md": hat})
+    assert index.resolve("probe-glow", "pin 3").name == "GPIO2"
+    assert index.resolve("probe-glow", "I2C1 SCL").name == "GPIO3"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-glow", "pin 1")  # a supply pin
+
+
+def test_a_bus_cell_whose_note_holds_a_comma(tmp_path: Path) -> None:
+    pi = ("# Pi notes\n\n## Extra buses\n\n| Overlay | Pins |\n| --- | --- |\n"
+          "| i2c3 | SDA GPIO4, SCL GPIO5 (`dtoverlay=i2c3,pins_4_5`) |\n")
+    index = _index(tmp_path, {"probe-pi.md": pi})
+    assert index.resolve("probe-pi", "I2C3_SCL").name == "GPIO5"
+    assert index.resolve("probe-pi", "i2c3 sda").name == "GPIO4"
+
+
+def test_a_constant_set_equal_to_a_pin(tmp_path: Path) -> None:
+    nano = ("# Probe Nano\n\n| Item | Value |\n| --- | --- |\n| External interrupts | D2 = INT0, D3 = INT1 |\n"
+            "| Interrupt 7 | D9 = INT7 |\n\nThe header's D0 = serial RX.\n\n"
+            "## Pin Aliases\n\nD2: PD2\nD3: PD3\nD0: PD0\n")
+    index = _index(tmp_path, {"probe-nano.md": nano})
+    assert index.resolve("probe-nano", "INT0").name == "PD2"
+    assert index.resolve("probe-nano", "int1").name == "PD3"
+    for name in ("INT7", "serial"):  # D9 is no pin of the board's; "serial" is a word, not a constant
+        with pytest.raises(UnknownPinError):
+            index.resolve("probe-nano", name)
+    # on a board file, through the board's own names: the core's constants in one chain
+    (tmp_path / "nucleo-f401re.md").write_text("# F401 core\n\nLED_BUILTIN = LED_USER = D13; USER_KEY = PC13.\n")
+    index = pin_index_for(tmp_path)
+    assert index.resolve("nucleo-f401re", "LED_USER").name == "PA5"
+    assert index.resolve("nucleo-f401re", "USER_KEY").name == "PC13"
