@@ -253,6 +253,10 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
 #: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its
 #: shard's rows; the parts are joined term by term at the end, as the indexing process joins shards.
 PART_POSTINGS = 1_500_000
+#: Terms of a part up to which their ranks are sorted as 16-bit keys: numpy sorts those stably by radix, about
+#: five times faster than 32-bit keys and in the same order (a part of the bench's 10,000 files holds about
+#: 40,000 terms).
+KEYS_16_BIT = 1 << 16
 #: Postings encoded at a time (the compact encoder works on arrays of 8 bytes a posting).
 ENCODE_BATCH = 1 << 18
 
@@ -294,8 +298,9 @@ class ShardPostings:
             return
         present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
         by_name = sorted(present.tolist(), key=self._names.__getitem__)
-        rank = np.zeros(len(self._names), dtype=np.int32)
-        rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=np.int32)
+        small = np.uint16 if len(by_name) <= KEYS_16_BIT else np.int32
+        rank = np.zeros(len(self._names), dtype=small)
+        rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=small)
         keys = rank[gids]
         del gids, rank
         order = np.argsort(keys, kind="stable")  # stable: chunk ids stay ascending within a term

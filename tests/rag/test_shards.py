@@ -7,10 +7,12 @@ from __future__ import annotations
 import random
 import re
 import sqlite3
+from array import array
 from pathlib import Path
 
 import pytest
 
+from edge_agent.rag import shards
 from edge_agent.rag.codec import encode
 from edge_agent.rag.files import DocFile, scan
 from edge_agent.rag.parse import parse_counts, parse_numbered
@@ -63,13 +65,16 @@ def test_files_split_into_contiguous_shards_of_about_equal_bytes() -> None:
     assert split(files[:1], 4) == [files[:1]]  # never an empty shard
 
 
-@pytest.mark.parametrize("part_postings", [7, 300, 10**9])
+@pytest.mark.parametrize(("part_postings", "keys_16_bit"), [(7, 1 << 16), (300, 1 << 16), (10**9, 1 << 16),
+                                                            (300, 0), (10**9, 0)])
 def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_writes(
-        tmp_path: Path, part_postings: int) -> None:
+        tmp_path: Path, part_postings: int, keys_16_bit: int, monkeypatch: pytest.MonkeyPatch) -> None:
     """A building worker adds each file's postings as the tokeniser numbered them, groups and encodes them a
     part at a time and joins the parts; the rows are those of the builder a build in one process uses (fed
-    each chunk's counts), over the bundled datasheets and the shared corpus, in one part or in many."""
+    each chunk's counts), over the bundled datasheets and the shared corpus, in one part or in many, with the
+    terms sorted by 16-bit or by 32-bit keys."""
     np = pytest.importorskip("numpy")
+    monkeypatch.setattr(shards, "KEYS_16_BIT", keys_16_bit)
     roots = [REPO / "datasheets", *([SHARED] if SHARED.is_dir() else [])]
     files = [f for root in roots for f in scan(root)[0]]
     rows = []
@@ -110,3 +115,34 @@ def test_the_can_signal_pattern_opening_with_the_word_replaces_what_the_lookbehi
     for _ in range(2000):
         text = "".join(rng.choice(words) + rng.choice(seps) for _ in range(rng.randint(1, 9)))
         assert _CAN_SIGNAL.sub("canbus", text) == _CAN_BEFORE.sub("canbus", text), text
+
+
+def test_a_part_of_more_terms_than_16_bit_keys_hold_is_grouped_right(tmp_path: Path) -> None:
+    """Past 65,536 distinct terms in a part, the ranks are sorted as 32-bit keys: every term's row is still the
+    one a build in one process writes."""
+    np = pytest.importorskip("numpy")
+    numbers = term_numbers()
+    vocab = [numbers[f"zzsynthetic{k:05d}"] for k in range(shards.KEYS_16_BIT + 4000)]
+    rng = random.Random(9)
+    chunks = [sorted(set(rng.sample(vocab, 120) + vocab[c * 100:(c + 1) * 100]))
+              for c in range(len(vocab) // 100 + 1)]
+    rows = []
+    for use_parts in (True, False):
+        conn = sqlite3.connect(tmp_path / f"{use_parts}.sqlite", isolation_level=None)
+        conn.executescript(SHARD_DDL)
+        conn.execute("BEGIN")
+        if use_parts:
+            parts = ShardPostings(np, conn, numbers.names, 10**9)
+            gids = array("i", [g for c in chunks for g in c])
+            tfs = array("f", [float(1 + g % 3) for c in chunks for g in c])
+            parts.add(1, (gids, array("i", map(len, chunks)), tfs))
+            parts.write()
+        else:
+            builder = SnapshotBuilder(conn)
+            for k, c in enumerate(chunks):
+                builder.add(1 + k, {numbers.names[g]: float(1 + g % 3) for g in c})
+            builder.write(conn)
+        rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
+        conn.close()
+    assert len(rows[0]) > shards.KEYS_16_BIT
+    assert rows[0] == rows[1]
