@@ -420,9 +420,31 @@ class PinIndex:
             found = named_role(idx, *role, name)
         if found is None and int_value(name) is not None:
             found = numbered(idx, name)
+        if found is None and int_value(name) is None:
+            found = self._on_the_header(idx, name)
         if found is None:
             raise self._unknown(idx, name)
         return with_names(idx, found)
+
+    def _on_the_header(self, idx: BoardNames, name: str) -> Pin | None:
+        """A name of the 40-pin header (I2C1 SCL, PWM0, PCM CLK) on a HAT that uses that pin: a board known only
+        from datasheets that write its header positions ("pin 16") sits on the header several board files share,
+        so the header's names of the pins it uses are its names too. A pin the HAT does not use stays unknown."""
+        if not any(POSITION.fullmatch(s) for s in idx.exact):
+            return None
+        for tag in sorted(self._tags):
+            owners = self._owners(tag)
+            if len(owners) < 2 or not all(self._boards[b].physical_header for b in owners):
+                continue
+            try:
+                pin = self.resolve(tag, name)
+            except PinError:
+                continue
+            try:
+                return by_name(idx, pin.name)
+            except AmbiguousPinError:
+                return None
+        return None
 
     @staticmethod
     def _unknown(idx: BoardNames, name: str) -> UnknownPinError:

@@ -92,3 +92,16 @@ def test_a_constant_set_equal_to_a_pin(tmp_path: Path) -> None:
     index = pin_index_for(tmp_path)
     assert index.resolve("nucleo-f401re", "LED_USER").name == "PA5"
     assert index.resolve("nucleo-f401re", "USER_KEY").name == "PC13"
+
+
+def test_a_hat_answers_to_the_header_names_of_the_pins_it_uses(tmp_path: Path) -> None:
+    header = "# Pi header\n\n## Pin Aliases\n\nI2C1_SCL: GPIO3\nPCM_CLK: GPIO18\n"
+    shim = ("# Probe shim\n\n## Header usage\n\n| Physical pin | BCM | Signal |\n| --- | --- | --- |\n"
+            "| 5 | GPIO3 | wake (WAKE) |\n")
+    part = "# Probe part\n\n## Pin Aliases\n\nWAKE: GPIO3\n"
+    index = _index(tmp_path, {"rpi-gpio.md": header, "probe-shim.md": shim, "probe-part.md": part})
+    assert index.resolve("probe-shim", "I2C1 SCL").name == "GPIO3"  # "the wake input is on GPIO3 (I2C1 SCL)"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-shim", "PCM CLK")  # GPIO18 is a header pin the shim does not use
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-part", "I2C1 SCL")  # no header positions written: not known to sit on the header
