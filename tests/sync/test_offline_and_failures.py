@@ -7,6 +7,8 @@ import logging
 import random
 import threading
 import time
+from collections.abc import Callable
+from typing import Any
 
 import grpc
 import pytest
@@ -179,6 +181,16 @@ def test_unauthenticated_pauses_sync_and_says_so_without_revealing_the_token(ser
     assert "c2lnbmF0dXJlLWV4cGlyZWQ" not in caplog.text
 
 
+def _wait(reached: Callable[[], bool], what: str, device: Any, limit_s: float = 60.0) -> None:
+    """Poll until `reached`; the limit is for a worker thread that never gets there, not a speed check (a
+    loaded 2-core machine can hold a niced test's threads for seconds), and its failure says what was awaited."""
+    end = time.monotonic() + limit_s
+    while not reached():
+        if time.monotonic() >= end:
+            raise AssertionError(f"{what} did not happen within {limit_s:.0f} s; sync status: {device.worker.status()}")
+        time.sleep(0.02)
+
+
 def test_a_paused_worker_resumes_when_the_token_changes(server, device, monkeypatch):
     server.faults.required_token = GOOD
     monkeypatch.setenv("KUMIHO_AUTH_TOKEN", BAD)
@@ -187,20 +199,13 @@ def test_a_paused_worker_resumes_when_the_token_changes(server, device, monkeypa
     runner = threading.Thread(target=device.worker.run, args=(stop,), daemon=True)
     runner.start()
     try:
-        for _ in range(200):
-            if (device.worker.status()["paused"] or {}).get("reason") == "auth":
-                break
-            stop.wait(0.02)
-        assert device.worker.status()["paused"]["reason"] == "auth"
+        _wait(lambda: (device.worker.status()["paused"] or {}).get("reason") == "auth", "the pause on auth", device)
         calls = server.servicer.call_count()
         stop.wait(0.3)
         assert server.servicer.call_count() == calls  # paused: not retrying with the refused token
         monkeypatch.setenv("KUMIHO_AUTH_TOKEN", GOOD)
         device.worker.notify()
-        for _ in range(400):
-            if device.worker.pending() == 0:
-                break
-            stop.wait(0.02)
+        _wait(lambda: device.worker.pending() == 0, "the drain after the token changed", device)
     finally:
         stop.set()
         runner.join(10)
