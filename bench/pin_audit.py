@@ -8,7 +8,10 @@ where a name stands next to a pin:
   generic notes), with the row's header position (``pin 16``, ``J8-16``, ``J1-3``) where a column gives it;
 * bus tables (``| uart2 | GPIO0 | GPIO1 |``, ``| I2C1 SCL / SDA | PB8 / PB9 |``, ``SDA P0.26, SCL P0.27``):
   the role of a numbered bus in the usual spellings (``UART2 TXD``, ``uart2_txd``, ``UART2 TX``);
-* ``Pin Aliases`` lines, and prose that writes ``name = pin`` or ``pin (name)`` / ``name (pin)``.
+* ``Pin Aliases`` lines, and prose that writes ``name = pin`` or ``pin (name)`` / ``name (pin)``;
+* each board file's numbers in its convention (``17``, ``BCM17``, ``IO2``, ``GP25`` / ``GPIO25``, ``D13``) and header
+  positions (``J8-11``, ``pin 11``, ``J8:11``, ``BOARD11``, ``CN5-6``);
+* every name that resolves, typed again in other case and separators (``i2c1 sda``, ``I2C1-SDA``, ``I2C1SDA``).
 
 Each claim is resolved with the pin index (``edge-agent pins resolve NAME --board TAG``). A name is right
 when it gives the row's pin; when the datasheets give the same name to several pins of the board (the
@@ -32,6 +35,7 @@ from pathlib import Path
 from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.pins import PinIndex, name_key
+from edge_agent.pins.spellings import alternatives
 from edge_agent.rag import pin_index_for
 from edge_agent.rag.files import read_text, scan
 
@@ -135,7 +139,9 @@ _NOT_NAMES = frozenset({"arduino", "usb", "st-link", "j-link", "vcom", "vcp", "p
 def _names_in(cell: str, loose: bool) -> list[str]:
     """Names a cell gives: parts split at `` / `` and commas, what brackets hold, each kept if it is a name."""
     out = []
-    inner = _PAREN.findall(cell)
+    # a note in brackets after another pin's name belongs to that pin ("D1 (TX) / D0 (RX)")
+    inner = [i for part in cell.split(" / ") if not ANCHOR.fullmatch(_PAREN.sub(" ", part).strip())
+             for i in _PAREN.findall(part)]
     outer = _PAREN.sub(" ", cell)
     for part in [*re.split(r" / |,|;", outer), *(p for i in inner for p in re.split(r",|;| / ", i))]:
         part = " ".join(part.split())
@@ -180,8 +186,8 @@ def _table_claims(board: str, src: str, heading: str, header: list[str],
                 continue
             cells = full[lo:lo + k]
             pins = [(c, p) for c, cell in enumerate(cells) if (p := _pin_in(cell, head[c])) is not None]
-            if not pins or any(_pin_list(cell) for cell in cells):
-                continue  # no pin, or pins listed per signal (``PA2 / PA3``): a bus row, read by _bus_claims
+            if not pins or any(_pin_list(cell) or _ROLE_PIN.search(cell) for cell in cells):
+                continue  # no pin, or pins listed per signal (``PA2 / PA3``, ``SCK P1.15``): a bus row (_bus_claims)
             pc, pin = pins[0]
             where = f"{src} line {line}"
             for c, cell in enumerate(cells):
@@ -196,8 +202,8 @@ def _table_claims(board: str, src: str, heading: str, header: list[str],
                         continue
                     cls = "table name" if kinds[c] == "name" else "table function"
                     yield Claim(board, name, pin, where, cls)
-            # a cell listing the pin with other names: "GP28 / ADC2", "GPIO36, ADC1_CH0, SENSOR_VP"
-            for name in _names_in(cells[pc], True):
+            # a cell listing the pin with other names: "GP28 / ADC2", "GPIO36, ADC1_CH0, SENSOR_VP" (not its note)
+            for name in _names_in(_PAREN.sub(" ", cells[pc]), True):
                 if name != pin:
                     yield Claim(board, name, pin, where, "table name")
 
@@ -376,9 +382,21 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
             continue
         if got == want:
             out.append(Verdict(c, "ok" if len(several) == 1 else "picked", got))
+        elif _routed(index, c.board, c.name, got):
+            out.append(Verdict(c, "board file's routing", got))
         else:
             out.append(Verdict(c, "picked" if got in several else "wrong", got))
     return out
+
+
+def _routed(index: PinIndex, board: str, name: str, got: str) -> bool:
+    """Whether `name` is a bus signal the board file routes to `got`: the board file is the authority for its
+    board, and a datasheet table giving the signal another pin describes another mapping of the peripheral
+    (USART1 on PA9/PA10 on the Arduino header, on PB6/PB7 in a devicetree)."""
+    b = index.board(board)
+    keys = {name_key(n) for n in (name, *alternatives(name))}
+    return b is not None and any(name_key(f"{bus}{r}") in keys and p == got
+                                 for bus, rs in b.buses.items() for r, p in rs.items())
 
 
 def roots() -> dict[str, Path]:
@@ -386,14 +404,47 @@ def roots() -> dict[str, Path]:
     return {"bundled": bundled_datasheets_dir(), **({"shared": shared} if shared.is_dir() else {})}
 
 
+def _variants(name: str) -> set[str]:
+    """The same name typed another way: other case, separators swapped or dropped (a dot before a digit kept:
+    ``P0.13`` is not ``P0 13``)."""
+    out = {name.lower(), name.upper()}
+    if re.search(r"[\s_\-]", name):
+        out |= {re.sub(r"[\s_\-]+", sep, name) for sep in ("_", " ", "-", "")}
+    return out - {name}
+
+
+def board_claims(index: PinIndex) -> Iterator[Claim]:
+    """What every board file says of its pins: its numbers in the board's convention and the usual spellings
+    of them (BCM17, IO2, GP25 / GPIO25, D13), header positions with the other ways of writing a position."""
+    for board_id in index.board_ids():
+        b = index.board(board_id)
+        assert b is not None
+        where = f"board file {board_id}.toml"
+        for p in b.pins:
+            if p.number is not None:
+                n = p.number
+                spelled = {"bcm": [f"BCM{n}", f"GPIO{n}"], "arduino": [f"D{n}"] if not p.name.startswith("P") or
+                           any(h == f"D{n}" for h in p.headers) else [],
+                           "gpio": [f"GPIO{n}", f"IO{n}"] if p.name.startswith("GPIO") else [f"GP{n}", f"GPIO{n}"]}
+                for name in [str(n), *spelled[b.integers]]:
+                    yield Claim(board_id, name, p.name, where, "board number")
+            for h in p.headers:
+                yield Claim(board_id, h, p.name, where, "header position")
+                m = re.fullmatch(r"([A-Za-z]+\d*)-(\d+)", h)
+                if m and b.physical_header and m.group(1).lower() == b.physical_header.lower():
+                    for name in (f"pin {m.group(2)}", f"{m.group(1)}:{m.group(2)}", f"BOARD{m.group(2)}"):
+                        yield Claim(board_id, name, p.name, where, "header position")
+
+
 def run() -> dict[str, list[Verdict]]:
-    """Verdicts per datasheet directory. A shared tag's claims are asked of the tag and of each board sharing it."""
+    """Verdicts per datasheet directory. A shared tag's claims are asked of the tag and of each board sharing it;
+    every claim's name is also asked in other case and separators."""
     out = {}
     for corpus, root in roots().items():
         index = pin_index_for(root)
         boards = index.known_boards()
         found = []
-        for c in dict.fromkeys(claims(root, boards)):
+        for c in dict.fromkeys([*claims(root, boards), *board_claims(index)]):
             try:
                 owners = index.applies_to(c.board)
             except UnknownBoardError:
@@ -401,7 +452,11 @@ def run() -> dict[str, list[Verdict]]:
             found.append(c)
             if index.board(c.board) is None:
                 found += [Claim(b, c.name, c.pin, c.where, c.cls) for b in owners]
-        out[corpus] = audit(index, list(dict.fromkeys(found)))
+        verdicts = audit(index, list(dict.fromkeys(found)))
+        typed = [Claim(v.claim.board, t, v.claim.pin, v.claim.where, "spelling variant") for v in verdicts
+                 if v.outcome.startswith("ok") for t in _variants(v.claim.name)]
+        out[corpus] = verdicts + audit(index, [*dict.fromkeys(typed), *(v.claim for v in verdicts)])[:len(
+            dict.fromkeys(typed))]
     return out
 
 

@@ -482,6 +482,12 @@ def _function_names(cell: str, pattern: re.Pattern[str] | None = None) -> list[s
     number: ``PCM DIN``)."""
     out = []
     for part in cell.split(","):
+        if " / " in part:  # one peripheral, two signals: "I2CSL SCL / SCLK" is I2CSL SCL and I2CSL SCLK
+            head, *rest = [p.strip() for p in part.split(" / ")]
+            prefix = head.rsplit(" ", 1)[0] if " " in head else ""
+            part = ",".join([head, *(f"{prefix} {r}" for r in rest if prefix and " " not in r)])
+            out += _function_names(part, pattern)
+            continue
         for name in [_PAREN.sub(" ", part), *_PAREN_TEXT.findall(part)] if "(" in part else [part]:
             name = " ".join(name.split())
             if (pattern or _FUNCTION).match(name) and name.split()[0].lower() not in _FAMILIES:
@@ -542,6 +548,12 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
         line = lines[j].strip()
         first = line[1:] if line.startswith("|") else line
         first = first[:first.find("|")]
+        if not by_column and "/" not in first and " " in first.strip():  # | ADC1 IN1 | PC0 |: a signal on one pin
+            row = _split_row(lines[j])
+            if len(row) >= 2 and _FUNCTION.match(row[0]) and (value := _pin_value(row[1], set())) is not None:
+                entries.extend(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading)
+                               for name in _function_names(row[0]))
+                continue
         if not by_column and ("/" not in first or not _PIN_TOKEN.search(line)) and (
                 ", " not in line or not _BUS_CELL.match(first) or not _ROLE_THEN_PIN.search(line)):
             continue  # neither signals over pins nor "SDA P0.26, SCL P0.27" in this row (plain substring tests

@@ -33,8 +33,10 @@ ROLES = {"i2c": frozenset({"sda", "scl"}),
          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
 _ALL_ROLES = sorted({r for rs in ROLES.values() for r in rs}, key=len, reverse=True)
 _BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*(" + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
-#: A name ending in a role after something naming its bus ("UART2 TX", "uart2_tx", "VSPI SCK", "SPI0.SCLK").
-_TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9]))(" + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
+#: A name ending in a role after something naming its bus ("UART2 TX", "uart2_tx", "VSPI SCK", "SPI0.SCLK"), apart
+#: from it or after its number or kind ("SPI0SCLK", "VSPISCK").
+_TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9])|(?<=spi)|(?<=i2c)|(?<=uart))("
+                            + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
 #: A role before its bus number (TXD1, SDA1, RX0) or Espressif's U<n><role> (U2TXD).
 _ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) + r")[\s_-]?(\d))", re.IGNORECASE)
 #: The Arduino core's prefix of its pin constants (PIN_A0, PIN_SPI_SS), followed by a name.

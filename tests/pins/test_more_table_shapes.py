@@ -105,3 +105,18 @@ def test_a_hat_answers_to_the_header_names_of_the_pins_it_uses(tmp_path: Path) -
         index.resolve("probe-shim", "PCM CLK")  # GPIO18 is a header pin the shim does not use
     with pytest.raises(UnknownPinError):
         index.resolve("probe-part", "I2C1 SCL")  # no header positions written: not known to sit on the header
+
+
+def test_a_signal_on_one_pin_and_two_signals_of_one_peripheral(tmp_path: Path) -> None:
+    notes = ("# Probe Nucleo\n\n## Default peripheral mapping\n\n| Peripheral | Pins | Notes |\n| --- | --- | --- |\n"
+             "| USART2 TX / RX | PA2 / PA3 | console |\n| ADC1 IN1 | PC0 | |\n| TIM3 CH1 PWM | PB4 | |\n"
+             "| ADC1 | PA0 (IN0) | |\n\n## Alternate functions\n\n| GPIO | ALT0 | ALT3 |\n| --- | --- | --- |\n"
+             "| 10 | SPI0 MOSI | I2CSL SDA / MOSI |\n| 11 | SPI0 SCLK | I2CSL SCL / SCLK |\n")
+    index = _index(tmp_path, {"probe-nucleo.md": notes})
+    assert index.resolve("probe-nucleo", "ADC1 IN1").name == "PC0"
+    assert index.resolve("probe-nucleo", "TIM3 CH1").name == "PB4"
+    assert index.resolve("probe-nucleo", "USART2 RX").name == "PA3"
+    assert index.resolve("probe-nucleo", "I2CSL MOSI").name == "GPIO10"
+    assert index.resolve("probe-nucleo", "I2CSL SCLK").name == "GPIO11"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-nucleo", "ADC1")  # a peripheral of many pins, not a name of PA0
