@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -85,6 +86,10 @@ def _same_table_rows(a: Name, b: Name) -> bool:
     """Two rows of one file's pin tables naming different pins alike: a real ambiguity, not a conflict."""
     return (a.entry is not None and b.entry is not None and a.entry.kind in _TABLES and b.entry.kind in _TABLES
             and a.entry.source == b.entry.source)
+
+
+#: The pin of an ambiguity's candidate written with its name ("spi0_MOSI (P0.26)").
+_LISTED = re.compile(r"\(([^()]+)\)$")
 
 
 class PinIndex:
@@ -357,14 +362,19 @@ class PinIndex:
         parts = [p.strip() for p in s.split("/")]
         if len(parts) > 1 and all(parts):
             said: dict[str, str] = {}
+            could: list[set[str]] = []  # the pins a part names when it names several (SCK on a board with two SPIs)
             for part in parts:
                 try:
                     said.setdefault(self.resolve(board, part).name, part)
+                except AmbiguousPinError as exc:
+                    could.append({m.group(1) if (m := _LISTED.search(c)) else c for c in exc.candidates})
                 except PinError:
-                    return None  # a part that names no one pin: the label is not known
+                    return None  # a part that names no pin: the label is not known
             if len(said) > 1:
                 raise AmbiguousPinError(idx.board_id, s, [f"{part} ({pin})" for pin, part in said.items()])
-            return self.resolve(board, parts[0])
+            if not said or any(set(said) - pins for pins in could):
+                return None  # only ambiguous parts, or one that cannot be the pin the others name
+            return self.resolve(board, next(iter(said.values())))
         spellings = alternatives(s)
         position = POSITION.fullmatch(s)
         if position is not None and positions_are_numbers(idx):

@@ -101,6 +101,10 @@ def test_arduino_core_constants_and_silkscreen_marks(tmp_path: Path) -> None:
     assert err.value.candidates == ["D0 (PD0)", "D1 (PD1)"]
     with pytest.raises(UnknownPinError):
         index.resolve("arduino-uno", "D13/XYZ")
+    # SCK alone is two pins on a Nucleo (spi1, spi2); printed beside D13 it is the one D13 is
+    assert index.resolve("nucleo-f401re", "D13/SCK").name == "PA5"
+    with pytest.raises(UnknownPinError):
+        index.resolve("nucleo-f401re", "D12/SCK")  # D12 is PA6, which no SCK is
 
 
 def test_pin_n_is_the_boards_number_without_a_physical_header(tmp_path: Path) -> None:
