@@ -11,6 +11,7 @@ Tests assert on type and structured fields, never on message text.
 from __future__ import annotations
 
 import importlib
+import shlex
 import sys
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -229,9 +230,18 @@ class UnknownBoardError(PinError):
 class UnknownPinError(PinError):
     """No pin or alias of that name exists on the board."""
 
-    def __init__(self, board: str, name: str, suggestions: list[str], sources: list[str] | None = None) -> None:
+    def __init__(self, board: str, name: str, suggestions: list[str], sources: list[str] | None = None,
+                 power: str | None = None) -> None:
         self.board, self.name, self.suggestions = board, name, suggestions
         self.sources = list(sources) if sources is not None else []  # where each suggestion comes from
+        self.power = power  # what a header position carries when it is a supply or ground pin, not a signal
+        if power is not None:
+            super().__init__(
+                f"{echo(name)} on {board} is {power}, a supply or ground pin, not a signal a name can stand for",
+                hint=NextStep("to see what sits on it", command=f"edge-agent pins which {shlex.quote(name)} --board "
+                              f"{board}"),
+            )
+            return
         shown = [f"{s} ({src})" for s, src in zip(suggestions, self.sources, strict=False)] + suggestions[
             len(self.sources):]
         # A list rather than a question, so the next step can follow after "; " without a stray "?;".

@@ -88,6 +88,15 @@ def _same_table_rows(a: Name, b: Name) -> bool:
             and a.entry.source == b.entry.source)
 
 
+def _power_at(board: Board, name: str) -> str | None:
+    """What a supply or ground position of the board carries (J8-2 is 5V; "pin 6" on a Pi is J8-6, GND)."""
+    k = name_key(name)
+    phys = PHYSICAL.match(k)
+    if phys and board.physical_header:
+        k = name_key(f"{board.physical_header}-{phys.group(1)}")
+    return next((what for position, what in board.power.items() if name_key(position) == k), None)
+
+
 #: The pin of an ambiguity's candidate written with its name ("spi0_MOSI (P0.26)").
 _LISTED = re.compile(r"\(([^()]+)\)$")
 
@@ -330,6 +339,9 @@ class PinIndex:
             first = next(iter(known))
             raise PinError(f"{echo(str(name))} is {known[first]} on {', '.join(known)} but not a pin of "
                            f"{', '.join(missing)}, which share {idx.board_id}; pass --board {first}")
+        powers = {e.power for e in agreed.values() if isinstance(e, UnknownPinError)}
+        if len(powers) == 1 and None not in powers and all(isinstance(e, UnknownPinError) for e in agreed.values()):
+            raise UnknownPinError(idx.board_id, str(name), [], power=powers.pop())  # J8-2 is 5 V on every Pi
         raise self._unknown(idx, str(name))
 
     # --- lookup -------------------------------------------------------------------------------------
@@ -422,6 +434,9 @@ class PinIndex:
             if len(hits) > 1:
                 raise AmbiguousPinError(idx.board_id, str(name), sorted(hits, key=natural))
             return idx.pin(next(iter(hits)))
+        power = _power_at(idx.board, str(name))
+        if power is not None:  # J8-2, "pin 6": a supply or ground position, said as such rather than "unknown"
+            raise UnknownPinError(idx.board_id, str(name), [], power=power)
         raise self._unknown(idx, str(name))
 
     def _lookup_names(self, idx: BoardNames, name: str) -> Pin:
@@ -529,16 +544,17 @@ class PinIndex:
             if not owners:
                 raise PinError(f"{board} is known only from datasheets, which name pins but not what sits on them; "
                                f"`edge-agent pins resolve NAME --board {board}` gives the pin a name stands for")
-            pin = self.resolve(board, name)  # a shared tag: a pin every board sharing it agrees on
+            try:
+                pin = self.resolve(board, name)  # a shared tag: a pin every board sharing it agrees on
+            except UnknownPinError as exc:
+                if exc.power is None:
+                    raise
+                return PinReport(board.strip().lower(), str(name), None, power=exc.power)  # the same rail on each
             return PinReport(board.strip().lower(), str(name), pin,
                              aliases=tuple(self.sources_for(board, pin.name)))
-        k = name_key(str(name))
-        phys = PHYSICAL.match(k)
-        if phys and b.physical_header:
-            k = name_key(f"{b.physical_header}-{phys.group(1)}")
-        for position, what in b.power.items():
-            if name_key(position) == k:
-                return PinReport(b.id, str(name), None, power=what)
+        power = _power_at(b, str(name))
+        if power is not None:
+            return PinReport(b.id, str(name), None, power=power)
         pin = self.resolve(b.id, name)
         labels = tuple(lbl for lbl, p in [*b.leds.items(), *b.buttons.items(), *b.names.items()] if p == pin.name)
         if b.integers == "bcm" and pin.number is not None:

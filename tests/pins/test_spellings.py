@@ -120,3 +120,15 @@ def test_pin_n_is_the_boards_number_without_a_physical_header(tmp_path: Path) ->
     with pytest.raises(UnknownPinError):
         index.resolve("probe-hat", "pin 13")  # a place on the 40-pin header the HAT does not use, never GPIO13
     assert index.resolve("probe-hat", "GPIO13").name == "GPIO13"
+
+
+def test_a_supply_or_ground_position_is_said_to_be_one(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    for board, name, rail in (("rpi-4b", "J8-2", "5V"), ("rpi-4b", "pin 6", "GND"), ("rpi-pico", "pin 3", "GND"),
+                              ("esp32-devkitc", "J2-1", "3V3")):
+        with pytest.raises(UnknownPinError) as err:
+            index.resolve(board, name)
+        assert err.value.power == rail and rail in str(err.value) and "supply or ground" in str(err.value)
+    with pytest.raises(UnknownPinError) as err:
+        index.resolve("rpi-4b", "J8-99")  # no such position: unknown, with the closest names
+    assert err.value.power is None and err.value.suggestions
