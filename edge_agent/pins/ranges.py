@@ -11,6 +11,10 @@ number then names its analog pin as a digital pin number, bare and with its D (6
 A15), as entries of kind ``prose``; so does a range of digital pins written after the inputs with "at" or "as"
 ("A0-A5 at D46-D51": the Arduino core of a Nucleo numbers A0 as D46).
 
+A name written in brackets after a chip pin ("GPIO3 (I2C1 SCL)") or a chip pin in brackets after a name ("D16 (PC10)")
+in prose names that pin too (kind ``prose``); a bus role alone in brackets ("PA2 (TX)") does not, being the role of
+one of several buses.
+
 A name set equal to one pin ("D2 = INT0" in the Nano's notes, "LED_BUILTIN = LED_GREEN = PA5" in a Nucleo's) names
 that pin: an entry of kind ``equal``, read after the names of tables and alias lines and only where the pin it is set
 equal to is already a pin of the board. Only names written as constants are read so (capitals, digits and ``_``:
@@ -28,6 +32,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+
+from edge_agent.pins.spellings import bare_role
 
 #: Prefixes of pin names a range may carry, longest first within a family (not IO: "IO0-IO3" are a QSPI bus's
 #: data lines as often as an ESP32's pins).
@@ -82,6 +88,9 @@ _ONE = r"(?:GPIO|GP|P[A-L]|P\d\.|D|A)\d{1,2}"
 _LISTS = re.compile(rf"(?<![A-Za-z0-9_.])((?:{_ONE}/)+{_ONE})\s*(?:=|->|are|is|map to|maps to)\s*((?:{_ONE}/)+{_ONE})"
                     r"(?![A-Za-z0-9_])")
 _SLASH = re.compile(r"/[ADGP]")
+#: A bracket that can hold a pin or a name: after a capital or a digit and opening on a capital (not the "(input
+#: only)" notes most brackets of a datasheet hold). The bracket comes first, so the scan runs at a plain search's speed.
+_OPEN = re.compile(r"\((?:(?<=[A-Z0-9]\()|(?<=[A-Z0-9] \())(?=[A-Z][^()\n]{0,39}\))")
 _ONE_PIN = re.compile(_ONE)
 
 
@@ -128,6 +137,46 @@ def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
         at = text.find("=", end)
 
 
+#: A chip's own pin spelling (PA5, P0.13, GPIO17, GP25): what a name in brackets beside it names.
+_CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
+#: What stands before a bracket: a name, maybe after its bus instance ("I2S0 SCLK", "D16", "GPIO18").
+_BEFORE = re.compile(r"(?<![\w.\-])((?:[A-Z][A-Za-z0-9]*\d )?[A-Za-z][A-Za-z0-9_.]*)\s?$")
+#: A name inside brackets: a constant, or a bus instance and its signal ("I2C1 SCL", "SPI0 CE0").
+_INSIDE = re.compile(rf"(?:{_CONSTANT.pattern})|[A-Z][A-Z0-9]*\d [A-Z][A-Z0-9]*")
+
+
+_NAMED = re.compile(rf"(?:(?<=\()|(?<=,)|(?<=, ))(?:{_CHIP_PIN.pattern}|{_INSIDE.pattern})(?:,|$)")
+
+
+def _bracketed_names(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, name, pin) for a name written in brackets after a chip pin ("GPIO3 (I2C1 SCL)", "GP29 (ADC3)") or a
+    chip pin written in brackets after a name ("D16 (PC10)", "I2S0 WS (GPIO19)"). A bus role alone ("PA2 (TX)")
+    is the role of one of several buses, not a name of the pin, and is left out."""
+    for m in _OPEN.finditer(text):
+        at = m.start()
+        end = text.find(")", at)
+        if not _NAMED.search(text, at + 1, end):
+            continue  # "(USART0, USB)", "(A4)": neither a name nor a chip pin in it
+        inner = [x.strip() for x in text[at + 1:end].split(",")]
+        before = _BEFORE.search(text, max(0, at - 24), at)
+        if before is None or text[text.rfind("\n", 0, at) + 1:at].lstrip().startswith("|"):
+            continue  # nothing named before it, or a table's cell (its notes are the table parser's)
+        outer = before.group(1)
+        if _CHIP_PIN.fullmatch(outer):  # an Arduino name in brackets ("PA4 (A2)") is the header tables' to give
+            pairs = [(x, outer) for x in inner if _INSIDE.fullmatch(x) and not _ONE_PIN.fullmatch(x)]
+        elif sum(1 for x in inner if _CHIP_PIN.fullmatch(x)) == 1 and all(
+                _CHIP_PIN.fullmatch(x) or _INSIDE.fullmatch(x) for x in inner) and (
+                _ONE_PIN.fullmatch(outer) or _INSIDE.fullmatch(outer)):  # not "ADC2 (GPIO0, 2, 4, 12-15)"
+            pin = next(x for x in inner if _CHIP_PIN.fullmatch(x))
+            pairs = [(outer, pin), *((x, pin) for x in inner if x != pin and _INSIDE.fullmatch(x))]
+        else:
+            continue
+        pairs = [(n, p) for n, p in pairs if bare_role(n) is None and not _CHIP_PIN.fullmatch(n)]
+        if pairs:
+            line = text.count("\n", 0, at) + 1
+            yield from ((line, n, p) for n, p in pairs)
+
+
 def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
     """(line number, name, value, kind) for each pin a range in `text` names: value = the name itself (kind
     ``range``), or the pin of the range it is set equal to (kind ``prose``)."""
@@ -162,4 +211,5 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                         out.extend((line, dn, n, "prose") for dn, n in zip(digital, names, strict=True))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     out.extend((line, n, p, "equal") for line, n, p in _equal_names(text))
+    out.extend((line, n, p, "prose") for line, n, p in _bracketed_names(text))
     return out

@@ -120,3 +120,19 @@ def test_a_signal_on_one_pin_and_two_signals_of_one_peripheral(tmp_path: Path) -
     assert index.resolve("probe-nucleo", "I2CSL SCLK").name == "GPIO11"
     with pytest.raises(UnknownPinError):
         index.resolve("probe-nucleo", "ADC1")  # a peripheral of many pins, not a name of PA0
+
+
+def test_a_name_and_a_chip_pin_in_brackets_in_prose(tmp_path: Path) -> None:
+    notes = ("# Probe board\n\n## Pin Aliases\n\nD13: PA5\nD12: PA6\nD11: PA7\nA2: PA4\n\n## Core\n\n"
+             "Digital numbers continue on the morpho header at D16 (PC10), D17 (PC12) and so on. The fan is on "
+             "GPIO18 (PWM0); JTAG uses GPIO12 (MTDI). ADC2 (GPIO0, 2, 4, 12-15) is busy while Wi-Fi runs. "
+             "Serial is on PA2 (TX) and the DAC on PA4 (A3).\n\n| Pin | Note |\n| --- | --- |\n| PB3 | PB3 (SWO) |\n")
+    index = _index(tmp_path, {"probe-board.md": notes})
+    assert index.resolve("probe-board", "D16").name == "PC10"
+    assert index.resolve("probe-board", "d17").name == "PC12"
+    assert index.resolve("probe-board", "PWM0").name == "GPIO18"
+    assert index.resolve("probe-board", "MTDI").name == "GPIO12"
+    assert index.resolve("probe-board", "A2").name == "PA4"
+    for name in ("ADC2", "TX", "A3", "SWO"):  # a channel of many pins, a bus role, an Arduino name, a table's note
+        with pytest.raises(UnknownPinError):
+            index.resolve("probe-board", name)
