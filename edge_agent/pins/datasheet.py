@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 11
+PIN_RULES = 12
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -421,25 +421,34 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
 _PIN_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*_PIN|PIN_[A-Z0-9_]+")
 #: A reference designator and its label (``B1 USER``, ``LD2``, ``SW3 RESET``): the designator alone names it too.
 _DESIGNATOR = re.compile(r"([A-Z]{1,3}\d{1,2}) [A-Z][A-Za-z]*")
+#: The pin a devicetree alias's hardware is wired to, written last ("LD2 on PA5", "TIM2 CH1 on PA5").
+_WIRED_TO = re.compile(r"\bon (\S+)$")
 #: A pin written in brackets after what it does (``I2C1 SDA (GPIO2)`` in a HAT's table of header positions).
 _NAME_THEN_PIN = re.compile(r"(.+?)\s*\(([^()]+)\)\s*")
 
 
 def _parse_item_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
                       tag: str, heading: str, entries: list[AliasEntry]) -> bool:
-    """Tables naming pins without a pin column: a define or constant column with its value (``| PICO_DEFAULT_LED_PIN
-    | 25 |``); an item column with what it connects to (``| B1 USER | PC13 | ... |``: the rows whose connection is
-    a pin; LD1 on the ST-LINK is none); a HAT's header positions with the pin in brackets after its use (``| 3 |
-    I2C1 SDA (GPIO2) |``: position 3 is ``pin 3``)."""
+    """Tables naming pins without a pin column: a devicetree alias table whose hardware column says where each goes
+    (``| pwm-led0 | green_pwm_led | TIM2 CH1 on PA5 |``); a define or constant column with its value
+    (``| PICO_DEFAULT_LED_PIN | 25 |``); an item column with what it connects to (``| B1 USER | PC13 | ... |``:
+    the rows whose connection is a pin; LD1 on the ST-LINK is none); a HAT's header positions with the pin in
+    brackets after its use (``| 3 | I2C1 SDA (GPIO2) |``: position 3 is ``pin 3``)."""
     first = words[0] if len(header) >= 2 else set()
     constants = bool(first & {"define", "constant"})
     items = bool(first & {"item"}) and bool(words[1] & {"connection", "connected"})
     positions = bool(first & {"physical", "phys"}) and len(header) == 2
-    if not (constants or items or positions):
+    wired = next((c for c, w in enumerate(words) if w & {"hardware"}), None) if first & {"alias"} else None
+    if not (constants or items or positions or wired is not None):
         return False  # most tables: register maps and specifications, passed over at the cost of a look at the header
     rows = [r for r in (_split_row(lines[j]) for j in row_at) if len(r) == len(header)]
     found: list[tuple[str, str, int]] = []  # (name, pin as written, row index)
-    if constants:
+    if wired is not None:  # | led0 | green_led_2 | LD2 on PA5 |: a devicetree alias, its node, and where it goes
+        for i, r in enumerate(rows):
+            m = _WIRED_TO.search(r[wired])
+            if m is not None and (pin := _pin_value(m.group(1), set())) is not None:
+                found += [(n, pin, i) for c, cell in enumerate(r) if c != wired for n in _names(cell)]
+    elif constants:
         found = [(r[0], r[1], i) for i, r in enumerate(rows) if _PIN_CONSTANT.fullmatch(r[0]) and r[1].isdigit()]
     elif items:
         for i, r in enumerate(rows):

@@ -136,3 +136,15 @@ def test_a_name_and_a_chip_pin_in_brackets_in_prose(tmp_path: Path) -> None:
     for name in ("ADC2", "TX", "A3", "SWO"):  # a channel of many pins, a bus role, an Arduino name, a table's note
         with pytest.raises(UnknownPinError):
             index.resolve("probe-board", name)
+
+
+def test_a_devicetree_alias_table_says_where_each_alias_goes(tmp_path: Path) -> None:
+    dts = ("# Probe Nucleo\n\n## Zephyr devicetree aliases\n\n| Alias | Node | Hardware |\n| --- | --- | --- |\n"
+           "| led0 | green_led_2 | LD2 on PA5 |\n| pwm-led0 | green_pwm_led | TIM2 CH1 on PA5 |\n"
+           "| sw0 | user_button | B1 on PC13 |\n| watchdog0 | wwdg | window watchdog |\n")
+    index = _index(tmp_path, {"probe-nucleo.md": dts})
+    assert index.resolve("probe-nucleo", "pwm-led0").name == "PA5"
+    assert index.resolve("probe-nucleo", "green_led_2").name == "PA5"
+    assert index.resolve("probe-nucleo", "user_button").name == "PC13"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-nucleo", "watchdog0")  # a peripheral, wired to no pin
