@@ -140,7 +140,12 @@ def decode_np(np: Any, row: Row, ids_dtype: Any = None) -> tuple[Any, Any]:
     if len(tfs) > n:
         freq = freq.astype(np.float64)
         freq[freq == _ESC] = np.frombuffer(tfs[n:], dtype=np.float32)
-    return np.cumsum(gaps, dtype=np.int32 if ids_dtype is None else ids_dtype), freq
+    if ids_dtype is None:
+        return np.cumsum(gaps, dtype=np.int32), freq
+    # widened first, then summed in place: a running sum that widens as it goes takes a buffered path about
+    # ten times slower on a long list (60,000 ids: 0.38 ms against 0.04)
+    cids = gaps.astype(ids_dtype)
+    return np.cumsum(cids, out=cids), freq
 
 
 def decode_py(row: Row) -> tuple[list[int], list[float]]:
