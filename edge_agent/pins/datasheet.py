@@ -55,7 +55,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 12
+PIN_RULES = 13
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -263,6 +263,8 @@ def _pin_value(cell: str, header_words: set[str]) -> str | None:
     return None
 
 
+#: "pin 18", "pin number 20" in a note: the Arduino pin number of the row's pin.
+_PIN_NUMBER = re.compile(r"\bpin(?: number)? (\d{1,2})\b")
 #: An Arduino analog input with its digital number in brackets (the Mega's ``A0 (54)``): the number names it too.
 _ANALOG_NUMBER = re.compile(r"A\d{1,2} \((\d{1,3})\)")
 
@@ -412,6 +414,10 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             for col in function_cols:
                 for name in _function_names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
+                # a note giving the Arduino pin number of a header row ("A4 | PC4 | I2C SDA (pin 18)"): 18 names it
+                if (number := _PIN_NUMBER.search(row[col])) is not None and any(
+                        _ARDUINO_PIN.fullmatch(row[c]) for c in name_cols):
+                    entries.append(AliasEntry(tag, number.group(1), value, source, j + 1, "native", "table", heading))
 
 
 # --- tables of items, constants and header positions ------------------------------------------------------

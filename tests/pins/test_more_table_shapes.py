@@ -148,3 +148,17 @@ def test_a_devicetree_alias_table_says_where_each_alias_goes(tmp_path: Path) -> 
     assert index.resolve("probe-nucleo", "user_button").name == "PC13"
     with pytest.raises(UnknownPinError):
         index.resolve("probe-nucleo", "watchdog0")  # a peripheral, wired to no pin
+
+
+def test_a_note_giving_an_arduino_rows_pin_number(tmp_path: Path) -> None:
+    nano = ("# Probe Nano\n\n## Pin mapping\n\n| Arduino | Port pin | Notes |\n| --- | --- | --- |\n"
+            "| D13 | PB5 | SPI SCK |\n| D12 | PB4 | SPI MISO |\n| D11 | PB3 | SPI MOSI |\n"
+            "| A4 | PC4 | I2C SDA (pin 18) |\n| A6 | ADC6 | analog input only, pin number 20 |\n")
+    hat = ("# Probe HAT\n\n## Header usage\n\n| Signal | BCM | Notes |\n| --- | --- | --- |\n"
+           "| LEDS | GPIO4 | on pin 7 of the header |\n")
+    index = _index(tmp_path, {"probe-nano.md": nano, "probe-hat.md": hat})
+    assert index.resolve("probe-nano", "18").name == "PC4"
+    assert index.resolve("probe-nano", "pin 18").name == "PC4"
+    assert index.resolve("probe-nano", "20").name == "ADC6"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-hat", "7")  # a header position in a HAT's note, not a pin number of its own
