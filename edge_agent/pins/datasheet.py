@@ -563,9 +563,10 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
         line = lines[j].strip()
         first = line[1:] if line.startswith("|") else line
         first = first[:first.find("|")]
-        if not by_column and "/" not in first and " " in first.strip():  # | ADC1 IN1 | PC0 |: a signal on one pin
+        if (not by_column and "/" not in first and " " in first.strip() and _PIN_TOKEN.search(line)
+                and _FUNCTION.match(_clean(first))):  # | ADC1 IN1 | PC0 |: a signal on one pin
             row = _split_row(lines[j])
-            if len(row) >= 2 and _FUNCTION.match(row[0]) and (value := _pin_value(row[1], set())) is not None:
+            if len(row) >= 2 and (value := _pin_value(row[1], set())) is not None:
                 entries.extend(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading)
                                for name in _function_names(row[0]))
                 continue
