@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Container, Iterable, Mapping
 from typing import Protocol, TypeVar
 
 from edge_agent.pins import PinIndex, name_key
@@ -101,15 +100,42 @@ def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, l
 def boards_named(text: str, names: Mapping[str, Collection[str]]) -> int:
     """The most boards of `names` (tag -> its informal names) one line of `text` names: a table's header row or a
     sentence setting them side by side (a file's own board is named in its title, not beside the others)."""
-    low = text.lower()
-    if sum(1 for keys in names.values() if any(k.split(" ", 1)[0] in low for k in keys)) < 2:
-        return 0  # (a plain search for each name's first word rules out most chunks: one board's own notes)
-    words = " " + _NOT_WORD.sub(" ", low.replace("_", " ")).replace("\n", " \n ") + " "
-    lines: Counter[int] = Counter()
-    for keys in names.values():  # the lines naming each board, found by plain searches of the whole text
-        at_lines = {words.count("\n", 0, at) for k in keys for at in _finds(words, f" {k} ")}
-        lines.update(at_lines)
-    return max(lines.values(), default=0)
+    return Together(names).count(text)
+
+
+class Together:
+    """:func:`boards_named` for each candidate of one question: the names' first words are split out once."""
+
+    def __init__(self, names: Mapping[str, Collection[str]]) -> None:
+        # per board: its names' distinct first words, and each name with its first word
+        self._boards = [(frozenset(first for _, first in pairs), pairs)
+                        for pairs in ([(k, k.split(" ", 1)[0]) for k in keys] for keys in names.values())]
+        self._firsts = frozenset(first for firsts, _ in self._boards for first in firsts)
+
+    def count(self, text: str) -> int:
+        """:func:`boards_named` of `text`."""
+        low = text.lower()
+        # a plain search for each name's first word rules out most chunks (one board's own notes); a board none of
+        # whose names' first words the text holds names no line, and is not looked for again
+        present = {first for first in self._firsts if first in low}
+        held = [pairs for firsts, pairs in self._boards if not firsts.isdisjoint(present)]
+        if len(held) < 2:
+            return 0
+        words = " " + _NOT_WORD.sub(" ", low.replace("_", " ")).replace("\n", " \n ") + " "
+        lines: dict[int, int] = {}  # line -> boards named on it
+        for pairs in held:  # the lines naming each board, found by plain searches of the whole text
+            at_lines: set[int] = set()
+            for k, first in pairs:
+                if first not in present:
+                    continue
+                line, last = 0, 0
+                for at in _finds(words, f" {k} "):  # ascending: the newlines are counted on from the last hit
+                    line += words.count("\n", last, at)
+                    last = at
+                    at_lines.add(line)
+            for line in at_lines:
+                lines[line] = lines.get(line, 0) + 1
+        return max(lines.values(), default=0)
 
 
 #: A question asking a fact of every board at once ("D15 on each board", "across boards", "which boards"): the
@@ -140,23 +166,33 @@ def detect(query: str, names: dict[str, str], max_words: int = 4) -> list[str]:
     return found
 
 
-def mentions(query: str, names: dict[str, str], max_words: int = 4) -> list[tuple[str, str]]:
+def mentions(query: str, names: dict[str, str], max_words: int = 4, *,
+             words: Container[str] | None = None) -> list[tuple[str, str]]:
     """(tag, the words naming it) for each board or part name in a question, longest names first; a name
-    fitting several tags is skipped."""
-    words = _norm_text(query).split()
+    fitting several tags is skipped. `words` (:func:`nickname_words` of `names`), when given, lets the
+    question's run of words no name holds be passed over without a look-up per run."""
+    split = _norm_text(query).split()
     found: list[tuple[str, str]] = []
-    used = [False] * len(words)
-    for n in range(min(max_words, len(words)), 0, -1):
-        for i in range(len(words) - n + 1):
+    used = [False] * len(split)
+    if words is not None:  # a word no name holds is never part of a name: mark it as passed over
+        used = [w not in words for w in split]
+    for n in range(min(max_words, len(split)), 0, -1):
+        for i in range(len(split) - n + 1):
             if any(used[i:i + n]):
                 continue
-            name = " ".join(words[i:i + n])
+            name = " ".join(split[i:i + n])
             tag = names.get(name)
             if tag:
                 found.append((tag, name))
                 for j in range(i, i + n):
                     used[j] = True
     return found
+
+
+def nickname_words(names: Mapping[str, str]) -> frozenset[str]:
+    """Every word of the informal names (:func:`nicknames`): a question's word outside this set is part of no
+    name (:func:`mentions`)."""
+    return frozenset(w for name in names for w in name.split())
 
 
 #: Chip names that scope a question to their one board (``rp1``: the Pi 5), as normalised words.

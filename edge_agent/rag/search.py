@@ -75,7 +75,9 @@ class Search:
         self._synced_boards: set[str] | None = None
         self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
+        self._native_pin_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._nicknames: dict[str, str] | None = None
+        self._nickname_words: frozenset[str] = frozenset()
         self._tag_term_cache: frozenset[str] | None = None
         self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
@@ -105,6 +107,7 @@ class Search:
             self._synced_boards = boards  # that changed a file of each board keeps them (10,000 part tags)
             self._boost_cache = {}
             self._own_boost_cache = {}
+            self._native_pin_cache = {}
             self._nicknames = None
             self._tag_term_cache = None
             self._name_word_cache = {}
@@ -247,13 +250,14 @@ class Search:
                     code_table=wants_code and self._is_code_table(cid, body)))
             if len(asked_tags) >= 2:
                 assert self._nicknames is not None  # read by _mentions above
-                names = _boards.names_by_tag(self._nicknames, asked_tags)
+                together = _boards.Together(_boards.names_by_tag(self._nicknames, asked_tags))
                 for c in found:
-                    c.boards_named = _boards.boards_named(c.text, names)
+                    c.boards_named = together.count(c.text)
+            holds = _holder(postings, ids)  # each term's candidates found in one search of its chunk ids
             if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
-                for c in _boards.unnamed_notes(found, self._name_words(asked_tags), postings.has):
+                for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
-            _query.weigh_exact(found, exact, _holder(postings, ids), self._file_terms,
+            _query.weigh_exact(found, exact, holds, self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
                                 pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
@@ -299,14 +303,15 @@ class Search:
         if self._nicknames is None:  # the index's tags and every board with a board file (a Zero 2 W answers
             # through the shared header file even when no file of its own is indexed)
             self._nicknames = _boards.nicknames(set(self._postings.boards()) | set(list_boards()))
-        return _boards.mentions(query, self._nicknames)
+            self._nickname_words = _boards.nickname_words(self._nicknames)
+        return _boards.mentions(query, self._nicknames, words=self._nickname_words)
 
     def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of
         the `configured` boards (or the shared files they answer to) has is theirs and points nowhere else."""
         if not _boards.names_chip_pin(query):  # the pin index of a large library is big: build it only
             return []  # for a question it can answer
-        if configured and _native_pins(configured).issuperset(_boards.chip_pins(query)):
+        if configured and self._native_pins(configured).issuperset(_boards.chip_pins(query)):
             return []  # the configured board's own pins (GPIO17 on a Pi): no other board is meant
         if self._pin_owner_cache is None:
             self._pin_owner_cache = _boards.pin_owners(self._pin_index())
@@ -314,6 +319,15 @@ class Search:
         tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
         return [t for t in _boards.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
+
+    def _native_pins(self, configured: Sequence[str]) -> frozenset[str]:
+        """:func:`_native_pins` of the configured boards, kept like their boosts (reading a board file costs a path
+        resolution each, on every question naming a chip pin)."""
+        key = tuple(configured)
+        got = self._native_pin_cache.get(key)
+        if got is None:
+            got = self._native_pin_cache[key] = _native_pins(configured)
+        return got
 
     def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
         """Other boards (with a board file) meant by a question naming a chip pin the configured boards have
@@ -438,12 +452,15 @@ _FILE_ALIASES = "SELECT f.aliases FROM chunks c JOIN files f ON f.rel = c.rel WH
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:
     """Whether a candidate holds a term, each term's candidates found in one search of its chunk ids."""
     held: dict[str, set[int]] = {}
+    among = set(ids)
 
     def has_term(term: str, cid: int) -> bool:
+        if cid not in among:
+            return postings.has(term, cid)
         got = held.get(term)
         if got is None:
             got = held[term] = postings.holding(term, ids)
-        return cid in got if cid in ids else postings.has(term, cid)
+        return cid in got
 
     return has_term
 

@@ -45,7 +45,7 @@ def test_the_table_naming_the_asked_boards_side_by_side_comes_first(library: Pat
     # one board named: its own notes answer, the comparison does not take over
     assert rag.search("arduino D11 mosi on the x100")[0].source == "kit-x100.md"
     # without the rule each kit's own boosted pin map comes first
-    monkeypatch.setattr(rag_boards, "boards_named", lambda text, names: 0)
+    monkeypatch.setattr(rag_boards.Together, "count", lambda self, text: 0)
     assert rag.search("arduino D11 mosi on the x100 and the y200")[0].source != "generic-header.md"
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.rag import HardwareRag
-from edge_agent.rag.boards import content_terms, detect, nicknames, tag_words
+from edge_agent.rag.boards import content_terms, detect, mentions, nickname_words, nicknames, tag_words
 from edge_agent.rag.text import tokens
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -155,6 +155,16 @@ def test_informal_board_and_part_names_are_detected() -> None:
     assert detect("astro pi board joystick part", names) == ["sense-hat"]
     assert detect("weather phat light sensor", names) == ["enviro-phat"]
     assert detect("spiral led board header pins", names) == ["piglow"]
+
+
+def test_the_words_no_name_holds_are_passed_over_without_changing_what_is_found() -> None:
+    names = nicknames(["nucleo-f401re", "rpi-4b", "rpi-5", "rpi-gpio", "fan-shim", "arduino-mega2560", "bme280"])
+    words = nickname_words(names)
+    assert {"fan", "shim", "pi", "4", "f401", "2560"} <= words and "loud" not in words
+    for q in ("fan shim button on the pi 4", "the fan is loud", "PC0 on the 2560 and the f401 user led",
+              "serial console on a Raspberry Pi 5 with a bme280", "raspberry pi 4b fan shim", "pi 4 pi 5 gpio"):
+        assert mentions(q, names, words=words) == mentions(q, names)
+    assert mentions("is the fan shim on pi 5 loud", names, words=words) == [("fan-shim", "fan shim"), ("rpi-5", "pi 5")]
 
 
 @pytest.fixture
