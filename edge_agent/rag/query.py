@@ -52,7 +52,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Container, Iterable
 from dataclasses import dataclass, fields
 from functools import lru_cache
-from itertools import chain, islice
+from itertools import islice
 from pathlib import Path
 
 from edge_agent.errors import ConfigError
@@ -60,8 +60,6 @@ from edge_agent.pins.ranges import pin_ranges
 from edge_agent.rag.boards import is_chip_pin
 from edge_agent.rag.lines import GPIO_TERM as _GPIO_TERM
 from edge_agent.rag.lines import exact_hits as _exact_hits
-from edge_agent.rag.lines import finds as _finds
-from edge_agent.rag.lines import table_head as _table_head
 from edge_agent.rag.text import spellings, tokens
 
 #: Candidates fetched per result asked for, before reranking.
@@ -436,6 +434,7 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     # search): a normalised term as a substring ("pin" in "pins"); words of one or two characters only when
     # they are exact tokens (a number, a pin), since as substrings they are everywhere.
     low = text.lower()  # may differ in length from `text` (a few letters lowercase to two), so lines are counted in it
+    low_lines: list[str] | None = None  # its lines, split when a word is looked for
     weights: dict[int, int] = {}
 
     def mark(positions: Iterable[int], weight: int) -> None:
@@ -456,26 +455,36 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
                 if low.startswith(row):
                     mark((0,), 3)
         else:  # the term as the text may write it: itself and the words the vocabulary folds into it (a
-            # question's "microphone" is the table's "MIC", its "chip select" the "NSS" row)
-            written = [w for w in (t, *spellings(t)) if len(w) > 2]
+            # question's "microphone" is the table's "MIC", its "chip select" the "NSS" row), once per line
+            # holding one (a word has no line break: each line is searched once, not each occurrence)
+            written = [w for w in (t, *spellings(t)) if len(w) > 2 and w in low]
+            if not written:
+                continue
+            if low_lines is None:
+                low_lines = low.split("\n")
             if len(written) == 1:
-                mark(_finds(low, written[0]), 1)
-            elif written:
-                mark(sorted(chain.from_iterable(_finds(low, w) for w in written)), 1)
+                one = written[0]
+                held = [i for i, line in enumerate(low_lines) if one in line]
+            else:
+                held = [i for i, line in enumerate(low_lines) if any(w in line for w in written)]
+            for i in held:
+                weights[i] = weights.get(i, 0) + 1
     if not weights:
         return text
     n = len(lines)
+    heads = _table_heads(lines) if "|" in text else None
     keep: set[int] = set()
     used = 0
     for i in sorted(weights, key=lambda i: (-weights[i], i)):
         want = {i - 1, i, i + 1} if 0 < i < n - 1 else {j for j in (i - 1, i, i + 1) if 0 <= j < n}
-        head = _table_head(lines, i)
-        if head >= 0:
+        if heads is not None and (head := heads[i]) >= 0:
             want.add(head)
             if head + 1 < i:
                 want.add(head + 1)  # the separator row under a table's header
         new = want - keep
-        cost = sum(len(lines[j]) + 1 for j in new)
+        cost = len(new)  # the lines and their line breaks
+        for j in new:
+            cost += len(lines[j])
         if keep and used + cost > limit:
             if used > limit - 40:
                 break
@@ -492,3 +501,16 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     if last < n - 1:
         out.append(_GAP)
     return "\n".join(out)
+
+
+def _table_heads(lines: list[str]) -> list[int]:
+    """For each line, the first line of the Markdown table it belongs to (:func:`.lines.table_head`), or -1."""
+    out: list[int] = []
+    head = -1
+    for i, line in enumerate(lines):
+        if not line.startswith("|"):
+            head = -1
+        elif head < 0:
+            head = i
+        out.append(head)
+    return out
