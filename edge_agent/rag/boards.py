@@ -276,8 +276,18 @@ def unnamed_notes(candidates: Iterable[_C], words: Collection[str], has: Callabl
 
 
 def names_host_pins(aliases_json: str) -> bool:
-    """:func:`is_host_board` of a file's stored alias entries (JSON), parsed only when a name may be a digital pin."""
-    return '"alias": "D' in aliases_json and is_host_board(e["alias"] for e in json.loads(aliases_json))
+    """:func:`is_host_board` of a file's stored alias entries (JSON), parsed only when a name may be a digital pin
+    and is not found written as one (a pin table's file stores thousands of entries: parsing them costs ~45 us)."""
+    if '"alias": "D' not in aliases_json:
+        return False
+    if "\\u" not in aliases_json:  # ASCII only (the JSON escapes the rest): a digital pin is written as is
+        return _DIGITAL_ALIAS.search(aliases_json) is not None
+    return is_host_board(e["alias"] for e in json.loads(aliases_json))
+
+
+#: An alias entry naming an Arduino-style digital pin, as the stored JSON writes it (a quote inside a value is
+#: escaped, so only an entry's own "alias" key is followed by this).
+_DIGITAL_ALIAS = re.compile(r'"alias": "D[0-9]{1,2}"')
 
 
 class Boards:

@@ -275,7 +275,11 @@ class Search:
         """Whether a tag is a board's, not a part's or an add-on's: a board file's or a tag one answers to, or a host
         board's datasheet (:func:`.boards.is_host_board`: the Mega), from the file of `cid` or the tag's first chunk."""
         if tag not in _board_file_tags() and self._host_boards.get(tag) is None:  # kept until the index changes
-            row = self._conn.execute(_FILE_ALIASES, (self._postings.meta.first_chunk(tag) if cid is None else cid,))
+            meta = self._postings.meta
+            at = meta.first_chunk(tag) if cid is None else cid
+            # a live chunk's file is read by its path: joining through the chunk's row reads the chunk's text too
+            row = (self._conn.execute(_ALIASES, (meta[at][0],)) if at in meta
+                   else self._conn.execute(_FILE_ALIASES, (at,)))
             self._host_boards[tag] = _boards.names_host_pins(next(row, ("[]",))[0])
         return tag in _board_file_tags() or self._host_boards[tag]
 
@@ -445,8 +449,9 @@ def _shorten(body: str) -> str:
         cut = body.rfind(" ", 0, COMPACT_CHARS)
     return body[: max(cut, 1)].rstrip() + "\n…"
 
-#: The alias lines of the file holding a chunk.
+#: The alias lines of the file holding a chunk, and of a file by its path.
 _FILE_ALIASES = "SELECT f.aliases FROM chunks c JOIN files f ON f.rel = c.rel WHERE c.id = ?"
+_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:
