@@ -179,8 +179,15 @@ def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
     if role is None or idx.board is None:
         return None
     kind, r = role
-    hits = sorted({p for b, rs in idx.board.buses.items() if BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
-                   for rr, p in rs.items() if rr.lower() == r})
+    pins = {p for b, rs in idx.board.buses.items() if BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
+            for rr, p in rs.items() if rr.lower() == r}
+    if pins:
+        # The board's datasheets may name a further bus of the kind that the board file does not route (the
+        # L476's I2C3 on A4/A5 beside the header's I2C1): then the kind alone names two pins, not the routed one.
+        buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
+        numbered = re.compile(rf"(?:{buses})\d*{r.upper()}")
+        pins |= {n.pin.name for key, names in idx.keyed.items() if numbered.fullmatch(key) for n in names}
+    hits = sorted(pins, key=natural)
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, hits)
     return idx.pin(hits[0]) if hits else None

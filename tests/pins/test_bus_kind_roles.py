@@ -32,7 +32,17 @@ def test_a_board_file_with_one_bus_of_the_kind(shared_corpus: Path) -> None:
 def test_several_buses_of_the_kind_are_an_error_not_a_pick(shared_corpus: Path) -> None:
     with pytest.raises(AmbiguousPinError) as err:
         pin_index_for(shared_corpus).resolve("rpi-4b", "I2C SDA")  # i2c0 (the HAT EEPROM's) and i2c1
-    assert set(err.value.candidates) == {"GPIO0", "GPIO2"}
+    assert {"GPIO0", "GPIO2"} <= set(err.value.candidates)  # and the overlay buses i2c3-i2c6 the notes list
+
+
+def test_a_further_bus_in_the_board_notes_makes_the_kind_ambiguous(shared_corpus: Path, tmp_path: Path) -> None:
+    # The board file routes only I2C1 (the Arduino header's D14/D15); the L476 notes add I2C3 on A4/A5.
+    assert pin_index_for(tmp_path).resolve("nucleo-l476rg", "I2C SDA").name == "PB9"
+    with pytest.raises(AmbiguousPinError) as err:
+        pin_index_for(shared_corpus).resolve("nucleo-l476rg", "I2C SDA")
+    assert set(err.value.candidates) == {"PB9", "PC1"}
+    assert pin_index_for(shared_corpus).resolve("nucleo-l476rg", "I2C1 SDA").name == "PB9"
+    assert pin_index_for(shared_corpus).resolve("nucleo-l476rg", "I2C3 SDA").name == "PC1"
 
 
 def test_a_datasheet_only_board_uses_its_one_role_name(tmp_path: Path) -> None:
