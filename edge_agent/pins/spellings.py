@@ -65,11 +65,17 @@ def bus_role(name: str) -> tuple[str, str] | None:
     return (kind, role) if kind is not None and role in ROLES[kind] else None
 
 
+#: Roles too generic to name a bus signal on their own: a board's "CLK" may be its flash or SD card clock (the
+#: ESP32 DevKitC prints CLK beside GPIO6) and "CS" any chip's select; they need a bus word ("SPI CLK").
+_GENERIC_ROLES = frozenset({"clk", "cs", "csn"})
+
+
 def bare_role(name: str) -> tuple[str, str] | None:
-    """(bus kind, role) of a role written alone ("SDA", "MOSI", "TX") when only one kind of bus has it."""
+    """(bus kind, role) of a role written alone ("SDA", "MOSI", "TX") when only one kind of bus has it and the
+    word names nothing else on a board."""
     role = name.strip().lower()
     kinds = _kinds(role)
-    return (kinds[0], role) if len(kinds) == 1 else None
+    return (kinds[0], role) if len(kinds) == 1 and role not in _GENERIC_ROLES else None
 
 
 def _cased(word: str, like: str) -> str:
@@ -90,8 +96,8 @@ def alternatives(name: str) -> list[str]:
         for kind in _kinds(role):
             out += [f"{bus}{n}_{r.upper()}" for bus in _BUS_WORDS[kind] for r in sorted(same_roles(role))]
     m = _TRAILING_ROLE.fullmatch(s)
-    if bare_role(s) is not None:
-        out += [_cased(r, s) for r in sorted(same_roles(s)) if r != s.lower()]
+    if bare_role(s) is not None:  # "SCK" alone may be spelled SCLK, never the generic CLK
+        out += [_cased(r, s) for r in sorted(same_roles(s) - _GENERIC_ROLES) if r != s.lower()]
     elif m is not None and m.group(1).lower() != "pin":
         # the role stands apart from what names its bus ("VSPI SCK", "uart2_tx") or follows its number ("SPI0SCLK")
         prefix, sep, role = m.groups()

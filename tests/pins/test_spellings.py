@@ -132,3 +132,13 @@ def test_a_supply_or_ground_position_is_said_to_be_one(tmp_path: Path) -> None:
     with pytest.raises(UnknownPinError) as err:
         index.resolve("rpi-4b", "J8-99")  # no such position: unknown, with the closest names
     assert err.value.power is None and err.value.suggestions
+
+
+def test_a_generic_clock_or_select_word_alone_is_no_bus_role(tmp_path: Path) -> None:
+    # The DevKitC prints CLK beside GPIO6, the module's flash clock: read as the SPI bus's SCK it would be GPIO18.
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    for generic in ("CLK", "CS", "csn"):
+        with pytest.raises(UnknownPinError):
+            index.resolve("esp32-devkitc", generic)
+    assert index.resolve("esp32-devkitc", "SPI3 CLK").name == "GPIO18"  # with its bus named it is one pin
+    assert index.resolve("rpi-pico", "MOSI").name == "GP19"  # a role that names only a bus signal still reads alone
