@@ -371,9 +371,7 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
         try:
             got = index.resolve(c.board, c.name).name
         except AmbiguousPinError as exc:
-            listed = {m.group(1) if (m := re.search(r"\((\S+)\)$", c)) else c for c in exc.candidates}
-            listed |= {p for _, p, _ in exc.matches}
-            listed = {_canonical(index, c.board, p) or p for p in listed}
+            listed = {_canonical(index, c.board, p) or p for p in exc.pins}
             ok = want in listed  # the name means several pins (here, or on the buses or functions it names)
             out.append(Verdict(c, "ok: ambiguous" if ok else "refused", f"ambiguous {sorted(listed)}"))
             continue

@@ -275,6 +275,13 @@ class AmbiguousPinError(PinError):
                 f"{echo(name)} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
             )
 
+    @property
+    def pins(self) -> set[str]:
+        """The pins the name could be: each candidate's pin (a candidate written with its name, "i2c0_SDA (P0.26)",
+        stands for the pin in brackets) and each matching spelling's."""
+        return {c[c.rindex("(") + 1:-1] if c.endswith(")") and "(" in c else c for c in self.candidates} | {
+            p for _, p, _ in self.matches}
+
 
 # --- buses ----------------------------------------------------------------------------------------
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import difflib
 import logging
-import re
 import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import replace
@@ -95,10 +94,6 @@ def _power_at(board: Board, name: str) -> str | None:
     if phys and board.physical_header:
         k = name_key(f"{board.physical_header}-{phys.group(1)}")
     return next((what for position, what in board.power.items() if name_key(position) == k), None)
-
-
-#: The pin of an ambiguity's candidate written with its name ("spi0_MOSI (P0.26)").
-_LISTED = re.compile(r"\(([^()]+)\)$")
 
 
 class PinIndex:
@@ -373,20 +368,22 @@ class PinIndex:
         s = name.strip()
         parts = [p.strip() for p in s.split("/")]
         if len(parts) > 1 and all(parts):
-            said: dict[str, str] = {}
+            said: dict[str, tuple[str, Pin]] = {}
             could: list[set[str]] = []  # the pins a part names when it names several (SCK on a board with two SPIs)
             for part in parts:
                 try:
-                    said.setdefault(self.resolve(board, part).name, part)
+                    pin = self.resolve(board, part)
                 except AmbiguousPinError as exc:
-                    could.append({m.group(1) if (m := _LISTED.search(c)) else c for c in exc.candidates})
+                    could.append(exc.pins)
                 except PinError:
                     return None  # a part that names no pin: the label is not known
+                else:
+                    said.setdefault(pin.name, (part, pin))
             if len(said) > 1:
-                raise AmbiguousPinError(idx.board_id, s, [f"{part} ({pin})" for pin, part in said.items()])
+                raise AmbiguousPinError(idx.board_id, s, [f"{part} ({pin})" for pin, (part, _) in said.items()])
             if not said or any(set(said) - pins for pins in could):
                 return None  # only ambiguous parts, or one that cannot be the pin the others name
-            return self.resolve(board, next(iter(said.values())))
+            return next(iter(said.values()))[1]
         spellings = alternatives(s)
         position = POSITION.fullmatch(s)
         if position is not None and positions_are_numbers(idx):
@@ -403,8 +400,8 @@ class PinIndex:
                 continue
             found.setdefault(pin.name, pin)
         pins = set(found)
-        if refused is not None and (not found or pins - set(refused.candidates)):
-            pins |= set(refused.candidates)  # one spelling is ambiguous and no other settles it
+        if refused is not None and (not found or pins - refused.pins):
+            pins |= refused.pins  # one spelling is ambiguous and no other settles it
         if len(pins) > 1:
             raise AmbiguousPinError(idx.board_id, s, sorted(pins, key=natural))
         return next(iter(found.values()), None)

@@ -76,8 +76,6 @@ def distinct(names: Iterable[Name]) -> dict[str, Name]:
     return out
 
 
-
-
 def by_name(idx: BoardNames, name: str) -> Pin | None:
     """Steps 2 and 3: the exact spelling, then the spellings equal without case and separators."""
     exact = distinct(idx.exact.get(name.strip(), []))
@@ -148,12 +146,17 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
     found = by_name(idx, role)
     if found is not None:
         return found
-    buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
-    numbered = re.compile(rf"(?:{buses})\d*{role.upper()}")
-    hits = distinct(n for key, names in idx.keyed.items() if numbered.fullmatch(key) for n in names)
+    hits = _numbered_roles(idx, kind, role)
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, [f"{n.spelling} ({pin})" for pin, n in hits.items()])
     return next(iter(hits.values())).pin if hits else None
+
+
+def _numbered_roles(idx: BoardNames, kind: str, role: str) -> dict[str, Name]:
+    """The names the datasheets give `role` of a numbered bus of `kind` (i2c0_SDA, I2C3 SDA), first per pin."""
+    buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
+    pattern = re.compile(rf"(?:{buses})\d*{role.upper()}")
+    return distinct(n for key, names in idx.keyed.items() if pattern.fullmatch(key) for n in names)
 
 
 #: "pin 13", "pin number 13", "digital pin 13": how a board without a physical header is spoken of by number.
@@ -184,9 +187,7 @@ def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
     if pins:
         # The board's datasheets may name a further bus of the kind that the board file does not route (the
         # L476's I2C3 on A4/A5 beside the header's I2C1): then the kind alone names two pins, not the routed one.
-        buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
-        numbered = re.compile(rf"(?:{buses})\d*{r.upper()}")
-        pins |= {n.pin.name for key, names in idx.keyed.items() if numbered.fullmatch(key) for n in names}
+        pins |= set(_numbered_roles(idx, kind, r))
     hits = sorted(pins, key=natural)
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, hits)
