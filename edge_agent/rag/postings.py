@@ -427,23 +427,16 @@ class Postings:
                 self._np_bytes += weights.nbytes
         return got.cids, weights
 
-    def weights_with(self, term: str, pos: Any, norms: Any) -> Any:
-        """As :meth:`weights_at`, given the length norms of the chunks at positions `pos` (read once by the
-        caller for the chunks it scores against every term)."""
-        got = self._entry(term)
-        if got.weights is not None:
-            return got.weights[pos]
-        tfs = got.tfs[pos]
-        return self.idf_k(term) * tfs / (tfs + norms)
-
-    def weights_at(self, term: str, pos: Any) -> Any:
+    def weights_at(self, term: str, pos: Any, norms: Any = None) -> Any:
         """The BM25 weights of a term's postings at positions `pos`, each computed as :meth:`term_weights`
-        computes it (the same operations element by element, so the same values)."""
+        computes it (the same operations element by element, so the same values). `norms`, when given, are the
+        length norms of the chunks at `pos`, read once by a caller that scores the same chunks against every
+        term."""
         got = self._entry(term)
         if got.weights is not None:
             return got.weights[pos]
         tfs = got.tfs[pos]
-        return self.idf_k(term) * tfs / (tfs + self._np_norm[got.cids[pos]])
+        return self.idf_k(term) * tfs / (tfs + (self._np_norm[got.cids[pos]] if norms is None else norms))
 
     def _bound(self, term: str, weights: Any) -> float:
         if term not in self._bounds:

@@ -261,14 +261,14 @@ def _exact(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]]
         if not len(cids) or not len(ids):
             continue
         if known and n in known:
-            acc += p.weights_with(term, known[n], norms)
+            acc += p.weights_at(term, known[n], norms)
             cnt += 1.0
             continue
         hit, pos = _find(cids, ids, np)
         if few:  # a weight for every chunk, added where the term is held (x + 0.0 is x): fewer array operations
-            acc += np.where(hit, p.weights_with(term, pos, norms), 0.0)
+            acc += np.where(hit, p.weights_at(term, pos, norms), 0.0)
         else:
-            acc[hit] += p.weights_with(term, pos[hit], norms[hit])
+            acc[hit] += p.weights_at(term, pos[hit], norms[hit])
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT
     for board, boost in boards.items():
