@@ -447,7 +447,8 @@ def _parse_item_table(lines: list[str], header: list[str], words: list[set[str]]
     wired = next((c for c, w in enumerate(words) if w & {"hardware"}), None) if first & {"alias"} else None
     if not (constants or items or positions or wired is not None):
         return False  # most tables: register maps and specifications, passed over at the cost of a look at the header
-    rows = [r for r in (_split_row(lines[j]) for j in row_at) if len(r) == len(header)]
+    kept = [(j, r) for j in row_at if len(r := _split_row(lines[j])) == len(header)]
+    rows = [r for _, r in kept]
     found: list[tuple[str, str, int]] = []  # (name, pin as written, row index)
     if wired is not None:  # | led0 | green_led_2 | LD2 on PA5 |: a devicetree alias, its node, and where it goes
         for i, r in enumerate(rows):
@@ -466,8 +467,7 @@ def _parse_item_table(lines: list[str], header: list[str], words: list[set[str]]
             m = _NAME_THEN_PIN.fullmatch(r[1])
             if m is not None and r[0].isdigit() and (pin := _pin_value(m.group(2), set())) is not None:
                 found += [(n, pin, i) for n in _names(m.group(1))] + [(f"pin {int(r[0])}", pin, i)]
-    line_of = [j for j in row_at if len(_split_row(lines[j])) == len(header)]
-    entries.extend(AliasEntry(tag, name, pin, source, line_of[i] + 1, "native", "table", heading)
+    entries.extend(AliasEntry(tag, name, pin, source, kept[i][0] + 1, "native", "table", heading)
                    for name, pin, i in found)
     return bool(found)
 
