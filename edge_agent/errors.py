@@ -254,12 +254,18 @@ class UnknownPinError(PinError):
 
 
 class AmbiguousPinError(PinError):
-    """The name matches several pins; the caller must pick one."""
+    """The name matches several pins; the caller must pick one.
+
+    ``candidates`` are the pins; ``choices`` the (name, pin) of each where the name names that pin alone ("I2C1 SDA",
+    "PB9"), so the message says what to type; ``matches`` the (spelling, pin, source) of datasheet spellings that
+    fit."""
 
     def __init__(self, board: str, name: str, candidates: list[str],
-                 matches: list[tuple[str, str, str]] | None = None) -> None:
+                 matches: list[tuple[str, str, str]] | None = None,
+                 choices: list[tuple[str, str]] | None = None) -> None:
         self.board, self.name, self.candidates = board, name, candidates
-        self.matches = list(matches or [])  # (name as written, pin, source) of each spelling that fits
+        self.matches = list(matches or [])  # (name as written, pin, source) of each spelling that fit
+        self.choices = [(n, p) for n, p in choices or []]  # (a name of one candidate only, that pin)
         spellings = [n for n, _, _ in self.matches]
         if self.matches and len(set(spellings)) < len(spellings):  # one spelling, several pins (I2C6 SDA on two)
             listed = "; ".join(f"{p} ({src})" for _, p, src in self.matches)
@@ -270,6 +276,10 @@ class AmbiguousPinError(PinError):
             super().__init__(
                 f"{name!r} is ambiguous on {board}: names that differ only in case or separators mean different "
                 f"pins: {listed}; write one of them exactly as shown, or use the pin name")
+        elif self.choices:
+            listed = ", ".join(p if n == p else f"{n} = {p}" for n, p in self.choices)
+            super().__init__(f"{echo(name)} is ambiguous on {board}: it could be {listed}; type one of those names "
+                             "or pins")
         else:
             super().__init__(
                 f"{echo(name)} is ambiguous on {board}: it could be {', '.join(candidates)}; use one of those names"
@@ -277,10 +287,10 @@ class AmbiguousPinError(PinError):
 
     @property
     def pins(self) -> set[str]:
-        """The pins the name could be: each candidate's pin (a candidate written with its name, "i2c0_SDA (P0.26)",
-        stands for the pin in brackets) and each matching spelling's."""
+        """The pins the name could be: the candidates, each choice's pin and each matching spelling's (an error from
+        an older peer may write a candidate with its name, "i2c0_SDA (P0.26)": the pin in brackets)."""
         return {c[c.rindex("(") + 1:-1] if c.endswith(")") and "(" in c else c for c in self.candidates} | {
-            p for _, p, _ in self.matches}
+            p for _, p in self.choices} | {p for _, p, _ in self.matches}
 
 
 # --- buses ----------------------------------------------------------------------------------------

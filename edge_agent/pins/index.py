@@ -380,7 +380,8 @@ class PinIndex:
                 else:
                     said.setdefault(pin.name, (part, pin))
             if len(said) > 1:
-                raise AmbiguousPinError(idx.board_id, s, [f"{part} ({pin})" for pin, (part, _) in said.items()])
+                raise AmbiguousPinError(idx.board_id, s, sorted(said, key=natural),
+                                        choices=[(part, pin) for pin, (part, _) in said.items()])
             if not said or any(set(said) - pins for pins in could):
                 return None  # only ambiguous parts, or one that cannot be the pin the others name
             return next(iter(said.values()))[1]
@@ -388,7 +389,7 @@ class PinIndex:
         position = POSITION.fullmatch(s)
         if position is not None and positions_are_numbers(idx):
             spellings.append(position.group(1))
-        found: dict[str, Pin] = {}
+        found: dict[str, tuple[str, Pin]] = {}
         refused: AmbiguousPinError | None = None
         for spelling in spellings:
             try:
@@ -398,13 +399,16 @@ class PinIndex:
                 continue
             except PinError:
                 continue
-            found.setdefault(pin.name, pin)
+            found.setdefault(pin.name, (spelling, pin))
         pins = set(found)
+        named = [(w, p) for p, (w, _) in found.items()]
         if refused is not None and (not found or pins - refused.pins):
             pins |= refused.pins  # one spelling is ambiguous and no other settles it
+            named += [(n, p) for n, p in refused.choices if p not in found]
         if len(pins) > 1:
-            raise AmbiguousPinError(idx.board_id, s, sorted(pins, key=natural))
-        return next(iter(found.values()), None)
+            every = {p for _, p in named} == pins  # each pin has a name of its own to type
+            raise AmbiguousPinError(idx.board_id, s, sorted(pins, key=natural), choices=named if every else None)
+        return next(iter(found.values()))[1] if found else None
 
     def _as_written(self, board: str, name: str | int) -> Pin:
         """Steps 1 to 5 (see the module docstring)."""

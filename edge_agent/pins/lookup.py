@@ -18,8 +18,8 @@ from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.spellings import BUS_KINDS, bare_role, bus_role
 
 __all__ = [
-    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "distinct", "known_pin", "named_role", "native",
-    "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers", "with_names",
+    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin", "named_role",
+    "native", "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers", "with_names",
 ]
 
 
@@ -135,7 +135,8 @@ def numbered(idx: BoardNames, name: str) -> Pin | None:
         if pin is not None:
             found.setdefault(pin.name, (written, pin))
     if len(found) > 1:
-        raise AmbiguousPinError(idx.board_id, name, [f"{w} ({p})" for p, (w, _) in found.items()])
+        raise AmbiguousPinError(idx.board_id, name, sorted(found, key=natural),
+                                choices=[choice(idx, p, [w]) for p, (w, _) in found.items()])
     return next(iter(found.values()))[1] if found else None
 
 
@@ -148,15 +149,41 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
         return found
     hits = _numbered_roles(idx, kind, role)
     if len(hits) > 1:
-        raise AmbiguousPinError(idx.board_id, name, [f"{n.spelling} ({pin})" for pin, n in hits.items()])
-    return next(iter(hits.values())).pin if hits else None
+        raise AmbiguousPinError(idx.board_id, name, sorted(hits, key=natural),
+                                choices=[choice(idx, pin, names) for pin, names in hits.items()])
+    return next(iter(hits.values()))[0].pin if hits else None
 
 
-def _numbered_roles(idx: BoardNames, kind: str, role: str) -> dict[str, Name]:
-    """The names the datasheets give `role` of a numbered bus of `kind` (i2c0_SDA, I2C3 SDA), first per pin."""
+def _numbered_roles(idx: BoardNames, kind: str, role: str) -> dict[str, list[Name]]:
+    """The names the datasheets give `role` of a numbered bus of `kind` (i2c0_SDA, I2C3 SDA), by pin, each pin's
+    first first; each name comes first written the common way (``I2C3 SDA``, ``SPI0 MOSI``)."""
     buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
-    pattern = re.compile(rf"(?:{buses})\d*{role.upper()}")
-    return distinct(n for key, names in idx.keyed.items() if pattern.fullmatch(key) for n in names)
+    pattern = re.compile(rf"({buses})(\d*)({role.upper()})")
+    out: dict[str, list[Name]] = {}
+    for key, names in idx.keyed.items():
+        m = pattern.fullmatch(key)
+        if m is None:
+            continue
+        common = f"{m.group(1)}{m.group(2)} {m.group(3)}"
+        for n in names:
+            out.setdefault(n.pin.name, []).extend([replace(n, spelling=common), n])
+    return out
+
+
+def choice(idx: BoardNames, pin: str, names: Iterable[str | Name]) -> tuple[str, str]:
+    """(name, pin) for an ambiguity's candidate `pin`: the first of `names` that gives `pin` and no other pin on the
+    board (a bus role the board file routes, a datasheet name), else the pin itself (I2C6 SDA is on two pins of a
+    Pi 4: naming either one by it would be another ambiguity)."""
+    for n in names:
+        spelling = n.spelling if isinstance(n, Name) else n
+        try:
+            found = by_name(idx, spelling)
+        except AmbiguousPinError:
+            continue
+        routed = idx.bus_roles.get(name_key(spelling)) if found is None else found.name
+        if routed == pin:
+            return spelling, pin
+    return pin, pin
 
 
 #: "pin 13", "pin number 13", "digital pin 13": how a board without a physical header is spoken of by number.
@@ -182,15 +209,20 @@ def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
     if role is None or idx.board is None:
         return None
     kind, r = role
-    pins = {p for b, rs in idx.board.buses.items() if BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind
-            for rr, p in rs.items() if rr.lower() == r}
+    pins: dict[str, list[str | Name]] = {}
+    for b, rs in idx.board.buses.items():
+        if BUS_KINDS.get(b.lower().rstrip("0123456789")) == kind:
+            for rr, p in rs.items():
+                if rr.lower() == r:
+                    pins.setdefault(p, []).append(f"{b.upper()} {rr.upper()}")
     if pins:
         # The board's datasheets may name a further bus of the kind that the board file does not route (the
         # L476's I2C3 on A4/A5 beside the header's I2C1): then the kind alone names two pins, not the routed one.
-        pins |= set(_numbered_roles(idx, kind, r))
+        for p, names in _numbered_roles(idx, kind, r).items():
+            pins.setdefault(p, []).extend(names)
     hits = sorted(pins, key=natural)
     if len(hits) > 1:
-        raise AmbiguousPinError(idx.board_id, name, hits)
+        raise AmbiguousPinError(idx.board_id, name, hits, choices=[choice(idx, p, pins[p]) for p in hits])
     return idx.pin(hits[0]) if hits else None
 
 

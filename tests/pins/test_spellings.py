@@ -73,7 +73,8 @@ def test_a_role_by_its_bus_kind_or_alone_lists_every_bus_that_has_it(tmp_path: P
     assert index.resolve("probe-board", "SDA").name == "PB9"
     with pytest.raises(AmbiguousPinError) as err:
         index.resolve("probe-board", "SPI MOSI")  # spi0 and spi1
-    assert "spi0_MOSI (PA7)" in err.value.candidates and "spi1_MOSI (PB15)" in err.value.candidates
+    assert err.value.candidates == ["PA7", "PB15"]
+    assert err.value.choices == [("SPI0 MOSI", "PA7"), ("SPI1 MOSI", "PB15")]  # each bus named, to type instead
     with pytest.raises(AmbiguousPinError):
         index.resolve("probe-board", "TX")
 
@@ -87,6 +88,7 @@ def test_a_board_files_one_bus_answers_a_role_written_alone(tmp_path: Path) -> N
     with pytest.raises(AmbiguousPinError) as err:
         index.resolve("nucleo-f401re", "TX")  # usart1 and usart2
     assert set(err.value.candidates) == {"PA2", "PA9"}
+    assert err.value.choices == [("USART2 TX", "PA2"), ("USART1 TX", "PA9")]
 
 
 def test_arduino_core_constants_and_silkscreen_marks(tmp_path: Path) -> None:
@@ -98,7 +100,8 @@ def test_arduino_core_constants_and_silkscreen_marks(tmp_path: Path) -> None:
     assert index.resolve("arduino-uno", "A4/SDA").name == "PC4"
     with pytest.raises(AmbiguousPinError) as err:
         index.resolve("arduino-uno", "D0/D1")  # two pins: an error naming both
-    assert err.value.candidates == ["D0 (PD0)", "D1 (PD1)"]
+    assert err.value.candidates == ["PD0", "PD1"]
+    assert err.value.choices == [("D0", "PD0"), ("D1", "PD1")]
     with pytest.raises(UnknownPinError):
         index.resolve("arduino-uno", "D13/XYZ")
     # SCK alone is two pins on a Nucleo (spi1, spi2); printed beside D13 it is the one D13 is
