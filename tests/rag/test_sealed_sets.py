@@ -1,7 +1,8 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
-board and pin the data holds (or, for a lookup that must be refused, says why). The sealed ones (held-out 9
-questions, sixth held-out pin lookups) are ranked or resolved only by the final bench run, so their totals
-stay unseen while ranking changes are tried."""
+board and pin the data holds (or, for a lookup that must be refused, says why). The sealed ones (held-out 10
+questions, seventh held-out pin lookups) are ranked or resolved only by the final bench run, so their totals
+stay unseen while ranking changes are tried; these checks read only the datasheets' text, never the search or
+the resolver."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_4,
     PIN_LOOKUPS_HELD_OUT_5,
     PIN_LOOKUPS_HELD_OUT_6,
+    PIN_LOOKUPS_HELD_OUT_7,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -34,6 +36,7 @@ from bench._rag_heldout6 import HELD_OUT_6  # noqa: E402
 from bench._rag_heldout7 import HELD_OUT_7  # noqa: E402
 from bench._rag_heldout8 import HELD_OUT_8  # noqa: E402
 from bench._rag_heldout9 import HELD_OUT_9  # noqa: E402
+from bench._rag_heldout10 import HELD_OUT_10  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 REFUSALS = ("!unknown", "!ambiguous")
@@ -48,8 +51,10 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
 
 @pytest.mark.parametrize(("questions", "before"), [(HELD_OUT_6, EARLIER), (HELD_OUT_7, (*EARLIER, HELD_OUT_6)),
                                                   (HELD_OUT_8, (*EARLIER, HELD_OUT_6, HELD_OUT_7)),
-                                                  (HELD_OUT_9, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8))],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9"])
+                                                  (HELD_OUT_9, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8)),
+                                                  (HELD_OUT_10, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
+                                                                 HELD_OUT_9))],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10"])
 def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
                                                           before: tuple[tuple[Question, ...], ...]) -> None:
     assert len(questions) >= 120
@@ -59,8 +64,8 @@ def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Questi
     assert {q.corpus for q in questions} == {"shared", "bundled"}
 
 
-@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9"])
+@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10"])
 def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
                                                                      shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
@@ -83,7 +88,9 @@ def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: t
                               PIN_LOOKUPS_HELD_OUT_4)),
     (PIN_LOOKUPS_HELD_OUT_6, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
                               PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5)),
-], ids=["lookups-3", "lookups-4", "lookups-5", "lookups-6"])
+    (PIN_LOOKUPS_HELD_OUT_7, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
+                              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6)),
+], ids=["lookups-3", "lookups-4", "lookups-5", "lookups-6", "lookups-7"])
 def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
         lookups: tuple[PinLookup, ...], before: tuple[tuple[PinLookup, ...], ...], shared_corpus: Path) -> None:
     seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
