@@ -500,10 +500,10 @@ class Postings:
         cnt = np.bincount(ids, minlength=size)
         if len(self._np_tomb):
             cnt[self._np_tomb] = 0
-        hit = np.flatnonzero(cnt)  # coverage and boosts only where a term was found: the same values
-        held = cnt[hit]
-        # coverage by terms held, computed for each count with the same element-wise operations
-        raw = acc[hit] * ((np.arange(len(terms) + 1) / nterms) ** COVERAGE_EXPONENT)[held]
+        # Scores over the whole table: on a large share of chunks holding a term, picking the holders out first
+        # (a dense nonzero, then reading both tables at it) costs more than these passes. Every query term's weight
+        # is > 0, so a chunk scores > 0 exactly when it holds one (coverage 0 zeroes the others, tombstones too).
+        raw = acc * ((np.arange(len(terms) + 1) / nterms) ** COVERAGE_EXPONENT)[cnt]
         for board, boost in boards.items():
             got = self._board_mask.get(board)
             if got is None:
@@ -511,21 +511,24 @@ class Postings:
                     self._board_mask.clear()
                 got = self._board_mask[board] = np.zeros(size, dtype=bool)
                 got[self.board_chunks_np(board)] = True
-            raw[got[hit]] *= boost
-        if len(hit) > 4 * limit + 64:
+            raw[got] *= boost
+        held = cnt > 0
+        if int(np.count_nonzero(held)) > 4 * limit + 64:
             # Round only near the top: rounding to 9 places moves a score by at most 5e-10, so every chunk
             # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.
             # That score is at least the limit-th of the chunks holding the most terms (found first: few).
-            most = raw[held >= held.max() - 1]
+            most = raw[cnt >= max(int(cnt.max()) - 1, 1)]
             if len(most) >= limit:
                 floor = np.partition(most, len(most) - limit)[len(most) - limit] - 1e-9
-                near = raw >= floor
-                hit, raw = hit[near], raw[near]
+                held &= raw >= floor
+            hit = np.flatnonzero(held)
             if len(hit) > 4 * limit + 64:
-                floor = np.partition(raw, len(raw) - limit)[len(raw) - limit] - 1e-9
-                near = raw >= floor
-                hit, raw = hit[near], raw[near]
-        vals = np.round(raw, 9)
+                top = raw[hit]
+                floor = np.partition(top, len(top) - limit)[len(top) - limit] - 1e-9
+                hit = hit[top >= floor]
+        else:
+            hit = np.flatnonzero(held)
+        vals = np.round(raw[hit], 9)
         if len(hit) > limit:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
             keep = vals >= cutoff
