@@ -296,9 +296,15 @@ class Boards:
 
     def __init__(self, known: Collection[str], decide: Callable[[str], bool]) -> None:
         self._known, self._decide = known, decide
+        self._decided: dict[str, bool] = {}  # a search asks about each candidate's tag, most files twice or more
 
     def __contains__(self, tag: object) -> bool:
-        return isinstance(tag, str) and (tag in self._known or self._decide(tag))
+        if not isinstance(tag, str):
+            return False
+        got = self._decided.get(tag)
+        if got is None:
+            got = self._decided[tag] = tag in self._known or self._decide(tag)
+        return got
 
 
 def name_words(names: Mapping[str, Collection[str]]) -> frozenset[str]:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import heapq
 import math
+from collections.abc import Callable
 from itertools import chain, compress, filterfalse, islice, repeat
 from operator import countOf, ge, mul
 from typing import TYPE_CHECKING
@@ -17,6 +18,35 @@ from edge_agent.rag.postings import COVERAGE_EXPONENT, FULL_SEED_CHUNKS, SEED_CH
 
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
+
+
+def _scorer(wds: list[dict[int, float]], nterms: int, boost_of: dict[int, float]
+            ) -> Callable[[list[int]], list[float]]:
+    """The rounded final scores of chunks, from each query term's weights `wds` (query order), the number of
+    query terms `nterms` (coverage) and each boosted chunk's boost."""
+    coverage = [((len(wds) - missing) / nterms) ** COVERAGE_EXPONENT for missing in range(len(wds) + 1)]
+
+    def score(cids: list[int]) -> list[float]:
+        # column-wise at C speed; a missing term reads as 0.0, which leaves the query-order sum unchanged,
+        # and every present weight is > 0, so the zeros in a row count the terms the chunk misses
+        rows = list(zip(*[map(wd.get, cids, repeat(0.0)) for wd in wds], strict=True))
+        raws = map(sum, rows)
+        missing = map(countOf, rows, repeat(0.0))  # terms a chunk lacks, indexing `coverage` below
+        finals = map(mul, raws, map(coverage.__getitem__, missing))
+        if boost_of:
+            finals = map(mul, finals, map(boost_of.get, cids, repeat(1.0)))
+        return list(map(round, finals, repeat(9)))
+
+    return score
+
+
+def scores_of(p: Postings, terms: list[str], nterms: int, boards: dict[str, float], cids: list[int]
+              ) -> list[tuple[int, float]]:
+    """(chunk id, rounded score) of each of `cids` holding a query term, as :func:`top_python` scores it."""
+    wds = [p._term_weights(t)[0] for t in terms]
+    held = [cid for cid in cids if any(cid in wd for wd in wds)]
+    boost_of = {cid: f for board, f in boards.items() for cid in p._chunks_of(board)}
+    return list(zip(held, _scorer(wds, nterms, boost_of)(held), strict=True))
 
 
 def top_python(p: Postings, terms: list[str], nterms: int, boards: dict[str, float], limit: int
@@ -32,19 +62,7 @@ def top_python(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     wds = [wd for wd, _ in infos]
     boost_of = {cid: f for board, f in boards.items() for cid in p._chunks_of(board)}
     tomb = p.tomb
-    coverage = [((len(wds) - missing) / nterms) ** COVERAGE_EXPONENT for missing in range(len(wds) + 1)]
-
-    def score(cids: list[int]) -> list[float]:
-        # column-wise at C speed; a missing term reads as 0.0, which leaves the query-order sum unchanged,
-        # and every present weight is > 0, so the zeros in a row count the terms the chunk misses
-        rows = list(zip(*[map(wd.get, cids, repeat(0.0)) for wd in wds], strict=True))
-        raws = map(sum, rows)
-        missing = map(countOf, rows, repeat(0.0))  # terms a chunk lacks, indexing `coverage` below
-        finals = map(mul, raws, map(coverage.__getitem__, missing))
-        if boost_of:
-            finals = map(mul, finals, map(boost_of.get, cids, repeat(1.0)))
-        return list(map(round, finals, repeat(9)))
-
+    score = _scorer(wds, nterms, boost_of)
     by_size = sorted(wds, key=len)
     full = set(by_size[0])
     for wd in by_size[1:]:

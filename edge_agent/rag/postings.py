@@ -301,22 +301,60 @@ class Postings:
 
     def top(self, terms: list[str], boosts: dict[str, float], limit: int) -> list[tuple[float, str, int, int]]:
         """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
+        return self.top_with_own(terms, boosts, limit)[0]
+
+    def top_with_own(self, terms: list[str], boosts: dict[str, float], limit: int, own: int = 0
+                     ) -> tuple[list[tuple[float, str, int, int]], list[tuple[float, str, int, int]]]:
+        """:meth:`top`, and when fewer than `own` of those are chunks of the boosted boards, the best `own` of
+        their chunks holding a query term that are not among them, scored and ordered the same way: a board's own
+        sections, however many chunks of other boards rank above them. The pruned scorer has scored every
+        boosted chunk already; the others score only the boosted boards' chunks again."""
         live_terms = [t for t in terms if self.df[t] > 0]
         if not live_terms or limit <= 0:
-            return []
+            return [], []
         boards = {b: f for b, f in boosts.items() if f != 1.0}
+        mine: list[tuple[int, float]] | None = None
         if self._np_norm is not None:
-            from edge_agent.rag.prune import top_pruned
+            from edge_agent.rag.prune import top_pruned_own
 
             # below PRUNE_FROM_CHUNKS, adding up every posting costs less than finding what can be skipped
-            got = top_pruned(self, live_terms, len(terms), boards, limit) if self.n >= PRUNE_FROM_CHUNKS else None
-            scored = self._scores_np(live_terms, len(terms), boards, limit) if got is None else got
+            got = (top_pruned_own(self, live_terms, len(terms), boards, limit, own + limit)
+                   if self.n >= PRUNE_FROM_CHUNKS else None)
+            if got is None:
+                scored = self._scores_np(live_terms, len(terms), boards, limit)
+            else:
+                scored, mine = got
         else:
             scored = self._scores_py(live_terms, len(terms), boards, limit)
         meta = self.meta
         picked = [(-s, m[0], m[1], cid) for cid, s in scored for m in (meta[cid],)]
         picked.sort()
-        return [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
+        best = [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
+        if own <= 0 or not boards:
+            return best, []
+        board_of = meta.board_of
+        if sum(1 for *_, cid in best if board_of(cid) in boards) >= own:
+            return best, []
+        if mine is None:
+            mine = self._scores_of(live_terms, len(terms), boards)
+        taken = {cid for *_, cid in best}
+        more = heapq.nsmallest(own, ((-s, m[0], m[1], cid) for cid, s in mine if cid not in taken
+                                     for m in (meta[cid],)))
+        return best, [(-neg, rel, idx, cid) for neg, rel, idx, cid in more]
+
+    def _scores_of(self, terms: list[str], nterms: int, boards: dict[str, float]) -> list[tuple[int, float]]:
+        """(chunk id, rounded score) of every chunk of `boards` holding one of `terms`, as :meth:`top` scores it."""
+        if self._np_norm is not None:
+            from edge_agent.rag.prune import exact_scores
+
+            np = self._npmod
+            ids = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            raw, cnt = exact_scores(self, ids, terms, [self.term_postings(t) for t in terms], nterms, boards)
+            held = cnt > 0
+            return list(zip(ids[held].tolist(), np.round(raw[held], 9).tolist(), strict=True))
+        from edge_agent.rag.maxscore import scores_of
+
+        return scores_of(self, terms, nterms, boards, sorted({cid for b in boards for cid in self._chunks_of(b)}))
 
     def has(self, term: str, cid: int) -> bool:
         """Whether chunk `cid` holds `term`."""

@@ -47,6 +47,14 @@ _SLACK = 1e-9
 def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, float],
                limit: int) -> list[tuple[int, float]] | None:
     """What :meth:`Postings._scores_np` returns for these arguments, or None when pruning would not pay."""
+    got = top_pruned_own(p, terms, nterms, boards, limit, 0)
+    return None if got is None else got[0]
+
+
+def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str, float], limit: int,
+                   own: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]] | None:
+    """:func:`top_pruned`, and (chunk id, rounded score) of at least the `own` best chunks of the boosted boards
+    holding a query term (all of them when fewer): every boosted chunk is scored exactly as a seed anyway."""
     np: Any = p._npmod
     live = p._np_live
     lists = [p.term_postings(term) for term in terms]  # (ids, frequencies): weights only where needed
@@ -60,15 +68,29 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
     full, known = _intersection(p, lists, limit)
     alive = live[full]
     full, known = full[alive], {i: at[alive] for i, at in known.items()}
-    raw, cnt = _exact(p, full, terms, lists, nterms, boards, known)
+    raw, cnt = exact_scores(p, full, terms, lists, nterms, boards, known)
     others = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *boosted,
                                        *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64, copy=False))
     others = others[live[others] & ~_find(full, others, np)[0]]
-    more_raw, more_cnt = _exact(p, others, terms, lists, nterms, boards)
+    more_raw, more_cnt = exact_scores(p, others, terms, lists, nterms, boards)
     seeds = np.concatenate([full, others])  # each part ascending
     raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
     if len(seeds) < limit:
         return None
+    mine: list[tuple[int, float]] = []
+    if own > 0 and boosted:
+        held = cnt > 0
+        numbers = p._np_board_nos[seeds]
+        mask = np.zeros(len(seeds), dtype=bool)
+        for board in boards:
+            if (number := p.meta.board_number(board)) is not None:
+                mask |= numbers == number
+        held &= mask
+        mine_ids, mine_vals = seeds[held], np.round(raw[held], 9)
+        if len(mine_ids) > own:
+            keep = mine_vals >= np.partition(mine_vals, len(mine_vals) - own)[len(mine_vals) - own]
+            mine_ids, mine_vals = mine_ids[keep], mine_vals[keep]
+        mine = list(zip(mine_ids.tolist(), mine_vals.tolist(), strict=True))
     theta = float(np.partition(raw, len(raw) - limit)[len(raw) - limit])
     # A chunk that is not a seed holds no short list's term and misses a term of the intersection: only the
     # long lists, all but one of them at most, can bring it anywhere near the threshold.
@@ -118,7 +140,7 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
                     kth = float(np.partition(top, len(top) - limit)[len(top) - limit])
                     theta = max(theta, kth * (1.0 - _SLACK) - _SLACK)  # the sums' order differs from the exact one
         if len(more):
-            more_raw, more_cnt = _exact(p, more, terms, lists, nterms, boards)
+            more_raw, more_cnt = exact_scores(p, more, terms, lists, nterms, boards)
             ids = np.concatenate([seeds, more])
             raw, cnt = np.concatenate([raw, more_raw]), np.concatenate([cnt, more_cnt])
     # a boosted chunk holding no query term is no result; the limit-th best raw score is at least the
@@ -129,7 +151,7 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
         cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
         keep = vals >= cutoff
         ids, vals = ids[keep], vals[keep]
-    return list(zip(ids.tolist(), vals.tolist(), strict=True))
+    return list(zip(ids.tolist(), vals.tolist(), strict=True)), mine
 
 
 def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tuple[Any, dict[int, Any]]:
@@ -246,7 +268,7 @@ def _union(cids: list[Any], weights: list[Any], np: Any) -> tuple[Any, Any, Any]
     return flat[starts], np.add.reduceat(np.concatenate(weights)[order], starts), np.diff(np.append(starts, len(flat)))
 
 
-def _exact(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]], nterms: int,
+def exact_scores(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any, Any]], nterms: int,
            boards: dict[str, float], known: dict[int, Any] | None = None) -> tuple[Any, Any]:
     """Raw scores (before rounding) of chunks `ids` (ascending), as the exhaustive scorer computes them, and
     the number of query terms each holds: each term's weight is added, in query order, to the chunks that

@@ -2,7 +2,8 @@
 
 A question is read for the boards and parts it names (:mod:`.boards`), its numbered instances and other word
 forms (:mod:`.query`, :mod:`.forms`); the board boosts follow from those and the configured boards (a pin the
-configured board lacks, or another board named, moves the scope); BM25 over the postings proposes candidates,
+configured board lacks, or another board named, moves the scope); BM25 over the postings proposes candidates
+(the scope's best sections among them when other boards' chunks, which rank after the scope's, fill the pool),
 whose rows are read in one query; the facts the reranking rules read are filled in (exact tokens, pin rows,
 register tables, boards named together, the best line through :mod:`.lines`) and :func:`.query.rerank` orders
 them; long results are cut to their answering lines (:func:`.query.window`).
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Container, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -36,6 +37,9 @@ BOARD_BOOST = 1.5
 #: Boost of a board or part the question itself names (stronger evidence than a configured board).
 DETECTED_BOOST = 3.0
 DEFAULT_LIMIT = 5
+#: Candidates of the boards in scope (configured, named, or holding the asked chip pin) a search reads at least,
+#: when other boards' chunks, which rank after theirs, fill its pool.
+BOARD_SLOTS = 2
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
 
@@ -220,10 +224,15 @@ class Search:
             every = len(asked_tags) < 2 and _boards.asks_every_board(query)  # "on each board": every board is asked
             if len(asked_tags) >= 2 or every:  # several: the table setting them side by side may rank lower
                 wanted *= _query.TOGETHER_POOL
-            candidates = postings.top(terms, boosts, wanted)
+            candidates, own = postings.top_with_own(terms, boosts, wanted, BOARD_SLOTS)
             # the boards (not parts or add-ons), decided for a tag when a rule asks, from a candidate's file if any
-            first = {postings.meta.board_of(c[3]): c[3] for c in reversed(candidates)}
+            tags = [postings.meta.board_of(c[3]) for c in candidates]
+            first = {tag: c[3] for tag, c in zip(reversed(tags), reversed(candidates), strict=True)}
             board_tags = _boards.Boards(_board_file_tags(), lambda tag: self._is_board(tag, first.get(tag)))
+            if own and (room := _room(tags, boosts, board_tags)):
+                # other boards' chunks, ranked after the scope's anyway (rule 1), took the pool: the scope's own
+                # best sections join it, scored as BM25 scored every candidate
+                candidates += own[:room]
             if every:  # the table with one column per board answers
                 asked_tags = tuple(sorted(t for t in postings.boards() if t in board_tags))
             # the words naming a board or part in the question ("l476", "g071") tell the file, not a value in it
@@ -438,6 +447,16 @@ class Search:
         if got is None:
             got = self._file_term_cache[rel] = frozenset(_text.tokens(rel.rsplit(".", 1)[0].replace("/", " ")))
         return got
+
+
+def _room(tags: list[str | None], scope: Container[str], boards: Container[str]) -> int:
+    """How many of the scope's own chunks join the candidates whose board tags are `tags`: :data:`BOARD_SLOTS` less
+    those of the `scope` among them, and none unless a chunk of a board outside the scope is among them (one of
+    `boards`: the reranking ranks it after the scope's chunks)."""
+    have = sum(1 for t in tags if t in scope)
+    if have >= BOARD_SLOTS or not any(t is not None and t not in scope and t in boards for t in set(tags)):
+        return 0
+    return BOARD_SLOTS - have
 
 
 def _shorten(body: str) -> str:

@@ -122,3 +122,29 @@ def test_a_generic_note_that_never_mentions_the_named_board_counts_less(tmp_path
            "| Other host pins | 16 mA per pin, current limited |\n| Relay outputs | 500 mA per pin current |\n")
     monkeypatch.setattr(rag_boards, "name_words", lambda names: frozenset({"current"}))
     assert HardwareRag.load(tmp_path).search(question)[0].source == "generic-levels.md"
+
+
+def _kit(name: str, body: str) -> str:
+    return (f"# Kit {name} - board notes\n\nA development board with an Arduino-style header.\n\n{body}\n\n"
+            "## Pin Aliases\n\nLED_BUILTIN: PB7\nD13: PB7\nD12: PB6\n")
+
+
+def test_other_boards_ranked_after_the_configured_one_leave_room_for_its_own_sections(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from edge_agent.rag import search as rag_search
+
+    # a dozen other boards whose notes repeat the question's words fill the candidates BM25 proposes
+    for n in range(12):
+        _write(tmp_path, f"kit-o{n:02d}.md", _kit(f"O{n:02d}", "## User button and user LED\n\nThe user button pin "
+                                                  f"is PC{n} and the user LED pin is PA{n}; the user button is on "
+                                                  "the pin labelled B1 user."))
+    _write(tmp_path, "kit-q500.md", _kit("Q500", "## Buttons\n\n| Button | Pin | Zephyr alias |\n| --- | --- | --- |\n"
+                                         "| Button 1 | P0.11 | sw0 |\n| Button 2 | P0.12 | sw1 |\n\n"
+                                         "## Power\n\nThe board runs from USB; an external pin header takes 5 V."))
+    rag = HardwareRag.load(tmp_path)
+    got = rag.search("user button pin", ["kit-q500"])
+    # the configured board's table answers; another board's chunk never outranks the configured board's
+    assert got[0].source == "kit-q500.md" and "P0.11" in got[0].text
+    # without the slots its section is not among the candidates, and another board's notes answer
+    monkeypatch.setattr(rag_search, "BOARD_SLOTS", 0)
+    assert HardwareRag.load(tmp_path).search("user button pin", ["kit-q500"])[0].source != "kit-q500.md"

@@ -274,6 +274,11 @@ def test_pruned_scoring_returns_what_exhaustive_scoring_returns(
                 if got is not None:
                     pruned += 1
                     assert sorted(got) == want, (q, boards, limit)
+                    # the boosted board's best chunks, read from the seeds, as scoring that board alone gives them
+                    own = prune.top_pruned_own(p, terms, len(q), boards, limit, 3)
+                    assert own is not None
+                    alone = sorted(p._scores_of(terms, len(q), boards), key=lambda c: -c[1])
+                    assert sorted(own[1], key=lambda c: -c[1])[:3] == alone[:3], (q, boards, limit)
 
     compare()
     (root / "part-07.md").unlink()

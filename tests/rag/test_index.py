@@ -364,16 +364,21 @@ def test_pruned_pure_python_top_k_matches_the_exhaustive_numpy_scores(tmp_path: 
     rag = HardwareRag.load(tmp_path / "docs", index_dir=tmp_path / "index")
     index = rag._postings
     assert index._np_norm is not None
+    with_own = 0
     for _ in range(150):
         terms = query_terms(" ".join(rng.choices(words[5:300], weights[5:300], k=rng.randint(1, 5))))
         boosts = {f"part{rng.randrange(120)}": 1.5} if rng.random() < 0.5 else {}
         limit = rng.choice((1, 3, 5))
         vectorised = index.top(terms, boosts, limit)
+        own = index.top_with_own(terms, boosts, limit, 2)
+        with_own += bool(own[1])
         saved, index._np_norm = index._np_norm, None  # the same index state, scored the base install's way
         try:
             assert index.top(terms, boosts, limit) == vectorised
+            assert index.top_with_own(terms, boosts, limit, 2) == own  # a boosted board's own best chunks too
         finally:
             index._np_norm = saved
+    assert with_own > 10  # searches whose boosted board had chunks left out of the best
 
 
 @pytest.mark.parametrize("numpy_from", [None, 0], ids=["as-configured", "numpy-path"])
