@@ -342,7 +342,7 @@ def claims(root: Path, boards: list[str]) -> Iterator[Claim]:
 @dataclass(frozen=True)
 class Verdict:
     claim: Claim
-    outcome: str  # "ok", "ok: ambiguous", "unknown", "wrong", "picked", "refused", "anchor"
+    outcome: str  # "ok", "ok: ambiguous", "unknown", "wrong", "picked", "picked, noted", "refused", "anchor"
     got: str
 
 
@@ -369,7 +369,8 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
             continue
         several = pins[(c.board, name_key(c.name))]
         try:
-            got = index.resolve(c.board, c.name).name
+            pin = index.resolve(c.board, c.name)
+            got = pin.name
         except AmbiguousPinError as exc:
             listed = {_canonical(index, c.board, p) or p for p in exc.pins}
             ok = want in listed  # the name means several pins (here, or on the buses or functions it names)
@@ -379,12 +380,19 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
             out.append(Verdict(c, "unknown", type(exc).__name__))
             continue
         if got == want:
-            out.append(Verdict(c, "ok" if len(several) == 1 else "picked", got))
+            out.append(Verdict(c, "ok" if len(several) == 1 else _picked(pin.notes, several - {got}), got))
         elif _routed(index, c.board, c.name, got):
             out.append(Verdict(c, "board file's routing", got))
         else:
-            out.append(Verdict(c, "picked" if got in several else "wrong", got))
+            out.append(Verdict(c, _picked(pin.notes, several - {got}) if got in several else "wrong", got))
     return out
+
+
+def _picked(notes: tuple[str, ...], others: set[str]) -> str:
+    """A name the claims give several pins, answered with one: "picked, noted" when the answer's notes name every
+    other pin (the alias line's choice, with the function's other pins said), else "picked"."""
+    said = {p for note in notes for p in re.findall(r"[A-Za-z0-9_.]+", note)}
+    return "picked, noted" if others <= said else "picked"
 
 
 def _routed(index: PinIndex, board: str, name: str, got: str) -> bool:

@@ -131,6 +131,8 @@ def _resolve(args: argparse.Namespace) -> int:
         print(f"{pin['board']}: {args.name} = {describe(pin)}")
         if len(pin.get("applies_to") or []) > 1:
             print(_shared_note(pin["applies_to"], pin["board"]))
+        for note in pin.get("notes") or []:
+            print(f"  note: {note}")
     return 0
 
 
@@ -145,6 +147,8 @@ def _which(args: argparse.Namespace) -> int:
     print(f"{report['board']}: {args.name} is {describe(report['pin'])}")
     if len(report.get("applies_to") or []) > 1:
         print(_shared_note(report["applies_to"], report["board"]))
+    for note in report["pin"].get("notes") or []:
+        print(f"  note: {note}")
     if report["labels"]:
         print("  board names: " + ", ".join(report["labels"]))
     for alias in report["aliases"]:

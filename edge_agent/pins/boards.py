@@ -47,6 +47,9 @@ class Pin:
     #: For a board or part known only from datasheets (no board file): every other name its datasheets give
     #: this pin ("A8" and "62" for the Mega's PK0). Names, not functions, so they are never listed as such.
     also_named: tuple[str, ...] = ()
+    #: What the answer to a name must not hide: the other pins a function table or the board file lists the same
+    #: name on ("PWM0 is also available on GPIO18 (...)" when a datasheet's alias line says pwm0 is GPIO12).
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,9 @@ after its use (``| 3 | I2C1 SDA (GPIO2) |``). A name in brackets in a name cell 
 Connector tables: under a heading naming a connector (``## Header J1``), a ``No.`` column and a pin column
 give ``J1-<n>`` names. Bus tables (neither pin nor name column in the header): a column per signal
 (``| UART | TX | RX |``), a row's signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``)
-or listed in a cell (``| i2c0 | SDA P0.26, SCL P0.27 |``) give ``<bus>_<signal>`` names.
+or listed in a cell (``| i2c0 | SDA P0.26, SCL P0.27 |``, ``CS = Arduino D10 (P1.12)``) give ``<bus>_<signal>``
+names. A pin column beside a role or use column and no name column (``| J8-27 | GPIO0 | ID EEPROM SDA (I2C0) |``)
+gives the functions the role cell lists; a device's bus signal written in capitals (``ID EEPROM SDA``) is one.
 """
 
 from __future__ import annotations
@@ -55,7 +57,7 @@ log = logging.getLogger(__name__)
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 13
+PIN_RULES = 14
 
 _SECTION = re.compile(r"^(#{1,6})\s+pins?(?:\s+alias(?:es)?)?\s*#*\s*$", re.IGNORECASE)
 _HEADING = re.compile(r"^(#{1,6})\s+\S")
@@ -372,6 +374,7 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
         # column, or roles and pins listed in a row's cells)
         if not (_parse_connector_table(lines, header, row_at, source, tag, heading, entries)
                 or _parse_function_table(lines, header, words, row_at, source, tag, heading, entries)
+                or _parse_role_table(lines, header, words, row_at, source, tag, heading, entries)
                 or _parse_item_table(lines, header, words, row_at, source, tag, heading, entries)):
             _parse_bus_table(lines, header, row_at, source, tag, heading, entries)
         return
@@ -418,6 +421,25 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
                 if (number := _PIN_NUMBER.search(row[col])) is not None and any(
                         _ARDUINO_PIN.fullmatch(row[c]) for c in name_cols):
                     entries.append(AliasEntry(tag, number.group(1), value, source, j + 1, "native", "table", heading))
+
+
+def _parse_role_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
+                      tag: str, heading: str, entries: list[AliasEntry]) -> bool:
+    """A pin column beside a column of what each pin does and no name column (``| J8-27 | GPIO0 | ID EEPROM SDA
+    (I2C0), leave free |`` under ``| Position | BCM | Default role |``): the functions each row's cell lists."""
+    cols = [c for c, w in enumerate(words) if w & (_FUNCTION_HEADER | {"role"})]
+    if not cols:
+        return False
+    rows = [_split_row(lines[j]) for j in row_at]
+    pin_col = _pin_column(header, rows)
+    if pin_col is None or pin_col in cols:
+        return False
+    for j, row in zip(row_at, rows, strict=True):
+        value = _pin_value(row[pin_col], words[pin_col]) if len(row) == len(header) else None
+        if value is not None:
+            entries.extend(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading)
+                           for name in _function_names(row[cols[0]]))
+    return True
 
 
 # --- tables of items, constants and header positions ------------------------------------------------------
@@ -483,6 +505,10 @@ _FUNCTION = re.compile(r"^[A-Za-z][A-Za-z_]*\d[A-Za-z0-9_]*(?: [A-Za-z][A-Za-z0-
 
 #: Words that name a kind of bus or a position, not one function: ``I2C SDA`` is the SDA of whichever I2C bus.
 _FAMILIES = frozenset({"i2c", "i2s", "pin", "pins"})
+#: A bus signal of one device, named by the device in capitals (``ID EEPROM SDA``, ``EEPROM SCL``): one pin, like
+#: ``I2C0 SDA``. The device may not be a kind of bus (``SPI CS`` is the CS of whichever SPI bus).
+_DEVICE_SIGNAL = re.compile(r"^(?!(?:SPI|I2C|UART|USART|SERIAL|WIRE|TWI|I2S) )(?:[A-Z][A-Z0-9]{1,7} ){1,2}"
+                            r"(?:SDA|SCL|TXD?|RXD?|MOSI|MISO|SCLK|SCK|CE[01]|CTS|RTS)$")
 
 
 def _function_columns(header: list[str], pin_col: int, name_cols: list[int]) -> list[int]:
@@ -505,7 +531,8 @@ def _function_names(cell: str, pattern: re.Pattern[str] | None = None) -> list[s
             continue
         for name in [_PAREN.sub(" ", part), *_PAREN_TEXT.findall(part)] if "(" in part else [part]:
             name = " ".join(name.split())
-            if (pattern or _FUNCTION).match(name) and name.split()[0].lower() not in _FAMILIES:
+            if ((pattern or _FUNCTION).match(name) or _DEVICE_SIGNAL.match(name)) and \
+                    name.split()[0].lower() not in _FAMILIES:
                 out.append(name)
                 if name.count(" ") == 2 and name.rsplit(" ", 1)[1].isupper():  # TIM3 CH1 PWM is TIM3 CH1 too
                     out.append(name.rsplit(" ", 1)[0])
@@ -520,6 +547,8 @@ _ROLES = frozenset({
 _ROLE_THEN_PIN = re.compile(r"\b(?:" + "|".join(sorted(_ROLES)) + r")\s+(?:P[A-L]\d|P\d\.|GPIO\d|GP\d|IO\d)",
                             re.IGNORECASE)
 _ROLE_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s+(\S+)(?:\s*\([^)]*\))?$")
+_ROLE_IS_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s*=\s*[^()=]*\(([^()]+)\)$")
+_TOP_COMMA = re.compile(r",(?![^()]*\))")
 
 
 _PAREN = re.compile(r"\([^)]*\)")
@@ -602,6 +631,12 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
         for cell in row[1:]:  # | i2c0 (arduino_i2c) | SDA P0.26, SCL P0.27 | (a note in brackets may hold commas)
             for part in _PAREN.sub(" ", cell).split(","):
                 m = _ROLE_PIN.match(part.strip())
+                if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
+                    for bus in buses:
+                        add(f"{bus}_{m.group(1).upper()}", value, j)
+            # a signal set equal to a header pin with the chip's pin in brackets: "CS = Arduino D10 (P1.12)"
+            for part in _TOP_COMMA.split(cell):
+                m = _ROLE_IS_PIN.match(part.strip())
                 if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
                     for bus in buses:
                         add(f"{bus}_{m.group(1).upper()}", value, j)

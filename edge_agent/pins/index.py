@@ -171,6 +171,7 @@ class PinIndex:
                     idx.add(Name(f"GPIO{p.number}", p, src, _NATIVE))
             for f in p.functions:
                 idx.functions.setdefault(name_key(f), set()).add(p.name)
+                idx.list_function(f, p.name, src)
         for label, pin in [*board.leds.items(), *board.buttons.items(), *board.names.items()]:
             idx.add(Name(label, board.pin(pin), src, _NATIVE))
         idx.bus_roles = {name_key(f"{b}{r}"): p for b, rs in board.buses.items() for r, p in rs.items()}
@@ -193,6 +194,8 @@ class PinIndex:
                                 "such as %s, a header position or a number)", e.source, e.line, e.alias, e.value,
                                 board.id, board.pins[0].name)
                 continue
+            if e.kind == "function":
+                idx.list_function(e.alias, found.name, _entry_source(e))
             self._merge(idx, Name(e.alias, replace(found, raw=e.value), _entry_source(e), rank(e), e))
         return idx
 
@@ -282,6 +285,8 @@ class PinIndex:
                     pin = replace(agreed, board=tag, raw=value)
                     pin_name = pin.name
             named = Name(e.alias, pin, _entry_source(e), _OWN, e)
+            if e.kind == "function":
+                idx.list_function(e.alias, pin_name, named.source)
             if e.kind == "function" and any(x.entry is None or x.entry.kind != "function" or x.entry.source != e.source
                                             for x in idx.keyed.get(name_key(e.alias), [])):
                 continue  # a name of a pin, or another file's function list, answers first
@@ -329,6 +334,9 @@ class PinIndex:
         if len(set(known.values())) > 1:  # the boards sharing the tag disagree: which one is meant is the user's call
             raise AmbiguousPinError(idx.board_id, str(name), sorted(set(known.values()), key=natural),
                                     [(str(name), p, f"board file {b}.toml") for b, p in known.items()])
+        refused = [e for e in agreed.values() if isinstance(e, AmbiguousPinError)]
+        if refused:  # several pins on some board sharing the tag (a Pi 4's CTS: UART0's, or UART2's to UART5's)
+            raise self._ambiguous_shared(idx, str(name), set(known.values()), refused)
         if known:
             missing = [b for b in agreed if b not in known]
             first = next(iter(known))
@@ -338,6 +346,24 @@ class PinIndex:
         if len(powers) == 1 and None not in powers and all(isinstance(e, UnknownPinError) for e in agreed.values()):
             raise UnknownPinError(idx.board_id, str(name), [], power=powers.pop())  # J8-2 is 5 V on every Pi
         raise self._unknown(idx, str(name))
+
+    def _ambiguous_shared(self, idx: BoardNames, name: str, known: set[str],
+                          refused: Sequence[AmbiguousPinError]) -> AmbiguousPinError:
+        """The error for a name that boards sharing a tag give several pins: every pin any of them could mean, each
+        with the first name the boards offer for it that gives the tag that pin (UART2 CTS is no pin of a Pi Zero 2 W,
+        so on the tag GPIO2 is offered as itself)."""
+        pins = known.union(*(e.pins for e in refused))
+        named: dict[str, str] = {}
+        for n, p in (c for e in refused for c in e.choices if c[0] != c[1]):
+            if p in named:
+                continue
+            try:
+                if self.resolve(idx.board_id, n).name == p:
+                    named[p] = n
+            except PinError:
+                continue
+        ordered = sorted(pins, key=natural)
+        return AmbiguousPinError(idx.board_id, name, ordered, choices=[(named.get(p, p), p) for p in ordered])
 
     # --- lookup -------------------------------------------------------------------------------------
 
@@ -352,12 +378,33 @@ class PinIndex:
                 spellings (name, pin, source) that fit.
         """
         try:
-            return self._as_written(board, name)
+            pin = self._as_written(board, name)
         except UnknownPinError as exc:
-            pin = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
-            if pin is None:
+            found = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
+            if found is None:
                 raise exc from None
+            pin = found
+        return self._noted(board, name, pin) if isinstance(name, str) and int_value(name) is None else pin
+
+    def _noted(self, board: str, name: str, pin: Pin) -> Pin:
+        """`pin` with a note for each other pin a function table or the board file lists `name` on: a datasheet's
+        alias line is its author's choice and stays the answer (pwm0 is GPIO12), but the answer must not hide that
+        the function can be taken elsewhere (PWM0 on GPIO18). A tag several boards share adds their lists."""
+        idx = self._names(board)
+        k = name_key(name)
+        others: dict[str, tuple[str, str]] = {}
+        for names in (idx, *(self._names(b) for b in idx.shared)):
+            for p, where in names.listed.get(k, {}).items():
+                if p != pin.name:
+                    others.setdefault(p, where)
+        if not others:
             return pin
+        by_spelling: dict[str, dict[str, list[str]]] = {}  # spelling -> source -> pins
+        for p, (source, spelling) in sorted(others.items(), key=lambda kv: natural(kv[0])):
+            by_spelling.setdefault(spelling, {}).setdefault(source, []).append(p)
+        notes = tuple(f"{spelling} is also available on {', '.join(p for ps in sources.values() for p in ps)} "
+                      f"({'; '.join(sources)})" for spelling, sources in by_spelling.items())
+        return replace(pin, notes=pin.notes + tuple(n for n in notes if n not in pin.notes))
 
     def _spelled_otherwise(self, board: str, name: str) -> Pin | None:
         """Step 6, for a name nothing answers to as written: its other spellings (:mod:`edge_agent.pins.spellings`),

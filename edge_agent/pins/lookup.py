@@ -58,6 +58,12 @@ class BoardNames:
     shared: tuple[str, ...] = ()  # a datasheet tag several board files answer to: those boards
     #: Datasheet names dropped because another datasheet gives the same spelling another pin, by name key.
     dropped: dict[str, list[Name]] = field(default_factory=dict)
+    #: Every pin a function table or the board file lists a function on, by name key: (pin -> where, as written),
+    #: kept even where an alias line or a name answers first.
+    listed: dict[str, dict[str, tuple[str, str]]] = field(default_factory=dict)
+
+    def list_function(self, spelling: str, pin: str, source: str) -> None:
+        self.listed.setdefault(name_key(spelling), {}).setdefault(pin, (source, spelling))
 
     def add(self, n: Name) -> None:
         self.exact.setdefault(n.spelling, []).append(n)
@@ -154,12 +160,20 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
     return next(iter(hits.values()))[0].pin if hits else None
 
 
-def _numbered_roles(idx: BoardNames, kind: str, role: str) -> dict[str, list[Name]]:
-    """The names the datasheets give `role` of a numbered bus of `kind` (i2c0_SDA, I2C3 SDA), by pin, each pin's
-    first first; each name comes first written the common way (``I2C3 SDA``, ``SPI0 MOSI``)."""
+def _numbered_roles(idx: BoardNames, kind: str, role: str, functions: bool = False) -> dict[str, list[Name]]:
+    """The names the datasheets give `role` of a numbered bus of `kind` (i2c0_SDA, I2C3 SDA), and with `functions`
+    the board file's pin functions (UART0_CTS), by pin, each pin's first first; each name comes first written the
+    common way (``I2C3 SDA``, ``SPI0 MOSI``)."""
     buses = "|".join(w.upper() for w, k in BUS_KINDS.items() if k == kind)
     pattern = re.compile(rf"({buses})(\d*)({role.upper()})")
     out: dict[str, list[Name]] = {}
+    for key, pins in idx.functions.items() if functions else ():
+        m = pattern.fullmatch(key)
+        if m is None:
+            continue
+        for p in sorted(pins, key=natural):
+            out.setdefault(p, []).append(Name(f"{m.group(1)}{m.group(2)} {m.group(3)}", idx.pin(p), f"function of {p}",
+                                              0))
     for key, names in idx.keyed.items():
         m = pattern.fullmatch(key)
         if m is None:
@@ -172,16 +186,22 @@ def _numbered_roles(idx: BoardNames, kind: str, role: str) -> dict[str, list[Nam
 
 def choice(idx: BoardNames, pin: str, names: Iterable[str | Name]) -> tuple[str, str]:
     """(name, pin) for an ambiguity's candidate `pin`: the first of `names` that gives `pin` and no other pin on the
-    board (a bus role the board file routes, a datasheet name), else the pin itself (I2C6 SDA is on two pins of a
-    Pi 4: naming either one by it would be another ambiguity)."""
+    board (a datasheet name, a bus role the board file routes, a pin function of one pin), else the pin itself (I2C6
+    SDA is on two pins of a Pi 4: naming either one by it would be another ambiguity)."""
     for n in names:
         spelling = n.spelling if isinstance(n, Name) else n
         try:
             found = by_name(idx, spelling)
         except AmbiguousPinError:
             continue
-        routed = idx.bus_roles.get(name_key(spelling)) if found is None else found.name
-        if routed == pin:
+        k = name_key(spelling)
+        if found is not None:
+            gives = {found.name}
+        elif k in idx.bus_roles:
+            gives = {idx.bus_roles[k]}
+        else:
+            gives = idx.functions.get(k, set())
+        if gives == {pin}:
             return spelling, pin
     return pin, pin
 
@@ -204,7 +224,9 @@ def positions_are_numbers(idx: BoardNames) -> bool:
 def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
     """A role named by its bus kind alone ("I2C SDA") or alone where one kind of bus has it ("SDA", "MOSI"), on a
     board file with exactly one bus of that kind holding the role (the Uno's only I2C bus is i2c0); several such
-    buses make the name ambiguous, not a pick."""
+    buses make the name ambiguous, not a pick. A role no bus of the board file has (a Pi's CTS) is read from the
+    numbered buses its datasheets and pin functions give it (UART0 CTS on GPIO16, UART2 CTS on GPIO2...), the same
+    way: one pin, or an error naming each."""
     role = bus_role(name) or bare_role(name)
     if role is None or idx.board is None:
         return None
@@ -219,6 +241,9 @@ def only_bus_role(idx: BoardNames, name: str) -> Pin | None:
         # The board's datasheets may name a further bus of the kind that the board file does not route (the
         # L476's I2C3 on A4/A5 beside the header's I2C1): then the kind alone names two pins, not the routed one.
         for p, names in _numbered_roles(idx, kind, r).items():
+            pins.setdefault(p, []).extend(names)
+    else:
+        for p, names in _numbered_roles(idx, kind, r, functions=True).items():
             pins.setdefault(p, []).extend(names)
     hits = sorted(pins, key=natural)
     if len(hits) > 1:

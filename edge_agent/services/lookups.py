@@ -55,6 +55,8 @@ def pin_record(pin: Any) -> PinRecord:
     record = jsonable(pin)
     if isinstance(record, dict) and not record.get("also_named"):
         record.pop("also_named", None)  # only a datasheet-only pin has other names: other records keep their keys
+    if isinstance(record, dict) and not record.get("notes"):
+        record.pop("notes", None)  # only an answer whose name is listed on other pins too has notes
     return PinRecord.model_validate(record)
 
 

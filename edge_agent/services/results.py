@@ -185,7 +185,9 @@ class DatasheetFiles(ToolResult):
 
 class PinRecord(_Open):
     """A pin as the pin index resolved it. A pin of a board known only from datasheets also carries
-    `also_named`: the other names those datasheets give it (names, not functions); other pins have no such key."""
+    `also_named`: the other names those datasheets give it (names, not functions); other pins have no such key.
+    An answer to a name that a function table or the board file also lists on other pins carries `notes` saying
+    where ("PWM0 is also available on GPIO18 (...)"); other answers have no such key."""
 
     board: str
     name: str = Field(description="The board's native pin name.")
