@@ -22,7 +22,7 @@ from collections.abc import Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from edge_agent.pins.datasheet import parse_aliases
 from edge_agent.rag import text as _text
@@ -149,6 +149,47 @@ def count_numbered(stem: list[str], sections: Sequence[Section], hints: tuple[bo
     return (gids, sizes, tfs), dls
 
 
+#: A file's tokens by raw-token number (:func:`edge_agent.rag.text.raw_numbers`), not yet counted: the number of
+#: each token, chunk after chunk (a chunk's words and row pins, then its heading's words, the path's first), and
+#: the length of each of those two runs, chunk after chunk. Counted into postings by a building worker
+#: (:class:`edge_agent.rag.shards.ShardPostings`) many files at a time: a heading word weighs HEADING_WEIGHT.
+RawCounted = tuple["array[int]", "array[int]"]
+
+
+def count_raw(np: Any, stem: list[str], sections: Sequence[Section], hints: tuple[bool, bool]
+              ) -> tuple[RawCounted, list[float]]:
+    """Every chunk's tokens as raw-token numbers, and each chunk's weighted length as :func:`_weighted` gives
+    it: a token is numbered by one lookup of its spelling, and nothing is counted per chunk here (the terms of
+    each run are summed with numpy for the lengths)."""
+    raws = _text.raw_numbers()
+    stem_ids = list(map(raws.of_term, stem))
+    heads: dict[str, list[int]] = {}  # a long section's chunks share its heading: tokenised once
+    rids, runs = array("i"), array("i")
+    for s in sections:
+        head = heads.get(s.heading)
+        if head is None:
+            head = heads[s.heading] = stem_ids + _text.raw_ids(s.heading, hints)
+        body = _text.raw_ids(s.text, hints)
+        pins = row_pins(s.text)
+        if pins:
+            body += map(raws.of_term, pins)
+        rids.fromlist(body)
+        rids.fromlist(head)
+        runs.append(len(body))
+        runs.append(len(head))
+    per_run = [0] * len(runs)
+    if rids:  # (an empty buffer is no array for older numpy)
+        starts = np.frombuffer(raws.starts, dtype=np.int32)
+        numbers = np.frombuffer(rids, dtype=np.int32)
+        terms = np.zeros(len(numbers) + 1, dtype=np.int64)  # terms of the tokens before each token
+        np.cumsum(starts[numbers + 1] - starts[numbers], out=terms[1:])
+        bounds = np.zeros(len(runs) + 1, dtype=np.int64)
+        np.cumsum(np.frombuffer(runs, dtype=np.int32), out=bounds[1:])
+        per_run = (terms[bounds[1:]] - terms[bounds[:-1]]).tolist()
+    dls = [body + HEADING_WEIGHT * head for body, head in zip(per_run[0::2], per_run[1::2], strict=True)]
+    return (rids, runs), dls
+
+
 def parse_file(f: DocFile, max_file_bytes: int, old_sha: str | None = None, pack: bool = True) -> ParsedFile:
     """Read, hash, chunk and tokenise one file and parse its pin aliases (only read and hash it when its
     text hashes to `old_sha`). `pack` = False keeps each chunk's counts as they are (``counted``), for this
@@ -197,6 +238,18 @@ def parse_numbered(f: DocFile, max_file_bytes: int, old_sha: str | None = None
     numbered, dls = count_numbered(stem, sections, hints)
     pf.sections = [(s.heading, s.text, dl) for s, dl in zip(sections, dls, strict=True)]
     return pf, numbered
+
+
+def parse_raw(np: Any, f: DocFile, max_file_bytes: int) -> tuple[ParsedFile, RawCounted | None]:
+    """:func:`parse_numbered` with the tokens left uncounted (:func:`count_raw`): the file (``terms``, ``tids``,
+    ``tfs`` and ``sizes`` left empty) and its tokens."""
+    read = _read(f, max_file_bytes, None)
+    if isinstance(read, ParsedFile):
+        return read, None
+    pf, sections, stem, hints = read
+    counted, dls = count_raw(np, stem, sections, hints)
+    pf.sections = [(s.heading, s.text, dl) for s, dl in zip(sections, dls, strict=True)]
+    return pf, counted
 
 
 def _read(f: DocFile, max_file_bytes: int, old_sha: str | None

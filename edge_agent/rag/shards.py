@@ -35,7 +35,8 @@ from typing import Any
 
 from edge_agent.rag.codec import encode_batch
 from edge_agent.rag.files import DocFile, Problem
-from edge_agent.rag.parse import Numbered, stop_worker
+from edge_agent.rag.parse import HEADING_WEIGHT, RawCounted, stop_worker
+from edge_agent.rag.text import raw_numbers
 
 log = logging.getLogger("edge_agent.rag")
 
@@ -250,9 +251,10 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
         yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
 
 
-#: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its
-#: shard's rows; the parts are joined term by term at the end, as the indexing process joins shards.
-PART_POSTINGS = 1_500_000
+#: Tokens a building worker holds (9 bytes each) before it counts them into postings, groups and encodes those
+#: as one part of its shard's rows (about two thirds as many postings: a chunk repeats its words); the parts are
+#: joined term by term at the end, as the indexing process joins shards.
+PART_TOKENS = 2_500_000
 #: Terms of a part up to which their ranks are sorted as 16-bit keys: numpy sorts those stably by radix, about
 #: five times faster than 32-bit keys and in the same order (a part of the bench's 10,000 files holds about
 #: 40,000 terms).
@@ -262,39 +264,68 @@ ENCODE_BATCH = 1 << 18
 
 
 class ShardPostings:
-    """A building worker's postings, added a file at a time as the tokeniser numbered them (the flat arrays of
-    :func:`edge_agent.rag.parse.count_numbered`: no term string looked up per posting). Past
-    PART_POSTINGS they are grouped by term with one stable sort, encoded in the compact format in one
-    batch and written as a part (rows in term order); :meth:`write` joins the parts into the ``postings``
-    table with :func:`_joined`, whose rows are those of the whole list, so the shard's rows are the ones a
-    build in one process writes."""
+    """A building worker's postings, added a file at a time as its raw tokens (the arrays of
+    :func:`edge_agent.rag.parse.count_raw`: a token is one number, looked up once; no term string and no count
+    per chunk). Past PART_TOKENS they are turned into terms, grouped by term with one stable sort, counted
+    (a chunk's occurrences of a term then stand together, summed with their heading weight), encoded in the
+    compact format in one batch and written as a part (rows in term order); :meth:`write` joins the parts
+    into the ``postings`` table with :func:`_joined`, whose rows are those of the whole list, so the shard's
+    rows are the ones a build in one process writes."""
 
-    def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], part_postings: int | None = None) -> None:
+    def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], part_tokens: int | None = None) -> None:
         self._np = np
         self._conn = conn
         self._names = names  # term number -> term (grows as files are tokenised)
-        self._limit = PART_POSTINGS if part_postings is None else part_postings
-        self._gids, self._cids, self._tfs = array("i"), array("i"), array("f")
+        self._limit = PART_TOKENS if part_tokens is None else part_tokens
+        self._rids, self._cids, self._heads = array("i"), array("i"), array("B")
         self._parts: list[int] = []  # the first rowid of each part written to postings_part
 
-    def add(self, first: int, numbered: Numbered) -> None:
-        """Add one file's postings, its chunks numbered from `first`."""
+    def add(self, first: int, counted: RawCounted) -> None:
+        """Add one file's tokens, its chunks numbered from `first`."""
         np = self._np
-        gids, sizes, tfs = numbered
-        self._gids.extend(gids)
-        self._cids.frombytes(np.repeat(np.arange(first, first + len(sizes), dtype=np.int32),
-                                       np.frombuffer(sizes, dtype=np.int32)).tobytes())
-        self._tfs.extend(tfs)
-        if len(self._gids) >= self._limit:
+        rids, runs = counted
+        if not rids:
+            return
+        run = np.frombuffer(runs, dtype=np.int32)
+        self._rids.extend(rids)
+        self._cids.frombytes(np.repeat(np.arange(first, first + len(run) // 2, dtype=np.int32),
+                                       run[0::2] + run[1::2]).tobytes())
+        heading = np.zeros(len(run), dtype=np.uint8)  # 1 for the runs of heading words
+        heading[1::2] = 1
+        self._heads.frombytes(np.repeat(heading, run).tobytes())
+        if len(self._rids) >= self._limit:
             self._write_part()
 
+    def _counted(self) -> tuple[Any, Any, Any]:
+        """The held tokens as term occurrences (term numbers, chunk ids, weights), chunk ids ascending, and
+        the held arrays emptied."""
+        np = self._np
+        raws = raw_numbers()
+        rids = np.frombuffer(self._rids, dtype=np.int32)
+        starts = np.frombuffer(raws.starts, dtype=np.int32)
+        first = starts[rids]
+        sizes = starts[rids + 1] - first  # terms of each token (none for a stop word)
+        del starts
+        token = np.repeat(np.arange(len(rids), dtype=np.int32), sizes)  # the token of each occurrence
+        ends = np.cumsum(sizes, dtype=np.int32)
+        at = first[token] + np.arange(len(token), dtype=np.int32) - (ends - sizes)[token]
+        del first, sizes, ends, rids
+        gids = np.frombuffer(raws.terms, dtype=np.int32)[at]
+        del at
+        cids = np.frombuffer(self._cids, dtype=np.int32)[token]
+        weights = np.where(np.frombuffer(self._heads, dtype=np.uint8)[token] != 0, np.float32(HEADING_WEIGHT),
+                           np.float32(1.0))
+        self._rids, self._cids, self._heads = array("i"), array("i"), array("B")  # (the views above keep theirs)
+        return gids, cids, weights
+
     def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The held postings as compact rows in term order, chunk ids ascending within a term (encoded about
+        """The held tokens as compact rows in term order, chunk ids ascending within a term (encoded about
         ENCODE_BATCH postings at a time, so the encoder's temporary arrays stay small)."""
         np = self._np
-        gids = np.frombuffer(self._gids, dtype=np.int32)
-        total = len(gids)
-        if not total:
+        if not len(self._rids):
+            return
+        gids, cids, weights = self._counted()
+        if not len(gids):
             return
         present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
         by_name = sorted(present.tolist(), key=self._names.__getitem__)
@@ -305,12 +336,22 @@ class ShardPostings:
         del gids, rank
         order = np.argsort(keys, kind="stable")  # stable: chunk ids stay ascending within a term
         keys = keys[order]
-        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
-        del keys
-        cids = np.frombuffer(self._cids, dtype=np.int32)[order]
-        tfs = np.frombuffer(self._tfs, dtype=np.float32)[order]
+        cids = cids[order]
+        weights = weights[order]
         del order
-        self._gids, self._cids, self._tfs = array("i"), array("i"), array("f")  # (the views above keep theirs)
+        # a chunk's occurrences of a term now stand together: one posting each, their weights summed
+        new = np.empty(len(keys), dtype=bool)
+        new[0] = True
+        np.not_equal(keys[1:], keys[:-1], out=new[1:])
+        starts = np.flatnonzero(new[1:]) + 1  # where a term begins (after the first)
+        new[1:] |= cids[1:] != cids[:-1]
+        at = np.flatnonzero(new)
+        tfs = np.add.reduceat(weights, at)
+        cids = cids[at]
+        del weights, new
+        starts = [0, *np.searchsorted(at, starts).tolist()]  # each term's first posting
+        del keys, at
+        total = len(cids)
         term = 0
         while term < len(starts):
             lo = starts[term]
@@ -331,7 +372,7 @@ class ShardPostings:
         if not self._parts:
             self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", self._grouped())
             return
-        if len(self._gids):
+        if len(self._rids):
             self._write_part()
         ends = [*self._parts[1:], None]
         parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
@@ -364,7 +405,7 @@ def _worker_main() -> None:
     """A building worker: reads (size cap, files, shard database path, progress step) from stdin, indexes
     the files into the shard database, and reports progress, then each file's chunk count, chunk lengths
     and problems."""
-    from edge_agent.rag.parse import parse_counts, parse_numbered
+    from edge_agent.rag.parse import parse_counts, parse_raw
     from edge_agent.rag.postings import SnapshotBuilder, _numpy
     from edge_agent.rag.text import term_numbers
 
@@ -377,7 +418,7 @@ def _worker_main() -> None:
     conn.executescript(SHARD_DDL)
     conn.execute("BEGIN")
     np = _numpy()
-    # with numpy, a file's postings go in as the tokeniser numbered them; without, chunk by chunk as dicts
+    # with numpy, a file's tokens go in as the tokeniser numbered them; without, chunk by chunk as dicts
     postings = ShardPostings(np, conn, term_numbers().names) if np is not None else None
     builder = SnapshotBuilder(conn)
     counts: list[int] = []
@@ -386,9 +427,9 @@ def _worker_main() -> None:
     next_id = 1
     for i, f in enumerate(files):
         if postings is not None:
-            pf, numbered = parse_numbered(f, max_file_bytes)
-            if numbered is not None:
-                postings.add(next_id, numbered)
+            pf, counted_raw = parse_raw(np, f, max_file_bytes)
+            if counted_raw is not None:
+                postings.add(next_id, counted_raw)
         else:
             pf, counted = parse_counts(f, max_file_bytes)
             for k, tf in enumerate(counted):  # numbered by the shard's own term numbers as they come

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import tomllib
+from array import array
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -202,6 +203,7 @@ def forget_spellings() -> None:
     tens of MB that queries do not need; they refill it with their own few)."""
     _memo.clear()
     _id_memo.clear()
+    _raw_numbers.clear()
     _numbers.clear()
     _numbers.names.clear()
 
@@ -273,6 +275,12 @@ def token_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     return list(chain.from_iterable(map(_id_memo.__getitem__, _raw_tokens(text, hints))))
 
 
+def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
+    """The raw tokens of `text` as this process's raw-token numbers (:func:`raw_numbers`), one a token: what a
+    building worker counts, turning them into terms later for many files at once."""
+    return list(map(_raw_numbers.__getitem__, _raw_tokens(text, hints)))
+
+
 def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
     """The raw tokens of `text` (ASCII bytes), after the CAN, phrase and multi-word rules."""
     if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
@@ -317,14 +325,56 @@ class _IdMemo(dict[bytes, tuple[int, ...]]):
         return value
 
 
+class _RawNumbers(dict[bytes, int]):
+    """raw token (its ASCII bytes) -> a number of this process, numbered as they come; the terms of number n
+    are ``terms[starts[n]:starts[n + 1]]`` (term numbers of :func:`term_numbers`, as :func:`token_ids` gives
+    them), held flat in two arrays so numpy turns a list of raw numbers into its terms at once. A term that
+    stands alone (a pin a table writes only as a row number) gets a number too (:meth:`of_term`). Numbers
+    hold until :func:`forget_spellings` (a caller may keep them in arrays: they are never dropped before)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.starts = array("i", [0])
+        self.terms = array("i")
+        self._of_term: dict[str, int] = {}
+
+    def _new(self, ids: tuple[int, ...]) -> int:
+        self.terms.extend(ids)
+        self.starts.append(len(self.terms))
+        return len(self.starts) - 2
+
+    def __missing__(self, raw: bytes) -> int:
+        n = self[raw] = self._new(_id_memo[raw])
+        return n
+
+    def of_term(self, term: str) -> int:
+        """The number whose one term is the normalised `term`."""
+        n = self._of_term.get(term)
+        if n is None:
+            n = self._of_term[term] = self._new((_numbers[term],))
+        return n
+
+    def clear(self) -> None:
+        super().clear()
+        self._of_term.clear()
+        self.starts = array("i", [0])
+        self.terms = array("i")
+
+
 _numbers = _Numbers()
 _id_memo = _IdMemo()
+_raw_numbers = _RawNumbers()
 
 
 def term_numbers() -> _Numbers:
     """The numbers :func:`token_ids` gives terms (``numbers[term]`` numbers a term, ``numbers.names[n]`` is
     number n's term). They hold until :func:`forget_spellings`."""
     return _numbers
+
+
+def raw_numbers() -> _RawNumbers:
+    """The numbers :func:`raw_ids` gives raw tokens, and each one's terms."""
+    return _raw_numbers
 
 
 def query_terms(text: str) -> list[str]:

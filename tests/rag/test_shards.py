@@ -1,6 +1,6 @@
 """Joining shards: each term's compact rows from shards numbered from 1 give, byte for byte, the row of
 the whole postings list; files split into contiguous shards of about equal size; a worker's postings,
-added as the tokeniser numbered them and joined from parts, are the rows one builder writes."""
+added as raw tokens, counted and joined from parts, are the rows one builder writes."""
 
 from __future__ import annotations
 
@@ -15,10 +15,10 @@ import pytest
 from edge_agent.rag import shards
 from edge_agent.rag.codec import encode
 from edge_agent.rag.files import DocFile, scan
-from edge_agent.rag.parse import parse_counts, parse_numbered
+from edge_agent.rag.parse import parse_counts, parse_raw
 from edge_agent.rag.postings import SnapshotBuilder
 from edge_agent.rag.shards import SHARD_DDL, ShardPostings, _joined, split
-from edge_agent.rag.text import _CAN_SIGNAL, term_numbers
+from edge_agent.rag.text import _CAN_SIGNAL, raw_numbers, term_numbers
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
@@ -65,40 +65,43 @@ def test_files_split_into_contiguous_shards_of_about_equal_bytes() -> None:
     assert split(files[:1], 4) == [files[:1]]  # never an empty shard
 
 
-@pytest.mark.parametrize(("part_postings", "keys_16_bit"), [(7, 1 << 16), (300, 1 << 16), (10**9, 1 << 16),
-                                                            (300, 0), (10**9, 0)])
+@pytest.mark.parametrize(("part_tokens", "keys_16_bit"), [(7, 1 << 16), (300, 1 << 16), (10**9, 1 << 16),
+                                                          (300, 0), (10**9, 0)])
 def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_writes(
-        tmp_path: Path, part_postings: int, keys_16_bit: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A building worker adds each file's postings as the tokeniser numbered them, groups and encodes them a
-    part at a time and joins the parts; the rows are those of the builder a build in one process uses (fed
-    each chunk's counts), over the bundled datasheets and the shared corpus, in one part or in many, with the
-    terms sorted by 16-bit or by 32-bit keys."""
+        tmp_path: Path, part_tokens: int, keys_16_bit: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A building worker adds each file's raw tokens, counts, groups and encodes them a part at a time and joins
+    the parts; the rows are those of the builder a build in one process uses (fed each chunk's counts), and the
+    chunks' weighted lengths are those of the counts, over the bundled datasheets and the shared corpus, in one
+    part or in many, with the terms sorted by 16-bit or by 32-bit keys."""
     np = pytest.importorskip("numpy")
     monkeypatch.setattr(shards, "KEYS_16_BIT", keys_16_bit)
     roots = [REPO / "datasheets", *([SHARED] if SHARED.is_dir() else [])]
     files = [f for root in roots for f in scan(root)[0]]
     rows = []
+    sections = []
     for use_parts in (True, False):
         conn = sqlite3.connect(tmp_path / f"{use_parts}.sqlite", isolation_level=None)
         conn.executescript(SHARD_DDL)
         conn.execute("BEGIN")
-        parts = ShardPostings(np, conn, term_numbers().names, part_postings)
+        parts = ShardPostings(np, conn, term_numbers().names, part_tokens)
         builder = SnapshotBuilder(conn)
         first = 1
         for f in files:
             if use_parts:
-                pf, numbered = parse_numbered(f, 1 << 20)
-                assert numbered is not None
-                parts.add(first, numbered)
+                pf, raw = parse_raw(np, f, 1 << 20)
+                assert raw is not None
+                parts.add(first, raw)
             else:
                 pf, counted = parse_counts(f, 1 << 20)
                 for k, tf in enumerate(counted):
                     builder.add(first + k, tf)
+            sections.append(pf.sections)
             first += len(pf.sections)
         parts.write() if use_parts else builder.write(conn)
         rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
         conn.close()
     assert rows[0] == rows[1]
+    assert sections[:len(files)] == sections[len(files):]
     assert len(rows[0]) > 1000
 
 
@@ -131,11 +134,13 @@ def test_a_part_of_more_terms_than_16_bit_keys_hold_is_grouped_right(tmp_path: P
         conn = sqlite3.connect(tmp_path / f"{use_parts}.sqlite", isolation_level=None)
         conn.executescript(SHARD_DDL)
         conn.execute("BEGIN")
-        if use_parts:
+        if use_parts:  # a term g stands 1 + g % 3 times in its chunk's words
             parts = ShardPostings(np, conn, numbers.names, 10**9)
-            gids = array("i", [g for c in chunks for g in c])
-            tfs = array("f", [float(1 + g % 3) for c in chunks for g in c])
-            parts.add(1, (gids, array("i", map(len, chunks)), tfs))
+            raw = raw_numbers()
+            rids = [[raw.of_term(numbers.names[g])] * (1 + g % 3) for c in chunks for g in c]
+            words = [sum(1 + g % 3 for g in c) for c in chunks]
+            parts.add(1, (array("i", [r for same in rids for r in same]),
+                          array("i", [n for w in words for n in (w, 0)])))
             parts.write()
         else:
             builder = SnapshotBuilder(conn)
