@@ -10,7 +10,9 @@ answers with a pin only when every one of them that resolves gives the same pin 
 * a role written before its bus number, as AVR, Broadcom and Espressif pin names do (``TXD1`` is UART1's TXD,
   ``SDA1`` is I2C1's SDA, ``U2TXD`` is UART2's TXD);
 * the Arduino core's ``PIN_`` prefix (``PIN_A0`` is A0);
-* the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3).
+* the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3);
+* the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
+  and ``CN10 pin 11`` are positions J8-11 and CN10-11.
 
 Two more are the index's, since they need the board: ``D13/SCK`` (one pin printed with both its names) and
 ``pin 13`` on a board without a physical header (the board's pin number 13, as Arduino and ESP32 users say it).
@@ -41,6 +43,10 @@ _TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9])|(?<=spi)|(?<=
 _ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) + r")[\s_-]?(\d))", re.IGNORECASE)
 #: The Arduino core's prefix of its pin constants (PIN_A0, PIN_SPI_SS), followed by a name.
 _CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
+#: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
+_ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
+#: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``).
+_CONNECTOR_PIN = re.compile(r"([A-Za-z]{1,3}\d{1,2})[\s_-]*pin[\s_-]*#?\s*(\d{1,3})", re.IGNORECASE)
 #: How each kind's numbered buses are written in pin names.
 _BUS_WORDS = {"i2c": ("I2C",), "spi": ("SPI",), "uart": ("UART", "USART")}
 
@@ -90,6 +96,10 @@ def alternatives(name: str) -> list[str]:
         out.append(s[1:].strip())
     if _CORE_PREFIX.match(s) and bus_role(s) is None:  # PIN_A0; "pin 13" is a position or a number, not a name
         out.append(s[4:].strip())
+    if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
+        out.append(s[m.end():])
+    if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has
+        out.append(f"{m.group(1).upper()}-{m.group(2)}")
     m = _ROLE_NUMBER.fullmatch(s)
     if m is not None:
         n, role = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))

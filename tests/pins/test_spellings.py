@@ -145,3 +145,15 @@ def test_a_generic_clock_or_select_word_alone_is_no_bus_role(tmp_path: Path) -> 
             index.resolve("esp32-devkitc", generic)
     assert index.resolve("esp32-devkitc", "SPI3 CLK").name == "GPIO18"  # with its bus named it is one pin
     assert index.resolve("rpi-pico", "MOSI").name == "GP19"  # a role that names only a bus signal still reads alone
+
+
+def test_the_header_written_before_a_pin_name(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    assert index.resolve("nucleo-f401re", "Arduino D13").name == "PA5"  # the Arduino header's D13
+    assert index.resolve("arduino-uno", "arduino_A0").name == "PC0"
+    assert index.resolve("rpi-4b", "J8 pin 11").name == "GPIO17"  # position 11 of J8
+    assert index.resolve("nucleo-f401re", "CN10 pin 11").name == "PA5"
+    with pytest.raises(UnknownPinError):
+        index.resolve("rpi-4b", "Arduino D13")  # a Pi has no Arduino header: unknown, never GPIO13
+    with pytest.raises(UnknownPinError):
+        index.resolve("rpi-4b", "J9 pin 11")  # no such connector
