@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from array import array
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from itertools import accumulate, compress
 from operator import eq
 from typing import Any
@@ -168,20 +168,23 @@ def decode_py(row: Row) -> tuple[list[int], list[float]]:
 
 class TermStore:
     """The stored postings, read one term at a time and kept in their compact form, most recent terms
-    first, up to `kept_bytes` (the caller holds the connection's lock)."""
+    first, up to `kept_bytes` (the caller holds the connection's lock). `held`, when given, tells the terms
+    without a row without reading the table (:class:`edge_agent.rag.termfilter.TermFilter`)."""
 
-    def __init__(self, conn: sqlite3.Connection | None, kept_bytes: int = KEPT_BYTES) -> None:
+    def __init__(self, conn: sqlite3.Connection | None, kept_bytes: int = KEPT_BYTES,
+                 held: Container[str] | None = None) -> None:
         self._conn = conn
         self._kept: OrderedDict[str, Row | None] = OrderedDict()
         self._bytes = 0
         self._limit = kept_bytes
+        self._held = held
 
     def get(self, term: str) -> Row | None:
         kept = self._kept
         if term in kept:
             kept.move_to_end(term)
             return kept[term]
-        if self._conn is None:
+        if self._conn is None or (self._held is not None and term not in self._held):
             return None
         got: Row | None = self._conn.execute("SELECT n, ids, tfs FROM postings WHERE term = ?", (term,)).fetchone()
         size = len(got[1]) + len(got[2]) + 100 if got else 100  # with the entry's own overhead

@@ -27,6 +27,7 @@ from itertools import compress, repeat
 from operator import add, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
 
+from edge_agent.rag import termfilter
 from edge_agent.rag.chunktable import ChunkTable, mask_diff
 from edge_agent.rag.codec import Decoded, Frequencies, TermStore, decode_np, decode_py, encode_rows
 
@@ -212,6 +213,7 @@ class SnapshotBuilder:
                              encode_rows(_numpy(), merged()))
             conn.execute("DELETE FROM postings_run")
         conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (self.ids.tobytes(),))
+        termfilter.write(conn, self.df, self.ids.tobytes(), _numpy())
         self._terms = _TermIds()
 
 

@@ -30,13 +30,14 @@ from edge_agent.paths import private_file
 from edge_agent.pins.datasheet import PIN_RULES
 from edge_agent.rag import parse as _parse
 from edge_agent.rag import shards as _shards
+from edge_agent.rag import termfilter as _termfilter
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import CHUNK_RULES, MAX_CHARS
 from edge_agent.rag.chunktable import ChunkTable, id_mask, mask_diff, stored_ids
 from edge_agent.rag.codec import TermStore
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
-from edge_agent.rag.postings import Postings, SnapshotBuilder
+from edge_agent.rag.postings import Postings, SnapshotBuilder, _numpy
 from edge_agent.rag.shards import ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
@@ -290,7 +291,7 @@ class IndexStore:
                 build.close()
                 return None
             first = self._next_id
-            build.join_into(self._conn, first)  # its rows count each term's chunks: the df needs no adjusting
+            df = build.join_into(self._conn, first)[0]  # its rows count each term's chunks: no df adjusting
         except BaseException:
             build.close()
             raise
@@ -312,6 +313,7 @@ class IndexStore:
         self._next_id = at
         ids = array("i", range(first, at))
         self._conn.execute("INSERT OR REPLACE INTO meta VALUES ('snapshot_ids', ?)", (ids.tobytes(),))
+        _termfilter.write(self._conn, df, ids.tobytes(), _numpy())
         self._base_ids = id_mask(ids)
         self._builder = None
         if progress:
@@ -416,7 +418,8 @@ class IndexStore:
         self._fresh = {}
         # the stored rows kept in memory stay valid until the rows are rewritten (a new id mask): a refresh
         # keeps them, so the questions after it do not read every term's row again
-        rows = self._rows[1] if self._rows is not None and self._rows[0] is base_ids else TermStore(self._conn)
+        rows = (self._rows[1] if self._rows is not None and self._rows[0] is base_ids
+                else TermStore(self._conn, held=_termfilter.read(self._conn)))
         self._rows = (base_ids, rows)
         return Postings(rows, base_ids, delta, live, self._df_adjust, set(tomb))
 
