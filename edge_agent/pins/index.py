@@ -27,6 +27,10 @@ Lookup of a name on a board (first hit wins):
    for a table's ``UART2 TXD``, ``TXD0``, ``PIN_A0``, ``~3``), a silkscreen label with two names of one pin
    (``D13/SCK``) and ``pin 13`` on a board without a physical header; they must all give one pin.
 
+A name none of these answers that names a bus or converter alone (``arduino_serial``, ``ADC1``, ``UART0``) is an
+:class:`AmbiguousPinError` naming the pin of each of its signals or channels; an answer whose name a function table
+or the board file also lists on other pins carries a note naming them (:attr:`Pin.notes`).
+
 A board file is the authority for its board. Datasheet names come from files tagged with the board
 id, then files tagged with one of its ``datasheet_tags``, then generic files; a more specific file
 wins a conflict (and a warning names both files). A datasheet name that gives a board-file name a
@@ -52,6 +56,7 @@ from edge_agent.pins.lookup import (
     Name,
     by_name,
     known_pin,
+    members,
     named_role,
     native,
     natural,
@@ -485,6 +490,7 @@ class PinIndex:
         power = _power_at(idx.board, str(name))
         if power is not None:  # J8-2, "pin 6": a supply or ground position, said as such rather than "unknown"
             raise UnknownPinError(idx.board_id, str(name), [], power=power)
+        members(idx, str(name))  # a bus or converter named alone: an error naming its signals' pins
         raise self._unknown(idx, str(name))
 
     def _lookup_names(self, idx: BoardNames, name: str) -> Pin:
@@ -496,6 +502,7 @@ class PinIndex:
         if found is None and int_value(name) is None:
             found = self._on_the_header(idx, name)
         if found is None:
+            members(idx, name)  # a bus or converter named alone: an error naming its signals' pins
             raise self._unknown(idx, name)
         return with_names(idx, found)
 

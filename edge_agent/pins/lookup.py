@@ -15,11 +15,12 @@ from dataclasses import dataclass, field, replace
 from edge_agent.errors import AmbiguousPinError
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
-from edge_agent.pins.spellings import BUS_KINDS, bare_role, bus_role
+from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
 
 __all__ = [
-    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin", "named_role",
-    "native", "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers", "with_names",
+    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin", "members",
+    "named_role", "native", "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers",
+    "with_names",
 ]
 
 
@@ -204,6 +205,33 @@ def choice(idx: BoardNames, pin: str, names: Iterable[str | Name]) -> tuple[str,
         if gives == {pin}:
             return spelling, pin
     return pin, pin
+
+
+#: What follows the name of a bus or a converter in the names of its signals and channels (I2C1 SDA, ADC1_IN0,
+#: ADC2_CH3, arduino_serial_TX, SPI0 CE1).
+_MEMBER = re.compile("(?:IN|CH|CHAN|AIN)\\d{1,2}|CE\\d|"
+                     + "|".join(sorted({r.upper() for rs in ROLES.values() for r in rs}, key=len, reverse=True)))
+
+
+def members(idx: BoardNames, name: str) -> None:
+    """A bus or converter named alone (``arduino_serial``, ``ADC1``, ``UART0``) whose signals or channels the board's
+    names and pin functions put on several pins: an error naming each (arduino_serial_TX = P1.02, arduino_serial_RX =
+    P1.01), never a pick; a name with no such members returns."""
+    k = name_key(name)
+    if not k or not k[-1].isalnum():
+        return
+    found: dict[str, list[str]] = {}
+    for key, names in idx.keyed.items():
+        if key.startswith(k) and _MEMBER.fullmatch(key[len(k):]):
+            for n in names:
+                found.setdefault(n.pin.name, []).append(n.spelling)
+    for key, pins in idx.functions.items() if idx.board is not None else ():
+        if key.startswith(k) and _MEMBER.fullmatch(key[len(k):]):
+            for p in sorted(pins, key=natural):
+                found.setdefault(p, []).append(idx.listed[key][p][1] if p in idx.listed.get(key, {}) else key)
+    if len(found) > 1 and len({s for ss in found.values() for s in ss}) > 1:
+        hits = sorted(found, key=natural)
+        raise AmbiguousPinError(idx.board_id, name, hits, choices=[choice(idx, p, found[p]) for p in hits])
 
 
 #: "pin 13", "pin number 13", "digital pin 13": how a board without a physical header is spoken of by number.

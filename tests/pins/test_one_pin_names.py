@@ -87,3 +87,43 @@ def test_a_role_no_routed_bus_has_comes_from_the_numbered_buses(tmp_path: Path) 
     assert shared.value.choices == [("GPIO2", "GPIO2"), ("UART0 CTS", "GPIO16")]  # UART2 is the Pi 4's alone
     assert index.resolve("rpi-gpio", "UART0 CTS").name == "GPIO16"
     assert index.resolve("arduino-uno", "TX").name == "PD1"  # a routed bus's role stays the board file's
+
+
+_SERIAL = """# Probe DK
+
+## Serial ports
+
+| UART | TX | RX |
+| --- | --- | --- |
+| uart1 (arduino_serial) | P1.02 | P1.01 |
+
+## Arduino header
+
+| Arduino | Pin | Notes |
+| --- | --- | --- |
+| A0 | P0.02 | ADC1_IN0 |
+| A1 | P0.03 | ADC1_IN1 |
+"""
+
+
+def test_a_bus_or_converter_named_alone_is_an_error_naming_its_members(tmp_path: Path) -> None:
+    sheets = tmp_path / "sheets"
+    sheets.mkdir()
+    (sheets / "probe-dk.md").write_text(_SERIAL)
+    index = pin_index_for(sheets)
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("probe-dk", "arduino_serial")
+    assert err.value.choices == [("arduino_serial_RX", "P1.01"), ("arduino_serial_TX", "P1.02")]
+    with pytest.raises(AmbiguousPinError) as adc:
+        index.resolve("probe-dk", "ADC1")
+    assert adc.value.choices == [("ADC1_IN0", "P0.02"), ("ADC1_IN1", "P0.03")]
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-dk", "ADC")  # no channel of an "ADC" written: unknown, not the first one
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-dk", "P1.0")  # a pin's name cut short is no bus (P1.01, P1.02)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    with pytest.raises(AmbiguousPinError) as esp:  # the board file's pin functions ADC2_CH0 to ADC2_CH9
+        pin_index_for(bare).resolve("esp32-devkitc", "ADC2")
+    assert ("ADC2_CH1", "GPIO0") in esp.value.choices and len(esp.value.choices) == 10
+    assert pin_index_for(bare).resolve("esp32-devkitc", "ADC2_CH1").name == "GPIO0"
