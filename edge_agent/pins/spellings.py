@@ -11,6 +11,8 @@ answers with a pin only when every one of them that resolves gives the same pin 
   ``SDA1`` is I2C1's SDA, ``U2TXD`` is UART2's TXD);
 * the Arduino core's ``PIN_`` prefix (``PIN_A0`` is A0);
 * the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3);
+* the board's user LED in words (``user LED``, ``built-in LED``, ``on-board LED``) is the Arduino core's
+  ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
   and ``CN10 pin 11`` are positions J8-11 and CN10-11.
 
@@ -43,6 +45,8 @@ _TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9])|(?<=spi)|(?<=
 _ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) + r")[\s_-]?(\d))", re.IGNORECASE)
 #: The Arduino core's prefix of its pin constants (PIN_A0, PIN_SPI_SS), followed by a name.
 _CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
+#: The board's user LED in words, which the Arduino core names LED_BUILTIN.
+_USER_LED = re.compile(r"(?:user|built[\s_-]?in|on[\s_-]?board)[\s_-]*led", re.IGNORECASE)
 #: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
 #: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``).
@@ -96,6 +100,8 @@ def alternatives(name: str) -> list[str]:
         out.append(s[1:].strip())
     if _CORE_PREFIX.match(s) and bus_role(s) is None:  # PIN_A0; "pin 13" is a position or a number, not a name
         out.append(s[4:].strip())
+    if _USER_LED.fullmatch(s):
+        out.append("LED_BUILTIN")
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
         out.append(s[m.end():])
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has

@@ -157,3 +157,13 @@ def test_the_header_written_before_a_pin_name(tmp_path: Path) -> None:
         index.resolve("rpi-4b", "Arduino D13")  # a Pi has no Arduino header: unknown, never GPIO13
     with pytest.raises(UnknownPinError):
         index.resolve("rpi-4b", "J9 pin 11")  # no such connector
+
+
+def test_the_user_led_in_words_is_the_arduino_cores_led_builtin(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    assert index.resolve("arduino-uno", "User LED").name == "PB5"  # LED_BUILTIN in the board file
+    assert index.resolve("nucleo-f401re", "built-in LED").name == "PA5"
+    assert index.resolve("rpi-pico", "on-board led").name == "GP25"
+    for board in ("rpi-4b", "esp32-devkitc"):  # no LED_BUILTIN: the words name no pin
+        with pytest.raises(UnknownPinError):
+            index.resolve(board, "user LED")
