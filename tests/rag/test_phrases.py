@@ -97,3 +97,19 @@ class _Capture(dict[bytes, tuple[str, ...]]):
 
     def __missing__(self, raw: bytes) -> tuple[str, ...]:
         return self._see(raw.decode("ascii"))  # type: ignore[operator, no-any-return]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_a_document_may_hold_a_phrase_exactly_when_a_first_word_of_one_is_in_it(seed: int) -> None:
+    """The document's pre-check looks for each phrase's first word as a substring of its lowered text (the same
+    answer one pattern of every first word gives), so a text holding none skips the phrase pattern."""
+    rng = random.Random(seed)
+    firsts = sorted({p.split()[0] for p in _PHRASES})
+    letters = "bcdfgjkmnpqrsvwxyz0123456789 ._-\n|"  # no vowel, no "h": no first word can stand in these
+    assert not any(w in letters for w in firsts)
+    for _ in range(300):
+        noise = "".join(rng.choice(letters) for _ in range(rng.randint(0, 80)))
+        word = rng.choice(firsts)
+        assert not text.spelling_hints(noise)[0]
+        at = rng.randint(0, len(noise))
+        assert text.spelling_hints(noise[:at] + word.upper() + noise[at:])[0]
