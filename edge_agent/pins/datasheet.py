@@ -49,7 +49,9 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Set
 from dataclasses import dataclass
+from functools import lru_cache
 
 from edge_agent.pins.ranges import pin_ranges
 
@@ -115,9 +117,13 @@ def _clean(cell: str) -> str:
     return cell.strip()
 
 
+_COMMENT = re.compile(r"\s+#.*$")
+_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
+
+
 def _strip_comment(value: str) -> str:
-    value = re.sub(r"\s+#.*$", "", value)  # trailing "# comment"
-    value = re.sub(r"\s*\([^)]*\)\s*$", "", value)  # trailing "(note)"
+    value = _COMMENT.sub("", value)  # trailing "# comment"
+    value = _NOTE.sub("", value)  # trailing "(note)"
     return value.strip()
 
 
@@ -240,8 +246,13 @@ _TABLE_SEP = re.compile(r"^\|?\s*:?-{2,}:?\s*(\|\s*:?-{2,}:?\s*)*\|?$")
 _MD_HEADING = re.compile(r"^(#{1,6})\s+(.+?)\s*#*\s*$")
 
 
-def _header_words(cell: str) -> set[str]:
-    return {w for w in re.split(r"[^a-z0-9]+", cell.lower()) if w}
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
+
+
+@lru_cache(maxsize=1024)
+def _header_words(cell: str) -> frozenset[str]:
+    """The words of a header cell (kept for the next table: a library's tables repeat their headers)."""
+    return frozenset(w for w in _NOT_WORD.split(cell.lower()) if w)
 
 
 def _split_row(line: str) -> list[str]:
@@ -256,7 +267,7 @@ def _split_row(line: str) -> list[str]:
 _TRAILING_NOTE = re.compile(r"\s*\([^)]*\)\s*$")
 
 
-def _pin_value(cell: str, header_words: set[str]) -> str | None:
+def _pin_value(cell: str, header_words: Set[str]) -> str | None:
     value = _TRAILING_NOTE.sub("", cell).strip() if ")" in cell else cell.strip()
     if _PIN_TOKEN.fullmatch(value):
         return value
@@ -279,7 +290,7 @@ _BRACKETED_NAME = re.compile(r"[A-Z0-9][A-Za-z0-9_/]*(?: [A-Z0-9][A-Za-z0-9_/]*)
 def _names(cell: str) -> list[str]:
     out = []
     for part in cell.split(" / "):
-        name = " ".join(re.sub(r"\([^)]*\)", " ", part).split())  # notes in brackets are not part of the name
+        name = " ".join(_PAREN.sub(" ", part).split())  # notes in brackets are not part of the name
         if not name or name.isdigit() or "," in name or len(name.split()) > 4 or not _NAME_OK.match(name):
             continue
         out.append(name)
@@ -423,7 +434,7 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
                     entries.append(AliasEntry(tag, number.group(1), value, source, j + 1, "native", "table", heading))
 
 
-def _parse_role_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
+def _parse_role_table(lines: list[str], header: list[str], words: list[frozenset[str]], row_at: list[int], source: str,
                       tag: str, heading: str, entries: list[AliasEntry]) -> bool:
     """A pin column beside a column of what each pin does and no name column (``| J8-27 | GPIO0 | ID EEPROM SDA
     (I2C0), leave free |`` under ``| Position | BCM | Default role |``): the functions each row's cell lists."""
@@ -455,7 +466,7 @@ _WIRED_TO = re.compile(r"\bon (\S+)$")
 _NAME_THEN_PIN = re.compile(r"(.+?)\s*\(([^()]+)\)\s*")
 
 
-def _parse_item_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
+def _parse_item_table(lines: list[str], header: list[str], words: list[frozenset[str]], row_at: list[int], source: str,
                       tag: str, heading: str, entries: list[AliasEntry]) -> bool:
     """Tables naming pins without a pin column: a devicetree alias table whose hardware column says where each goes
     (``| pwm-led0 | green_pwm_led | TIM2 CH1 on PA5 |``); a define or constant column with its value
@@ -692,8 +703,8 @@ _ALT_COLUMN = re.compile(r"^(?:alt\d|f\d|spi|i2c|i2s|uart|pwm|pwm slice|adc)$")
 _ALT_FUNCTION = re.compile(r"^[A-Za-z][A-Za-z0-9_]*(?: [A-Za-z0-9_]{1,6}){0,2}$")
 
 
-def _parse_function_table(lines: list[str], header: list[str], words: list[set[str]], row_at: list[int], source: str,
-                          tag: str, heading: str, entries: list[AliasEntry]) -> bool:
+def _parse_function_table(lines: list[str], header: list[str], words: list[frozenset[str]], row_at: list[int],
+                          source: str, tag: str, heading: str, entries: list[AliasEntry]) -> bool:
     """An alternate-function table: a pin column and a column per function (``| 4 | GPCLK0 | SPI4 CE0 |``); every
     function a cell names (``SPI4 CE0``, ``I2C6 SDA``) becomes a name of the row's pin. A function on several pins
     (I2C6 SDA on GPIO0 and GPIO22) is then ambiguous, listing both."""
