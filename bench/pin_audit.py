@@ -20,6 +20,8 @@ lists the row's pin, and a pick is reported apart. The extractor is written inde
 ``edge_agent/pins/datasheet.py`` and is broader on purpose; it reads no question or lookup set.
 
     .venv/bin/python -m bench pin_audit            # counts per class and file, and each failure
+    .venv/bin/python -m bench pin_audit -v --picked --suggested  # also each pick, and each refusal whose error
+                                                   # suggests the spelling that gives the pin
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError
+from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, UnknownPinError
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.pins.spellings import alternatives
@@ -123,8 +125,8 @@ def _is_name(text: str, loose: bool) -> bool:
     """A pin name, not prose: one to three words, each with a capital or a digit (``I2C1 SDA``, ``Button 3``,
     ``LED_BUILTIN``, ``relay.one``); `loose` (a name column) also takes one plain word (``Green``, ``Buzzer``)."""
     words = text.split()
-    if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w) for w in words):
-        return False
+    if not 1 <= len(words) <= 3 or not all(_WORD.fullmatch(w) for w in words) or re.fullmatch(r"[\d\-]+", text):
+        return False  # "62-69" is a range of numbers, not a name
     if len(words) == 1 and (loose or "_" in text or "." in text):
         return True
     return all(any(c.isupper() or c.isdigit() for c in w) for w in words) and words[0][0].isupper() or (
@@ -342,7 +344,8 @@ def claims(root: Path, boards: list[str]) -> Iterator[Claim]:
 @dataclass(frozen=True)
 class Verdict:
     claim: Claim
-    outcome: str  # "ok", "ok: ambiguous", "unknown", "wrong", "picked", "picked, noted", "refused", "anchor"
+    outcome: str  # "ok", "ok: ambiguous", "unknown", "unknown, suggests it", "wrong", "picked", "picked, noted",
+    # "refused", "anchor"
     got: str
 
 
@@ -375,6 +378,11 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
             listed = {_canonical(index, c.board, p) or p for p in exc.pins}
             ok = want in listed  # the name means several pins (here, or on the buses or functions it names)
             out.append(Verdict(c, "ok: ambiguous" if ok else "refused", f"ambiguous {sorted(listed)}"))
+            continue
+        except UnknownPinError as exc:
+            # refused, but the error names the spelling that gives the pin ("IN0": the closest is ADC1_IN0)
+            hint = next((s for s in exc.suggestions if _canonical(index, c.board, s) == want), None)
+            out.append(Verdict(c, "unknown" if hint is None else "unknown, suggests it", hint or type(exc).__name__))
             continue
         except PinError as exc:
             out.append(Verdict(c, "unknown", type(exc).__name__))
@@ -469,7 +477,8 @@ def run() -> dict[str, list[Verdict]]:
 def main() -> None:
     logging.disable(logging.WARNING)
     verdicts = run()
-    bad = ("unknown", "wrong", "refused", "anchor") + (("picked",) if "--picked" in sys.argv else ())
+    bad = ("unknown", "wrong", "refused", "anchor") + (("picked",) if "--picked" in sys.argv else ()) + (
+        ("unknown, suggests it",) if "--suggested" in sys.argv else ())
     for corpus, vs in verdicts.items():
         total = Counter(v.outcome for v in vs)
         print(f"{corpus}: {len(vs)} claims: " + ", ".join(f"{k} {n}" for k, n in sorted(total.items())))

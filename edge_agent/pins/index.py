@@ -66,13 +66,15 @@ from edge_agent.pins.lookup import (
     positions_are_numbers,
     with_names,
 )
-from edge_agent.pins.spellings import alternatives, bare_role, bus_role
+from edge_agent.pins.spellings import BUS_KINDS, alternatives, bare_role, bus_role
 
 log = logging.getLogger(__name__)
 
 __all__ = ["Contradiction", "PinIndex", "bus_role"]
 
 _NATIVE, _OWN, _TAGGED, _GENERIC = 0, 1, 2, 3
+#: The signals of each kind of bus a kind named alone stands for ("Serial" is its TX and RX).
+_PRIMARY_ROLES = {"i2c": ("SDA", "SCL"), "spi": ("SCK", "MOSI", "MISO", "CS"), "uart": ("TX", "RX")}
 _TABLES = ("table", "function")
 #: Order in which entries are read: alias lines and tables first, then ranges set equal in prose (D2-D7 =
 #: PD2-PD7), constants set equal to a pin (D2 = INT0), the functions a pin can take, and last the pins a range in
@@ -387,9 +389,32 @@ class PinIndex:
         except UnknownPinError as exc:
             found = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
             if found is None:
+                if isinstance(name, str) and name.strip().lower() in BUS_KINDS:
+                    self._kind_alone(board, name)
                 raise exc from None
             pin = found
         return self._noted(board, name, pin) if isinstance(name, str) and int_value(name) is None else pin
+
+    def _kind_alone(self, board: str, name: str) -> None:
+        """A kind of bus named alone ("Serial", "I2C", "SPI"): an error naming the pin of each of its signals that
+        the board gives one ("Serial TX = PD1, Serial RX = PD0"), and each pin a signal could be where it gives
+        several; nothing when no signal of the kind resolves."""
+        kind = BUS_KINDS[name.strip().lower()]
+        found: dict[str, str] = {}
+        for role in _PRIMARY_ROLES[kind]:
+            spelled = f"{name.strip()} {role}"
+            try:
+                found.setdefault(self.resolve(board, spelled).name, spelled)
+            except AmbiguousPinError as exc:
+                for n, p in exc.choices:
+                    found.setdefault(p, n)
+                for p in sorted(exc.pins, key=natural):
+                    found.setdefault(p, p)
+            except PinError:
+                continue
+        if len(found) > 1:
+            pins = sorted(found, key=natural)
+            raise AmbiguousPinError(self._names(board).board_id, name, pins, choices=[(found[p], p) for p in pins])
 
     def _noted(self, board: str, name: str, pin: Pin) -> Pin:
         """`pin` with a note for each other pin a function table or the board file lists `name` on: a datasheet's

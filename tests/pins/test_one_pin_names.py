@@ -127,3 +127,16 @@ def test_a_bus_or_converter_named_alone_is_an_error_naming_its_members(tmp_path:
         pin_index_for(bare).resolve("esp32-devkitc", "ADC2")
     assert ("ADC2_CH1", "GPIO0") in esp.value.choices and len(esp.value.choices) == 10
     assert pin_index_for(bare).resolve("esp32-devkitc", "ADC2_CH1").name == "GPIO0"
+
+
+def test_a_kind_of_bus_named_alone_is_an_error_naming_its_signals(tmp_path: Path) -> None:
+    (tmp_path / "probe-nano.md").write_text("# Probe Nano\n\n## Pin Aliases\n\n- TX: PD1\n- RX: PD0\n")
+    index = pin_index_for(tmp_path)
+    with pytest.raises(AmbiguousPinError) as err:
+        index.resolve("probe-nano", "Serial")  # Serial TX and Serial RX
+    assert err.value.choices == [("Serial RX", "PD0"), ("Serial TX", "PD1")]
+    with pytest.raises(AmbiguousPinError) as spi:
+        index.resolve("arduino-uno", "SPI")  # the board file's one SPI bus: four signals
+    assert spi.value.choices == [("SPI CS", "PB2"), ("SPI MOSI", "PB3"), ("SPI MISO", "PB4"), ("SPI SCK", "PB5")]
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-nano", "I2C")  # no I2C signal written: unknown
