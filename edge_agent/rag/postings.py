@@ -22,7 +22,7 @@ import math
 import sqlite3
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from itertools import compress, repeat
 from operator import add, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
@@ -316,6 +316,7 @@ class Postings:
             return [], []
         boards = {b: f for b, f in boosts.items() if f != 1.0}
         mine: list[tuple[int, float]] | None = None
+        scored_own: Callable[[], list[tuple[int, float]]] | None = None
         if self._np_norm is not None:
             from edge_agent.rag.prune import top_pruned_own
 
@@ -323,7 +324,7 @@ class Postings:
             got = (top_pruned_own(self, live_terms, len(terms), boards, limit, own + limit)
                    if self.n >= PRUNE_FROM_CHUNKS else None)
             if got is None:
-                scored = self._scores_np(live_terms, len(terms), boards, limit)
+                scored, scored_own = self._scores_np_own(live_terms, len(terms), boards, limit)
             else:
                 scored, mine = got
         else:
@@ -338,7 +339,7 @@ class Postings:
         if sum(1 for *_, cid in best if board_of(cid) in boards) >= own:
             return best, []
         if mine is None:
-            mine = self._scores_of(live_terms, len(terms), boards)
+            mine = scored_own() if scored_own is not None else self._scores_of(live_terms, len(terms), boards)
         taken = {cid for *_, cid in best}
         more = heapq.nsmallest(own, ((-s, m[0], m[1], cid) for cid, s in mine if cid not in taken
                                      for m in (meta[cid],)))
@@ -528,6 +529,13 @@ class Postings:
 
     def _scores_np(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
                    ) -> list[tuple[int, float]]:
+        return self._scores_np_own(terms, nterms, boards, limit)[0]
+
+    def _scores_np_own(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int
+                       ) -> tuple[list[tuple[int, float]], Callable[[], list[tuple[int, float]]]]:
+        """:meth:`_scores_np`, and what :meth:`_scores_of` gives for the same question, read when called from the
+        scores of every chunk computed here (the same operations in the same order: the same values) instead of
+        scoring the boosted boards' chunks again."""
         np = self._npmod
         assert self._np_norm is not None
         size = len(self._np_norm)
@@ -573,4 +581,10 @@ class Postings:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
             keep = vals >= cutoff
             hit, vals = hit[keep], vals[keep]
-        return list(zip(hit.tolist(), vals.tolist(), strict=True))
+
+        def own() -> list[tuple[int, float]]:
+            mine = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            mine = mine[cnt[mine] > 0]
+            return list(zip(mine.tolist(), np.round(raw[mine], 9).tolist(), strict=True))
+
+        return list(zip(hit.tolist(), vals.tolist(), strict=True)), own
