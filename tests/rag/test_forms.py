@@ -67,6 +67,7 @@ def test_agent_noun_and_ion_forms() -> None:
 def test_abbreviations_and_irregular_forms_are_data() -> None:
     assert "ai" in forms("auto increment bit") and "ai" not in forms("increment the auto counter")
     assert "tck" in forms("pi 4 jtag clock gpio")
+    assert "pol" in forms("alert pin polarity")  # a register field's mnemonic: COMP_POL
     assert "inverse" in forms("invert colours command")
     assert forms("tck pin") == []  # the abbreviation alone is searched as written
 

@@ -58,6 +58,10 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("INT pin") == tokens("interrupt pin") and tokens("earth") == tokens("GND")
     assert tokens("piezo beeper") == tokens("buzzer buzzer") and tokens("amperage") == tokens("current")
     assert tokens("H-bridge") == tokens("motor driver") and tokens("square-wave output") == tokens("SQW output")
+    assert tokens("analog out pin") == tokens("DAC pin") and tokens("analogue reference") == tokens("AREF")
+    assert tokens("floating point unit") == tokens("FPU")
+    assert tokens("one wire overlay") == tokens("1-Wire overlay")
+    assert tokens("860 samples per second") == tokens("860 SPS")
     assert tokens("logic level converter") == tokens("level shifter") == tokens("level-shift")
     assert tokens("low-pass filter") == tokens("DLPF") and tokens("multiplexer") == tokens("mux")
     assert tokens("strapping pins") == tokens("strap pin") == tokens("strapped pins")  # ESP32 boot straps
