@@ -113,7 +113,9 @@ def int_value(name: str | int) -> int | None:
     return int(s) if s.isdigit() else None
 
 
-PHYSICAL = re.compile(r"^(?:PIN|BOARD|PHYS|PHYSICAL)#?(\d+)$")
+#: A position on a board's physical header, as a name key: ``pin 11``, ``BOARD11``, ``physical pin 11``,
+#: ``header pin 11``.
+PHYSICAL = re.compile(r"^(?:PIN|BOARD|PHYS|PHYSICAL|PHYSICALPIN|HEADERPIN)#?(\d+)$")
 
 
 # --- board files -----------------------------------------------------------------------------------

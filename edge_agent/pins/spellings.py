@@ -13,8 +13,9 @@ answers with a pin only when every one of them that resolves gives the same pin 
 * the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3);
 * the board's user LED in words (``user LED``, ``built-in LED``, ``on-board LED``) is the Arduino core's
   ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown);
+* an STM32 port pin with a dot, as older ST documents write it (``PA.5``, ``PC.13``);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
-  and ``CN10 pin 11`` are positions J8-11 and CN10-11.
+  and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``.
 
 Two more are the index's, since they need the board: ``D13/SCK`` (one pin printed with both its names) and
 ``pin 13`` on a board without a physical header (the board's pin number 13, as Arduino and ESP32 users say it).
@@ -45,12 +46,15 @@ _TRAILING_ROLE = re.compile(r"(.*[A-Za-z0-9])([\s_.\-]+|(?<=[0-9])|(?<=spi)|(?<=
 _ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) + r")[\s_-]?(\d))", re.IGNORECASE)
 #: The Arduino core's prefix of its pin constants (PIN_A0, PIN_SPI_SS), followed by a name.
 _CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
+#: An STM32 port pin written with a dot between port and number (PA.5, PC.13), as older ST documents do.
+_DOTTED_PORT = re.compile(r"(P[A-L])\.(\d{1,2})", re.IGNORECASE)
 #: The board's user LED in words, which the Arduino core names LED_BUILTIN.
 _USER_LED = re.compile(r"(?:user|built[\s_-]?in|on[\s_-]?board)[\s_-]*led", re.IGNORECASE)
 #: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
-#: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``).
-_CONNECTOR_PIN = re.compile(r"([A-Za-z]{1,3}\d{1,2})[\s_-]*pin[\s_-]*#?\s*(\d{1,3})", re.IGNORECASE)
+#: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``), or a position written with a
+#: leading zero (``J8-07``, ``CN10-01``).
+_CONNECTOR_PIN = re.compile(r"([A-Za-z]{1,3}\d{1,2})(?:[\s_-]*pin[\s_-]*#?\s*|[-:]0+)(\d{1,3})", re.IGNORECASE)
 #: How each kind's numbered buses are written in pin names.
 _BUS_WORDS = {"i2c": ("I2C",), "spi": ("SPI",), "uart": ("UART", "USART")}
 
@@ -100,6 +104,8 @@ def alternatives(name: str) -> list[str]:
         out.append(s[1:].strip())
     if _CORE_PREFIX.match(s) and bus_role(s) is None:  # PIN_A0; "pin 13" is a position or a number, not a name
         out.append(s[4:].strip())
+    if (m := _DOTTED_PORT.fullmatch(s)) is not None:
+        out.append(f"{m.group(1)}{m.group(2)}")
     if _USER_LED.fullmatch(s):
         out.append("LED_BUILTIN")
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks

@@ -167,3 +167,17 @@ def test_the_user_led_in_words_is_the_arduino_cores_led_builtin(tmp_path: Path) 
     for board in ("rpi-4b", "esp32-devkitc"):  # no LED_BUILTIN: the words name no pin
         with pytest.raises(UnknownPinError):
             index.resolve(board, "user LED")
+
+
+def test_dotted_ports_physical_pins_and_zero_padded_positions(tmp_path: Path) -> None:
+    index = _index(tmp_path, {"notes.md": "# Notes\n"})
+    assert index.resolve("nucleo-f401re", "PA.5").name == "PA5"  # older ST documents' spelling
+    assert index.resolve("nucleo-f401re", "PC.13").name == "PC13"
+    assert index.resolve("rpi-4b", "physical pin 11").name == "GPIO17"
+    assert index.resolve("rpi-4b", "header pin 11").name == "GPIO17"
+    assert index.resolve("rpi-4b", "J8-07").name == "GPIO4"
+    assert index.resolve("nucleo-f401re", "CN10-011").name == "PA5"
+    with pytest.raises(UnknownPinError):
+        index.resolve("arduino-uno", "physical pin 13")  # no physical header numbering: not D13, not the DIP's pin
+    with pytest.raises(UnknownPinError):
+        index.resolve("nucleo-f401re", "PA.16")
