@@ -209,6 +209,20 @@ _ORDINAL_WORD = re.compile(r"[a-z0-9]+")
 _PER = frozenset({"per", "a", "one", "half", "each", "every"})
 
 
+#: A pin written in words: "digital 6" or "digital pin 6" is the Arduino pin D6, "port L bit 3" or "port b pin 5"
+#: the port pin PL3 or PB5, as the boards' pin tables write them.
+_DIGITAL_PIN = re.compile(r"\bdigital +(?:pin +)?(\d{1,2})\b")
+_PORT_BIT = re.compile(r"\bport +([a-l]) +(?:bit|pin) +(\d{1,2})\b")
+
+
+def pin_terms(query: str) -> list[str]:
+    """The pins a question writes in words, as the index writes them: "digital 6" is ``d6``, "port L bit 3"
+    ``pl3``."""
+    low = query.lower()
+    return list(dict.fromkeys([*(f"d{int(m.group(1))}" for m in _DIGITAL_PIN.finditer(low)),
+                               *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low))]))
+
+
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]

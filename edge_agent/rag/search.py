@@ -195,6 +195,7 @@ class Search:
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
         terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
+        terms += [t for t in _query.pin_terms(query) if t not in terms and df[t] > 0]  # "digital 6" is D6
         terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))

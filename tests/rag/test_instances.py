@@ -63,3 +63,36 @@ def test_the_counted_instance_row_answers(tmp_path: Path, monkeypatch: pytest.Mo
     assert first.heading.endswith("Peripheral map") and row in first.text
     monkeypatch.setattr(rag_query, "instance_terms", lambda query, names=(): [])
     assert rag.search(question)[0].heading.endswith("Console")  # on its words alone the prose wins
+
+
+AVR_KIT = """# ACME M9 - board notes
+
+A large AVR board with an Arduino header.
+
+## Specifications
+
+Digital pins D0-D53, of which fifteen do PWM; every port bit of the chip is brought out, and the pin numbers
+follow the Arduino core's digital pin order, not the port order.
+
+## Pin to port mapping
+
+| Pin | Port | Pin | Port |
+| --- | --- | --- | --- |
+| D5 | PE3 | D44 | PL5 |
+| D6 | PH3 | D45 | PL4 |
+| D7 | PH4 | D46 | PL3 |
+"""
+
+
+def test_a_pin_written_in_words_is_the_pin_the_tables_write() -> None:
+    assert rag_query.pin_terms("mega digital 6 is which port bit") == ["d6"]
+    assert rag_query.pin_terms("Digital pin 13 and port L bit 3, port b pin 5") == ["d13", "pl3", "pb5"]
+    assert rag_query.pin_terms("a digital pin on port b") == []  # no number: no pin
+
+
+def test_a_port_bit_in_words_finds_its_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "acme-m9.md").write_text(AVR_KIT)
+    rag = HardwareRag.load(tmp_path)
+    assert "| D46 | PL3 |" in rag.search("m9 port L bit 3 arduino digital pin")[0].text
+    monkeypatch.setattr(rag_query, "pin_terms", lambda query: [])
+    assert "| D46 | PL3 |" not in rag.search("m9 port L bit 3 arduino digital pin")[0].text
