@@ -438,9 +438,9 @@ def _parse_role_table(lines: list[str], header: list[str], words: list[frozenset
                       tag: str, heading: str, entries: list[AliasEntry]) -> bool:
     """A pin column beside a column of what each pin does and no name column (``| J8-27 | GPIO0 | ID EEPROM SDA
     (I2C0), leave free |`` under ``| Position | BCM | Default role |``): the functions each row's cell lists."""
-    cols = [c for c, w in enumerate(words) if w & (_FUNCTION_HEADER | {"role"})]
-    if not cols:
-        return False
+    cols = [c for c, w in enumerate(words) if w & _ROLE_HEADER]
+    if not cols or not any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words):
+        return False  # most tables: a look at the header, not a split of every row
     rows = [_split_row(lines[j]) for j in row_at]
     pin_col = _pin_column(header, rows)
     if pin_col is None or pin_col in cols:
@@ -509,6 +509,8 @@ def _parse_item_table(lines: list[str], header: list[str], words: list[frozenset
 
 #: Headers of columns that list what else a row's pin does (``ADC1_IN11``, ``Timer1 A (OC1A)``, ``AIN1``).
 _FUNCTION_HEADER = frozenset({"notes", "note", "functions", "function", "alternate", "timer", "useful", "use"})
+#: Headers of a column saying what each pin does in a table with no name column (``| Position | BCM | Default role |``).
+_ROLE_HEADER = _FUNCTION_HEADER | {"role"}
 #: A function name: a word of letters and a number (``AIN1``, ``USART2``, ``OC1A``, ``ADC1_IN11``, ``LD4``),
 #: optionally followed by one or two short words (``UART1 RX``, ``TIM3 CH1 PWM``).
 _FUNCTION = re.compile(r"^[A-Za-z][A-Za-z_]*\d[A-Za-z0-9_]*(?: [A-Za-z][A-Za-z0-9_]{0,5}){0,2}$")
