@@ -261,6 +261,8 @@ def _split_row(line: str) -> list[str]:
         s = s[1:]
     if s.endswith("|"):
         s = s[:-1]
+    if "`" not in s and "**" not in s and "__" not in s:  # no markup anywhere in the row: _clean only strips
+        return [c.strip() for c in s.split("|")]
     return [_clean(c) for c in s.split("|")]
 
 
