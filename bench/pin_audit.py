@@ -377,7 +377,11 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
         except AmbiguousPinError as exc:
             listed = {_canonical(index, c.board, p) or p for p in exc.pins}
             ok = want in listed  # the name means several pins (here, or on the buses or functions it names)
-            out.append(Verdict(c, "ok: ambiguous" if ok else "refused", f"ambiguous {sorted(listed)}"))
+            # and what the error says to type gives each pin it is offered for
+            misled = next((f"ambiguous, but {n!r} gives {_canonical(index, c.board, n)}, not {p}"
+                           for n, p in exc.choices if _canonical(index, c.board, n) != p), None)
+            out.append(Verdict(c, "ok: ambiguous" if ok and misled is None else "refused",
+                               misled or f"ambiguous {sorted(listed)}"))
             continue
         except UnknownPinError as exc:
             # refused, but the error names the spelling that gives the pin ("IN0": the closest is ADC1_IN0)

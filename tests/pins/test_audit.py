@@ -28,3 +28,21 @@ def test_every_name_written_beside_a_pin_resolves_to_it(shared_corpus: Path) -> 
                  f"the line says {v.claim.pin}" for v in whole
                  if v.outcome not in ("ok", "ok: ambiguous", "picked", "picked, noted", "board file's routing")]
         assert not wrong, wrong
+
+
+def test_an_ambiguity_whose_choice_gives_another_pin_is_refused(tmp_path: Path) -> None:
+    from edge_agent.errors import AmbiguousPinError
+    from edge_agent.pins import Pin, PinIndex
+    from edge_agent.rag import pin_index_for
+
+    class Misleading(PinIndex):
+        def resolve(self, board: str, name: str | int) -> Pin:
+            if name == "BUS":  # offers PB8's name for PB9
+                raise AmbiguousPinError(board, "BUS", ["PB8", "PB9"], choices=[("PB8", "PB8"), ("PB8", "PB9")])
+            return super().resolve(board, name)
+
+    index = Misleading(pin_index_for(tmp_path).entries)
+    claim = pin_audit.Claim("nucleo-f401re", "BUS", "PB9", "probe", "table name")
+    assert [v.outcome for v in pin_audit.audit(index, [claim])] == ["refused"]
+    plain = pin_audit.Claim("nucleo-f401re", "I2C SDA", "PB9", "probe", "table name")  # one I2C bus: PB9
+    assert [v.outcome for v in pin_audit.audit(index, [plain])] == ["ok"]
