@@ -345,7 +345,7 @@ def claims(root: Path, boards: list[str]) -> Iterator[Claim]:
 class Verdict:
     claim: Claim
     outcome: str  # "ok", "ok: ambiguous", "unknown", "unknown, suggests it", "wrong", "picked", "picked, noted",
-    # "refused", "anchor"
+    # "board file's routing" (and ", noted"), "refused", "anchor"
     got: str
 
 
@@ -394,7 +394,8 @@ def audit(index: PinIndex, found: list[Claim]) -> list[Verdict]:
         if got == want:
             out.append(Verdict(c, "ok" if len(several) == 1 else _picked(pin.notes, several - {got}), got))
         elif _routed(index, c.board, c.name, got):
-            out.append(Verdict(c, "board file's routing", got))
+            noted = any(re.search(rf"\b{re.escape(want)}\b", note) for note in pin.notes)
+            out.append(Verdict(c, "board file's routing, noted" if noted else "board file's routing", got))
         else:
             out.append(Verdict(c, _picked(pin.notes, several - {got}) if got in several else "wrong", got))
     return out

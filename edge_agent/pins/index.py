@@ -235,6 +235,7 @@ class PinIndex:
             if role != n.pin.name:
                 log.info("datasheet %s: %r = %s is another mapping of the board file's %s (%s); the board file's "
                          "is used", n.source, n.spelling, n.pin.name, n.spelling, role)
+                idx.list_function(n.spelling, n.pin.name, n.source)  # the answer notes the other mapping
             return
         same_key = idx.keyed.get(k, [])
         native = [x for x in same_key if x.rank == _NATIVE]
@@ -485,7 +486,10 @@ class PinIndex:
         if len(pins) > 1:
             every = {p for _, p in named} == pins  # each pin has a name of its own to type
             raise AmbiguousPinError(idx.board_id, s, sorted(pins, key=natural), choices=named if every else None)
-        return next(iter(found.values()))[1] if found else None
+        if not found:
+            return None
+        spelled, pin = next(iter(found.values()))
+        return self._noted(board, spelled, pin)  # the notes of the spelling that answers (USART1 TX for USART1 TXD)
 
     def _as_written(self, board: str, name: str | int) -> Pin:
         """Steps 1 to 5 (see the module docstring)."""

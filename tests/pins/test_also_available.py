@@ -69,3 +69,15 @@ def test_the_record_and_the_command_line_carry_the_note(tmp_path: Path, state: P
                  str(root)]) == 0
     said = capsys.readouterr().out
     assert "GPIO12" in said and "also available on GPIO18" in said
+
+
+def test_another_mapping_of_a_routed_bus_is_noted(tmp_path: Path) -> None:
+    # the board file routes USART1 to the Arduino header's PA9/PA10; Zephyr's devicetree maps it to PB6/PB7
+    (tmp_path / "nucleo-f401re.md").write_text("# NUCLEO-F401RE\n\n## Default peripheral mapping\n\n"
+                                               "| Peripheral | Pins | Notes |\n| --- | --- | --- |\n"
+                                               "| USART1 TX / RX | PB6 / PB7 | 115200 |\n")
+    index = pin_index_for(tmp_path)
+    for name in ("USART1 TX", "usart1_tx", "USART1 TXD"):  # the role's other word answers with the same note
+        pin = index.resolve("nucleo-f401re", name)
+        assert pin.name == "PA9" and len(pin.notes) == 1 and "PB6" in pin.notes[0], name
+    assert index.resolve("nucleo-f401re", "USART2 TX").notes == ()
