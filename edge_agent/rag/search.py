@@ -293,9 +293,9 @@ class Search:
             meta = self._postings.meta
             at = meta.first_chunk(tag) if cid is None else cid
             # a live chunk's file is read by its path: joining through the chunk's row reads the chunk's text too
-            row = (self._conn.execute(_ALIASES, (meta[at][0],)) if at in meta
-                   else self._conn.execute(_FILE_ALIASES, (at,)))
-            self._host_boards[tag] = _boards.names_host_pins(next(row, ("[]",))[0])
+            row = (self._conn.execute(_HOST, (meta[at][0],)) if at in meta
+                   else self._conn.execute(_FILE_HOST, (at,)))
+            self._host_boards[tag] = bool(next(row, (0,))[0])
         return tag in _board_file_tags() or self._host_boards[tag]
 
     def _name_words(self, tags: tuple[str, ...]) -> frozenset[str]:
@@ -474,9 +474,9 @@ def _shorten(body: str) -> str:
         cut = body.rfind(" ", 0, COMPACT_CHARS)
     return body[: max(cut, 1)].rstrip() + "\n…"
 
-#: The alias lines of the file holding a chunk, and of a file by its path.
-_FILE_ALIASES = "SELECT f.aliases FROM chunks c JOIN files f ON f.rel = c.rel WHERE c.id = ?"
-_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
+#: Whether the file holding a chunk, and a file by its path, is a host board's datasheet (decided when it was indexed).
+_FILE_HOST = "SELECT f.host FROM chunks c JOIN files f ON f.rel = c.rel WHERE c.id = ?"
+_HOST = "SELECT host FROM files WHERE rel = ?"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:

@@ -33,6 +33,7 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from edge_agent.rag import boards as _boards
 from edge_agent.rag.codec import encode_batch
 from edge_agent.rag.files import DocFile, Problem
 from edge_agent.rag.parse import HEADING_WEIGHT, RawCounted, stop_worker
@@ -45,8 +46,9 @@ log = logging.getLogger("edge_agent.rag")
 SHARD_DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE files (
-    rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
+    rel TEXT PRIMARY KEY, board TEXT, host INTEGER NOT NULL, kind TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL,
+    nchunks INTEGER NOT NULL
 );
 CREATE TABLE chunks (
     id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT,
@@ -62,7 +64,7 @@ CREATE TABLE postings_part (term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT
 #: interpreter, numpy and its own grouping) for no shorter build.
 SHARDED_FROM_FILES = 2000
 
-_FILES_COLUMNS = "rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks"
+_FILES_COLUMNS = "rel, board, host, kind, size, mtime_ns, sha256, problems, aliases, nchunks"
 _CHUNK_COLUMNS = "rel, idx, board, heading, text, dl, tf"
 #: Progress messages a worker sends at most (each a few bytes: the pipe never fills while the indexing
 #: process waits on another worker).
@@ -71,9 +73,11 @@ _MESSAGES = 200
 
 def file_row(f: DocFile, sha256: str, problems: Sequence[Problem], aliases_json: str,
              nchunks: int) -> tuple[Any, ...]:
-    """A ``files`` row (its columns in table order)."""
-    return (f.rel, f.board, f.kind, f.size, f.mtime_ns, sha256, json.dumps([p.__dict__ for p in problems]),
-            aliases_json, nchunks)
+    """A ``files`` row (its columns in table order). `host`: whether the file is a host board's datasheet
+    (:func:`edge_agent.rag.boards.names_host_pins`), decided here where the alias entries are in hand, so a search
+    reads the flag instead of the entries (thousands for a pin table's file)."""
+    return (f.rel, f.board, int(_boards.names_host_pins(aliases_json)), f.kind, f.size, f.mtime_ns, sha256,
+            json.dumps([p.__dict__ for p in problems]), aliases_json, nchunks)
 
 
 def split(files: Sequence[DocFile], n: int) -> list[list[DocFile]]:
@@ -438,7 +442,7 @@ def _worker_main() -> None:
         conn.executemany(f"INSERT INTO chunks (id, {_CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                          [(next_id + k, f.rel, k, f.board, heading, body, dl, b"")
                           for k, (heading, body, dl) in enumerate(pf.sections)])
-        conn.execute(f"INSERT INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        conn.execute(f"INSERT INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                      file_row(f, pf.sha256, [*pf.file_problems, *pf.alias_problems], pf.aliases_json, n))
         next_id += n
         counts.append(n)

@@ -38,18 +38,20 @@ from edge_agent.rag.codec import TermStore
 from edge_agent.rag.files import MAX_FILE_BYTES, DocFile, Problem, scan, scan_paths
 from edge_agent.rag.parse import ParsedFile, chunk_tf, parse_many, stem_words
 from edge_agent.rag.postings import Postings, SnapshotBuilder, _numpy
-from edge_agent.rag.shards import ShardedBuild, file_row
+from edge_agent.rag.shards import _FILES_COLUMNS, ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
 
-_SCHEMA = 6  # 5: postings rows in the compact format (edge_agent.rag.codec); 6: document frequencies from them
+_SCHEMA = 7  # 5: postings rows in the compact format (edge_agent.rag.codec); 6: document frequencies from them;
+#              7: a file's host-board flag (files.host)
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE IF NOT EXISTS files (
-    rel TEXT PRIMARY KEY, board TEXT, kind TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
-    sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL, nchunks INTEGER NOT NULL
+    rel TEXT PRIMARY KEY, board TEXT, host INTEGER NOT NULL, kind TEXT NOT NULL, size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL, sha256 TEXT NOT NULL, problems TEXT NOT NULL, aliases TEXT NOT NULL,
+    nchunks INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS chunks (
     id INTEGER PRIMARY KEY, rel TEXT NOT NULL, idx INTEGER NOT NULL, board TEXT,
@@ -492,8 +494,7 @@ class IndexStore:
                                 for i, ((heading, body, dl), blob)
                                 in enumerate(zip(pf.sections, tf_blobs, strict=True))])
         self._conn.execute(
-            "INSERT OR REPLACE INTO files (rel, board, kind, size, mtime_ns, sha256, problems, aliases, nchunks) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT OR REPLACE INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             file_row(f, pf.sha256, [*file_problems, *pf.alias_problems], pf.aliases_json, len(pf.sections)))
         return False
 
