@@ -11,9 +11,8 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
    to, or a host board's datasheet: :func:`.boards.is_host_board`) never outranks a chunk of the scoped
    boards; parts, add-on boards and generic notes compete on score alone; when a board the question's chip
    pin points at has a candidate holding the pin, another board's or part's chunk without the pin ranks
-   after the others (a HAT's analog inputs for ``P0.28 analog``); and when the question is about a board
-   (it names one, or it names no board or part and boards are configured), a part or add-on board it does
-   not name counts less (:attr:`Weights.unasked`);
+   after the others (a HAT's analog inputs for ``P0.28 analog``); and when the question itself names a
+   board, a part or add-on board it does not name counts less (:attr:`Weights.unasked`);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
    file's overview; a bare number of one or two digits (``pin 26``, ``chip select 1``) earns none, since
@@ -82,7 +81,7 @@ class Weights:
     overview: float  #: a file's overview beside one of its sections (rule 4)
     function_section: float  #: a section headed by the asked bus beside the general pin map (rule 5)
     code_table: float  #: a register or command table when a bit, register or command is asked (rule 6)
-    unasked: float  #: a part the question does not name when it is about a board (rule 1)
+    unasked: float  #: a part the question does not name when it names a board (rule 1)
     together: float  #: per board named, a line naming several of the asked boards (rule 7)
     one_line: float  #: the best line's share of the question's words, within a file (rule 8)
 
@@ -334,8 +333,7 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
 
     `scoped` are the boards in scope (boosted), `other_boards` the tags of boards (not parts or add-ons), `pinned`
-    the boards the question's chip pin points at, `asked` whether the question is about a board (it names one, or
-    it names no board or part and boards are configured); `weights` are
+    the boards the question's chip pin points at, `asked` whether the question itself names a board; `weights` are
     the rules' multipliers."""
     w = weights
     any_scoped = any(c.board in scoped for c in candidates)

@@ -264,19 +264,14 @@ class Search:
                 for c in found:
                     c.boards_named = together.count(c.text)
             holds = _holder(postings, ids)  # each term's candidates found in one search of its chunk ids
-            # the boards the question is about: those it names, or, when it names no board or part, the configured ones
-            # (a part's notes or a generic note that repeat the question's words are about something else)
-            configured_only = bool(named) and not asked_tags
-            about = (asked_tags if any(t in board_tags for t in asked_tags)
-                     else tuple(named) if configured_only else ())
-            if about:  # a generic note not mentioning them counts as an unasked part
-                for c in _boards.unnamed_notes(found, self._name_words(about), holds):
+            if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
+                for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
             _query.weigh_exact(found, exact, holds, self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
                                 pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
-                                asked=configured_only or any(t in board_tags for t, _ in spans),  # it is about a board
+                                asked=any(t in board_tags for t, _ in spans),  # the question names a board
                                 weights=self.weights)
         return Pool(terms, exact, top), rows
 

@@ -148,36 +148,3 @@ def test_other_boards_ranked_after_the_configured_one_leave_room_for_its_own_sec
     # without the slots its section is not among the candidates, and another board's notes answer
     monkeypatch.setattr(rag_search, "BOARD_SLOTS", 0)
     assert HardwareRag.load(tmp_path).search("user button pin", ["kit-q500"])[0].source != "kit-q500.md"
-
-
-_G700_LEDS = ("## LEDs and buttons\n\n| Item | Pin | Use |\n| --- | --- | --- |\n"
-              "| LD4 | PA5 | green user LED, active high |\n| LD3 | - | red power LED |\n"
-              "| B1 | PC13 | blue user button, active low |\n| B2 | NRST | black reset button |\n"
-              "| LD1 | - | COM LED, red/green: ST-LINK traffic |\n| JP5 | - | power source jumper |\n"
-              "| SB21 | - | solder bridge to PA5 |\n| JP6 | - | IDD current measurement jumper |\n"
-              "| CN2 | - | ST-LINK debug connector |\n\n## Clock\n\nThe HSE is 8 MHz.")
-
-
-@pytest.mark.parametrize("other", [
-    ("led-matrix-hat.md", "# LED matrix HAT\n\n## Which pin drives the user LED\n\n| Board | User LED pin |\n"
-                          "| --- | --- |\n| Matrix HAT | pin 12 |\n| Strip HAT | pin 16 |\n"),
-    ("generic-led-notes.md", "# Generic notes - LEDs\n\n## Which pin drives the user LED\n\n| Core | User LED pin |\n"
-                             "| --- | --- |\n| Arduino | LED_BUILTIN pin |\n| Zephyr | led0 alias pin |\n"),
-], ids=["add-on", "generic note"])
-def test_a_question_naming_nothing_is_about_the_configured_board_not_notes_repeating_its_words(
-        tmp_path: Path, other: tuple[str, str]) -> None:
-    _write(tmp_path, "kit-g700.md", _kit("G700", _G700_LEDS))
-    _write(tmp_path, *other)  # its short table holds the question's words more densely than the board's notes
-    rag = HardwareRag.load(tmp_path)
-    assert rag.search("which pin is the user led")[0].source == other[0]
-    # configured, the board is what the question is about: an add-on's or a generic note that never names the
-    # board counts like a part the question does not name
-    got = rag.search("which pin is the user led", ["kit-g700"])
-    assert got[0].source == "kit-g700.md" and "PA5" in got[0].text
-    # a question naming the add-on, or a note mentioning the board, is still answered there
-    if other[0] == "led-matrix-hat.md":
-        assert rag.search("led matrix hat user led pin", ["kit-g700"])[0].source == other[0]
-    else:
-        _write(tmp_path, other[0], other[1].replace("| Zephyr |", "| Zephyr on the Kit G700 |"))
-        rag.refresh()
-        assert rag.search("which pin is the user led", ["kit-g700"])[0].source == other[0]
