@@ -22,7 +22,7 @@ import math
 import sqlite3
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from itertools import compress, repeat
 from operator import add, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
@@ -305,12 +305,13 @@ class Postings:
         """Best `limit` chunks as (score, rel, idx, chunk id), best first; ties by path, then position."""
         return self.top_with_own(terms, boosts, limit)[0]
 
-    def top_with_own(self, terms: list[str], boosts: dict[str, float], limit: int, own: int = 0
+    def top_with_own(self, terms: list[str], boosts: dict[str, float], limit: int, own: int = 0,
+                     of: Collection[str] | None = None
                      ) -> tuple[list[tuple[float, str, int, int]], list[tuple[float, str, int, int]]]:
-        """:meth:`top`, and when fewer than `own` of those are chunks of the boosted boards, the best `own` of
-        their chunks holding a query term that are not among them, scored and ordered the same way: a board's own
-        sections, however many chunks of other boards rank above them. The pruned scorer has scored every
-        boosted chunk already; the others score only the boosted boards' chunks again."""
+        """:meth:`top`, and when fewer than `own` of those are chunks of the boosted boards `of` (all of them when
+        None), the best `own` of their chunks holding a query term that are not among them, scored and ordered
+        the same way: a board's own sections, however many chunks of other boards rank above them. The pruned
+        scorer has scored every boosted chunk already; the others score only the boosted boards' chunks again."""
         live_terms = [t for t in terms if self.df[t] > 0]
         if not live_terms or limit <= 0:
             return [], []
@@ -321,7 +322,7 @@ class Postings:
             from edge_agent.rag.prune import top_pruned_own
 
             # below PRUNE_FROM_CHUNKS, adding up every posting costs less than finding what can be skipped
-            got = (top_pruned_own(self, live_terms, len(terms), boards, limit, own + limit)
+            got = (top_pruned_own(self, live_terms, len(terms), boards, limit, own + limit, of)
                    if self.n >= PRUNE_FROM_CHUNKS else None)
             if got is None:
                 scored, scored_own = self._scores_np_own(live_terms, len(terms), boards, limit)
@@ -333,16 +334,17 @@ class Postings:
         picked = [(-s, m[0], m[1], cid) for cid, s in scored for m in (meta[cid],)]
         picked.sort()
         best = [(-neg, rel, idx, cid) for neg, rel, idx, cid in picked[:limit]]
-        if own <= 0 or not boards:
+        wanted = boards.keys() if of is None else boards.keys() & set(of)
+        if own <= 0 or not wanted:
             return best, []
         board_of = meta.board_of
-        if sum(1 for *_, cid in best if board_of(cid) in boards) >= own:
+        if sum(1 for *_, cid in best if board_of(cid) in wanted) >= own:
             return best, []
         if mine is None:
             mine = scored_own() if scored_own is not None else self._scores_of(live_terms, len(terms), boards)
         taken = {cid for *_, cid in best}
-        more = heapq.nsmallest(own, ((-s, m[0], m[1], cid) for cid, s in mine if cid not in taken
-                                     for m in (meta[cid],)))
+        more = heapq.nsmallest(own, ((-s, m[0], m[1], cid) for cid, s in mine
+                                     if cid not in taken and board_of(cid) in wanted for m in (meta[cid],)))
         return best, [(-neg, rel, idx, cid) for neg, rel, idx, cid in more]
 
     def _scores_of(self, terms: list[str], nterms: int, boards: dict[str, float]) -> list[tuple[int, float]]:

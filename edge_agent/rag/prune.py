@@ -28,6 +28,7 @@ with slack for float rounding. When even the essential postings would be a large
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from edge_agent.rag.postings import COVERAGE_EXPONENT
@@ -52,9 +53,11 @@ def top_pruned(p: Postings, terms: list[str], nterms: int, boards: dict[str, flo
 
 
 def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str, float], limit: int,
-                   own: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]] | None:
+                   own: int, of: Collection[str] | None = None
+                   ) -> tuple[list[tuple[int, float]], list[tuple[int, float]]] | None:
     """:func:`top_pruned`, and (chunk id, rounded score) of at least the `own` best chunks of the boosted boards
-    holding a query term (all of them when fewer): every boosted chunk is scored exactly as a seed anyway."""
+    `of` (all of them when None) holding a query term (all of them when fewer): every boosted chunk is scored
+    exactly as a seed anyway."""
     np: Any = p._npmod
     live = p._np_live
     lists = [p.term_postings(term) for term in terms]  # (ids, frequencies): weights only where needed
@@ -82,7 +85,7 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
         held = cnt > 0
         numbers = p._np_board_nos[seeds]
         mask = np.zeros(len(seeds), dtype=bool)
-        for board in boards:
+        for board in boards if of is None else [b for b in boards if b in of]:
             if (number := p.meta.board_number(board)) is not None:
                 mask |= numbers == number
         held &= mask

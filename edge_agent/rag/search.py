@@ -3,7 +3,7 @@
 A question is read for the boards and parts it names (:mod:`.boards`), its numbered instances and other word
 forms (:mod:`.query`, :mod:`.forms`); the board boosts follow from those and the configured boards (a pin the
 configured board lacks, or another board named, moves the scope); BM25 over the postings proposes candidates
-(the scope's best sections among them when other boards' chunks, which rank after the scope's, fill the pool),
+(the named board's best sections among them when other boards' chunks, which rank after its, fill the pool),
 whose rows are read in one query; the facts the reranking rules read are filled in (exact tokens, pin rows,
 register tables, boards named together, the best line through :mod:`.lines`) and :func:`.query.rerank` orders
 them; long results are cut to their answering lines (:func:`.query.window`).
@@ -37,8 +37,8 @@ BOARD_BOOST = 1.5
 #: Boost of a board or part the question itself names (stronger evidence than a configured board).
 DETECTED_BOOST = 3.0
 DEFAULT_LIMIT = 5
-#: Candidates of the boards in scope (configured, named, or holding the asked chip pin) a search reads at least,
-#: when other boards' chunks, which rank after theirs, fill its pool.
+#: Candidates of the boards a question names (or its chip pin points at) a search reads at least, when other
+#: boards' chunks, which rank after theirs, fill its pool.
 BOARD_SLOTS = 2
 COMPACT_LIMIT = 2
 COMPACT_CHARS = 600
@@ -77,7 +77,7 @@ class Search:
         #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
         self.weights: _query.Weights = _query.WEIGHTS
         self._synced_boards: set[str] | None = None
-        self._boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
+        self._boost_cache: dict[tuple[str, ...], tuple[dict[str, float], frozenset[str]]] = {}
         self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._native_pin_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._nicknames: dict[str, str] | None = None
@@ -212,12 +212,13 @@ class Search:
             # question is about that board, and the configured board's boost steps aside
             named = ()
         key = (*named, "|", *detected, "|", *pinned)
-        boosts = self._boost_cache.get(key)
-        if boosts is None:  # board files do not change while the process runs; the index is checked on sync
+        got = self._boost_cache.get(key)
+        if got is None:  # board files do not change while the process runs; the index is checked on sync
             # boards the question itself names weigh more than the configured ones
-            boosts = {**self._board_boosts(named), **self._board_boosts(detected, DETECTED_BOOST),
-                      **self._board_boosts(pinned, DETECTED_BOOST)}
-            self._boost_cache[key] = boosts
+            by_question = {**self._board_boosts(detected, DETECTED_BOOST), **self._board_boosts(pinned, DETECTED_BOOST)}
+            got = self._boost_cache[key] = ({**self._board_boosts(named), **by_question}, frozenset(by_question))
+        # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
+        boosts, asked = got
         with self._lock:
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
@@ -225,14 +226,16 @@ class Search:
             every = len(asked_tags) < 2 and _boards.asks_every_board(query)  # "on each board": every board is asked
             if len(asked_tags) >= 2 or every:  # several: the table setting them side by side may rank lower
                 wanted *= _query.TOGETHER_POOL
-            candidates, own = postings.top_with_own(terms, boosts, wanted, BOARD_SLOTS)
+            # a board the question names keeps room among the candidates; a configured board the question may not
+            # be about does not (its weak chunks would set every other board's answer after them: rule 1)
+            candidates, own = postings.top_with_own(terms, boosts, wanted, BOARD_SLOTS if asked else 0, asked)
             # the boards (not parts or add-ons), decided for a tag when a rule asks, from a candidate's file if any
             tags = [postings.meta.board_of(c[3]) for c in candidates]
             first = {tag: c[3] for tag, c in zip(reversed(tags), reversed(candidates), strict=True)}
             board_tags = _boards.Boards(_board_file_tags(), lambda tag: self._is_board(tag, first.get(tag)))
-            if own and (room := _room(tags, boosts, board_tags)):
-                # other boards' chunks, ranked after the scope's anyway (rule 1), took the pool: the scope's own
-                # best sections join it, scored as BM25 scored every candidate
+            if own and (room := _room(tags, asked, board_tags)):
+                # other boards' chunks, ranked after the named board's anyway (rule 1), took the pool: its own best
+                # sections join it, scored as BM25 scored every candidate
                 candidates += own[:room]
             if every:  # the table with one column per board answers
                 asked_tags = tuple(sorted(t for t in postings.boards() if t in board_tags))
@@ -451,9 +454,9 @@ class Search:
 
 
 def _room(tags: list[str | None], scope: Container[str], boards: Container[str]) -> int:
-    """How many of the scope's own chunks join the candidates whose board tags are `tags`: :data:`BOARD_SLOTS` less
-    those of the `scope` among them, and none unless a chunk of a board outside the scope is among them (one of
-    `boards`: the reranking ranks it after the scope's chunks)."""
+    """How many chunks of the boards a question names (`scope`) join the candidates whose board tags are `tags`:
+    :data:`BOARD_SLOTS` less those of the scope among them, and none unless a chunk of a board outside the scope is
+    among them (one of `boards`: the reranking ranks it after the scope's chunks)."""
     have = sum(1 for t in tags if t in scope)
     if have >= BOARD_SLOTS or not any(t is not None and t not in scope and t in boards for t in set(tags)):
         return 0
