@@ -72,12 +72,6 @@ def _configured_board(args: argparse.Namespace) -> str:
     raise PinError(f"pass --board B: {which}; `edge-agent pins boards` lists the known boards")
 
 
-def _pin_dict(pin: Any) -> dict[str, Any]:
-    out = {"board": pin.board, "name": pin.name, "number": pin.number, "headers": list(pin.headers),
-           "functions": list(pin.functions), "raw": pin.raw}
-    return out | {"also_named": list(pin.also_named)} if pin.also_named else out
-
-
 def lookup(args: argparse.Namespace, name: str, params: dict[str, Any], *, note_missing: bool = False) -> Any:
     """Run lookup action ``name``: through the daemon when one runs (its loaded index answers), else here.
 
@@ -167,8 +161,8 @@ def _list(args: argparse.Namespace) -> int:
         print_json({
             "board": args.board,
             "name": board.name if board else None,
-            "pins": [_pin_dict(p) | {"aliases": by_pin.get(p.name, [])} for p in (board.pins if board else ())],
-            "aliases": {a: _pin_dict(p) for a, p in aliases.items()},
+            "pins": [p.to_dict() | {"aliases": by_pin.get(p.name, [])} for p in (board.pins if board else ())],
+            "aliases": {a: p.to_dict() for a, p in aliases.items()},
             "leds": dict(board.leds) if board else {}, "buttons": dict(board.buttons) if board else {},
             "buses": {k: dict(v) for k, v in board.buses.items()} if board else {},
         })

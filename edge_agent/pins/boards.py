@@ -51,6 +51,18 @@ class Pin:
     #: name on ("PWM0 is also available on GPIO18 (...)" when a datasheet's alias line says pwm0 is GPIO12).
     notes: tuple[str, ...] = ()
 
+    def to_dict(self) -> dict[str, Any]:
+        """The pin as a JSON record (`pins list`, `pins resolve`, the pin tools): its fields in order, with
+        `also_named` only on a pin whose datasheets give it other names and `notes` only on an answer that has
+        them, so other records keep their keys."""
+        out: dict[str, Any] = {"board": self.board, "name": self.name, "number": self.number,
+                               "headers": list(self.headers), "functions": list(self.functions), "raw": self.raw}
+        if self.also_named:
+            out["also_named"] = list(self.also_named)
+        if self.notes:
+            out["notes"] = list(self.notes)
+        return out
+
 
 @dataclass(frozen=True)
 class Board:

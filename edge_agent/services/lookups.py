@@ -6,7 +6,7 @@ While a daemon runs these are answered from its one pin index and its loaded dat
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 from pydantic import Field
 
@@ -23,6 +23,9 @@ from edge_agent.services.results import (
     PinRecord,
     ToolResult,
 )
+
+if TYPE_CHECKING:
+    from edge_agent.pins import Pin
 
 BoardsArg = Annotated[list[Annotated[str, Field(max_length=100)]] | None, Field(
     description="Boards whose documents to boost (command line only; `board` for one).", max_length=32)]
@@ -51,13 +54,8 @@ def _boards(res: Resources, board: str | None, boards: list[str] | None) -> list
     return [board.strip().lower()] if board else []
 
 
-def pin_record(pin: Any) -> PinRecord:
-    record = jsonable(pin)
-    if isinstance(record, dict) and not record.get("also_named"):
-        record.pop("also_named", None)  # only a datasheet-only pin has other names: other records keep their keys
-    if isinstance(record, dict) and not record.get("notes"):
-        record.pop("notes", None)  # only an answer whose name is listed on other pins too has notes
-    return PinRecord.model_validate(record)
+def pin_record(pin: Pin) -> PinRecord:
+    return PinRecord.model_validate(pin.to_dict())
 
 
 class PinResolveIn(ActionInput):

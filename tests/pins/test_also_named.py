@@ -52,3 +52,18 @@ def test_the_cli_labels_the_other_names_in_text_and_json(state: Path, shared_cor
     # the record keeps every key it had (board, name, number, headers, functions, raw) and adds also_named
     assert {"board", "name", "number", "headers", "functions", "raw"} <= set(pin)
     assert pin["name"] == "PK0" and pin["functions"] == [] and "A8" in pin["also_named"]
+
+
+
+def test_pins_list_and_pins_resolve_print_the_same_record_of_a_board_file_pin(
+        state: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # one record per pin, whichever command prints it; a board-file pin has no also_named key in either
+    from edge_agent.paths import bundled_datasheets_dir
+
+    common = ["--board", "nucleo-f401re", "--datasheets", str(bundled_datasheets_dir()), "--json"]
+    assert main(["--state", str(state), "pins", "resolve", "PA5", *common]) == 0
+    resolved = json.loads(capsys.readouterr().out)
+    assert main(["--state", str(state), "pins", "list", *common]) == 0
+    listed = [p for p in json.loads(capsys.readouterr().out)["pins"] if p["name"] == "PA5"]
+    assert len(listed) == 1 and "LED LD2" in resolved["functions"] and "also_named" not in resolved
+    assert {k: v for k, v in listed[0].items() if k != "aliases"} == resolved
