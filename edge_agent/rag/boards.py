@@ -14,7 +14,7 @@ Chip pins. A chip-specific pin name (``PA5``, ``GP17``, ``P0.13``, ``GPIO17``) i
 have such a pin (:func:`pin_owners`, :func:`pin_boards`); the words written on a pin's own line
 (:func:`pin_line_words`, :func:`pin_line_names`) tell which board's pin a question naming a function means.
 
-A question naming two or more boards is answered by a line naming them side by side (:func:`boards_named`).
+A question naming two or more boards is answered by a line naming them side by side (:class:`Together`).
 """
 
 from __future__ import annotations
@@ -97,14 +97,9 @@ def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, l
     return out
 
 
-def boards_named(text: str, names: Mapping[str, Collection[str]]) -> int:
-    """The most boards of `names` (tag -> its informal names) one line of `text` names: a table's header row or a
-    sentence setting them side by side (a file's own board is named in its title, not beside the others)."""
-    return Together(names).count(text)
-
-
 class Together:
-    """:func:`boards_named` for each candidate of one question: the names' first words are split out once."""
+    """How many of the boards a question names (`names`: tag -> its informal names) each candidate names side by
+    side; built once per question, so the names' first words are split out once for all its candidates."""
 
     def __init__(self, names: Mapping[str, Collection[str]]) -> None:
         # per board: its names' distinct first words, and each name with its first word
@@ -113,7 +108,8 @@ class Together:
         self._firsts = frozenset(first for firsts, _ in self._boards for first in firsts)
 
     def count(self, text: str) -> int:
-        """:func:`boards_named` of `text`."""
+        """The most boards of `names` one line of `text` names: a table's header row or a sentence setting them
+        side by side (a file's own board is named in its title, not beside the others)."""
         low = text.lower()
         # a plain search for each name's first word rules out most chunks (one board's own notes); a board none of
         # whose names' first words the text holds names no line, and is not looked for again

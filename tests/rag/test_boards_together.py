@@ -8,7 +8,7 @@ import pytest
 
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import boards as rag_boards
-from edge_agent.rag.boards import boards_named
+from edge_agent.rag.boards import Together
 
 
 def _write(root: Path, rel: str, text: str) -> None:
@@ -51,8 +51,9 @@ def test_the_table_naming_the_asked_boards_side_by_side_comes_first(library: Pat
 
 def test_boards_are_counted_where_one_line_names_them_together() -> None:
     names = {"kit-x100": ["x100", "kit x100"], "kit-y200": ["y200"], "nucleo-g071rb": ["g071rb", "g071"]}
-    assert boards_named("| Header | X100 | Y200 |\n| D11 | PA7 | P1.13 |", names) == 2
-    assert boards_named("| Header | Kit-X100 | NUCLEO-G071RB / Y200 |", names) == 3
+    boards_named = Together(names).count
+    assert boards_named("| Header | X100 | Y200 |\n| D11 | PA7 | P1.13 |") == 2
+    assert boards_named("| Header | Kit-X100 | NUCLEO-G071RB / Y200 |") == 3
     # a board's own notes naming another board on a line of its own: one board per line
-    assert boards_named("The X100 header.\nDifferences from the Y200: D0/D1 swap.", names) == 1
-    assert boards_named("the x1000 and the y2000", names) == 0  # a longer name is another part
+    assert boards_named("The X100 header.\nDifferences from the Y200: D0/D1 swap.") == 1
+    assert boards_named("the x1000 and the y2000") == 0  # a longer name is another part
