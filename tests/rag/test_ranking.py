@@ -61,6 +61,7 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("analog out pin") == tokens("DAC pin") and tokens("analogue reference") == tokens("AREF")
     assert tokens("floating point unit") == tokens("FPU")
     assert tokens("one wire overlay") == tokens("1-Wire overlay")
+    assert tokens("DS18B20 sensors") == tokens("1-Wire sensors")  # the bus's everyday part names it
     assert tokens("860 samples per second") == tokens("860 SPS")
     assert tokens("logic level converter") == tokens("level shifter") == tokens("level-shift")
     assert tokens("low-pass filter") == tokens("DLPF") and tokens("multiplexer") == tokens("mux")
