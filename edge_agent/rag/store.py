@@ -58,6 +58,7 @@ CREATE TABLE IF NOT EXISTS chunks (
     heading TEXT NOT NULL, text TEXT NOT NULL, dl REAL NOT NULL, tf BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel);
+CREATE INDEX IF NOT EXISTS files_host ON files (rel) WHERE host = 1;
 CREATE TABLE IF NOT EXISTS postings (term TEXT PRIMARY KEY, n INTEGER NOT NULL, ids BLOB NOT NULL,
                                      tfs BLOB NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL,
