@@ -14,6 +14,7 @@ import pytest
 
 from edge_agent.bus.base import ReadOnlyPinError
 from edge_agent.errors import (
+    AmbiguousPinError,
     EdgeAgentError,
     InvalidArgumentError,
     NextStep,
@@ -106,6 +107,20 @@ def test_through_the_daemon_the_same_error_type_arrives_with_its_hint(
     assert refused.value.hint.arguments == {"pin": "PC13"} and "sim.press" not in str(refused.value)
     with pytest.raises(InvalidArgumentError):
         services.call("gpio_write", {"pin": "red_led", "value": 7})
+
+
+def test_through_the_daemon_an_ambiguity_says_what_to_type_and_an_answer_keeps_its_notes(
+        daemon_factory: Any, config: Path, state: Path) -> None:
+    d = daemon_factory(config)
+    d.wait_ready()
+    services = connect(state, lambda: pytest.fail("a routed call must not load settings"))  # type: ignore[arg-type]
+    assert isinstance(services, SocketServices)
+    with pytest.raises(AmbiguousPinError) as err:  # usart1 and usart2 both have a TX
+        services.call("pin_resolve", {"name": "TX", "board": "nucleo-f401re"})
+    assert [tuple(c) for c in err.value.choices] == [("USART2 TX", "PA2"), ("USART1 TX", "PA9")]
+    assert "USART2 TX = PA2" in str(err.value)
+    record = services.call("pin_resolve", {"name": "pwm0", "board": "rpi-4b"})  # the 40-pin header's alias line
+    assert record["name"] == "GPIO12" and "GPIO18" in record["notes"][0]
 
 
 def test_a_running_daemon_without_a_socket_stops_the_cli_instead_of_opening_the_hardware(
