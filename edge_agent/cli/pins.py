@@ -153,6 +153,7 @@ def _which(args: argparse.Namespace) -> int:
 def _list(args: argparse.Namespace) -> int:
     index = _index(args)
     aliases = index.aliases_for(args.board)
+    several = index.names_of_several(args.board)  # names a lookup refuses as ambiguous, with their pins
     board = index.board(args.board)  # None: known only from datasheets, names are all there is
     by_pin: dict[str, list[str]] = {}
     for alias, pin in aliases.items():
@@ -163,6 +164,7 @@ def _list(args: argparse.Namespace) -> int:
             "name": board.name if board else None,
             "pins": [p.to_dict() | {"aliases": by_pin.get(p.name, [])} for p in (board.pins if board else ())],
             "aliases": {a: p.to_dict() for a, p in aliases.items()},
+            "names_of_several_pins": several,
             "leds": dict(board.leds) if board else {}, "buttons": dict(board.buttons) if board else {},
             "buses": {k: dict(v) for k, v in board.buses.items()} if board else {},
         })
@@ -173,6 +175,7 @@ def _list(args: argparse.Namespace) -> int:
               + "; aliases from datasheets:")
         for alias, pin in aliases.items():
             print(f"  {alias:<20} {pin.raw}")
+        _print_several(several)
         return 0
     print(f"{board.id}: {board.name} ({board.mcu}); a bare number means: {board.integers} numbering")
     print(f"{'pin':<8} {'number':>6}  {'headers':<28} functions / aliases")
@@ -180,7 +183,15 @@ def _list(args: argparse.Namespace) -> int:
         extra = ", ".join([*p.functions, *(f"alias {a}" for a in by_pin.get(p.name, []))])
         num = "" if p.number is None else str(p.number)
         print(f"{p.name:<8} {num:>6}  {', '.join(p.headers):<28} {extra}")
+    _print_several(several)
     return 0
+
+
+def _print_several(several: dict[str, list[str]]) -> None:
+    """The datasheet names that name several pins: a lookup of one is refused, so none is listed as an alias."""
+    if several:
+        print("names of several pins (use the pin name): "
+              + "; ".join(f"{name} ({', '.join(pins)})" for name, pins in several.items()))
 
 
 def _check(args: argparse.Namespace) -> int:

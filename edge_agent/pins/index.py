@@ -600,13 +600,29 @@ class PinIndex:
         return [(n.spelling, n.pin.name, n.source) for n in names]
 
     def aliases_for(self, board: str) -> dict[str, Pin]:
-        """Every datasheet name of a board (as written -> pin), sorted by name."""
+        """Every datasheet name of a board that names one pin (as written -> pin), sorted by name. A name the
+        datasheets give several pins (I2C3 SDA on GPIO2 and GPIO4 of a Pi 4) is no alias of either: see
+        :meth:`names_of_several`."""
         idx = self._names(board)
+        several = self.names_of_several(board)
         out: dict[str, Pin] = {}
         for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
-            for n in idx.exact[spelling]:
+            for n in idx.exact[spelling] if spelling not in several else ():
                 if n.rank != _NATIVE and n.entry is not None and n.entry.alias == spelling:
                     out.setdefault(spelling, n.pin)
+        return out
+
+    def names_of_several(self, board: str) -> dict[str, list[str]]:
+        """Datasheet names of a board that name several of its pins, as written -> those pins (a lookup of one is
+        an :class:`AmbiguousPinError`), sorted by name."""
+        idx = self._names(board)
+        out: dict[str, list[str]] = {}
+        for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
+            try:
+                by_name(idx, spelling)
+            except AmbiguousPinError as exc:
+                if any(n.entry is not None and n.rank != _NATIVE for n in idx.exact[spelling]):
+                    out[spelling] = sorted(exc.pins, key=natural)
         return out
 
     def sources_for(self, board: str, pin: str) -> list[tuple[str, str]]:

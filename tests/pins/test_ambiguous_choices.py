@@ -70,3 +70,15 @@ def test_the_choices_cross_the_wire_and_reach_the_command_line(state: Path, caps
     assert main(["--state", str(state), "pins", "resolve", "I2C SDA", "--board", "nucleo-l476rg"]) == 1
     said = capsys.readouterr().err
     assert "I2C1 SDA = PB9" in said and "I2C3 SDA = PC1" in said
+
+
+def test_every_listed_alias_is_its_pin_and_a_name_of_several_pins_is_listed_apart(shared_corpus: Path) -> None:
+    for root in (bundled_datasheets_dir(), shared_corpus):
+        index = pin_index_for(root)
+        for board in index.known_boards():
+            for alias, pin in index.aliases_for(board).items():  # what `pins list` and the agent's context show
+                assert index.resolve(board, alias).name == pin.name, (board, alias, pin.name)
+    index = pin_index_for(bundled_datasheets_dir())
+    assert "I2C0" not in index.aliases_for("rpi-gpio")  # the ID EEPROM's bus: GPIO0 and GPIO1
+    assert index.names_of_several("rpi-gpio")["I2C0"] == ["GPIO0", "GPIO1"]
+    assert index.aliases_for("rpi-gpio")["ID EEPROM SDA"].name == "GPIO0"
