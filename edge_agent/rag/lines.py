@@ -8,6 +8,7 @@ section holding the same words scattered over its lines is about something else.
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
@@ -27,7 +28,7 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
     tokens and words of one or two letters as whole tokens, others as written or in a spelling the vocabulary folds
     into them, a part name also hyphenated (``mpu6050`` in ``MPU-6050``).
     """
-    total = sum(weights.values())
+    total = math.fsum(weights.values())
     if total <= 0.0:
         return 0.0
     low = text.lower()
@@ -55,7 +56,9 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
             for i, held in lines.items():
                 if i > head and table_head(split, i) == head:
                     lines[i] = held | lines[head]
-    return (in_heading + max(sum(weights[t] for t in held) for held in lines.values())) / total
+    # fsum: a line's words are a set, whose order changes with the interpreter's hash seed; a float sum in that
+    # order could differ in its last bit from one process to the next and so flip a tie between two sections
+    return (in_heading + max(math.fsum(weights[t] for t in held) for held in lines.values())) / total
 
 
 @lru_cache(maxsize=4096)
