@@ -255,12 +255,13 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
         yield term, total, b"".join(gaps + gap_exc), b"".join(freqs + freq_exc)
 
 
-#: Tokens a building worker holds (9 bytes each) before it counts them into postings, groups and encodes those
-#: as one part of its shard's rows (about two thirds as many postings: a chunk repeats its words); the parts are
-#: joined term by term at the end, as the indexing process joins shards. Counting a part takes about 30 bytes a
-#: token for a moment: a worker of the bench's 10,000 files peaks a little below what it did holding 1.5 million
-#: postings (about 120 MB); parts twice as large save no CPU to speak of and cost 50 MB more.
-PART_TOKENS = 1_200_000
+#: Tokens a building worker holds (9 bytes each) before it counts them into postings (about two thirds as many: a
+#: chunk repeats its words). Counting takes about 30 bytes a token for a moment.
+BATCH_TOKENS = 1_000_000
+#: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its shard's
+#: rows; the parts are joined term by term at the end, as the indexing process joins shards (each part adds a row
+#: for most terms to that join: parts of a worker's counted batches, not one part a batch).
+PART_POSTINGS = 1_500_000
 #: Terms of a part up to which their ranks are sorted as 16-bit keys: numpy sorts those stably by radix, about
 #: five times faster than 32-bit keys and in the same order (a part of the bench's 10,000 files holds about
 #: 40,000 terms).
@@ -272,18 +273,23 @@ ENCODE_BATCH = 1 << 18
 class ShardPostings:
     """A building worker's postings, added a file at a time as its raw tokens (the arrays of
     :func:`edge_agent.rag.parse.count_raw`: a token is one number, looked up once; no term string and no count
-    per chunk). Past PART_TOKENS they are turned into terms, grouped by term with one stable sort, counted
-    (a chunk's occurrences of a term then stand together, summed with their heading weight), encoded in the
-    compact format in one batch and written as a part (rows in term order); :meth:`write` joins the parts
-    into the ``postings`` table with :func:`_joined`, whose rows are those of the whole list, so the shard's
-    rows are the ones a build in one process writes."""
+    per chunk). Past BATCH_TOKENS they are turned into terms and counted with one stable sort (a chunk's
+    occurrences of a term then stand together, summed with their heading weight); past PART_POSTINGS the counted
+    postings are grouped by term with another, encoded in the compact format in one batch and written as a part
+    (rows in term order); :meth:`write` joins the parts into the ``postings`` table with :func:`_joined`, whose
+    rows are those of the whole list, so the shard's rows are the ones a build in one process writes."""
 
-    def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], part_tokens: int | None = None) -> None:
+    def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], batch_tokens: int | None = None,
+                 part_postings: int | None = None) -> None:
         self._np = np
         self._conn = conn
         self._names = names  # term number -> term (grows as files are tokenised)
-        self._limit = PART_TOKENS if part_tokens is None else part_tokens
+        self._batch = BATCH_TOKENS if batch_tokens is None else batch_tokens
+        self._limit = PART_POSTINGS if part_postings is None else part_postings
         self._rids, self._cids, self._heads = array("i"), array("i"), array("B")
+        # counted batches, in chunk-id order: (term numbers, chunk ids, weighted frequencies), each by term then chunk
+        self._held: list[tuple[Any, Any, Any]] = []
+        self._held_postings = 0
         self._parts: list[int] = []  # the first rowid of each part written to postings_part
 
     def add(self, first: int, counted: RawCounted) -> None:
@@ -299,10 +305,12 @@ class ShardPostings:
         heading = np.zeros(len(run), dtype=np.uint8)  # 1 for the runs of heading words
         heading[1::2] = 1
         self._heads.frombytes(np.repeat(heading, run).tobytes())
-        if len(self._rids) >= self._limit:
-            self._write_part()
+        if len(self._rids) >= self._batch:  # (a file's chunks are in one batch: a batch ends between files)
+            self._count()
+            if self._held_postings >= self._limit:
+                self._write_part()
 
-    def _counted(self) -> tuple[Any, Any, Any]:
+    def _occurrences(self) -> tuple[Any, Any, Any]:
         """The held tokens as term occurrences (term numbers, chunk ids, heading flags), chunk ids ascending, and
         the held arrays emptied."""
         np = self._np
@@ -325,20 +333,18 @@ class ShardPostings:
         self._rids, self._cids, self._heads = array("i"), array("i"), array("B")  # (the views above keep theirs)
         return gids, cids, heads
 
-    def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The held tokens as compact rows in term order, chunk ids ascending within a term (encoded about
-        ENCODE_BATCH postings at a time, so the encoder's temporary arrays stay small)."""
+    def _count(self) -> None:
+        """Count the held tokens into postings, one per term and chunk, and hold those."""
         np = self._np
         if not len(self._rids):
             return
-        gids, cids, heads = self._counted()
+        gids, cids, heads = self._occurrences()
         if not len(gids):
             return
-        present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
-        by_name = sorted(present.tolist(), key=self._names.__getitem__)
-        small = np.uint16 if len(by_name) <= KEYS_16_BIT else np.int32
-        rank = np.zeros(len(self._names), dtype=small)
-        rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=small)
+        present = np.flatnonzero(np.bincount(gids))  # the batch's terms, by number
+        small = np.uint16 if len(present) <= KEYS_16_BIT else np.int32
+        rank = np.zeros(int(present[-1]) + 1, dtype=small)
+        rank[present] = np.arange(len(present), dtype=small)
         keys = rank[gids]
         del gids, rank
         order = np.argsort(keys, kind="stable")  # stable: chunk ids stay ascending within a term
@@ -350,18 +356,45 @@ class ShardPostings:
         new = np.empty(len(keys), dtype=bool)
         new[0] = True
         np.not_equal(keys[1:], keys[:-1], out=new[1:])
-        starts = np.flatnonzero(new[1:]) + 1  # where a term begins (after the first)
         new[1:] |= cids[1:] != cids[:-1]
         at = np.flatnonzero(new)
+        del new
         weights = heads.astype(np.float32)  # an occurrence weighs 1, or HEADING_WEIGHT in a heading
+        del heads
         weights *= HEADING_WEIGHT - 1
         weights += 1
-        tfs = np.add.reduceat(weights, at)
-        cids = cids[at]
-        del heads, weights, new
-        starts = [0, *np.searchsorted(at, starts).tolist()]  # each term's first posting
-        del keys, at
-        total = len(cids)
+        self._held.append((present[keys[at]].astype(np.int32), cids[at], np.add.reduceat(weights, at)))
+        self._held_postings += len(at)
+
+    def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
+        """The held postings as compact rows in term order, chunk ids ascending within a term (encoded about
+        ENCODE_BATCH postings at a time, so the encoder's temporary arrays stay small)."""
+        np = self._np
+        self._count()
+        if not self._held:
+            return
+        held, self._held, self._held_postings = self._held, [], 0
+        gids = np.concatenate([h[0] for h in held])
+        cids = np.concatenate([h[1] for h in held])
+        tfs = np.concatenate([h[2] for h in held])
+        del held
+        total = len(gids)
+        present = np.flatnonzero(np.bincount(gids, minlength=len(self._names)))
+        by_name = sorted(present.tolist(), key=self._names.__getitem__)
+        small = np.uint16 if len(by_name) <= KEYS_16_BIT else np.int32
+        rank = np.zeros(len(self._names), dtype=small)
+        rank[np.asarray(by_name, dtype=np.int64)] = np.arange(len(by_name), dtype=small)
+        keys = rank[gids]
+        del gids, rank
+        # stable: within a term, the batches' postings stay in batch order and each batch's in chunk order, so
+        # chunk ids stay ascending
+        order = np.argsort(keys, kind="stable")
+        keys = keys[order]
+        starts = np.flatnonzero(np.r_[True, keys[1:] != keys[:-1]]).tolist()
+        del keys
+        cids = cids[order]
+        tfs = tfs[order]
+        del order
         term = 0
         while term < len(starts):
             lo = starts[term]
@@ -382,7 +415,7 @@ class ShardPostings:
         if not self._parts:
             self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", self._grouped())
             return
-        if len(self._rids):
+        if len(self._rids) or self._held:
             self._write_part()
         ends = [*self._parts[1:], None]
         parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [

@@ -65,14 +65,17 @@ def test_files_split_into_contiguous_shards_of_about_equal_bytes() -> None:
     assert split(files[:1], 4) == [files[:1]]  # never an empty shard
 
 
-@pytest.mark.parametrize(("part_tokens", "keys_16_bit"), [(7, 1 << 16), (300, 1 << 16), (10**9, 1 << 16),
-                                                          (300, 0), (10**9, 0)])
+@pytest.mark.parametrize(("batch_tokens", "part_postings", "keys_16_bit"), [
+    (7, 10**9, 1 << 16), (300, 7, 1 << 16), (300, 5000, 1 << 16), (10**9, 10**9, 1 << 16), (300, 5000, 0),
+    (10**9, 10**9, 0)])
 def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_writes(
-        tmp_path: Path, part_tokens: int, keys_16_bit: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A building worker adds each file's raw tokens, counts, groups and encodes them a part at a time and joins
-    the parts; the rows are those of the builder a build in one process uses (fed each chunk's counts), and the
-    chunks' weighted lengths are those of the counts, over the bundled datasheets and the shared corpus, in one
-    part or in many, with the terms sorted by 16-bit or by 32-bit keys."""
+        tmp_path: Path, batch_tokens: int, part_postings: int, keys_16_bit: int,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A building worker adds each file's raw tokens, counts them a batch at a time, groups and encodes the
+    counted postings a part at a time and joins the parts; the rows are those of the builder a build in one
+    process uses (fed each chunk's counts), and the chunks' weighted lengths are those of the counts, over the
+    bundled datasheets and the shared corpus, in one batch or in many, in one part or in many, with the terms
+    sorted by 16-bit or by 32-bit keys."""
     np = pytest.importorskip("numpy")
     monkeypatch.setattr(shards, "KEYS_16_BIT", keys_16_bit)
     roots = [REPO / "datasheets", *([SHARED] if SHARED.is_dir() else [])]
@@ -83,7 +86,7 @@ def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_write
         conn = sqlite3.connect(tmp_path / f"{use_parts}.sqlite", isolation_level=None)
         conn.executescript(SHARD_DDL)
         conn.execute("BEGIN")
-        parts = ShardPostings(np, conn, term_numbers().names, part_tokens)
+        parts = ShardPostings(np, conn, term_numbers().names, batch_tokens, part_postings)
         builder = SnapshotBuilder(conn)
         first = 1
         for f in files:
