@@ -19,6 +19,7 @@ from types import MappingProxyType
 from typing import Any, TypeVar
 
 from edge_agent.errors import EdgeAgentError, UnknownBoardError, UnknownPinError
+from edge_agent.jsontypes import JsonObject
 from edge_agent.paths import bundled_boards_dir
 
 T = TypeVar("T")
@@ -51,11 +52,11 @@ class Pin:
     #: name on ("PWM0 is also available on GPIO18 (...)" when a datasheet's alias line says pwm0 is GPIO12).
     notes: tuple[str, ...] = ()
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> JsonObject:
         """The pin as a JSON record (`pins list`, `pins resolve`, the pin tools): its fields in order, with
         `also_named` only on a pin whose datasheets give it other names and `notes` only on an answer that has
         them, so other records keep their keys."""
-        out: dict[str, Any] = {"board": self.board, "name": self.name, "number": self.number,
+        out: JsonObject = {"board": self.board, "name": self.name, "number": self.number,
                                "headers": list(self.headers), "functions": list(self.functions), "raw": self.raw}
         if self.also_named:
             out["also_named"] = list(self.also_named)
