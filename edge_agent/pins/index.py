@@ -40,7 +40,6 @@ Boards known only from a datasheet (no board file) resolve to the pin as the dat
 
 from __future__ import annotations
 
-import difflib
 import logging
 import threading
 from collections.abc import Iterable, Sequence
@@ -58,12 +57,16 @@ from edge_agent.pins.lookup import (
     known_pin,
     members,
     named_role,
+    names_of_several,
     native,
     natural,
+    noted,
     number_hint,
     numbered,
     only_bus_role,
     positions_are_numbers,
+    unknown,
+    value_pin,
     with_names,
 )
 from edge_agent.pins.spellings import BUS_KINDS, alternatives, bare_role, bus_role
@@ -193,7 +196,7 @@ class PinIndex:
         for e in relevant:
             if e.kind == "range" and name_key(e.alias) in idx.keyed:
                 continue  # a pin a range names (A0 of "A0-A15") that the board already knows
-            found = self._value_pin(idx, e)
+            found = value_pin(idx, e)
             if found is None:
                 if e.tag is not None and e.kind == "alias":  # generic files and table rows naming internal
                     # channels (ADC4) may name what is not a pin of the board; only alias lines warn
@@ -205,20 +208,6 @@ class PinIndex:
                 idx.list_function(e.alias, found.name, _entry_source(e))
             self._merge(idx, Name(e.alias, replace(found, raw=e.value), _entry_source(e), rank(e), e))
         return idx
-
-    @staticmethod
-    def _value_pin(idx: BoardNames, e: AliasEntry) -> Pin | None:
-        board = idx.board
-        assert board is not None
-        n = int_value(e.value)
-        try:
-            if n is not None and e.numbering == "physical":
-                if not board.physical_header:
-                    return None
-                return native(idx, f"{board.physical_header}-{n}")
-            return native(idx, e.value)
-        except AmbiguousPinError:
-            return None
 
     @staticmethod
     def _merge(idx: BoardNames, n: Name) -> None:
@@ -353,7 +342,7 @@ class PinIndex:
         powers = {e.power for e in agreed.values() if isinstance(e, UnknownPinError)}
         if len(powers) == 1 and None not in powers and all(isinstance(e, UnknownPinError) for e in agreed.values()):
             raise UnknownPinError(idx.board_id, str(name), [], power=powers.pop())  # J8-2 is 5 V on every Pi
-        raise self._unknown(idx, str(name))
+        raise unknown(idx, str(name))
 
     def _ambiguous_shared(self, idx: BoardNames, name: str, known: set[str],
                           refused: Sequence[AmbiguousPinError]) -> AmbiguousPinError:
@@ -418,24 +407,8 @@ class PinIndex:
             raise AmbiguousPinError(self._names(board).board_id, name, pins, choices=[(found[p], p) for p in pins])
 
     def _noted(self, board: str, name: str, pin: Pin) -> Pin:
-        """`pin` with a note for each other pin a function table or the board file lists `name` on: a datasheet's
-        alias line is its author's choice and stays the answer (pwm0 is GPIO12), but the answer must not hide that
-        the function can be taken elsewhere (PWM0 on GPIO18). A tag several boards share adds their lists."""
         idx = self._names(board)
-        k = name_key(name)
-        others: dict[str, tuple[str, str]] = {}
-        for names in (idx, *(self._names(b) for b in idx.shared)):
-            for p, where in names.listed.get(k, {}).items():
-                if p != pin.name:
-                    others.setdefault(p, where)
-        if not others:
-            return pin
-        by_spelling: dict[str, dict[str, list[str]]] = {}  # spelling -> source -> pins
-        for p, (source, spelling) in sorted(others.items(), key=lambda kv: natural(kv[0])):
-            by_spelling.setdefault(spelling, {}).setdefault(source, []).append(p)
-        notes = tuple(f"{spelling} is also available on {', '.join(p for ps in sources.values() for p in ps)} "
-                      f"({'; '.join(sources)})" for spelling, sources in by_spelling.items())
-        return replace(pin, notes=pin.notes + tuple(n for n in notes if n not in pin.notes))
+        return noted([idx, *(self._names(b) for b in idx.shared)], name, pin)
 
     def _spelled_otherwise(self, board: str, name: str) -> Pin | None:
         """Step 6, for a name nothing answers to as written: its other spellings (:mod:`edge_agent.pins.spellings`),
@@ -520,7 +493,7 @@ class PinIndex:
         if power is not None:  # J8-2, "pin 6": a supply or ground position, said as such rather than "unknown"
             raise UnknownPinError(idx.board_id, str(name), [], power=power)
         members(idx, str(name))  # a bus or converter named alone: an error naming its signals' pins
-        raise self._unknown(idx, str(name))
+        raise unknown(idx, str(name))
 
     def _lookup_names(self, idx: BoardNames, name: str) -> Pin:
         found = by_name(idx, name)
@@ -532,7 +505,7 @@ class PinIndex:
             found = self._on_the_header(idx, name)
         if found is None:
             members(idx, name)  # a bus or converter named alone: an error naming its signals' pins
-            raise self._unknown(idx, name)
+            raise unknown(idx, name)
         return with_names(idx, found)
 
     def _on_the_header(self, idx: BoardNames, name: str) -> Pin | None:
@@ -554,33 +527,6 @@ class PinIndex:
             except AmbiguousPinError:
                 return None
         return None
-
-    @staticmethod
-    def _unknown(idx: BoardNames, name: str) -> UnknownPinError:
-        by_key: dict[str, tuple[str, str]] = {}
-        for names in idx.exact.values():
-            for n in names:
-                by_key.setdefault(name_key(n.spelling), (n.spelling, n.source))
-        if idx.board is not None:
-            # Bus roles and pin functions resolve too (a bare 'SDA' is near I2C1_SDA, not near A0),
-            # so they are offered when they name one pin.
-            src = f"board file {idx.board.id}.toml"
-            for b, roles in idx.board.buses.items():
-                for r in roles:
-                    by_key.setdefault(name_key(f"{b}{r}"), (f"{b}_{r}", src))
-            for p in idx.board.pins:
-                for f in p.functions:
-                    if len(idx.functions.get(name_key(f), ())) == 1:
-                        by_key.setdefault(name_key(f), (f, f"function of {p.name}"))
-        k = name_key(name)
-
-        def closeness(key: str) -> tuple[float, int, str]:
-            contains = len(k) >= 2 and (k in key or key in k)
-            return (-(difflib.SequenceMatcher(None, k, key).ratio() + (0.3 if contains else 0.0)), len(key), key)
-
-        close = sorted(by_key, key=closeness)[:3]
-        picked = [by_key[c] for c in close]
-        return UnknownPinError(idx.board_id, name, [n for n, _ in picked], [src for _, src in picked])
 
     def disputes(self, board: str, name: str) -> list[tuple[str, str, str]]:
         """(spelling, pin, source) of every datasheet name spelled like `name` when the datasheets give such
@@ -613,17 +559,8 @@ class PinIndex:
         return out
 
     def names_of_several(self, board: str) -> dict[str, list[str]]:
-        """Datasheet names of a board that name several of its pins, as written -> those pins (a lookup of one is
-        an :class:`AmbiguousPinError`), sorted by name."""
-        idx = self._names(board)
-        out: dict[str, list[str]] = {}
-        for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
-            try:
-                by_name(idx, spelling)
-            except AmbiguousPinError as exc:
-                if any(n.entry is not None and n.rank != _NATIVE for n in idx.exact[spelling]):
-                    out[spelling] = sorted(exc.pins, key=natural)
-        return out
+        """Datasheet names of a board that name several of its pins, as written -> those pins, sorted by name."""
+        return names_of_several(self._names(board))
 
     def sources_for(self, board: str, pin: str) -> list[tuple[str, str]]:
         """(datasheet name, source) of every datasheet name of `pin` on `board`."""

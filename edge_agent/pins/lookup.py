@@ -1,4 +1,5 @@
-"""One board's names, and how a name is looked up among them (steps 1 to 5 of :class:`edge_agent.pins.PinIndex`).
+"""One board's names, and how a name is looked up among them (steps 1 to 5 of :class:`edge_agent.pins.PinIndex`),
+what an unknown name's error suggests, and the notes an answer carries.
 
 :class:`BoardNames` holds every spelling a board's pins answer to, built by the index from the board file and
 the datasheets; the functions below find a name among them: exactly as written, then compared without case
@@ -8,19 +9,20 @@ by its kind or alone. None of them picks between two pins: several answers are a
 
 from __future__ import annotations
 
+import difflib
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from edge_agent.errors import AmbiguousPinError
+from edge_agent.errors import AmbiguousPinError, UnknownPinError
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
 
 __all__ = [
     "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin", "members",
-    "named_role", "native", "natural", "number_hint", "numbered", "only_bus_role", "positions_are_numbers",
-    "with_names",
+    "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "only_bus_role",
+    "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
 
 
@@ -304,3 +306,82 @@ def number_hint(idx: BoardNames) -> list[str]:
 
 def natural(s: str) -> tuple[object, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", s))
+
+
+def value_pin(idx: BoardNames, e: AliasEntry) -> Pin | None:
+    """The pin of a board file an entry's value names (a header position where the section numbers them so), if
+    one; a value naming several pins is none."""
+    board = idx.board
+    assert board is not None
+    n = int_value(e.value)
+    try:
+        if n is not None and e.numbering == "physical":
+            if not board.physical_header:
+                return None
+            return native(idx, f"{board.physical_header}-{n}")
+        return native(idx, e.value)
+    except AmbiguousPinError:
+        return None
+
+
+def unknown(idx: BoardNames, name: str) -> UnknownPinError:
+    """The error for a name nothing answers to, with the three closest names the board answers to and where each
+    comes from."""
+    by_key: dict[str, tuple[str, str]] = {}
+    for names in idx.exact.values():
+        for n in names:
+            by_key.setdefault(name_key(n.spelling), (n.spelling, n.source))
+    if idx.board is not None:
+        # Bus roles and pin functions resolve too (a bare 'SDA' is near I2C1_SDA, not near A0),
+        # so they are offered when they name one pin.
+        src = f"board file {idx.board.id}.toml"
+        for b, roles in idx.board.buses.items():
+            for r in roles:
+                by_key.setdefault(name_key(f"{b}{r}"), (f"{b}_{r}", src))
+        for p in idx.board.pins:
+            for f in p.functions:
+                if len(idx.functions.get(name_key(f), ())) == 1:
+                    by_key.setdefault(name_key(f), (f, f"function of {p.name}"))
+    k = name_key(name)
+
+    def closeness(key: str) -> tuple[float, int, str]:
+        contains = len(k) >= 2 and (k in key or key in k)
+        return (-(difflib.SequenceMatcher(None, k, key).ratio() + (0.3 if contains else 0.0)), len(key), key)
+
+    close = sorted(by_key, key=closeness)[:3]
+    picked = [by_key[c] for c in close]
+    return UnknownPinError(idx.board_id, name, [n for n, _ in picked], [src for _, src in picked])
+
+
+def noted(names: Sequence[BoardNames], name: str, pin: Pin) -> Pin:
+    """`pin` with a note for each other pin a function table or the board file lists `name` on: a datasheet's
+    alias line is its author's choice and stays the answer (pwm0 is GPIO12), but the answer must not hide that
+    the function can be taken elsewhere (PWM0 on GPIO18). `names`: the board's, then those of the boards sharing
+    its tag."""
+    k = name_key(name)
+    others: dict[str, tuple[str, str]] = {}
+    for idx in names:
+        for p, where in idx.listed.get(k, {}).items():
+            if p != pin.name:
+                others.setdefault(p, where)
+    if not others:
+        return pin
+    by_spelling: dict[str, dict[str, list[str]]] = {}  # spelling -> source -> pins
+    for p, (source, spelling) in sorted(others.items(), key=lambda kv: natural(kv[0])):
+        by_spelling.setdefault(spelling, {}).setdefault(source, []).append(p)
+    notes = tuple(f"{spelling} is also available on {', '.join(p for ps in sources.values() for p in ps)} "
+                  f"({'; '.join(sources)})" for spelling, sources in by_spelling.items())
+    return replace(pin, notes=pin.notes + tuple(n for n in notes if n not in pin.notes))
+
+
+def names_of_several(idx: BoardNames) -> dict[str, list[str]]:
+    """Datasheet names of a board that name several of its pins, as written -> those pins (a lookup of one is an
+    :class:`AmbiguousPinError`), sorted by name."""
+    out: dict[str, list[str]] = {}
+    for spelling in sorted(idx.exact, key=lambda s: (name_key(s), s)):
+        try:
+            by_name(idx, spelling)
+        except AmbiguousPinError as exc:
+            if any(n.entry is not None and n.rank != 0 for n in idx.exact[spelling]):  # not the board file's own
+                out[spelling] = sorted(exc.pins, key=natural)
+    return out
