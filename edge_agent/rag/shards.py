@@ -256,8 +256,10 @@ def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df
 
 
 #: Tokens a building worker holds (9 bytes each) before it counts them into postings (about two thirds as many: a
-#: chunk repeats its words). Counting takes about 30 bytes a token for a moment.
-BATCH_TOKENS = 1_000_000
+#: chunk repeats its words). Counting takes about 30 bytes a token for a moment, beside the postings held: small
+#: batches keep a worker's peak near what it was when it held postings only (a worker of the bench's 10,000
+#: files: about 125 MB, 145 MB with batches of a million tokens, and no CPU to speak of either way).
+BATCH_TOKENS = 300_000
 #: Postings a building worker holds (12 bytes each) before it groups and encodes them as one part of its shard's
 #: rows; the parts are joined term by term at the end, as the indexing process joins shards (each part adds a row
 #: for most terms to that join: parts of a worker's counted batches, not one part a batch).

@@ -345,8 +345,9 @@ class _RawNumbers(dict[bytes, int]):
         self.starts.append(len(self.terms))
         return len(self.starts) - 2
 
-    def __missing__(self, raw: bytes) -> int:
-        n = self[raw] = self._new(_id_memo[raw])
+    def __missing__(self, raw: bytes) -> int:  # (expanded here, not through the memo of numbers: a building
+        # worker holds one entry per spelling, not two)
+        n = self[raw] = self._new(tuple(map(_numbers.__getitem__, _expand(raw.decode("ascii")))))
         return n
 
     def of_term(self, term: str) -> int:
