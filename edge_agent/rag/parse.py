@@ -328,7 +328,7 @@ def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes:
     workers: list[subprocess.Popen[bytes]] = []
     for k in range(n):
         try:
-            proc = subprocess.Popen([sys.executable, "-m", "edge_agent.rag.parse"], stdin=subprocess.PIPE,
+            proc = subprocess.Popen(worker_command("edge_agent.rag.parse"), stdin=subprocess.PIPE,
                                     stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
             assert proc.stdin is not None
             pickle.dump((max_file_bytes, batches[k::n]), proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
@@ -340,6 +340,14 @@ def _start(files: Sequence[DocFile], olds: Sequence[str | None], max_file_bytes:
             return []
         workers.append(proc)
     return workers
+
+
+def worker_command(module: str) -> list[str]:
+    """The command line of a worker process running `module`. ``-P``: the directory the caller runs in is not put
+    first on the worker's import path (``-m`` puts it there), so a directory holding another copy of edge_agent (a
+    checkout, an older release) never gives the worker code other than this process's, which :func:`worker_env`
+    puts on its path."""
+    return [sys.executable, "-P", "-m", module]
 
 
 def worker_env() -> dict[str, str]:

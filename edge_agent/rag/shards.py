@@ -116,12 +116,12 @@ class ShardedBuild:
 
     def run(self, progress: Callable[[int, int], None] | None, total: int) -> bool:
         """Parse every shard in its worker; False when a worker could not start or stopped early."""
-        from edge_agent.rag.parse import worker_env
+        from edge_agent.rag.parse import worker_command, worker_env
 
         env = worker_env()
         try:
             for shard in self.shards:  # every worker starts (and imports) at once, then gets its files
-                shard.proc = subprocess.Popen([sys.executable, "-m", "edge_agent.rag.shards"], stdin=subprocess.PIPE,
+                shard.proc = subprocess.Popen(worker_command("edge_agent.rag.shards"), stdin=subprocess.PIPE,
                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
             for shard in self.shards:
                 assert shard.proc.stdin is not None

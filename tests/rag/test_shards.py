@@ -4,6 +4,7 @@ added as raw tokens, counted and joined from parts, are the rows one builder wri
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 import sqlite3
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_agent.rag import shards
+from edge_agent.rag import parse, shards
 from edge_agent.rag.codec import encode
 from edge_agent.rag.files import DocFile, scan
 from edge_agent.rag.parse import parse_counts, parse_raw
@@ -154,3 +155,21 @@ def test_a_part_of_more_terms_than_16_bit_keys_hold_is_grouped_right(tmp_path: P
         conn.close()
     assert len(rows[0]) > shards.KEYS_16_BIT
     assert rows[0] == rows[1]
+
+
+def test_a_worker_runs_this_code_even_started_from_a_directory_holding_another_edge_agent(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    """A worker runs `python -m`, which puts the directory it starts in first on its import path: started from a
+    checkout or an older release's directory, it would import that edge_agent (here one that cannot be imported,
+    so the worker stops and the files are parsed here instead). Workers start with -P: they import this one."""
+    other = tmp_path / "elsewhere" / "edge_agent"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("raise ImportError('another edge_agent')\n")
+    files = scan(REPO / "datasheets")[0][:3]
+    monkeypatch.chdir(other.parent)
+    monkeypatch.setattr(parse, "_workers", lambda n_files: 2)
+    with caplog.at_level(logging.INFO, logger="edge_agent.rag"):
+        got = list(parse.parse_many(files, [None] * len(files), 1 << 20, parallel_from=1))
+    assert [pf.sections for pf in got] == [parse.parse_file(f, 1 << 20, pack=False).sections for f in files]
+    assert "worker stopped" not in caplog.text
+    assert all(not pf.logged for pf in got)  # parsed by the workers, not here
