@@ -18,7 +18,7 @@ import subprocess
 import sys
 from array import array
 from collections import Counter
-from collections.abc import Generator, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
@@ -115,6 +115,25 @@ def _weighted(body_tokens: list[str], heading_tokens: list[str]) -> tuple[dict[s
     return tf, len(body_tokens) + HEADING_WEIGHT * len(heading_tokens)
 
 
+def _numbered_tokens(sections: Sequence[Section], stem: list[str], hints: tuple[bool, bool],
+                     ids: Callable[[str, tuple[bool, bool]], list[int]], number: Callable[[str], int]
+                     ) -> Iterator[tuple[list[int], list[int]]]:
+    """Each chunk's numbered tokens: its words and its table rows' pins (`body`), and its heading's words after
+    the path's (`head`); `ids` numbers a text's tokens, `number` one term. A long section's chunks share its
+    heading, which is tokenised once."""
+    stem_ids = list(map(number, stem))
+    heads: dict[str, list[int]] = {}
+    for s in sections:
+        head = heads.get(s.heading)
+        if head is None:
+            head = heads[s.heading] = stem_ids + ids(s.heading, hints)
+        body = ids(s.text, hints)
+        pins = row_pins(s.text)
+        if pins:
+            body += map(number, pins)
+        yield body, head
+
+
 #: A file's postings by term number (:func:`edge_agent.rag.text.term_numbers`): the number of each, the postings
 #: of each chunk, the weighted frequency of each; chunk after chunk, a chunk's terms in the order they first
 #: come (its words, then its heading's), as each chunk's counts of :func:`parse_counts` hold them.
@@ -126,19 +145,9 @@ def count_numbered(stem: list[str], sections: Sequence[Section], hints: tuple[bo
     """Every chunk's weighted term frequencies and weighted length, as :func:`_weighted` gives them, counted
     by term number: a token is numbered by the tokeniser's memo of its spelling, so no term string is
     looked up per token, and the counts go to flat arrays as they are."""
-    number = _text.term_numbers().__getitem__
-    stem_ids = list(map(number, stem))
-    heads: dict[str, list[int]] = {}  # a long section's chunks share its heading: tokenised once
     gids, sizes, tfs = array("i"), array("i"), array("f")
     dls: list[float] = []
-    for s in sections:
-        head = heads.get(s.heading)
-        if head is None:
-            head = heads[s.heading] = stem_ids + _text.token_ids(s.heading, hints)
-        body = _text.token_ids(s.text, hints)
-        pins = row_pins(s.text)
-        if pins:
-            body += map(number, pins)
+    for body, head in _numbered_tokens(sections, stem, hints, _text.token_ids, _text.term_numbers().__getitem__):
         tf = cast("dict[int, float]", Counter(body))  # counted at C speed; then used as a plain mapping
         for t in head:
             tf[t] = tf.get(t, 0) + HEADING_WEIGHT
@@ -162,17 +171,8 @@ def count_raw(np: Any, stem: list[str], sections: Sequence[Section], hints: tupl
     it: a token is numbered by one lookup of its spelling, and nothing is counted per chunk here (the terms of
     each run are summed with numpy for the lengths)."""
     raws = _text.raw_numbers()
-    stem_ids = list(map(raws.of_term, stem))
-    heads: dict[str, list[int]] = {}  # a long section's chunks share its heading: tokenised once
     rids, runs = array("i"), array("i")
-    for s in sections:
-        head = heads.get(s.heading)
-        if head is None:
-            head = heads[s.heading] = stem_ids + _text.raw_ids(s.heading, hints)
-        body = _text.raw_ids(s.text, hints)
-        pins = row_pins(s.text)
-        if pins:
-            body += map(raws.of_term, pins)
+    for body, head in _numbered_tokens(sections, stem, hints, _text.raw_ids, raws.of_term):
         rids.fromlist(body)
         rids.fromlist(head)
         runs.append(len(body))
