@@ -49,6 +49,7 @@ from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, Un
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.lookup import (
+    DIGITAL,
     POSITION,
     BoardNames,
     Contradiction,
@@ -437,7 +438,7 @@ class PinIndex:
                 return None  # only ambiguous parts, or one that cannot be the pin the others name
             return next(iter(said.values()))[1]
         spellings = alternatives(s)
-        position = POSITION.fullmatch(s)
+        position = POSITION.fullmatch(s) or DIGITAL.fullmatch(s)
         if position is not None and positions_are_numbers(idx):
             spellings.append(position.group(1))
         found: dict[str, tuple[str, Pin]] = {}

@@ -20,7 +20,8 @@ from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
 
 __all__ = [
-    "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin", "members",
+    "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin",
+    "members",
     "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "only_bus_role",
     "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
@@ -238,6 +239,9 @@ def members(idx: BoardNames, name: str) -> None:
 
 #: "pin 13", "pin number 13", "digital pin 13": how a board without a physical header is spoken of by number.
 POSITION = re.compile(r"(?:digital\s+)?pin(?:\s+number)?\s*#?\s*(\d{1,3})", re.IGNORECASE)
+#: "digital 13", "Digital13", "digital #13": Arduino's own word for its numbered pins (the D of D13), said without
+#: "pin". A number only, never a header position: a 40-pin header's place 13 is not a digital pin 13.
+DIGITAL = re.compile(r"digital\s*#?\s*(\d{1,3})", re.IGNORECASE)
 
 
 def positions_are_numbers(idx: BoardNames) -> bool:

@@ -125,6 +125,16 @@ def test_pin_n_is_the_boards_number_without_a_physical_header(tmp_path: Path) ->
     assert index.resolve("probe-hat", "GPIO13").name == "GPIO13"
 
 
+def test_digital_n_is_an_arduino_number_and_never_a_header_position(tmp_path: Path) -> None:
+    mega = "# Probe Mega\n\n## Pin Aliases\n\nD13: PB7\nD12: PB6\nD11: PB5\n"
+    index = _index(tmp_path, {"probe-mega.md": mega})
+    assert index.resolve("arduino-uno", "digital 13").name == "PB5"
+    assert index.resolve("probe-mega", "Digital13").name == "PB7"  # a board known from its datasheet alone
+    for board in ("rpi-4b", "rpi-pico"):  # numbered by header place or GPIO, not by Arduino's digital numbers
+        with pytest.raises(UnknownPinError):
+            index.resolve(board, "digital 13")
+
+
 def test_a_supply_or_ground_position_is_said_to_be_one(tmp_path: Path) -> None:
     index = _index(tmp_path, {"notes.md": "# Notes\n"})
     for board, name, rail in (("rpi-4b", "J8-2", "5V"), ("rpi-4b", "pin 6", "GND"), ("rpi-pico", "pin 3", "GND"),
