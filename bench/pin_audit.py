@@ -287,6 +287,8 @@ def _prose_claims(board: str, src: str, lines: list[str], arduino: bool) -> Iter
                 (p for p in parts if ANCHOR.fullmatch(p)), None) or next((p for p in parts if p.isdigit()), None)
             if anchor is None:
                 continue
+            if anchor.isdigit() and parts[0] == anchor and re.search(r"\bpin $", s[:chain.start()]):
+                anchor = f"pin {anchor}"  # "GPIO2 pin 3 = SDA": a place on the header, not a pin number
             for p in parts:
                 if anchor.isdigit() and not re.fullmatch(r"[A-Z][A-Z0-9_]+", p):
                     continue  # "SDA = 21" in an Arduino core note, not "func=4" in a config line

@@ -20,6 +20,10 @@ that pin: an entry of kind ``equal``, read after the names of tables and alias l
 equal to is already a pin of the board. Only names written as constants are read so (capitals, digits and ``_``:
 ``INT0``, ``USER_BTN``), never a word of prose ("D0 = serial RX").
 
+A chip pin written with its place on the 40-pin header and set equal to a name ("GPIO2 pin 3 = SDA", as an add-on
+board's notes say which header pins its bus uses) names that pin, and so does the place ("pin 3"): kind ``prose``.
+The header position makes the name explicit, so a bus role alone is read here too.
+
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
 (see :class:`edge_agent.pins.PinIndex`). Mapped ranges give entries of kind ``prose``, like an alias line.
 
@@ -177,6 +181,22 @@ def _bracketed_names(text: str) -> Iterator[tuple[int, str, str]]:
             yield from ((line, n, p) for n, p in pairs)
 
 
+#: "GPIO2 pin 3 = SDA": a Broadcom GPIO, its header place and the name it has there (found from "GPIO", a literal).
+_POSITIONED = re.compile(r"GPIO(\d{1,2}) pin (\d{1,2}) ?= ?([A-Z][A-Za-z0-9_]*)(?![\w/])")
+
+
+def _positioned(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, name, pin) for each GPIO written with its header place and set equal to a name (see the module
+    docstring): the name and the place ("pin 3") both name it."""
+    for m in _POSITIONED.finditer(text):
+        if m.start() and (text[m.start() - 1].isalnum() or text[m.start() - 1] in "_."):
+            continue  # part of a longer word
+        line = text.count("\n", 0, m.start()) + 1
+        pin = f"GPIO{m.group(1)}"
+        yield line, m.group(3), pin
+        yield line, f"pin {m.group(2)}", pin
+
+
 def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
     """(line number, name, value, kind) for each pin a range in `text` names: value = the name itself (kind
     ``range``), or the pin of the range it is set equal to (kind ``prose``)."""
@@ -212,4 +232,5 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     out.extend((line, n, p, "equal") for line, n, p in _equal_names(text))
     out.extend((line, n, p, "prose") for line, n, p in _bracketed_names(text))
+    out.extend((line, n, p, "prose") for line, n, p in _positioned(text))
     return out
