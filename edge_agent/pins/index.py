@@ -438,6 +438,10 @@ class PinIndex:
                 return None  # only ambiguous parts, or one that cannot be the pin the others name
             return next(iter(said.values()))[1]
         spellings = alternatives(s)
+        if "LED_BUILTIN" in spellings and name_key("led1") not in idx.keyed:
+            # the user LED in words is also a devicetree's led0, the first user LED, where the board has no second
+            # one (a board with four user LEDs has no single "user LED"); both found and apart, the words refuse
+            spellings.append("led0")
         position = POSITION.fullmatch(s) or DIGITAL.fullmatch(s)
         if position is not None and positions_are_numbers(idx):
             spellings.append(position.group(1))

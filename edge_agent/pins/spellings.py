@@ -12,7 +12,8 @@ answers with a pin only when every one of them that resolves gives the same pin 
 * the Arduino core's ``PIN_`` prefix (``PIN_A0`` is A0);
 * the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3);
 * the board's user LED in words (``user LED``, ``built-in LED``, ``on-board LED``) is the Arduino core's
-  ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown);
+  ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown; the index also tries a
+  devicetree's ``led0`` where the board has no ``led1``);
 * an STM32 port pin with a dot, as older ST documents write it (``PA.5``, ``PC.13``);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
   and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``.

@@ -191,3 +191,17 @@ def test_dotted_ports_physical_pins_and_zero_padded_positions(tmp_path: Path) ->
         index.resolve("arduino-uno", "physical pin 13")  # no physical header numbering: not D13, not the DIP's pin
     with pytest.raises(UnknownPinError):
         index.resolve("nucleo-f401re", "PA.16")
+
+
+def test_user_led_in_words_is_a_devicetrees_led0_only_where_it_is_the_one_user_led(tmp_path: Path) -> None:
+    one = "# Probe DK\n\n## Pin Aliases\n\nled0: PB3\nsw0: PC13\n"
+    four = "# Probe Quad\n\n## Pin Aliases\n\nled0: P0.13\nled1: P0.14\nled2: P0.15\nled3: P0.16\n"
+    apart = "# Probe Apart\n\n## Pin Aliases\n\nLED_BUILTIN: PB5\nled0: PB3\n"
+    index = _index(tmp_path, {"probe-dk.md": one, "probe-quad.md": four, "probe-apart.md": apart})
+    assert index.resolve("probe-dk", "user LED").name == "PB3"
+    assert index.resolve("probe-dk", "on-board LED").name == "PB3"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-quad", "user LED")  # four user LEDs: no single one is "the" user LED
+    with pytest.raises(AmbiguousPinError):
+        index.resolve("probe-apart", "user LED")  # the Arduino core's LED and the devicetree's first LED differ
+    assert index.resolve("nucleo-f401re", "user LED").name == "PA5"  # LED_BUILTIN and led0 agree
