@@ -21,9 +21,8 @@ from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
 
 __all__ = [
     "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin",
-    "members",
-    "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "only_bus_role",
-    "positions_are_numbers", "unknown", "value_pin", "with_names",
+    "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered",
+    "only_bus_role", "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
 
 

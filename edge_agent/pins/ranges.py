@@ -20,8 +20,9 @@ that pin: an entry of kind ``equal``, read after the names of tables and alias l
 equal to is already a pin of the board. Only names written as constants are read so (capitals, digits and ``_``:
 ``INT0``, ``USER_BTN``), never a word of prose ("D0 = serial RX").
 
-A chip pin written with its place on the 40-pin header and set equal to a name ("GPIO2 pin 3 = SDA", as an add-on
-board's notes say which header pins its bus uses) names that pin, and so does the place ("pin 3"): kind ``prose``.
+A Broadcom GPIO written with its place on the 40-pin header and set equal to a name ("GPIO2 pin 3 = SDA", as an
+add-on board's notes say which header pins its bus uses) names that pin, and so does the place ("pin 3"): kind
+``prose``.
 The header position makes the name explicit, so a bus role alone is read here too.
 
 Plain ranges give entries of kind ``range``, the weakest: a name any table or alias line gives answers first
