@@ -1,8 +1,7 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
-board and pin the data holds (or, for a lookup that must be refused, says why). The sealed ones (held-out 10
-questions, seventh held-out pin lookups) are ranked or resolved only by the final bench run, so their totals
-stay unseen while ranking changes are tried; these checks read only the datasheets' text, never the search or
-the resolver."""
+board and pin the data holds (or, for a lookup that must be refused, says why). The sealed one (held-out 11
+questions) is ranked only by the final bench run, so its totals stay unseen while ranking changes are tried;
+these checks read only the datasheets' text, never the search or the resolver."""
 
 from __future__ import annotations
 
@@ -37,6 +36,7 @@ from bench._rag_heldout7 import HELD_OUT_7  # noqa: E402
 from bench._rag_heldout8 import HELD_OUT_8  # noqa: E402
 from bench._rag_heldout9 import HELD_OUT_9  # noqa: E402
 from bench._rag_heldout10 import HELD_OUT_10  # noqa: E402
+from bench._rag_heldout11 import HELD_OUT_11  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 REFUSALS = ("!unknown", "!ambiguous")
@@ -53,8 +53,10 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
                                                   (HELD_OUT_8, (*EARLIER, HELD_OUT_6, HELD_OUT_7)),
                                                   (HELD_OUT_9, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8)),
                                                   (HELD_OUT_10, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
-                                                                 HELD_OUT_9))],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10"])
+                                                                 HELD_OUT_9)),
+                                                  (HELD_OUT_11, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
+                                                                 HELD_OUT_9, HELD_OUT_10))],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11"])
 def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
                                                           before: tuple[tuple[Question, ...], ...]) -> None:
     assert len(questions) >= 120
@@ -64,8 +66,8 @@ def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Questi
     assert {q.corpus for q in questions} == {"shared", "bundled"}
 
 
-@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10"])
+@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10, HELD_OUT_11],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11"])
 def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
                                                                      shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
