@@ -14,6 +14,7 @@ changes (:meth:`Search.forget`); the index itself is the store's, read through i
 
 from __future__ import annotations
 
+import re
 import sqlite3
 import threading
 from collections.abc import Callable, Container, Sequence
@@ -123,8 +124,10 @@ class Search:
         self._host_boards = {}
         self._host_file_cache = None
 
-    def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST) -> dict[str, float]:
-        """Boost per board tag: the named boards, then the datasheet tags they answer to (shared files).
+    def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST,
+                      shared: bool = True) -> dict[str, float]:
+        """Boost per board tag: the named boards, then the datasheet tags they answer to (shared files, unboosted
+        unless `shared`).
 
         Raises UnknownBoardError for a name that is neither a board file nor a datasheet tag.
         """
@@ -144,7 +147,8 @@ class Search:
                 continue
             boosts[board.id] = base
             for tag in board.datasheet_tags:
-                boosts.setdefault(tag, base)  # shared files (rpi-gpio) count as the board's own
+                # shared files (rpi-gpio) count as the board's own, or (not `shared`) as any other file
+                boosts.setdefault(tag, base if shared or tag not in _shared_tags() else 1.0)
         return boosts
 
     def search(self, query: str, boards: Sequence[str] = (), limit: int | None = None, *,
@@ -213,11 +217,17 @@ class Search:
             # a pin the configured board lacks, or another board named and not the configured one: the
             # question is about that board, and the configured board's boost steps aside
             named = ()
-        key = (*named, "|", *detected, "|", *pinned)
+        # A model the question names (pi 5) weighs its own note, not the header file every model shares, unless the
+        # question asks where on the header: the shared file says what the models have in common and where each
+        # signal sits on the 40 pins; what one model does differently (the Pi 5's RP1 functions, its four PWM
+        # channels, its console on a separate connector) is written in that model's note.
+        where = asks_position(query)
+        key = (*named, "|", *detected, "|", *pinned, "|", "where" if where else "")
         got = self._boost_cache.get(key)
         if got is None:  # board files do not change while the process runs; the index is checked on sync
             # boards the question itself names weigh more than the configured ones
-            by_question = {**self._board_boosts(detected, DETECTED_BOOST), **self._board_boosts(pinned, DETECTED_BOOST)}
+            by_question = {**self._board_boosts(detected, DETECTED_BOOST, where),
+                           **self._board_boosts(pinned, DETECTED_BOOST, where)}
             got = self._boost_cache[key] = ({**self._board_boosts(named), **by_question}, frozenset(by_question))
         # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
         boosts, asked = got
@@ -521,6 +531,17 @@ def _native_pins(boards: Sequence[str]) -> frozenset[str]:
         except UnknownBoardError:
             continue
     return frozenset(keys)
+
+
+#: A question asking where a signal sits on a header: a physical pin or position, "which pin", or one ending in
+#: "pin" or a pin number ("spi1 miso pin", "pi 5 pin 40").
+_POSITION = re.compile(r"\b(physical|position|(which|what) (header )?pins?)\b|\bpins?\s*\??\s*$|\bpin \d+\s*\??$",
+                       re.IGNORECASE)
+
+
+def asks_position(query: str) -> bool:
+    """Whether `query` asks where a signal sits on a header (:data:`_POSITION`), the shared header file's answer."""
+    return _POSITION.search(query) is not None
 
 
 def _answers_shared_tag(board: str) -> bool:

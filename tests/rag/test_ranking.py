@@ -752,3 +752,22 @@ def test_a_configured_board_steps_aside_for_a_function_its_files_never_mention(t
     assert rag.search("GPIO4 one-wire data", ("rpi-4b",))[0].source == "rpi-4b.md"  # the Pi's own words
     # "wake" is the ESP32's word, but not on GPIO4's line: the configured Pi still answers first
     assert rag.search("GPIO4 wake", ("rpi-4b",))[0].source == "rpi-4b.md"
+
+
+def test_a_header_position_question_is_told_from_a_model_question() -> None:
+    from edge_agent.rag.search import asks_position
+
+    for q in ("spi1 miso pin", "pi 5 pin 40", "which physical pin carries GPIO22", "what pins does the fan use?"):
+        assert asks_position(q), q
+    for q in ("pi 5 how many pwm channels", "pwm on any pin of a pi 5", "pi 5 usb port current limit"):
+        assert not asks_position(q), q
+
+
+def test_a_named_pi_model_answers_from_its_own_note_and_a_header_position_from_the_shared_header(
+        shared_corpus: Path) -> None:
+    """The Pi 5's PWM is RP1's (its own note), where the header file shared by every model describes the older
+    chips' two channels; the place of a pin on the header stays the shared file's answer."""
+    rag = HardwareRag.load(shared_corpus)
+    assert rag.search("pwm on any pin of a pi 5")[0].source == "rpi-5.md"
+    assert rag.search("pi 5 infrared receiver function on gpio2")[0].source == "rpi-5.md"
+    assert rag.search("which pin is GPIO22 on the pi zero 2 w")[0].source == "rpi-gpio.txt"
