@@ -262,10 +262,12 @@ class AmbiguousPinError(PinError):
 
     def __init__(self, board: str, name: str, candidates: list[str],
                  matches: list[tuple[str, str, str]] | None = None,
-                 choices: list[tuple[str, str]] | None = None) -> None:
+                 choices: list[tuple[str, str]] | None = None,
+                 supplies: list[tuple[str, str]] | None = None) -> None:
         self.board, self.name, self.candidates = board, name, candidates
         self.matches = list(matches or [])  # (name as written, pin, source) of each spelling that fit
         self.choices = [(n, p) for n, p in choices or []]  # (a name of one candidate only, that pin)
+        self.supplies = [(n, r) for n, r in supplies or []]  # (header position, what it carries) it could also be
         spellings = [n for n, _, _ in self.matches]
         if self.matches and len(set(spellings)) < len(spellings):  # one spelling, several pins (I2C6 SDA on two)
             listed = "; ".join(f"{p} ({src})" for _, p, src in self.matches)
@@ -276,8 +278,9 @@ class AmbiguousPinError(PinError):
             super().__init__(
                 f"{name!r} is ambiguous on {board}: names that differ only in case or separators mean different "
                 f"pins: {listed}; write one of them exactly as shown, or use the pin name")
-        elif self.choices:
-            listed = ", ".join(p if n == p else f"{n} = {p}" for n, p in self.choices)
+        elif self.choices or self.supplies:
+            listed = ", ".join([*(p if n == p else f"{n} = {p}" for n, p in self.choices),
+                                *(f"{n} ({r}, a supply or ground pin)" for n, r in self.supplies)])
             super().__init__(f"{echo(name)} is ambiguous on {board}: it could be {listed}; type one of those names "
                              "or pins")
         else:

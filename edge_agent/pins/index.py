@@ -64,6 +64,7 @@ from edge_agent.pins.lookup import (
     noted,
     number_hint,
     numbered,
+    numberings,
     only_bus_role,
     positions_are_numbers,
     unknown,
@@ -444,6 +445,8 @@ class PinIndex:
             spellings.append("led0")
         position = POSITION.fullmatch(s) or DIGITAL.fullmatch(s)
         if position is not None and positions_are_numbers(idx):
+            if not s.lower().startswith("digital"):  # "digital pin 13" says which numbering: Arduino's
+                numberings(idx, s, int(position.group(1)))
             spellings.append(position.group(1))
         found: dict[str, tuple[str, Pin]] = {}
         refused: AmbiguousPinError | None = None

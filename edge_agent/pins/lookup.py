@@ -21,7 +21,7 @@ from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
 
 __all__ = [
     "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin",
-    "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered",
+    "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "numberings",
     "only_bus_role", "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
 
@@ -241,6 +241,42 @@ POSITION = re.compile(r"(?:digital\s+)?pin(?:\s+number)?\s*#?\s*(\d{1,3})", re.I
 #: "digital 13", "Digital13", "digital #13": Arduino's own word for its numbered pins (the D of D13), said without
 #: "pin". A number only, never a header position: a 40-pin header's place 13 is not a digital pin 13.
 DIGITAL = re.compile(r"digital\s*#?\s*(\d{1,3})", re.IGNORECASE)
+
+
+#: A place on a named connector (CN7-13, J3-13): a numbering "pin 13" may mean besides the board's pin number.
+_CONNECTOR_POSITION = re.compile(r"([A-Z]{1,3}\d{0,2})-(\d{1,3})")
+
+
+def numberings(idx: BoardNames, name: str, n: int) -> None:
+    """ "pin N" on a board file numbered by pin number that also has connectors numbering their places: the board's
+    pin number N (D13 on a Nucleo, GPIO13 on an ESP32 DevKitC) and place N of each connector (CN7-13, CN10-13; J2-13,
+    J3-13) are all "pin 13", and which one is meant is the user's call. Where they give more than one pin or supply
+    position, an error naming each (D13 = PA5, CN7-13 = PA13, CN10-13 = PA6); where they agree or only one exists,
+    nothing (an Uno, which has no such connector, keeps "pin 13" = D13). Only supply positions of one kind
+    ("pin 20", GND on CN7 and CN10) are said to be that supply."""
+    board = idx.board
+    if board is None:
+        return
+    said: dict[str, str] = {}  # what each numbering gives: spelling -> pin
+    if (number := idx.by_number.get(n)) is not None:
+        said[choice(idx, number, [f"D{n}", f"GPIO{n}", f"IO{n}"])[0]] = number
+    for spelling in idx.exact:
+        m = _CONNECTOR_POSITION.fullmatch(spelling)
+        if m is not None and int(m.group(2)) == n and (pin := known_pin(idx, spelling)) is not None:
+            said.setdefault(spelling, pin.name)
+    supplies = sorted(((p, rail) for p, rail in board.power.items()
+                       if (m := _CONNECTOR_POSITION.fullmatch(p)) is not None and int(m.group(2)) == n),
+                      key=lambda pr: natural(pr[0]))
+    pins = sorted(set(said.values()), key=natural)
+    if len(pins) + len(supplies) <= 1:
+        return
+    if not pins and len({rail for _, rail in supplies}) == 1:
+        raise UnknownPinError(idx.board_id, name, [], power=supplies[0][1])
+    first: dict[str, str] = {}  # pin -> its first name: the board's number, then the connectors in order
+    for written, gives in sorted(said.items(), key=lambda sp: (sp[1] != number, natural(sp[0]))):
+        first.setdefault(gives, written)
+    choices = [(written, gives) for gives, written in first.items()]
+    raise AmbiguousPinError(idx.board_id, name, pins, choices=choices, supplies=supplies)
 
 
 def positions_are_numbers(idx: BoardNames) -> bool:

@@ -116,7 +116,9 @@ def test_pin_n_is_the_boards_number_without_a_physical_header(tmp_path: Path) ->
     mega = "# Probe Mega\n\n## Pin Aliases\n\nD13: PB7\nD12: PB6\nD11: PB5\n"
     index = _index(tmp_path, {"probe-hat.md": hat, "probe-mega.md": mega})
     assert index.resolve("arduino-uno", "pin 13").name == "PB5"  # Arduino pin 13
-    assert index.resolve("esp32-devkitc", "pin 2").name == "GPIO2"
+    assert index.resolve("esp32-devkitc", "digital pin 2").name == "GPIO2"
+    with pytest.raises(AmbiguousPinError):
+        index.resolve("esp32-devkitc", "pin 2")  # GPIO2, or place 2 of header J3 (GPIO23): see test_pin_n_numberings
     assert index.resolve("probe-mega", "pin 13").name == "PB7"
     assert index.resolve("rpi-4b", "pin 13").name == "GPIO27"  # a header position where the board has a header
     assert index.resolve("probe-hat", "pin 16").name == "GPIO23"

@@ -37,8 +37,10 @@ def _typed(board: Board) -> Iterator[tuple[str, str]]:
                 kind, n = m.groups()
                 yield from ((s, p.name) for s in (h, h.lower(), f"{kind} {n}", f"{kind}_{n}", f"Arduino {h}"))
                 if kind == "D" and board.integers == "arduino":
-                    yield from ((s, p.name) for s in (n, f"pin {n}", f"digital pin {n}", f"digital {n}",
-                                                       f"Digital{n}", f"digital #{n}"))
+                    yield from ((s, p.name) for s in (n, f"digital pin {n}", f"digital {n}", f"Digital{n}",
+                                                       f"digital #{n}"))
+                    if not any(re.fullmatch(rf"[A-Z]+\d*-{n}", h) for q in board.pins for h in q.headers):
+                        yield f"pin {n}", p.name  # where no connector has a place n (a Nucleo's CN7-13 has one)
             elif m := re.fullmatch(r"([A-Za-z]+\d*)-(\d+)", h):
                 conn, n = m.groups()
                 yield from ((s, p.name) for s in (h, f"{conn}:{n}", f"{conn.lower()}_{n}", f"{conn} pin {n}",
