@@ -49,11 +49,11 @@ from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, Un
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.lookup import (
-    DIGITAL,
     POSITION,
     BoardNames,
     Contradiction,
     Name,
+    board_spellings,
     by_name,
     known_pin,
     members,
@@ -64,14 +64,12 @@ from edge_agent.pins.lookup import (
     noted,
     number_hint,
     numbered,
-    numberings,
     only_bus_role,
-    positions_are_numbers,
     unknown,
     value_pin,
     with_names,
 )
-from edge_agent.pins.spellings import BUS_KINDS, alternatives, bare_role, bus_role
+from edge_agent.pins.spellings import BUS_KINDS, bare_role, bus_role
 
 log = logging.getLogger(__name__)
 
@@ -438,16 +436,7 @@ class PinIndex:
             if not said or any(set(said) - pins for pins in could):
                 return None  # only ambiguous parts, or one that cannot be the pin the others name
             return next(iter(said.values()))[1]
-        spellings = alternatives(s)
-        if "LED_BUILTIN" in spellings and name_key("led1") not in idx.keyed:
-            # the user LED in words is also a devicetree's led0, the first user LED, where the board has no second
-            # one (a board with four user LEDs has no single "user LED"); both found and apart, the words refuse
-            spellings.append("led0")
-        position = POSITION.fullmatch(s) or DIGITAL.fullmatch(s)
-        if position is not None and positions_are_numbers(idx):
-            if not s.lower().startswith("digital"):  # "digital pin 13" says which numbering: Arduino's
-                numberings(idx, s, int(position.group(1)))
-            spellings.append(position.group(1))
+        spellings = board_spellings(idx, s)
         found: dict[str, tuple[str, Pin]] = {}
         refused: AmbiguousPinError | None = None
         for spelling in spellings:

@@ -17,12 +17,12 @@ from dataclasses import dataclass, field, replace
 from edge_agent.errors import AmbiguousPinError, UnknownPinError
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
-from edge_agent.pins.spellings import BUS_KINDS, ROLES, bare_role, bus_role
+from edge_agent.pins.spellings import BUS_KINDS, ROLES, alternatives, bare_role, bus_role
 
 __all__ = [
-    "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "by_name", "choice", "distinct", "known_pin",
-    "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "numberings",
-    "only_bus_role", "positions_are_numbers", "unknown", "value_pin", "with_names",
+    "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "board_spellings", "by_name", "choice", "distinct",
+    "known_pin", "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered",
+    "numberings", "only_bus_role", "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
 
 
@@ -424,3 +424,21 @@ def names_of_several(idx: BoardNames) -> dict[str, list[str]]:
             if any(n.entry is not None and n.rank != 0 for n in idx.exact[spelling]):  # not the board file's own
                 out[spelling] = sorted(exc.pins, key=natural)
     return out
+
+
+def board_spellings(idx: BoardNames, name: str) -> list[str]:
+    """The other spellings of `name` on this board: :func:`~edge_agent.pins.spellings.alternatives`, the
+    devicetree's ``led0`` for the user LED in words where the board has one user LED, and the board's pin number
+    for "pin N" or "digital N" where positions are numbers (a "pin N" its connectors' places also give is refused
+    here, by :func:`numberings`)."""
+    spellings = alternatives(name)
+    if "LED_BUILTIN" in spellings and name_key("led1") not in idx.keyed:
+        # the user LED in words is also a devicetree's led0, the first user LED, where the board has no second one
+        # (a board with four user LEDs has no single "user LED"); both found and apart, the words refuse
+        spellings.append("led0")
+    position = POSITION.fullmatch(name) or DIGITAL.fullmatch(name)
+    if position is not None and positions_are_numbers(idx):
+        if not name.lower().startswith("digital"):  # "digital pin 13" says which numbering: Arduino's
+            numberings(idx, name, int(position.group(1)))
+        spellings.append(position.group(1))
+    return spellings
