@@ -1,5 +1,5 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
-board and pin the data holds (or, for a lookup that must be refused, says why). The sealed one (held-out 11
+board and pin the data holds (or, for a lookup that must be refused, says why). The sealed one (held-out 12
 questions) is ranked only by the final bench run, so its totals stay unseen while ranking changes are tried;
 these checks read only the datasheets' text, never the search or the resolver."""
 
@@ -24,6 +24,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_5,
     PIN_LOOKUPS_HELD_OUT_6,
     PIN_LOOKUPS_HELD_OUT_7,
+    PIN_LOOKUPS_HELD_OUT_8,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -37,6 +38,7 @@ from bench._rag_heldout8 import HELD_OUT_8  # noqa: E402
 from bench._rag_heldout9 import HELD_OUT_9  # noqa: E402
 from bench._rag_heldout10 import HELD_OUT_10  # noqa: E402
 from bench._rag_heldout11 import HELD_OUT_11  # noqa: E402
+from bench._rag_heldout12 import HELD_OUT_12  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 REFUSALS = ("!unknown", "!ambiguous")
@@ -55,8 +57,11 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
                                                   (HELD_OUT_10, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
                                                                  HELD_OUT_9)),
                                                   (HELD_OUT_11, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
-                                                                 HELD_OUT_9, HELD_OUT_10))],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11"])
+                                                                 HELD_OUT_9, HELD_OUT_10)),
+                                                  (HELD_OUT_12, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
+                                                                 HELD_OUT_9, HELD_OUT_10, HELD_OUT_11))],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11",
+                              "held-out-12"])
 def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
                                                           before: tuple[tuple[Question, ...], ...]) -> None:
     assert len(questions) >= 120
@@ -66,8 +71,10 @@ def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Questi
     assert {q.corpus for q in questions} == {"shared", "bundled"}
 
 
-@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10, HELD_OUT_11],
-                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11"])
+@pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10, HELD_OUT_11,
+                                       HELD_OUT_12],
+                         ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11",
+                              "held-out-12"])
 def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
                                                                      shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
@@ -129,3 +136,21 @@ def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datashe
         if not any(word(name, line) and any(holds(p, line) for p in lk.pin.split("|")) for line in text.splitlines()):
             wrong.append(lk)
     assert not wrong
+
+
+def test_the_eighth_lookup_set_respells_pins_the_earlier_sets_answer() -> None:
+    # Its names are new spellings, so they need not be written in the datasheets; what keeps the set honest
+    # is that each answer is a pin an earlier set already gives on that board (written from the datasheets),
+    # and that no (board, name) pair repeats one an earlier set asks.
+    before = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
+              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7)
+    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
+    answered = {(lk.board, lk.pin, lk.corpus) for s in before for lk in s}
+    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_8]
+    assert len(new) >= 60
+    assert len(set(new)) == len(new)
+    assert not set(new) & seen
+    assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_8} == {"shared", "bundled"}
+    unanswered = [lk for lk in PIN_LOOKUPS_HELD_OUT_8
+                  if lk.pin not in REFUSALS and (lk.board, lk.pin, lk.corpus) not in answered]
+    assert not unanswered
