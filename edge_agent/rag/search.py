@@ -222,13 +222,16 @@ class Search:
         # signal sits on the 40 pins; what one model does differently (the Pi 5's RP1 functions, its four PWM
         # channels, its console on a separate connector) is written in that model's note.
         where = asks_position(query)
-        key = (*named, "|", *detected, "|", *pinned, "|", "where" if where else "")
+        # the same holds for the configured model when the question names it too ("pi 5 pwm channels" on a Pi 5)
+        own_shared = where or not any(tag in named and _answers_shared_tag(tag) for tag, _ in spans)
+        key = (*named, "|", *detected, "|", *pinned, "|", "where" if where else "", "" if own_shared else "own")
         got = self._boost_cache.get(key)
         if got is None:  # board files do not change while the process runs; the index is checked on sync
             # boards the question itself names weigh more than the configured ones
             by_question = {**self._board_boosts(detected, DETECTED_BOOST, where),
                            **self._board_boosts(pinned, DETECTED_BOOST, where)}
-            got = self._boost_cache[key] = ({**self._board_boosts(named), **by_question}, frozenset(by_question))
+            got = self._boost_cache[key] = ({**self._board_boosts(named, shared=own_shared), **by_question},
+                                            frozenset(by_question))
         # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
         boosts, asked = got
         with self._lock:

@@ -771,3 +771,13 @@ def test_a_named_pi_model_answers_from_its_own_note_and_a_header_position_from_t
     assert rag.search("pwm on any pin of a pi 5")[0].source == "rpi-5.md"
     assert rag.search("pi 5 infrared receiver function on gpio2")[0].source == "rpi-5.md"
     assert rag.search("which pin is GPIO22 on the pi zero 2 w")[0].source == "rpi-gpio.txt"
+
+
+def test_a_configured_pi_model_the_question_also_names_answers_from_its_own_note(shared_corpus: Path) -> None:
+    """With a Pi 5 configured, a question naming the Pi 5 is about what that model does differently (RP1's four
+    PWM channels, its own note); the same question without the model's name still weighs the header file every
+    model shares as the configured board's own."""
+    rag = HardwareRag.load(shared_corpus)
+    assert rag.search("pi 5 how many pwm channels", ["rpi-5"])[0].source == "rpi-5.md"
+    assert rag.search("pi 5 enable the header serial console", ["rpi-5"])[0].source == "rpi-5.md"
+    assert rag.search("hardware pwm channels", ["rpi-5"])[0].source == "rpi-gpio.txt"
