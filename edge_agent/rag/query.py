@@ -24,7 +24,8 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
 3. each further chunk from a file already picked can count less (:attr:`Weights.same_file`), so a question
    needing two facts from two files gets both into the first results (measured best at no discount);
 4. a file's overview counts less when one of its sections is also a candidate, and a pin-alias section
-   (name = pin lines) counts less than prose or a table saying what the pin does;
+   (name = pin lines) counts less than prose or a table saying what the pin does, unless the question asks for
+   an alias by that word;
 5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
    more when a section of the same file that does not (the general pin map) is also a candidate;
 6. a question asking for a bit, register, flag or command weighs the file's register or command table (rows

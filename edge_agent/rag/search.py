@@ -265,6 +265,7 @@ class Search:
             ids = [cid for _, _, _, cid in candidates]
             functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
             wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
+            wants_alias = "alia" in terms  # it asks for an alias by that word: the alias list is the answer
             # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
                 f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
@@ -273,7 +274,8 @@ class Search:
                 heading, body = rows[cid][2], rows[cid][3]
                 found.append(_query.Candidate(
                     score, rel, idx, cid, postings.meta.board_of(cid), heading, body,
-                    alias_list=_query.is_alias_list(heading), overview=bool(heading) and " > " not in heading,
+                    alias_list=not wants_alias and _query.is_alias_list(heading),
+                    overview=bool(heading) and " > " not in heading,
                     about_asked=bool(functions) and not _query.heading_functions(heading).isdisjoint(functions),
                     code_table=wants_code and self._is_code_table(cid, body)))
             if len(asked_tags) >= 2:

@@ -781,3 +781,12 @@ def test_a_configured_pi_model_the_question_also_names_answers_from_its_own_note
     assert rag.search("pi 5 how many pwm channels", ["rpi-5"])[0].source == "rpi-5.md"
     assert rag.search("pi 5 enable the header serial console", ["rpi-5"])[0].source == "rpi-5.md"
     assert rag.search("hardware pwm channels", ["rpi-5"])[0].source == "rpi-gpio.txt"
+
+
+def test_a_question_asking_for_an_alias_by_that_word_gets_the_alias_list(shared_corpus: Path) -> None:
+    """The pin-alias sections weigh less than prose (they lack a pin's function and caveats), except when the
+    question asks for an alias: then the alias line is the answer."""
+    rag = HardwareRag.load(shared_corpus)
+    first = rag.search("PMS5003 reset alias on the enviro plus")[0]
+    assert first.source == "enviro-plus.md" and first.heading.endswith("Pin Aliases")
+    assert not rag.search("PMS5003 reset pin on the enviro plus")[0].heading.endswith("Pin Aliases")
