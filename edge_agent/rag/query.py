@@ -20,7 +20,8 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
    happens to hold a digit (``I2C``, ``I2S``): it is the question's topic, written all over the bus's sections;
    within a file, a section that does not hold the chip pin the question names (``PF7``, ``GPIO27``) counts
    less when another section of the file does, and one with a line holding the pin beside another of the
-   question's words (the pin's own row) counts more;
+   question's words (the pin's own row) counts more, as does one with the row of the header place the question
+   asks about ("pin 25": the header map's row starting with 25);
 3. each further chunk from a file already picked can count less (:attr:`Weights.same_file`), so a question
    needing two facts from two files gets both into the first results (measured best at no discount);
 4. a file's overview counts less when one of its sections is also a candidate, and a pin-alias section
@@ -223,6 +224,23 @@ def pin_terms(query: str) -> list[str]:
                                *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low))]))
 
 
+#: A place on a header the question asks about: "pin 25", "header pin 8", "physical pin 12", "J8-40".
+_PLACE = re.compile(r"\b(?:pin|position|j8-?)\s*#?(\d{1,2})\b")
+
+
+def asked_place(query: str) -> str | None:
+    """The header place a question asks about (``"25"`` for "is pin 25 on the pi header a gpio"), if exactly
+    one."""
+    places = set(_PLACE.findall(query.lower()))
+    return places.pop() if len(places) == 1 else None
+
+
+def holds_place(text: str, place: str) -> bool:
+    """Whether a table row of `text` starts with the header `place` (``25   | Ground``, ``| 17 | IO10 |``): the
+    place's own row, where the other rows of the same header map are about other pins."""
+    return re.search(rf"^\|? *{place} *\|", text, re.MULTILINE) is not None
+
+
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
@@ -301,12 +319,18 @@ class Candidate:
 def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
                 file_terms: Callable[[str], Collection[str]],
                 ranged: Callable[[Candidate], Collection[str]] | None = None,
-                row_words: Collection[str] = ()) -> None:
+                row_words: Collection[str] = (), place: str | None = None) -> None:
     """Fill in the candidates' exact-token facts: the share of the question's `exact` tokens each holds outside
     its file name (a pin, register or number; a bare row number or a bus family's name earns nothing), whether
     it holds the chip pin the question names, also through a range (`ranged`: ``GPIO6-GPIO11`` holds GPIO9),
     and whether a line of it holds that pin beside one of the question's `row_words`."""
     pins_asked = {t for t in exact if is_chip_pin(t)}
+    if place is not None:  # "pin 25 on the pi header": the header map's row 25 is that place's own row
+        candidates = list(candidates)
+        rows = [holds_place(c.text, place) for c in candidates]
+        without = {c.source for c, row in zip(candidates, rows, strict=True) if not row}
+        for c, row in zip(candidates, rows, strict=True):
+            c.pin_row = row and c.source in without
     # the exact terms that can earn the bonus anywhere, then per candidate those its file name does not hold
     bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
     if not bonus_terms:
@@ -324,7 +348,7 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
         c.exact_share = len(held) / len(wanted)
         if pins_asked and not pins_asked.isdisjoint(held):
             c.holds_pin = True
-            c.pin_row = pin_row_words(c.text, pins_asked, row_words)
+            c.pin_row = c.pin_row or pin_row_words(c.text, pins_asked, row_words)
 
 
 def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),

@@ -288,7 +288,8 @@ class Search:
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
             _query.weigh_exact(found, exact, holds, self._file_terms,
-                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
+                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words,
+                               place=_query.asked_place(query))
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
                                 pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board

@@ -790,3 +790,20 @@ def test_a_question_asking_for_an_alias_by_that_word_gets_the_alias_list(shared_
     first = rag.search("PMS5003 reset alias on the enviro plus")[0]
     assert first.source == "enviro-plus.md" and first.heading.endswith("Pin Aliases")
     assert not rag.search("PMS5003 reset pin on the enviro plus")[0].heading.endswith("Pin Aliases")
+
+
+def test_a_header_place_finds_its_own_row_of_a_split_header_map(shared_corpus: Path) -> None:
+    """The 40-pin header map is long enough to be split between chunks; "pin 14" is answered by the chunk
+    holding the row that starts with 14, not by the other half of the map with the same words."""
+    from edge_agent.rag.query import asked_place, holds_place
+
+    assert asked_place("is pin 25 on the pi header a gpio") == "25"
+    assert asked_place("J8-40 function") == "40"
+    assert asked_place("pin 3 or pin 5 for sda") is None  # two places: neither row is the answer
+    assert holds_place("Phys | Name\n25   | Ground | - |", "25") and not holds_place("| 125 | x |", "25")
+    rag = HardwareRag.load(shared_corpus)
+    for question, place in (("what is pin 14 on the 40 pin header", "14"), ("is pin 9 a ground on the pi", "9"),
+                            ("header pin 30 function", "30")):
+        first = rag.search(question)[0]
+        # the row counts within its own file only: a Pico's edge-pin table starting a row with 9 stays behind
+        assert first.source == "rpi-gpio.txt" and holds_place(first.text, place), question
