@@ -40,6 +40,8 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert "cs" in tokens("CE1") and "cs" in tokens("NSS") and tokens("chip enable") == tokens("chip select")
     assert "ain" in tokens("AIN7") and tokens("analog inputs") == tokens("analogue input")
     assert tokens("USB vendor ID") == tokens("usb VID")
+    assert tokens("analogWrite") == tokens("PWM")  # Arduino's analogWrite() is PWM on the pins that have it
+    assert tokens("reflash") == tokens("flash") and tokens("re-flashed")[-1] == tokens("flash")[0]
 
 
 def test_everyday_names_of_datasheet_terms_meet_them() -> None:
