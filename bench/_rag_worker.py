@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import hashlib
 import io
-import json
 import os
 import pickle
 import resource
@@ -40,8 +39,9 @@ STAGES = ("read and hash", "chunking", "pin names", "pre-check and path words", 
 def staged(files: list[object], max_file_bytes: int) -> dict[str, float]:
     """CPU seconds of each stage of a worker's loop over `files` (DocFile), and of all of them."""
     from edge_agent.pins.datasheet import parse_aliases
-    from edge_agent.rag import parse, shards
+    from edge_agent.rag import aliasrows, parse, shards
     from edge_agent.rag import text as _text
+    from edge_agent.rag.boards import is_host_board
     from edge_agent.rag.chunker import chunk_markdown
     from edge_agent.rag.files import DocFile, read_text
     from edge_agent.rag.postings import _numpy
@@ -74,12 +74,13 @@ def staged(files: list[object], max_file_bytes: int) -> dict[str, float]:
             t4 = clock()
             counted, dls = parse.count_raw(np, stem, sections, hints)
             t5 = clock()
-            aliases_json = json.dumps([e.__dict__ for e in entries])
+            aliases_json = aliasrows.encode(entries, f.rel)
+            host = is_host_board(e.alias for e in entries)
             t6 = clock()
             conn.executemany(f"INSERT INTO chunks (id, {shards._CHUNK_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                              [(next_id + k, f.rel, k, f.board, s.heading, s.text, dl, b"")
                               for k, (s, dl) in enumerate(zip(sections, dls, strict=True))])
-            row = shards.file_row(f, sha, problems, aliases_json, len(sections))
+            row = shards.file_row(f, sha, problems, aliases_json, len(sections), host)
             conn.execute(f"INSERT INTO files ({shards._FILES_COLUMNS}) VALUES ({', '.join('?' * len(row))})", row)
             t7 = clock()
             postings.add(next_id, counted)

@@ -19,7 +19,6 @@ another file. Ties break on source path, then chunk position.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import sqlite3
 from collections.abc import Callable, Sequence
@@ -30,6 +29,7 @@ from edge_agent.errors import DatasheetError, UnknownBoardError
 from edge_agent.paths import private_dir
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.pins.datasheet import AliasEntry, parse_aliases
+from edge_agent.rag import aliasrows as _aliasrows
 from edge_agent.rag import query as _query
 from edge_agent.rag import text as _text
 from edge_agent.rag.files import MAX_FILE_BYTES, Problem, read_pdf, read_text, scan
@@ -141,7 +141,7 @@ class HardwareRag(IndexStore):
         """Every file in the index, sorted by path (skipped files appear with zero chunks)."""
         with self._lock:
             rows = self._conn.execute("SELECT rel, board, kind, size, nchunks, aliases FROM files ORDER BY rel")
-            return [FileInfo(r[0], r[1], r[2], r[3], r[4], len(json.loads(r[5]))) for r in rows]
+            return [FileInfo(r[0], r[1], r[2], r[3], r[4], _aliasrows.count(r[5])) for r in rows]
 
     def boards(self) -> list[str]:
         """Board tags present in the index, sorted."""
@@ -227,8 +227,8 @@ class HardwareRag(IndexStore):
         """Every pin-alias line parsed from the datasheets, in path order."""
         if self._alias_entries is None:
             with self._lock:
-                rows = self._conn.execute("SELECT aliases FROM files ORDER BY rel").fetchall()
-            self._alias_entries = [AliasEntry(**e) for r in rows for e in json.loads(r[0])]
+                rows = self._conn.execute("SELECT rel, aliases FROM files ORDER BY rel").fetchall()
+            self._alias_entries = [e for rel, text in rows for e in _aliasrows.decode(text, rel)]
         return list(self._alias_entries)
 
     def pin_index(self) -> PinIndex:

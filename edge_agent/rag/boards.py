@@ -19,7 +19,6 @@ A question naming two or more boards is answered by a line naming them side by s
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Collection, Container, Iterable, Mapping
 from typing import Protocol, TypeVar
@@ -253,7 +252,8 @@ def is_host_board(names: Iterable[str]) -> bool:
     """Whether a datasheet's pin names (the names of its alias entries) make it a host board's: it numbers digital
     pins the Arduino way (``D13: PB5``), as a board carrying its own microcontroller and header does; a sensor's or
     an add-on board's pins are its own signals or the host's GPIOs."""
-    return any(_DIGITAL_PIN.fullmatch(name) for name in names)
+    # a pin table's file holds thousands of names: only those starting with D can be a digital pin
+    return any(name[:1] == "D" and _DIGITAL_PIN.fullmatch(name) is not None for name in names)
 
 
 class _Candidate(Protocol):
@@ -269,21 +269,6 @@ def unnamed_notes(candidates: Iterable[_C], words: Collection[str], has: Callabl
     the question names): a note that never mentions the named board is about other boards, and counts like a part
     the question does not name (a current table of other boards for "how much current per pin on the f401")."""
     return [c for c in candidates if c.board is None and not any(has(w, c.cid) for w in words)]
-
-
-def names_host_pins(aliases_json: str) -> bool:
-    """:func:`is_host_board` of a file's stored alias entries (JSON), parsed only when a name may be a digital pin
-    and is not found written as one (a pin table's file stores thousands of entries: parsing them costs ~45 us)."""
-    if '"alias": "D' not in aliases_json:
-        return False
-    if "\\u" not in aliases_json:  # ASCII only (the JSON escapes the rest): a digital pin is written as is
-        return _DIGITAL_ALIAS.search(aliases_json) is not None
-    return is_host_board(e["alias"] for e in json.loads(aliases_json))
-
-
-#: An alias entry naming an Arduino-style digital pin, as the stored JSON writes it (a quote inside a value is
-#: escaped, so only an entry's own "alias" key is followed by this).
-_DIGITAL_ALIAS = re.compile(r'"alias": "D[0-9]{1,2}"')
 
 
 class Boards:

@@ -10,7 +10,6 @@ that is cheap to pickle and cheap to append to the postings being built.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import os
 import pickle
@@ -25,6 +24,8 @@ from pathlib import Path
 from typing import Any, cast
 
 from edge_agent.pins.datasheet import parse_aliases
+from edge_agent.rag import aliasrows as _aliasrows
+from edge_agent.rag import boards as _boards
 from edge_agent.rag import text as _text
 from edge_agent.rag.chunker import Section, chunk_markdown, chunk_pages, row_pins
 from edge_agent.rag.files import DocFile, Problem, read_pdf, read_text
@@ -51,7 +52,8 @@ class ParsedFile:
     file_problems: list[Problem]
     unchanged: bool = False
     alias_problems: list[Problem] = field(default_factory=list)
-    aliases_json: str = "[]"
+    aliases_json: str = _aliasrows.EMPTY  # the entries as stored (edge_agent.rag.aliasrows)
+    host: bool = False  # its entries number digital pins the Arduino way (edge_agent.rag.boards.is_host_board)
     sections: list[tuple[str, str, float]] = field(default_factory=list)  # heading, text, weighted length
     terms: list[str] = field(default_factory=list)  # the file's distinct terms, by local number
     tids: bytes = b""  # array('i'): local term number of each posting, chunk after chunk
@@ -270,7 +272,8 @@ def _read(f: DocFile, max_file_bytes: int, old_sha: str | None
     stem = stem_words(f.rel)
     hints = _text.spelling_hints(text) if text else (False, False)
     pf = ParsedFile(sha, file_problems, alias_problems=[Problem(p.source, p.kind, p.message) for p in parsed],
-                    aliases_json=json.dumps([e.__dict__ for e in entries]))
+                    aliases_json=_aliasrows.encode(entries, f.rel),
+                    host=_boards.is_host_board(e.alias for e in entries))
     return pf, sections, stem, hints
 
 

@@ -33,7 +33,6 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from edge_agent.rag import boards as _boards
 from edge_agent.rag.codec import encode_batch
 from edge_agent.rag.files import DocFile, Problem
 from edge_agent.rag.parse import HEADING_WEIGHT, RawCounted, stop_worker
@@ -72,11 +71,11 @@ _MESSAGES = 200
 
 
 def file_row(f: DocFile, sha256: str, problems: Sequence[Problem], aliases_json: str,
-             nchunks: int) -> tuple[Any, ...]:
+             nchunks: int, host: bool) -> tuple[Any, ...]:
     """A ``files`` row (its columns in table order). `host`: whether the file is a host board's datasheet
-    (:func:`edge_agent.rag.boards.names_host_pins`), decided here where the alias entries are in hand, so a search
-    reads the flag instead of the entries (thousands for a pin table's file)."""
-    return (f.rel, f.board, int(_boards.names_host_pins(aliases_json)), f.kind, f.size, f.mtime_ns, sha256,
+    (:func:`edge_agent.rag.boards.is_host_board` of its entries' names), decided where the alias entries are in hand,
+    so a search reads the flag instead of the entries (thousands for a pin table's file)."""
+    return (f.rel, f.board, int(host), f.kind, f.size, f.mtime_ns, sha256,
             json.dumps([p.__dict__ for p in problems]), aliases_json, nchunks)
 
 
@@ -484,7 +483,7 @@ def _worker_main() -> None:
                          [(next_id + k, f.rel, k, f.board, heading, body, dl, b"")
                           for k, (heading, body, dl) in enumerate(pf.sections)])
         conn.execute(f"INSERT INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     file_row(f, pf.sha256, [*pf.file_problems, *pf.alias_problems], pf.aliases_json, n))
+                     file_row(f, pf.sha256, [*pf.file_problems, *pf.alias_problems], pf.aliases_json, n, pf.host))
         next_id += n
         counts.append(n)
         dls.extend(dl for _heading, _body, dl in pf.sections)

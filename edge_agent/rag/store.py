@@ -42,8 +42,8 @@ from edge_agent.rag.shards import _FILES_COLUMNS, ShardedBuild, file_row
 
 log = logging.getLogger("edge_agent.rag")
 
-_SCHEMA = 7  # 5: postings rows in the compact format (edge_agent.rag.codec); 6: document frequencies from them;
-#              7: a file's host-board flag (files.host)
+_SCHEMA = 8  # 5: postings rows in the compact format (edge_agent.rag.codec); 6: document frequencies from them;
+#              7: a file's host-board flag (files.host); 8: alias entries as compact rows (rag.aliasrows)
 _BUSY_TIMEOUT_S = 30.0  # a daemon and `edge-agent rag index` may refresh the same index at once
 
 _DDL = """
@@ -496,7 +496,8 @@ class IndexStore:
                                 in enumerate(zip(pf.sections, tf_blobs, strict=True))])
         self._conn.execute(
             f"INSERT OR REPLACE INTO files ({_FILES_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            file_row(f, pf.sha256, [*file_problems, *pf.alias_problems], pf.aliases_json, len(pf.sections)))
+            file_row(f, pf.sha256, [*file_problems, *pf.alias_problems], pf.aliases_json, len(pf.sections),
+                     pf.host))
         return False
 
     def close(self) -> None:

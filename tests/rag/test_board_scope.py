@@ -3,14 +3,13 @@ words that name a board."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import boards as rag_boards
-from edge_agent.rag.boards import asks_every_board, is_host_board, names_host_pins, naming_terms
+from edge_agent.rag.boards import asks_every_board, is_host_board, naming_terms
 from edge_agent.rag.query import exact_terms
 from edge_agent.rag.text import query_terms
 
@@ -24,20 +23,6 @@ def test_a_datasheet_numbering_its_digital_pins_the_arduino_way_is_a_host_boards
     # an add-on board names the host's GPIOs, a part its own signals
     assert not is_host_board(["relay_1", "GPIO6"]) and not is_host_board(["A0", "OE"])
     assert not is_host_board(["D100", "DAC1"])
-
-
-def test_a_files_stored_alias_entries_tell_a_host_board_as_its_names_do() -> None:
-    def stored(*entries: dict[str, str]) -> str:
-        first = {"tag": None, "alias": "LED_BUILTIN", "value": "PB7", "source": "x.md", "line": 1}
-        return json.dumps([first, *entries])
-
-    for note in ("plain", "5 \u00b5A", "a \\ b"):  # read as written, and parsed where the JSON escapes something
-        for aliases in (["D13"], ["D100", "DAC1"], ["D1x", "DX"], ["D7", "µ"], ["D100", "Ω"], ["D\u0661"], ["D"]):
-            text = stored(*({"alias": a, "value": "PB1", "note": note} for a in aliases))
-            assert names_host_pins(text) == is_host_board(["LED_BUILTIN", *aliases]), (note, aliases)
-    # the words of another field are not an entry's name, however they are written
-    assert not names_host_pins(stored({"alias": "SCK", "value": 'the "alias": "D13" line', "source": "x.md"}))
-    assert not names_host_pins("[]")
 
 
 def _host(name: str, mcu: str, spec_heading: str, spec: str) -> str:
@@ -71,7 +56,7 @@ def test_a_board_named_without_a_board_file_puts_other_boards_after_it(hosts: Pa
     # with the other kit configured, naming this one sets the configured kit aside
     assert rag.search("m100 sketch size limit", ["kit-n200"])[0].source == "kit-m100.md"
     # without the rule the other kit, whose table repeats the question's words, comes first
-    monkeypatch.setattr(rag_boards, "names_host_pins", lambda aliases_json: False)
+    monkeypatch.setattr(rag_boards, "is_host_board", lambda names: False)
     assert HardwareRag.load(hosts).search("m100 sketch size limit")[0].source != "kit-m100.md"
 
 
