@@ -206,6 +206,7 @@ class Search:
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares
+        named_terms = terms
         terms = _boards.content_terms(terms, (name for tag, name in spans if _answers_shared_tag(tag)))
         # A chip-specific pin name (PA5, GP17, P0.13) points at the boards that have it, unless the question
         # names its board; with boards configured, only a pin none of them has (GP17 with a Pi configured).
@@ -244,6 +245,12 @@ class Search:
             # a board the question names keeps room among the candidates; a configured board the question may not
             # be about does not (its weak chunks would set every other board's answer after them: rule 1)
             candidates, own = postings.top_with_own(terms, boosts, wanted, BOARD_SLOTS if asked else 0, asked)
+            if (asked and terms != named_terms and not own
+                    and not any(postings.meta.board_of(c[3]) in asked for c in candidates)):
+                # none of the model's own sections holds the question's other words ("zero 2 w ram": the note says
+                # "512 MB"): its name finds its notes, where other boards' and parts' words would be all there is
+                terms = named_terms
+                candidates, own = postings.top_with_own(terms, boosts, wanted, BOARD_SLOTS, asked)
             # the boards (not parts or add-ons), decided for a tag when a rule asks, from a candidate's file if any
             tags = [postings.meta.board_of(c[3]) for c in candidates]
             first = {tag: c[3] for tag, c in zip(reversed(tags), reversed(candidates), strict=True)}

@@ -809,3 +809,12 @@ def test_a_header_place_finds_its_own_row_of_a_split_header_map(shared_corpus: P
         first = rag.search(question)[0]
         # the row counts within its own file only: a Pico's edge-pin table starting a row with 9 stays behind
         assert first.source == "rpi-gpio.txt" and holds_place(first.text, place), question
+
+
+def test_a_named_pi_model_whose_notes_lack_the_other_words_still_answers_from_its_notes() -> None:
+    """"zero 2 w ram": the model's name is set aside as text (the header file every model shares never writes it),
+    but the Zero 2 W note says "512 MB", not RAM; rather than nothing, the model's own notes answer."""
+    rag = HardwareRag.load(bundled_datasheets_dir())
+    got = rag.search("zero 2 w ram")
+    assert got and got[0].source == "rpi-zero-2w.md"
+    assert any("512 MB" in c.text for c in got)
