@@ -818,3 +818,17 @@ def test_a_named_pi_model_whose_notes_lack_the_other_words_still_answers_from_it
     got = rag.search("zero 2 w ram")
     assert got and got[0].source == "rpi-zero-2w.md"
     assert any("512 MB" in c.text for c in got)
+
+
+def test_a_question_saying_pi_sets_a_configured_nucleo_aside() -> None:
+    """An agent on a Nucleo asked "i2c bus device file on a pi" is asked about a Raspberry Pi: the word names no one
+    model, but it takes the configured board's boost away as another board's name would."""
+    from edge_agent.rag.search import Search
+
+    rag = HardwareRag.load(bundled_datasheets_dir())
+    for question in ("i2c bus device file on a pi", "spidev file for chip select 1 on the Pi"):
+        assert rag.search(question, ["nucleo-f401re"])[0].source.startswith("rpi-"), question
+    assert Search._says_pi(rag._search, "pi header pin 1", ["nucleo-f401re"])
+    assert not Search._says_pi(rag._search, "pi header pin 1", ["rpi-4b"])
+    assert not Search._says_pi(rag._search, "raspberry pi pico adc pins", ["nucleo-f401re"])
+    assert not Search._says_pi(rag._search, "spi pins", ["nucleo-f401re"])
