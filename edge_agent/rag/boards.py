@@ -194,6 +194,19 @@ def nickname_words(names: Mapping[str, str]) -> frozenset[str]:
 CHIP_NAMES = frozenset(_norm_text(name) for name in VOCABULARY.get("chips", {}))
 
 
+_FAMILIES: dict[str, frozenset[str]] = {word: frozenset(tags) for word, tags in VOCABULARY.get("families", {}).items()}
+#: A family word as a question writes it; "pi pico" is the Pico, no 40-pin Pi.
+_FAMILY = re.compile(rf"\b({'|'.join(map(re.escape, _FAMILIES))})\b(?! *pico)", re.IGNORECASE) if _FAMILIES else None
+
+
+def families(query: str) -> list[frozenset[str]]:
+    """The tags of each board family a question names by a family word (``[families]`` of the vocabulary: "on a
+    pi", "the nucleo")."""
+    if _FAMILY is None:
+        return []
+    return [_FAMILIES[m.lower()] for m in dict.fromkeys(_FAMILY.findall(query.lower()))]
+
+
 def content_terms(terms: list[str], naming: Iterable[str]) -> list[str]:
     """The query terms left once the words that only name a board in scope are taken out.
 

@@ -214,7 +214,7 @@ class Search:
         if named and not detected and not pinned:
             # the configured board has the pin, but the question asks for a function its files never mention
             pinned = tuple(self._asked_elsewhere(terms, named))
-        if named and (pinned or self._names_another_board(spans, named) or self._says_pi(query, named)):
+        if named and (pinned or self._names_another_board(spans, named) or self._says_other_family(query, named)):
             # a pin the configured board lacks, or another board named and not the configured one: the
             # question is about that board, and the configured board's boost steps aside
             named = ()
@@ -309,11 +309,12 @@ class Search:
         tags = {tag for tag, _ in spans}
         return not tags & self._own_boosts(configured).keys() and any(self._is_board(t) for t in tags)
 
-    def _says_pi(self, query: str, configured: Sequence[str]) -> bool:
-        """Whether a question says "pi" ("i2c bus device file on a pi") with no configured board a Raspberry Pi: the
-        word alone names no model (it is no board name of its own), but it says the question is not about a
-        Nucleo or an ESP32."""
-        return _PI.search(query) is not None and not any(_answers_shared_tag(b) for b in self._own_boosts(configured))
+    def _says_other_family(self, query: str, configured: Sequence[str]) -> bool:
+        """Whether a question names a family of boards (:func:`.boards.families`: "i2c bus device file on a pi", "usb
+        serial device of the nucleo") none of the configured boards belongs to: the word names no one board (it is
+        no board name of its own), but it says the question is not about the configured one."""
+        own = self._own_boosts(configured).keys()
+        return any(own.isdisjoint(members) for members in _boards.families(query))
 
     def _is_board(self, tag: str, cid: int | None = None) -> bool:
         """Whether a tag is a board's, not a part's or an add-on's: a board file's or a tag one answers to, or a host
@@ -554,7 +555,6 @@ def _native_pins(boards: Sequence[str]) -> frozenset[str]:
 
 #: A question asking where a signal sits on a header: a physical pin or position, "which pin", or one ending in
 #: "pin" or a pin number ("spi1 miso pin", "pi 5 pin 40").
-_PI = re.compile(r"\bpi\b(?! *pico)", re.IGNORECASE)
 _POSITION = re.compile(r"\b(physical|position|(which|what) (header )?pins?)\b|\bpins?\s*\??\s*$|\bpin \d+\s*\??$",
                        re.IGNORECASE)
 

@@ -820,15 +820,20 @@ def test_a_named_pi_model_whose_notes_lack_the_other_words_still_answers_from_it
     assert any("512 MB" in c.text for c in got)
 
 
-def test_a_question_saying_pi_sets_a_configured_nucleo_aside() -> None:
-    """An agent on a Nucleo asked "i2c bus device file on a pi" is asked about a Raspberry Pi: the word names no one
-    model, but it takes the configured board's boost away as another board's name would."""
+def test_a_question_naming_a_board_family_sets_a_configured_board_outside_it_aside() -> None:
+    """An agent on a Nucleo asked "i2c bus device file on a pi" is asked about a Raspberry Pi, and one on a Pi asked
+    about "the nucleo" about a Nucleo: the family word names no one board, but it takes the configured board's
+    boost away as another board's name would."""
+    from edge_agent.rag.boards import families
     from edge_agent.rag.search import Search
 
     rag = HardwareRag.load(bundled_datasheets_dir())
     for question in ("i2c bus device file on a pi", "spidev file for chip select 1 on the Pi"):
         assert rag.search(question, ["nucleo-f401re"])[0].source.startswith("rpi-"), question
-    assert Search._says_pi(rag._search, "pi header pin 1", ["nucleo-f401re"])
-    assert not Search._says_pi(rag._search, "pi header pin 1", ["rpi-4b"])
-    assert not Search._says_pi(rag._search, "raspberry pi pico adc pins", ["nucleo-f401re"])
-    assert not Search._says_pi(rag._search, "spi pins", ["nucleo-f401re"])
+    assert rag.search("usb serial device name of the nucleo on linux", ["rpi-4b"])[0].source.startswith("nucleo-")
+    says = Search._says_other_family
+    assert says(rag._search, "pi header pin 1", ["nucleo-f401re"])
+    assert not says(rag._search, "pi header pin 1", ["rpi-4b"]) and not says(rag._search, "pi header", ["rpi-5"])
+    assert not says(rag._search, "nucleo user led", ["nucleo-l476rg"])
+    assert not says(rag._search, "spi pins", ["nucleo-f401re"]) and families("spi pins") == []
+    assert families("raspberry pi pico adc pins") == []  # the Pico is no 40-pin Pi
