@@ -184,12 +184,16 @@ def _tables(lines: list[str], skip: list[tuple[int, int]]) -> list[tuple[int, st
     out: list[tuple[int, str, list[int]]] = []
     path: list[tuple[int, str]] = []
     in_fence = False
-    i = 0
-    while i < len(lines):
+    n = len(lines)
+    after = 0  # the first line past the last table read
+    # only a line holding a pipe, a hash or a backtick can open a table, a section or a code fence: the others
+    # (most of a datasheet's prose) are not looked at one by one
+    for i in [k for k, line in enumerate(lines) if "|" in line or "#" in line or "`" in line]:
+        if i < after:
+            continue
         stripped = lines[i].strip()
         if stripped.startswith("```"):
             in_fence = not in_fence
-            i += 1
             continue
         m = _MD_HEADING.match(stripped) if not in_fence and stripped.startswith("#") else None
         if m:
@@ -197,17 +201,15 @@ def _tables(lines: list[str], skip: list[tuple[int, int]]) -> list[tuple[int, st
             while path and path[-1][0] >= level:
                 path.pop()
             path.append((level, m.group(2).strip()))
-        elif (not in_fence and "|" in stripped and i + 1 < len(lines) and _TABLE_SEP.match(lines[i + 1].strip())
+        elif (not in_fence and "|" in stripped and i + 1 < n and _TABLE_SEP.match(lines[i + 1].strip())
               and not any(a <= i < b for a, b in skip)):
             rows = []
             j = i + 2
-            while j < len(lines) and "|" in lines[j] and lines[j].strip():
+            while j < n and "|" in lines[j] and lines[j].strip():
                 rows.append(j)
                 j += 1
             out.append((i, " > ".join(h for _, h in path), rows))
-            i = j
-            continue
-        i += 1
+            after = j
     return out
 
 

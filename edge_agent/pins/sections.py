@@ -83,11 +83,12 @@ def alias_sections(lines: list[str], source: str, tag: str | None, entries: list
     """Read every pin-alias section of a document's `lines` into `entries` (and `problems`); the sections' (heading
     line, end) ranges."""
     sections: list[tuple[int, int]] = []
-    i = 0
-    while i < len(lines):
+    after = 0  # the first line past the last section read
+    for i in [k for k, line in enumerate(lines) if "#" in line]:  # only a line with a hash can be a heading
+        if i < after:
+            continue
         m = _SECTION.match(lines[i].strip())
         if not m:
-            i += 1
             continue
         level = len(m.group(1))
         start = i + 1
@@ -104,7 +105,7 @@ def alias_sections(lines: list[str], source: str, tag: str | None, entries: list
             end += 1
         _parse_section(lines, start, end, source, tag, entries, problems)
         sections.append((start - 1, end))
-        i = end
+        after = end
     return sections
 
 
