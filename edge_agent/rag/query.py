@@ -236,9 +236,9 @@ def asked_place(query: str) -> str | None:
 
 
 def holds_place(text: str, place: str) -> bool:
-    """Whether a table row of `text` starts with the header `place` (``25   | Ground``, ``| 17 | IO10 |``): the
-    place's own row, where the other rows of the same header map are about other pins."""
-    return re.search(rf"^\|? *{place} *\|", text, re.MULTILINE) is not None
+    """Whether a table row of `text` starts with the header `place` (``25   | Ground``, ``| 17 | IO10 |``,
+    ``| J8-40 | GPIO21 |``): the place's own row, where the other rows of the same header map are about other pins."""
+    return re.search(rf"^\|? *(?:j8[- ]?)?{place} *\|", text, re.MULTILINE | re.IGNORECASE) is not None
 
 
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:

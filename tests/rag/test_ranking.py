@@ -803,6 +803,7 @@ def test_a_header_place_finds_its_own_row_of_a_split_header_map(shared_corpus: P
     assert asked_place("J8-40 function") == "40"
     assert asked_place("pin 3 or pin 5 for sda") is None  # two places: neither row is the answer
     assert holds_place("Phys | Name\n25   | Ground | - |", "25") and not holds_place("| 125 | x |", "25")
+    assert holds_place("| J8-40 | GPIO21 | PCM DOUT |", "40") and not holds_place("| J8-4 | 5V |", "40")
     rag = HardwareRag.load(shared_corpus)
     for question, place in (("what is pin 14 on the 40 pin header", "14"), ("is pin 9 a ground on the pi", "9"),
                             ("header pin 30 function", "30")):
