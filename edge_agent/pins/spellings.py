@@ -15,6 +15,11 @@ answers with a pin only when every one of them that resolves gives the same pin 
   ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown; the index also tries a
   devicetree's ``led0`` where the board has no ``led1``);
 * an STM32 port pin with a dot, as older ST documents write it (``PA.5``, ``PC.13``);
+* Arduino's analog pin N said in words (``analog 3``, ``analog pin 3``, ``analogue input 3``) is A3, as ``digital 13``
+  is the index's D13;
+* a button written out or abbreviated, as silkscreens and devicetrees do (``user button`` is ``USER_BTN``, ``BTN2``
+  is ``Button 2``);
+* the 1-Wire bus written with the digit or the word (``1-wire`` is ``one_wire``, ``onewire`` is ``1-Wire``);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
   and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``.
 
@@ -51,6 +56,12 @@ _CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
 _DOTTED_PORT = re.compile(r"(P[A-L])\.(\d{1,2})", re.IGNORECASE)
 #: The board's user LED in words, which the Arduino core names LED_BUILTIN.
 _USER_LED = re.compile(r"(?:user|built[\s_-]?in|on[\s_-]?board)[\s_-]*led", re.IGNORECASE)
+#: Arduino's analog pin N in words (``analog 3``, ``analog pin 3``, ``analogue input #3``): the A of A3.
+_ANALOG = re.compile(r"analog(?:ue)?(?:[\s_-]*(?:pin|input|in))?[\s_-]*#?\s*(\d{1,2})", re.IGNORECASE)
+#: A button's word, written out or as silkscreens and devicetrees abbreviate it (USER_BTN, BTN2, Button 2).
+_BUTTON = re.compile(r"(?<![a-z])(button|btn)(?![a-z])", re.IGNORECASE)
+#: The 1-Wire bus written with the digit or the word (1-wire, 1wire, one_wire, onewire).
+_ONE_WIRE = re.compile(r"(1|one)[\s_-]?wire", re.IGNORECASE)
 #: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
 #: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``), or a position written with a
@@ -109,6 +120,12 @@ def alternatives(name: str) -> list[str]:
         out.append(f"{m.group(1)}{m.group(2)}")
     if _USER_LED.fullmatch(s):
         out.append("LED_BUILTIN")
+    if (m := _ANALOG.fullmatch(s)) is not None:  # analog 3: A3, which a board without Arduino's analog pins lacks
+        out.append(f"A{int(m.group(1))}")
+    if _BUTTON.search(s):  # user button: USER_BTN; BTN2: Button2
+        out.append(_BUTTON.sub(lambda b: "BTN" if b.group(1).lower() == "button" else "Button", s))
+    if (m := _ONE_WIRE.fullmatch(s)) is not None:  # 1-wire: one_wire; onewire: 1-Wire
+        out.append("one_wire" if m.group(1) == "1" else "1-Wire")
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
         out.append(s[m.end():])
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has

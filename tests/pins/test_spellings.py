@@ -207,3 +207,22 @@ def test_user_led_in_words_is_a_devicetrees_led0_only_where_it_is_the_one_user_l
     with pytest.raises(AmbiguousPinError):
         index.resolve("probe-apart", "user LED")  # the Arduino core's LED and the devicetree's first LED differ
     assert index.resolve("nucleo-f401re", "user LED").name == "PA5"  # LED_BUILTIN and led0 agree
+
+
+def test_analog_n_a_button_abbreviated_and_1_wire_in_words(tmp_path: Path) -> None:
+    assert alternatives("analog 3") == ["A3"] and alternatives("Analogue input #3") == ["A3"]
+    assert alternatives("user button") == ["user BTN"] and alternatives("BTN2") == ["Button2"]
+    assert alternatives("1-wire") == ["one_wire"] and alternatives("onewire") == ["1-Wire"]
+    assert alternatives("buttons") == [] and alternatives("analog") == []
+    kit = ("# Probe kit\n\n## Pin Aliases\n\nA0: PC0\nA3: PB0\nUSER_BTN: PC13\nButton 2: P0.12\none_wire: PB4\n"
+           "D13: PA5\n")
+    index = _index(tmp_path, {"probe-kit.md": kit})
+    assert index.resolve("probe-kit", "analog 3").name == "PB0"
+    assert index.resolve("probe-kit", "analog pin 0").name == "PC0"
+    assert index.resolve("probe-kit", "user button").name == "PC13"
+    assert index.resolve("probe-kit", "BTN2").name == "P0.12"
+    assert index.resolve("probe-kit", "1-wire").name == "PB4"
+    with pytest.raises(UnknownPinError):  # no A6 on the board: the words find nothing, never a guess
+        index.resolve("probe-kit", "analog 6")
+    with pytest.raises(UnknownPinError):  # a Pi has no Arduino analog pins
+        index.resolve("rpi-4b", "analog 0")

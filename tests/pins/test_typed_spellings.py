@@ -1,7 +1,7 @@
 """Every pin of every board file, typed the ways a field engineer types it at 2 a.m. (case, spaces, hyphens and
 underscores, a leading zero, the header or numbering written first: PA_5, PA05, pa5, D 13, Arduino D13, GPIO 17,
-GPIO_17, BCM 17, digital 13, J8 pin 11, J8:11, physical pin 11, CN10-11), resolves to that pin: never to another
-one, and never unknown."""
+GPIO_17, BCM 17, digital 13, analog 3, J8 pin 11, J8:11, physical pin 11, CN10-11), resolves to that pin: never to
+another one, and never unknown."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ def _typed(board: Board) -> Iterator[tuple[str, str]]:
             if m := re.fullmatch(r"([DA])(\d+)", h):
                 kind, n = m.groups()
                 yield from ((s, p.name) for s in (h, h.lower(), f"{kind} {n}", f"{kind}_{n}", f"Arduino {h}"))
+                if kind == "A":
+                    yield from ((s, p.name) for s in (f"analog {n}", f"analog pin {n}", f"Analogue input {n}"))
                 if kind == "D" and board.integers == "arduino":
                     yield from ((s, p.name) for s in (n, f"digital pin {n}", f"digital {n}", f"Digital{n}",
                                                        f"digital #{n}"))
