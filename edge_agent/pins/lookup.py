@@ -381,11 +381,15 @@ def unknown(idx: BoardNames, name: str) -> UnknownPinError:
             for f in p.functions:
                 if len(idx.functions.get(name_key(f), ())) == 1:
                     by_key.setdefault(name_key(f), (f, f"function of {p.name}"))
-    k = name_key(name)
+    # the name as typed and as its other spellings read it ("analog 6" is A6: A5 is close, "L" is not)
+    typed = list(dict.fromkeys(name_key(s) for s in (name, *alternatives(name))))
+
+    def near(k: str, key: str) -> float:
+        contains = len(k) >= 2 and len(key) >= 2 and (k in key or key in k)  # one letter is inside every name
+        return difflib.SequenceMatcher(None, k, key).ratio() + (0.3 if contains else 0.0)
 
     def closeness(key: str) -> tuple[float, int, str]:
-        contains = len(k) >= 2 and (k in key or key in k)
-        return (-(difflib.SequenceMatcher(None, k, key).ratio() + (0.3 if contains else 0.0)), len(key), key)
+        return (-max(near(k, key) for k in typed), len(key), key)
 
     close = sorted(by_key, key=closeness)[:3]
     picked = [by_key[c] for c in close]

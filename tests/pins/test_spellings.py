@@ -226,3 +226,13 @@ def test_analog_n_a_button_abbreviated_and_1_wire_in_words(tmp_path: Path) -> No
         index.resolve("probe-kit", "analog 6")
     with pytest.raises(UnknownPinError):  # a Pi has no Arduino analog pins
         index.resolve("rpi-4b", "analog 0")
+
+
+def test_an_unknown_name_in_words_is_offered_the_names_its_other_spellings_are_near(tmp_path: Path) -> None:
+    """"analog 6" on a board with A0-A5 is A6, which it lacks: the error offers its analog pins, not a one-letter
+    name that happens to sit inside the words."""
+    kit = "# Probe kit\n\n## Pin Aliases\n\nA0: PC0\nA1: PC1\nA5: PC5\nL: PB5\nuser_led: PB5\n"
+    index = _index(tmp_path, {"probe-kit.md": kit})
+    with pytest.raises(UnknownPinError) as got:
+        index.resolve("probe-kit", "analog 6")
+    assert got.value.suggestions and all(s.startswith("A") for s in got.value.suggestions)
