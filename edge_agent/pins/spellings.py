@@ -20,6 +20,9 @@ answers with a pin only when every one of them that resolves gives the same pin 
 * a button written out or abbreviated, as silkscreens and devicetrees do (``user button`` is ``USER_BTN``, ``BTN2``
   is ``Button 2``);
 * the 1-Wire bus written with the digit or the word (``1-wire`` is ``one_wire``, ``onewire`` is ``1-Wire``);
+* an LED named by its colour, with the word LED or light after it (``amber LED``, ``red light`` on a board naming
+  its LEDs ``Amber`` and ``Red``): only a colour, since another word before LED may name something else (a Pi's
+  ``power LED`` is no supply pin);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
   and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``.
 
@@ -62,6 +65,8 @@ _ANALOG = re.compile(r"analog(?:ue)?(?:[\s_-]*(?:pin|input|in))?[\s_-]*#?\s*(\d{
 _BUTTON = re.compile(r"(?<![a-z])(button|btn)(?![a-z])", re.IGNORECASE)
 #: The 1-Wire bus written with the digit or the word (1-wire, 1wire, one_wire, onewire).
 _ONE_WIRE = re.compile(r"(1|one)[\s_-]?wire", re.IGNORECASE)
+#: An LED named by its colour and the word LED or light (amber LED, red light, green_led).
+_COLOUR_LED = re.compile(r"(red|green|amber|yellow|orange|blue|white)[\s_-]*(?:led|light)", re.IGNORECASE)
 #: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
 #: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``), or a position written with a
@@ -126,6 +131,8 @@ def alternatives(name: str) -> list[str]:
         out.append(_BUTTON.sub(lambda b: "BTN" if b.group(1).lower() == "button" else "Button", s))
     if (m := _ONE_WIRE.fullmatch(s)) is not None:  # 1-wire: one_wire; onewire: 1-Wire
         out.append("one_wire" if m.group(1) == "1" else "1-Wire")
+    if (m := _COLOUR_LED.fullmatch(s)) is not None:  # amber LED: Amber, on a board naming its LEDs by colour
+        out.append(m.group(1))
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
         out.append(s[m.end():])
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has

@@ -236,3 +236,14 @@ def test_an_unknown_name_in_words_is_offered_the_names_its_other_spellings_are_n
     with pytest.raises(UnknownPinError) as got:
         index.resolve("probe-kit", "analog 6")
     assert got.value.suggestions and all(s.startswith("A") for s in got.value.suggestions)
+
+
+def test_an_led_named_by_its_colour_with_the_word_led_or_light(tmp_path: Path) -> None:
+    assert alternatives("amber LED") == ["amber"] and alternatives("red light") == ["red"]
+    assert alternatives("power LED") == [] and alternatives("status LED") == []  # not a colour: no guess
+    lights = "# Probe lights\n\n## Pin Aliases\n\nRed: GPIO24\nAmber: GPIO23\nGreen: GPIO22\npower: GPIO5\n"
+    index = _index(tmp_path, {"probe-lights.md": lights})
+    assert index.resolve("probe-lights", "amber LED").name == "GPIO23"
+    assert index.resolve("probe-lights", "red light").name == "GPIO24"
+    with pytest.raises(UnknownPinError):  # "power" names a pin here, but a power LED is not it
+        index.resolve("probe-lights", "power LED")
