@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from edge_agent.pins.sections import AliasEntry
 
-__all__ = ["count", "decode", "encode", "names"]
+__all__ = ["EMPTY", "count", "decode", "encode"]
 
 #: An empty file's text: no headings, no rows.
 EMPTY = "[[],[]]"
@@ -49,7 +49,3 @@ def count(text: str) -> int:
     """How many entries the stored text holds."""
     return len(json.loads(text)[1])
 
-
-def names(text: str) -> list[str]:
-    """The names (aliases) of the stored entries, in order."""
-    return [r[1] for r in json.loads(text)[1]]

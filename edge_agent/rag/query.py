@@ -51,7 +51,7 @@ import heapq
 import re
 import tomllib
 from collections import Counter
-from collections.abc import Callable, Collection, Container, Iterable
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, fields
 from functools import lru_cache
 from itertools import islice
@@ -241,6 +241,16 @@ def holds_place(text: str, place: str) -> bool:
     return re.search(rf"^\|? *(?:j8[- ]?)?{place} *\|", text, re.MULTILINE | re.IGNORECASE) is not None
 
 
+def weigh_place(candidates: Sequence[Candidate], place: str) -> None:
+    """Mark as the pin's own row (:attr:`Candidate.pin_row`) each candidate holding the row of the header `place`
+    the question asks about ("pin 25 on the pi header": the header map's row 25), where another candidate of its file
+    does not: the row tells the half of a split map apart, not one file from another."""
+    rows = [holds_place(c.text, place) for c in candidates]
+    without = {c.source for c, row in zip(candidates, rows, strict=True) if not row}
+    for c, row in zip(candidates, rows, strict=True):
+        c.pin_row = row and c.source in without
+
+
 def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[str]:
     """Query terms that name a pin, register or number: they hold a digit and are not a board or part name."""
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
@@ -319,18 +329,12 @@ class Candidate:
 def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Callable[[str, int], bool],
                 file_terms: Callable[[str], Collection[str]],
                 ranged: Callable[[Candidate], Collection[str]] | None = None,
-                row_words: Collection[str] = (), place: str | None = None) -> None:
+                row_words: Collection[str] = ()) -> None:
     """Fill in the candidates' exact-token facts: the share of the question's `exact` tokens each holds outside
     its file name (a pin, register or number; a bare row number or a bus family's name earns nothing), whether
     it holds the chip pin the question names, also through a range (`ranged`: ``GPIO6-GPIO11`` holds GPIO9),
     and whether a line of it holds that pin beside one of the question's `row_words`."""
     pins_asked = {t for t in exact if is_chip_pin(t)}
-    if place is not None:  # "pin 25 on the pi header": the header map's row 25 is that place's own row
-        candidates = list(candidates)
-        rows = [holds_place(c.text, place) for c in candidates]
-        without = {c.source for c, row in zip(candidates, rows, strict=True) if not row}
-        for c, row in zip(candidates, rows, strict=True):
-            c.pin_row = row and c.source in without
     # the exact terms that can earn the bonus anywhere, then per candidate those its file name does not hold
     bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
     if not bonus_terms:

@@ -294,9 +294,10 @@ class Search:
             if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
+            if (place := _query.asked_place(query)) is not None:  # "pin 25": the header map's row 25
+                _query.weigh_place(found, place)
             _query.weigh_exact(found, exact, holds, self._file_terms,
-                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words,
-                               place=_query.asked_place(query))
+                               ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
                                 pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
