@@ -1,5 +1,5 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a
-board and pin the data holds (or, for a lookup that must be refused, says why). The sealed one (held-out 12
+board and pin the data holds (or, for a lookup that must be refused, says why). The sealed one (held-out 13
 questions) is ranked only by the final bench run, so its totals stay unseen while ranking changes are tried;
 these checks read only the datasheets' text, never the search or the resolver."""
 
@@ -25,6 +25,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_6,
     PIN_LOOKUPS_HELD_OUT_7,
     PIN_LOOKUPS_HELD_OUT_8,
+    PIN_LOOKUPS_HELD_OUT_9,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -39,6 +40,7 @@ from bench._rag_heldout9 import HELD_OUT_9  # noqa: E402
 from bench._rag_heldout10 import HELD_OUT_10  # noqa: E402
 from bench._rag_heldout11 import HELD_OUT_11  # noqa: E402
 from bench._rag_heldout12 import HELD_OUT_12  # noqa: E402
+from bench._rag_heldout13 import HELD_OUT_13  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 REFUSALS = ("!unknown", "!ambiguous")
@@ -59,9 +61,12 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
                                                   (HELD_OUT_11, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
                                                                  HELD_OUT_9, HELD_OUT_10)),
                                                   (HELD_OUT_12, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
-                                                                 HELD_OUT_9, HELD_OUT_10, HELD_OUT_11))],
+                                                                 HELD_OUT_9, HELD_OUT_10, HELD_OUT_11)),
+                                                  (HELD_OUT_13, (*EARLIER, HELD_OUT_6, HELD_OUT_7, HELD_OUT_8,
+                                                                 HELD_OUT_9, HELD_OUT_10, HELD_OUT_11,
+                                                                 HELD_OUT_12))],
                          ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11",
-                              "held-out-12"])
+                              "held-out-12", "held-out-13"])
 def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Question, ...],
                                                           before: tuple[tuple[Question, ...], ...]) -> None:
     assert len(questions) >= 120
@@ -72,9 +77,9 @@ def test_a_held_out_set_asks_nothing_an_earlier_set_asks(questions: tuple[Questi
 
 
 @pytest.mark.parametrize("questions", [HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10, HELD_OUT_11,
-                                       HELD_OUT_12],
+                                       HELD_OUT_12, HELD_OUT_13],
                          ids=["held-out-6", "held-out-7", "held-out-8", "held-out-9", "held-out-10", "held-out-11",
-                              "held-out-12"])
+                              "held-out-12", "held-out-13"])
 def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: tuple[Question, ...],
                                                                      shared_corpus: Path) -> None:
     # One line, because a chunk boundary may fall between lines and the hit rule needs the answer in one
@@ -154,3 +159,37 @@ def test_the_eighth_lookup_set_respells_pins_the_earlier_sets_answer() -> None:
     unanswered = [lk for lk in PIN_LOOKUPS_HELD_OUT_8
                   if lk.pin not in REFUSALS and (lk.board, lk.pin, lk.corpus) not in answered]
     assert not unanswered
+
+
+def test_the_ninth_lookup_set_is_new_and_each_answer_is_written_beside_its_name_or_given_before(
+        shared_corpus: Path) -> None:
+    # Drawn from pin-table rows and alias lines, then respelt where an earlier set already asks the drawn pair:
+    # an answer must either stand on one datasheet line with the name as written, or be a pin an earlier set
+    # gives on that board (a respelling such as "physical pin 22" or "digital pin 46").
+    before = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
+              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
+              PIN_LOOKUPS_HELD_OUT_8)
+    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
+    answered = {(lk.board, lk.pin, lk.corpus) for s in before for lk in s}
+    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_9]
+    assert len(new) >= 60
+    assert len(set(new)) == len(new)
+    assert not set(new) & seen
+    assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_9} == {"shared", "bundled"}
+    roots = _roots(shared_corpus)
+    index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
+    lines = {corpus: [ln for p in sorted(root.iterdir()) if p.suffix in (".md", ".txt")
+                      for ln in p.read_text(encoding="utf-8").splitlines()] for corpus, root in roots.items()}
+    wrong = []
+    for lk in PIN_LOOKUPS_HELD_OUT_9:
+        assert lk.board in index[lk.corpus].known_boards(), lk
+        if lk.pin in REFUSALS or (lk.board, lk.pin, lk.corpus) in answered:
+            continue
+        # the words that name the pin, without the respelling's prefix; each must stand on the pin's line
+        core = re.sub(r"^(arduino|physical pin|header pin|digital pin|digital|analog|bcm|j8 pin)\s+", "",
+                      lk.name, flags=re.IGNORECASE)
+        words = [re.compile(rf"(?<![\w.]){re.escape(w)}(?![\w.])", re.IGNORECASE) for w in core.split()]
+        pins = lk.pin.split("|")
+        if not any(all(w.search(ln) for w in words) and any(p in ln for p in pins) for ln in lines[lk.corpus]):
+            wrong.append(lk)
+    assert not wrong
