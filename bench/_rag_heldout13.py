@@ -40,7 +40,8 @@ HELD_OUT_13: tuple[Question, ...] = (
     Question('blinkt ground pin', (), 'blinkt.md', '| 6 | - | ground |'),
     Question('blinkt set brightness to 10 percent', (), 'blinkt.md', 'set_brightness(0.1)'),
     # bme280 (shared)
-    Question('what does a bme280 measure', (), 'bme280.md', 'Combined digital humidity, barometric pressure and temperature'),
+    Question('what does a bme280 measure', (),
+             'bme280.md', 'Combined digital humidity, barometric pressure and temperature'),
     Question('bme280 oversampling code 010', (), 'bme280.md', '| 010 | x2 | 4 |'),
     Question('bme280 t_sb 100 standby time', (), 'bme280.md', '| 100 | 500 ms |'),
     # bmp280
@@ -56,7 +57,8 @@ HELD_OUT_13: tuple[Question, ...] = (
     # enviro phat
     Question('does the enviro phat fit a pi zero', (),
              'enviro-phat.md', 'A pHAT-sized (Pi Zero footprint) environmental sensor board'),
-    Question('install the enviro phat library with pip', (), 'enviro-phat.md', 'or `pip install envirophat`, enable I2C'),
+    Question('install the enviro phat library with pip', (),
+             'enviro-phat.md', 'or `pip install envirophat`, enable I2C'),
     # enviro plus
     Question('what sensors are on the enviro plus', (),
              'enviro-plus.md', 'temperature, pressure, humidity, light/proximity, gas'),
@@ -75,7 +77,8 @@ HELD_OUT_13: tuple[Question, ...] = (
     # fan shim
     Question('fan shim power pins', (), 'fan-shim.md', '| 2, 4 | - | 5 V | power'),
     Question('can I put a hat on top of the fan shim', (), 'fan-shim.md', 'mounted above it on a stacking header'),
-    Question('is the fan shim fan speed adjustable', (), 'fan-shim.md', 'fully on or off, and software typically applies'),
+    Question('is the fan shim fan speed adjustable', (),
+             'fan-shim.md', 'fully on or off, and software typically applies'),
     # generic arduino r3 header
     Question('which note explains how zephyr describes the arduino r3 header', (),
              'generic-arduino-r3-header.md', 'explains how Zephyr describes the header'),
@@ -111,7 +114,8 @@ HELD_OUT_13: tuple[Question, ...] = (
              'nucleo-f401re.md', '| GPIO controllers | 6 ports (GPIOA-GPIOE, GPIOH)'),
     Question('which pin is spi miso', ('nucleo-f401re',), 'nucleo-f401re.md', '| D12 | PA6 | SPI1 MISO'),
     # nucleo-f446re (shared)
-    Question('f446re stm32duino variant quirks', (), 'nucleo-f446re.md', 'Board-specific quirks from the stm32duino variant'),
+    Question('f446re stm32duino variant quirks', (),
+             'nucleo-f446re.md', 'Board-specific quirks from the stm32duino variant'),
     Question('nucleo f446re can2 rx', (), 'nucleo-f446re.md', '| CAN2_RX | PB12'),
     Question('can2 tx pin', ('nucleo-f446re',), 'nucleo-f446re.md', '| CAN2_TX | PB13'),
     # nucleo-g071rb
@@ -133,7 +137,8 @@ HELD_OUT_13: tuple[Question, ...] = (
     Question('piglow header pin 17', (), 'piglow.md', '| 17 | 3.3 V |'),
     Question('piglow ground pin', (), 'piglow.md', '| 14 | ground |'),
     Question('which header pin is ground', ('piglow',), 'piglow.md', '| 14 | ground |'),
-    Question('piglow pwm registers per output', (), 'piglow.md', 'Each of the 18 outputs has its own 8-bit PWM register'),
+    Question('piglow pwm registers per output', (),
+             'piglow.md', 'Each of the 18 outputs has its own 8-bit PWM register'),
     # raspberry pi 4 (shared)
     Question('pi 4 gpio header name', (), 'rpi-4b.md', '| GPIO header | J8, 40 pins, 3.3 V logic'),
     Question('how many pins on the gpio header', ('rpi-4b',), 'rpi-4b.md', '| GPIO header | J8, 40 pins'),
