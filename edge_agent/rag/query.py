@@ -24,9 +24,12 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
    asks about ("pin 25": the header map's row starting with 25);
 3. each further chunk from a file already picked can count less (:attr:`Weights.same_file`), so a question
    needing two facts from two files gets both into the first results (measured best at no discount);
-4. a file's overview counts less when one of its sections is also a candidate, and a pin-alias section
-   (name = pin lines) counts less than prose or a table saying what the pin does, unless the question asks for
-   an alias by that word;
+4. a file's overview counts less when one of its sections is also a candidate and the question asks for a
+   value a table row holds (a pin, a register or bit, an address, a header position, an exact token:
+   :func:`asks_lookup`); a question about the part or board as a whole (its chip, clock, supply, what is on
+   it) is answered by the overview as well as by a section, so there the overview competes on its score. A
+   pin-alias section (name = pin lines) counts less than prose or a table saying what the pin does, unless the
+   question asks for an alias by that word;
 5. a section whose own heading names a bus or function the question names (``SPI``, ``UART``, ``I2S``) counts
    more when a section of the same file that does not (the general pin map) is also a candidate;
 6. a question asking for a bit, register, flag or command weighs the file's register or command table (rows
@@ -144,6 +147,15 @@ FUNCTIONS = frozenset({"spi", "qspi", "i2c", "i2s", "pcm", "uart", "usart", "pwm
                        "onewire", "swd", "jtag", "gpclk"})
 #: Question words asking where a setting lives: the answer is a register map's or a command table's row.
 CODE_WORDS = frozenset({"bit", "register", "flag", "command", "field", "mask"})
+#: Question words asking for a value one row of a table holds: a pin, a register or bit, a bus address, a place on
+#: a header (rule 4).
+LOOKUP_WORDS = PIN_WORDS | CODE_WORDS | {"address", "position"}
+
+
+def asks_lookup(terms: Collection[str], exact: Collection[str]) -> bool:
+    """Whether a question (its `terms`, and the `exact` pin, register and number tokens among them) asks for a
+    value a table row holds, rather than about the part or board as a whole (rule 4)."""
+    return bool(exact) or not LOOKUP_WORDS.isdisjoint(terms)
 _CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
 _HEAD_WORD = re.compile(r"[a-z0-9]+")
 _ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
@@ -357,13 +369,13 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
 
 def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] = (),
            other_boards: Container[str] = (), pinned: Collection[str] = (), asked: bool = False,
-           read_lines: Callable[[Candidate], float] | None = None,
+           read_lines: Callable[[Candidate], float] | None = None, lookup: bool = True,
            weights: Weights = WEIGHTS) -> list[tuple[float, Candidate]]:
     """The best `limit` candidates after the rules of this module, as (final score, candidate), best first.
 
     `scoped` are the boards in scope (boosted), `other_boards` the tags of boards (not parts or add-ons), `pinned`
-    the boards the question's chip pin points at, `asked` whether the question itself names a board; `weights` are
-    the rules' multipliers."""
+    the boards the question's chip pin points at, `asked` whether the question itself names a board, `lookup`
+    whether it asks for a value a table row holds (:func:`asks_lookup`); `weights` are the rules' multipliers."""
     w = weights
     any_scoped = any(c.board in scoped for c in candidates)
     files = Counter(c.source for c in candidates)
@@ -390,7 +402,7 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
             score *= 1.0 + w.exact_bonus * c.exact_share
         if c.alias_list:
             score *= w.alias_list
-        if c.overview and files[rel] > 1:
+        if c.overview and lookup and files[rel] > 1:
             score *= w.overview
         if c.about_asked and rel in plain_files:
             score *= w.function_section

@@ -301,6 +301,7 @@ class Search:
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
                                 pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
+                                lookup=_query.asks_lookup(terms, exact),
                                 weights=self.weights)
         return Pool(terms, exact, top), rows
 

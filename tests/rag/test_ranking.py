@@ -390,6 +390,23 @@ def test_a_files_overview_yields_to_its_section_that_holds_the_fact(tmp_path: Pa
     assert HardwareRag.load(alone).search("buzzer pin")[0].heading == "Buzzer note"  # a file with one chunk
 
 
+def test_a_question_about_the_board_as_a_whole_lets_the_overview_that_sums_it_up_come_first(tmp_path: Path) -> None:
+    # The board's overview states its package; a soldering note shares both words without stating it. Asked about
+    # the board as a whole, the overview competes on its score; asked for a value a table row holds (a pin), the
+    # same overview counts half beside its file's other section.
+    _write(tmp_path, "devboard.md", "# Devboard Xeno\n\nThe XC100 microcontroller sits in a QFN48 package on the "
+           "Xeno devboard.\n\n## LEDs and buttons\n\nTwo lines of the Xeno drive the LED and read the button:\n\n"
+           "| Signal | Pin |\n| --- | --- |\n| LED1 | P0.13 |\n| BUTTON1 | P0.11 |\n")
+    _write(tmp_path, "soldering.md", "# Soldering notes\n\n## Hand soldering\n\nReworking a leadless package on "
+           "boards such as the Xeno needs hot air, not an iron; check the package drawing and the stencil first.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert [(c.source, c.heading) for c in rag.search("xeno package")][:2] == [
+        ("devboard.md", "Devboard Xeno"), ("soldering.md", "Soldering notes > Hand soldering")]
+    got = rag.search("xeno package pin")
+    assert got[0].heading == "Devboard Xeno > LEDs and buttons"
+    assert [c.heading for c in got].index("Devboard Xeno") > 1
+
+
 # --- the answer window ------------------------------------------------------------------------------------
 
 
