@@ -52,7 +52,7 @@ from edge_agent.pins.sections import problem as _problem
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 15
+PIN_RULES = 16
 
 def board_tag(rel: str) -> str | None:
     """Board tag of a file: its lowercased stem; None for generic files (generic*, anything under _generic/)."""
@@ -429,9 +429,13 @@ _BUS_CELL = re.compile(r"\s*[A-Za-z][A-Za-z0-9_]{1,23}(?:\s*/\s*[A-Za-z][A-Za-z0
 
 def _bus_names(cell: str) -> list[str]:
     """The names a bus cell gives its bus: ``uart1 (arduino_serial)`` is uart1 and arduino_serial,
-    ``Serial1 (USART1)`` Serial1 and USART1."""
+    ``Serial1 (USART1)`` Serial1 and USART1; of a list in brackets, the numbered peripheral (``Serial (USART0,
+    USB)`` is Serial and USART0: the USB bridge the port is wired to names no signal of it)."""
     out = []
-    parts = [*_PAREN.sub(" ", cell).split(" / "), *_PAREN_TEXT.findall(cell)] if "(" in cell else cell.split(" / ")
+    parts = _PAREN.sub(" ", cell).split(" / ")
+    for held in _PAREN_TEXT.findall(cell) if "(" in cell else ():
+        items = held.split(",")
+        parts += items if len(items) == 1 else [i for i in items if any(ch.isdigit() for ch in i)]
     for name in parts:
         name = " ".join(name.split())
         if _BUS_NAME.fullmatch(name):

@@ -37,6 +37,15 @@ def test_arduino_pins_take_the_port_pins_a_later_cell_lists_in_order() -> None:
     assert {("D18", "PD3"), ("D19", "PD2"), ("Serial1_TX", "PD3"), ("USART1_RX", "PD2")} <= got
 
 
+def test_of_a_list_in_brackets_the_numbered_peripheral_names_the_bus() -> None:
+    # USART0 is the port's peripheral; USB is what the port is wired to, not a name of its signals
+    text = ("## Serial ports\n\n| Port | TX pin | RX pin | AVR pins |\n| --- | --- | --- | --- |\n"
+            "| Serial (USART0, USB) | D1 | D0 | PE1 / PE0 |\n")
+    got = _pairs(text)
+    assert {("Serial_TX", "PE1"), ("USART0_RX", "PE0"), ("USART0_TX", "PE1")} <= got
+    assert not any(name.startswith("USB") for name, _ in got)
+
+
 def test_signals_and_pins_written_slash_separated_pair_up_in_order() -> None:
     text = ("## Default peripheral mapping\n\n| Peripheral | Pins | Notes |\n| --- | --- | --- |\n"
             "| I2C1 SCL / SDA | PB8 / PB9 | 400 kHz |\n| SPI1 NSS / SCK / MISO / MOSI | PB0 / PA5 / PA6 / PA7 | |\n"
