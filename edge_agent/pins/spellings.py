@@ -11,15 +11,16 @@ answers with a pin only when every one of them that resolves gives the same pin 
   ``SDA1`` is I2C1's SDA, ``U2TXD`` is UART2's TXD);
 * the Arduino core's ``PIN_`` prefix (``PIN_A0`` is A0);
 * the PWM mark of an Arduino silkscreen (``~3`` is 3, ``~D3`` is D3);
-* the board's user LED in words (``user LED``, ``built-in LED``, ``on-board LED``) is the Arduino core's
-  ``LED_BUILTIN``, defined as exactly that LED (a board without one keeps the words unknown; the index also tries a
-  devicetree's ``led0`` where the board has no ``led1``);
+* the board's user LED in words (``user LED``, ``built-in LED``, ``on-board LED``, or ``LED`` alone where no
+  datasheet names a pin LED) is the Arduino core's ``LED_BUILTIN``, defined as exactly that LED (a board without
+  one keeps the words unknown; the index also tries a devicetree's ``led0`` where the board has no ``led1``);
 * an STM32 port pin with a dot, as older ST documents write it (``PA.5``, ``PC.13``);
 * Arduino's analog pin N said in words (``analog 3``, ``analog pin 3``, ``analogue input 3``) is A3, as ``digital 13``
   is the index's D13;
 * a button written out or abbreviated, as silkscreens and devicetrees do (``user button`` is ``USER_BTN``, ``BTN2``
   is ``Button 2``);
 * the 1-Wire bus written with the digit or the word (``1-wire`` is ``one_wire``, ``onewire`` is ``1-Wire``);
+* an LED strip's data line written out or as printed (``data`` is ``DAT``, ``DAT`` is ``DATA``);
 * an LED named by its colour, with the word LED or light after it (``amber LED``, ``red light`` on a board naming
   its LEDs ``Amber`` and ``Red``): only a colour, since another word before LED may name something else (a Pi's
   ``power LED`` is no supply pin);
@@ -57,8 +58,9 @@ _ROLE_NUMBER = re.compile(r"(?:U(\d)(txd|rxd|rts|cts)|(" + "|".join(_ALL_ROLES) 
 _CORE_PREFIX = re.compile(r"pin[_ ](?=[a-z])", re.IGNORECASE)
 #: An STM32 port pin written with a dot between port and number (PA.5, PC.13), as older ST documents do.
 _DOTTED_PORT = re.compile(r"(P[A-L])\.(\d{1,2})", re.IGNORECASE)
-#: The board's user LED in words, which the Arduino core names LED_BUILTIN.
-_USER_LED = re.compile(r"(?:user|built[\s_-]?in|on[\s_-]?board)[\s_-]*led", re.IGNORECASE)
+#: The board's user LED in words, which the Arduino core names LED_BUILTIN; "LED" alone says the same on a board
+#: whose datasheets name no pin LED.
+_USER_LED = re.compile(r"(?:(?:user|built[\s_-]?in|on[\s_-]?board)[\s_-]*)?led", re.IGNORECASE)
 #: Arduino's analog pin N in words (``analog 3``, ``analog pin 3``, ``analogue input #3``): the A of A3.
 _ANALOG = re.compile(r"analog(?:ue)?(?:[\s_-]*(?:pin|input|in))?[\s_-]*#?\s*(\d{1,2})", re.IGNORECASE)
 #: A button's word, written out or as silkscreens and devicetrees abbreviate it (USER_BTN, BTN2, Button 2).
@@ -131,6 +133,8 @@ def alternatives(name: str) -> list[str]:
         out.append(_BUTTON.sub(lambda b: "BTN" if b.group(1).lower() == "button" else "Button", s))
     if (m := _ONE_WIRE.fullmatch(s)) is not None:  # 1-wire: one_wire; onewire: 1-Wire
         out.append("one_wire" if m.group(1) == "1" else "1-Wire")
+    if s.lower() in ("data", "dat"):  # an LED strip's one data line, printed DAT or DATA
+        out.append("DAT" if s.lower() == "data" else "DATA")
     if (m := _COLOUR_LED.fullmatch(s)) is not None:  # amber LED: Amber, on a board naming its LEDs by colour
         out.append(m.group(1))
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks

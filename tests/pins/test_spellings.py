@@ -176,9 +176,12 @@ def test_the_user_led_in_words_is_the_arduino_cores_led_builtin(tmp_path: Path) 
     assert index.resolve("arduino-uno", "User LED").name == "PB5"  # LED_BUILTIN in the board file
     assert index.resolve("nucleo-f401re", "built-in LED").name == "PA5"
     assert index.resolve("rpi-pico", "on-board led").name == "GP25"
+    assert index.resolve("arduino-uno", "LED").name == "PB5"  # the word alone: the board's one user LED
+    assert index.resolve("nucleo-f401re", "led").name == "PA5"
     for board in ("rpi-4b", "esp32-devkitc"):  # no LED_BUILTIN: the words name no pin
-        with pytest.raises(UnknownPinError):
-            index.resolve(board, "user LED")
+        for words in ("user LED", "LED"):
+            with pytest.raises(UnknownPinError):
+                index.resolve(board, words)
 
 
 def test_dotted_ports_physical_pins_and_zero_padded_positions(tmp_path: Path) -> None:
@@ -202,11 +205,23 @@ def test_user_led_in_words_is_a_devicetrees_led0_only_where_it_is_the_one_user_l
     index = _index(tmp_path, {"probe-dk.md": one, "probe-quad.md": four, "probe-apart.md": apart})
     assert index.resolve("probe-dk", "user LED").name == "PB3"
     assert index.resolve("probe-dk", "on-board LED").name == "PB3"
-    with pytest.raises(UnknownPinError):
-        index.resolve("probe-quad", "user LED")  # four user LEDs: no single one is "the" user LED
+    assert index.resolve("probe-dk", "LED").name == "PB3"
+    for words in ("user LED", "LED"):
+        with pytest.raises(UnknownPinError):
+            index.resolve("probe-quad", words)  # four user LEDs: no single one is "the" user LED
     with pytest.raises(AmbiguousPinError):
         index.resolve("probe-apart", "user LED")  # the Arduino core's LED and the devicetree's first LED differ
     assert index.resolve("nucleo-f401re", "user LED").name == "PA5"  # LED_BUILTIN and led0 agree
+
+
+def test_a_strips_data_line_written_out_or_as_printed(tmp_path: Path) -> None:
+    strip = "# Probe Strip\n\n## Pin Aliases\n\nDAT: GPIO23\nCLK: GPIO24\n"
+    matrix = "# Probe Matrix\n\n## Pin Aliases\n\nDATA: GPIO18\n"
+    index = _index(tmp_path, {"probe-strip.md": strip, "probe-matrix.md": matrix})
+    assert index.resolve("probe-strip", "data").name == "GPIO23"
+    assert index.resolve("probe-matrix", "DAT").name == "GPIO18"
+    with pytest.raises(UnknownPinError):
+        index.resolve("nucleo-f401re", "data")  # no pin printed DAT or DATA
 
 
 def test_analog_n_a_button_abbreviated_and_1_wire_in_words(tmp_path: Path) -> None:
