@@ -222,6 +222,18 @@ def test_a_strips_data_line_written_out_or_as_printed(tmp_path: Path) -> None:
     assert index.resolve("probe-matrix", "DAT").name == "GPIO18"
     with pytest.raises(UnknownPinError):
         index.resolve("nucleo-f401re", "data")  # no pin printed DAT or DATA
+    assert index.resolve("probe-strip", "clock").name == "GPIO24"
+
+
+def test_a_channel_in_words_and_a_nucleos_blue_button(tmp_path: Path) -> None:
+    adc = ("# Probe ADC\n\n## Pin Aliases\n\nADC1_CH3: GPIO39\nADC1_CH0: GPIO36\nUSER_BTN: PC13\n"
+           "PWM0_CHAN3: GPIO19\n")
+    index = _index(tmp_path, {"probe-adc.md": adc})
+    assert index.resolve("probe-adc", "ADC1 channel 3").name == "GPIO39"
+    assert index.resolve("probe-adc", "pwm0 channel 3").name == "GPIO19"  # written CHAN3
+    assert index.resolve("probe-adc", "blue button").name == "PC13"
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-adc", "ADC1 channel 5")
 
 
 def test_analog_n_a_button_abbreviated_and_1_wire_in_words(tmp_path: Path) -> None:
