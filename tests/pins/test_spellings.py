@@ -228,12 +228,16 @@ def test_a_strips_data_line_written_out_or_as_printed(tmp_path: Path) -> None:
 def test_a_channel_in_words_and_a_nucleos_blue_button(tmp_path: Path) -> None:
     adc = ("# Probe ADC\n\n## Pin Aliases\n\nADC1_CH3: GPIO39\nADC1_CH0: GPIO36\nUSER_BTN: PC13\n"
            "PWM0_CHAN3: GPIO19\n")
-    index = _index(tmp_path, {"probe-adc.md": adc})
+    dk = "# Probe Keys\n\n## Pin Aliases\n\nButton 1: P0.11\nButton 2: P0.12\nsw0: P0.11\nsw1: P0.12\n"
+    index = _index(tmp_path, {"probe-adc.md": adc, "probe-keys.md": dk})
     assert index.resolve("probe-adc", "ADC1 channel 3").name == "GPIO39"
     assert index.resolve("probe-adc", "pwm0 channel 3").name == "GPIO19"  # written CHAN3
     assert index.resolve("probe-adc", "blue button").name == "PC13"
+    assert index.resolve("probe-adc", "button").name == "PC13"  # the board's one user button
     with pytest.raises(UnknownPinError):
         index.resolve("probe-adc", "ADC1 channel 5")
+    with pytest.raises(UnknownPinError):
+        index.resolve("probe-keys", "button")  # two user buttons: no single one is "the" button
 
 
 def test_analog_n_a_button_abbreviated_and_1_wire_in_words(tmp_path: Path) -> None:
