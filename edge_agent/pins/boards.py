@@ -127,8 +127,8 @@ def int_value(name: str | int) -> int | None:
 
 
 #: A position on a board's physical header, as a name key: ``pin 11``, ``BOARD11``, ``physical pin 11``,
-#: ``header pin 11``.
-PHYSICAL = re.compile(r"^(?:PIN|BOARD|PHYS|PHYSICAL|PHYSICALPIN|HEADERPIN)#?(\d+)$")
+#: ``header pin 11``, ``board pin 11`` (RPi.GPIO's BOARD numbering).
+PHYSICAL = re.compile(r"^(?:PIN|BOARD|BOARDPIN|PHYS|PHYSPIN|PHYSICAL|PHYSICALPIN|HEADERPIN)#?(\d+)$")
 
 
 # --- board files -----------------------------------------------------------------------------------

@@ -190,10 +190,13 @@ def test_dotted_ports_physical_pins_and_zero_padded_positions(tmp_path: Path) ->
     assert index.resolve("nucleo-f401re", "PC.13").name == "PC13"
     assert index.resolve("rpi-4b", "physical pin 11").name == "GPIO17"
     assert index.resolve("rpi-4b", "header pin 11").name == "GPIO17"
+    assert index.resolve("rpi-4b", "board pin 11").name == "GPIO17"  # RPi.GPIO's BOARD numbering
     assert index.resolve("rpi-4b", "J8-07").name == "GPIO4"
     assert index.resolve("nucleo-f401re", "CN10-011").name == "PA5"
     with pytest.raises(UnknownPinError):
         index.resolve("arduino-uno", "physical pin 13")  # no physical header numbering: not D13, not the DIP's pin
+    with pytest.raises(UnknownPinError):
+        index.resolve("arduino-uno", "board pin 13")
     with pytest.raises(UnknownPinError):
         index.resolve("nucleo-f401re", "PA.16")
 
