@@ -97,6 +97,26 @@ def test_a_cold_build_in_shards_stores_what_one_process_stores(
         assert _results(built) == _results(HardwareRag.load(root))
 
 
+def test_a_failed_join_of_the_postings_loses_nothing_and_leaves_no_shard_behind(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The postings are joined in a thread beside the chunk copy: its error stops the build as the copy's would,
+    the transaction rolls back (no half index), and the shard databases and the joined one are removed."""
+    root = _corpus(tmp_path / "ds")
+    _two_workers(monkeypatch)
+
+    def broken(parts: Any, df: Any) -> Any:
+        yield from ()
+        raise OSError("disk full while joining the postings")
+
+    monkeypatch.setattr(shards, "_joined", broken)
+    with pytest.raises(OSError, match="disk full"):
+        HardwareRag.load(root, index_dir=tmp_path / "workers")
+    assert not [p for p in (tmp_path / "workers").iterdir() if not p.name.startswith("rag-")]
+    monkeypatch.undo()
+    rebuilt = HardwareRag.load(root, index_dir=tmp_path / "workers")  # the next start builds it whole
+    assert rebuilt.stats["indexed"] == rebuilt.stats["files"] > 0
+
+
 def _count_batches(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The sizes of the parsed batches workers send back, recorded as the indexing process receives them."""
     batches: list[int] = []
