@@ -390,6 +390,17 @@ def test_a_files_overview_yields_to_its_section_that_holds_the_fact(tmp_path: Pa
     assert HardwareRag.load(alone).search("buzzer pin")[0].heading == "Buzzer note"  # a file with one chunk
 
 
+def test_a_question_asking_for_a_voltage_finds_the_line_that_states_one(tmp_path: Path) -> None:
+    # "voltage" is written nowhere: the answer is the line with values in volts, not the section naming the part
+    # most often
+    _write(tmp_path, "hx20.md", "# HX20 humidity sensor\n\n## I2C address\n\nThe HX20 answers at 0x44 with ADDR "
+           "low and at 0x45 with ADDR high. The HX20 library takes the address as its\nfirst argument.\n\n## Notes\n\n"
+           "- Supply 2.4 V to 5.5 V, so one part runs from 3.3 V and 5 V boards.\n"
+           "- The heater raises the die temperature by a few degrees.\n")
+    got = HardwareRag.load(tmp_path).search("what voltage does the hx20 need")
+    assert got[0].heading == "HX20 humidity sensor > Notes"
+
+
 def test_a_question_about_the_board_as_a_whole_lets_the_overview_that_sums_it_up_come_first(tmp_path: Path) -> None:
     # The board's overview states its package; a soldering note shares both words without stating it. Asked about
     # the board as a whole, the overview competes on its score; asked for a value a table row holds (a pin), the
