@@ -70,9 +70,9 @@ _ANALOG = re.compile(r"analog(?:ue)?(?:[\s_-]*(?:pin|input|in))?[\s_-]*#?\s*(\d{
 _BUTTON = re.compile(r"(?<![a-z])(button|btn)(?![a-z])", re.IGNORECASE)
 #: A converter's or timer's channel in words (``ADC1 channel 3``, ``PWM0 channel 2``).
 _CHANNEL = re.compile(r"([A-Za-z]+\d*)[\s_-]+channel[\s_-]*#?(\d{1,2})", re.IGNORECASE)
-#: A Nucleo board's user button by its colour, or the word alone (a board's one user button, as ``LED`` alone is
-#: its one user LED).
-_BLUE_BUTTON = re.compile(r"(?:blue[\s_-]*(?:user[\s_-]*)?)?(?:button|btn)", re.IGNORECASE)
+#: The board's user button by a Nucleo's colour for it, or the word alone (a board's one user button, as ``LED``
+#: alone is its one user LED).
+_USER_BUTTON = re.compile(r"(?:blue[\s_-]*(?:user[\s_-]*)?)?(?:button|btn)", re.IGNORECASE)
 #: The 1-Wire bus written with the digit or the word (1-wire, 1wire, one_wire, onewire).
 _ONE_WIRE = re.compile(r"(1|one)[\s_-]?wire", re.IGNORECASE)
 #: An LED named by its colour and the word LED or light (amber LED, red light, green_led).
@@ -147,7 +147,7 @@ def alternatives(name: str) -> list[str]:
         out.append("CLK")
     if (m := _CHANNEL.fullmatch(s)) is not None:  # ADC1 channel 3: ADC1_CH3, or CHAN3 as the RP1 tables write it
         out += [f"{m.group(1)} CH{m.group(2)}", f"{m.group(1)} CHAN{m.group(2)}"]
-    if _BLUE_BUTTON.fullmatch(s):  # a Nucleo's blue button is its user button (the black one resets); "button"
+    if _USER_BUTTON.fullmatch(s):  # a Nucleo's blue button is its user button (the black one resets); "button"
         out += ["user button", "USER_BTN"]
     if (m := _COLOUR_LED.fullmatch(s)) is not None:  # amber LED: Amber, on a board naming its LEDs by colour
         out.append(m.group(1))

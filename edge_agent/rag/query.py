@@ -150,15 +150,15 @@ CODE_WORDS = frozenset({"bit", "register", "flag", "command", "field", "mask"})
 #: Question words asking for a value one row of a table holds: a pin, a register or bit, a bus address, a place on
 #: a header (rule 4).
 LOOKUP_WORDS = PIN_WORDS | CODE_WORDS | {"address", "position"}
+_CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
+_HEAD_WORD = re.compile(r"[a-z0-9]+")
+_ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
 def asks_lookup(terms: Collection[str], exact: Collection[str]) -> bool:
     """Whether a question (its `terms`, and the `exact` pin, register and number tokens among them) asks for a
     value a table row holds, rather than about the part or board as a whole (rule 4)."""
     return bool(exact) or not LOOKUP_WORDS.isdisjoint(terms)
-_CODE_ROW = re.compile(r"^\|(?:[^|\n]*\|)*? *0x[0-9a-f]+(?: *[-/] *0x[0-9a-f]+)? *\|", re.IGNORECASE | re.MULTILINE)
-_HEAD_WORD = re.compile(r"[a-z0-9]+")
-_ALIAS_HEADING = re.compile(r"(?:^|> )pins?(?: alias(?:es)?)?$", re.IGNORECASE)
 
 
 def is_alias_list(heading: str) -> bool:

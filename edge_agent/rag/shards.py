@@ -27,8 +27,9 @@ import tempfile
 import threading
 from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import accumulate, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -175,11 +176,8 @@ class ShardedBuild:
         rows in C: a thread reads the shards through connections of its own and writes the joined rows to a
         database beside them, which `conn` then copies in one statement. Both cores work where one waited."""
         conn.execute("DROP INDEX IF EXISTS chunks_rel")  # made again once, after the rows are in
-        offsets = []
-        offset = first_id - 1
-        for shard in self.shards:
-            offsets.append(offset)
-            offset += sum(shard.counts)
+        # each shard's chunk ids move past the chunks of the shards before it
+        *offsets, end = accumulate((sum(s.counts) for s in self.shards), initial=first_id - 1)
         merged = self._dir / "joined.sqlite"
         df: dict[str, int] = {}
         failed: list[BaseException] = []
@@ -204,7 +202,7 @@ class ShardedBuild:
         conn.execute("INSERT INTO postings (term, n, ids, tfs) SELECT term, n, ids, tfs FROM joined.postings "
                      "ORDER BY rowid")
         conn.execute("CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel)")
-        return df, offset - first_id + 1
+        return df, end - first_id + 1
 
     def close(self, conn: sqlite3.Connection | None = None) -> None:
         """Detach the shard databases (after the transaction that copied them ended) and remove them."""
@@ -231,26 +229,20 @@ def _join_postings(paths: list[Path], offsets: list[int], out: Path, df: dict[st
     """The shards' postings joined term by term (:func:`_joined`, chunk ids moved by each shard's offset) into
     a ``postings`` table of a new database at `out`, in term order; `df` gets each term's chunk count. Runs in a
     thread, with its own connections: an error is put in `failed` for the caller to raise."""
-    readers: list[sqlite3.Connection] = []
-    writer: sqlite3.Connection | None = None
     try:
-        readers = [sqlite3.connect(str(p)) for p in paths]
-        writer = sqlite3.connect(str(out), isolation_level=None)
-        writer.execute("PRAGMA journal_mode = OFF")
-        writer.execute("PRAGMA synchronous = OFF")
-        writer.execute("CREATE TABLE postings (term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT NULL, "
-                       "tfs BLOB NOT NULL)")
-        writer.execute("BEGIN")
-        parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
-            (at, r.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term"))
-            for at, r in zip(offsets, readers, strict=True)]
-        writer.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, df))
-        writer.execute("COMMIT")
+        with ExitStack() as opened:
+            writer = opened.enter_context(closing(sqlite3.connect(str(out), isolation_level=None)))
+            writer.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; CREATE TABLE postings "
+                                 "(term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL)")
+            parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
+                (at, opened.enter_context(closing(sqlite3.connect(str(p)))).execute(
+                    "SELECT term, n, ids, tfs FROM postings ORDER BY term"))
+                for at, p in zip(offsets, paths, strict=True)]
+            writer.execute("BEGIN")
+            writer.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, df))
+            writer.execute("COMMIT")
     except BaseException as exc:  # noqa: BLE001 - handed to the indexing thread, which raises it
         failed.append(exc)
-    finally:
-        for c in (*readers, *([writer] if writer is not None else [])):
-            c.close()
 
 
 def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df: dict[str, int]
