@@ -3,9 +3,9 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the twelve former held-out sets (bench/_rag_heldout.py to _rag_heldout12.py,
+  changes are tried against), the thirteen former held-out sets (bench/_rag_heldout.py to _rag_heldout13.py,
   measured in earlier rounds and seen since) and, only in the full run that writes BENCHMARKS.md, the
-  sealed held-out 13 (bench/_rag_heldout13.py, written before this round's ranking changes), over
+  sealed held-out 14 (bench/_rag_heldout14.py, written before this round's ranking changes), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -350,7 +350,7 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 
 def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and former held-out pin lookups,
-    and on the sealed held-out 9 only when `sealed` (the final full run; tuning runs leave it
+    and on the sealed held-out 10 only when `sealed` (the final full run; tuning runs leave it
     unresolved so its result cannot steer a change). A lookup whose pin is ``!unknown`` or ``!ambiguous``
     is right only when it is refused with that error: a guess counts as a miss."""
     import logging
@@ -366,6 +366,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
         PIN_LOOKUPS_HELD_OUT_7,
         PIN_LOOKUPS_HELD_OUT_8,
         PIN_LOOKUPS_HELD_OUT_9,
+        PIN_LOOKUPS_HELD_OUT_10,
     )
     from edge_agent.errors import AmbiguousPinError, UnknownPinError
     from edge_agent.rag import pin_index_for
@@ -374,9 +375,9 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
             ("former held-out 2", PIN_LOOKUPS_HELD_OUT_2), ("former held-out 3", PIN_LOOKUPS_HELD_OUT_3),
             ("former held-out 4", PIN_LOOKUPS_HELD_OUT_4), ("former held-out 5", PIN_LOOKUPS_HELD_OUT_5),
             ("former held-out 6", PIN_LOOKUPS_HELD_OUT_6), ("former held-out 7", PIN_LOOKUPS_HELD_OUT_7),
-            ("former held-out 8", PIN_LOOKUPS_HELD_OUT_8)]
+            ("former held-out 8", PIN_LOOKUPS_HELD_OUT_8), ("former held-out 9", PIN_LOOKUPS_HELD_OUT_9)]
     if sealed:
-        sets.append(("held-out 9", PIN_LOOKUPS_HELD_OUT_9))
+        sets.append(("held-out 10", PIN_LOOKUPS_HELD_OUT_10))
     refusals = {"!unknown": UnknownPinError, "!ambiguous": AmbiguousPinError}
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
@@ -401,7 +402,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
 
 def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and former held-out sets (limit 5), and on
-    the sealed held-out 13 only when `sealed` (the final full run; tuning runs never rank it)."""
+    the sealed held-out 14 only when `sealed` (the final full run; tuning runs never rank it)."""
     from bench._rag_heldout import HELD_OUT
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
@@ -414,6 +415,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     from bench._rag_heldout10 import HELD_OUT_10
     from bench._rag_heldout11 import HELD_OUT_11
     from bench._rag_heldout12 import HELD_OUT_12
+    from bench._rag_heldout13 import HELD_OUT_13
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -425,11 +427,12 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
             ("former held-out 3", HELD_OUT_3), ("former held-out 4", HELD_OUT_4), ("former held-out 5", HELD_OUT_5),
             ("former held-out 6", HELD_OUT_6), ("former held-out 7", HELD_OUT_7), ("former held-out 8", HELD_OUT_8),
             ("former held-out 9", HELD_OUT_9), ("former held-out 10", HELD_OUT_10),
-            ("former held-out 11", HELD_OUT_11), ("former held-out 12", HELD_OUT_12)]
+            ("former held-out 11", HELD_OUT_11), ("former held-out 12", HELD_OUT_12),
+            ("former held-out 13", HELD_OUT_13)]
     if sealed:
-        from bench._rag_heldout13 import HELD_OUT_13
+        from bench._rag_heldout14 import HELD_OUT_14
 
-        sets.append(("held-out 13", HELD_OUT_13))
+        sets.append(("held-out 14", HELD_OUT_14))
     for set_name, questions in sets:
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
@@ -444,41 +447,37 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
 
 _INTRO = """## HardwareRag (`bench/rag.py`)
 
-Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference runtime's retrieval
-(one chunk per file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased
-file, +2.0 for a named board, stable sort), measured in the same run. Question sets in a field
-engineer's words over `../shared/corpus/datasheets` and the bundled datasheets: the tuning set
-(`bench/_rag_questions.py`), on which ranking changes were tried; twelve former held-out sets, each
-written before a round of ranking changes and only measured in that round, since looked at and now
-tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`: pin names as the only hint of the
-board, the shared Pi header asked through one model, two-pair tables, everyday words;
-`_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
-`_rag_heldout4.py`; `_rag_heldout5.py`: the same kinds plus timing and boot modes; `_rag_heldout6.py`,
-161 questions, many answered in a file's later sections; `_rag_heldout7.py`, 298 questions of all these
-kinds over every file of both directories, plus symptoms and questions naming several boards;
-`_rag_heldout8.py`, 261 questions of the same kinds, mostly in sections other than a file's first;
-`_rag_heldout9.py`, 338 questions of the same kinds plus questions with a board configured and none
-named; `_rag_heldout10.py`, 428 questions of the same kinds over every file of both directories, 71 of
-them with a board configured and none named; `_rag_heldout11.py`, 123 questions on lines drawn at random
-from every file of both directories; `_rag_heldout12.py`, 123 questions of the same kind, 14 of them with a
-board configured and none named); and held-out 13 (`bench/_rag_heldout13.py`, 121 questions on lines
-drawn at random from every file of both directories, 21 of them with a board configured and none named),
-written from the datasheets before this round's ranking changes and sealed: only this full run
-measures it (`quality(sealed=True)`), tuning runs never rank it. A hit is a result
-from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies
-in the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
-hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >=
-0.92, hit@3 >= 0.98, within 2,048 >= 0.97 on the former held-outs 2-12 and on held-out 13; query p50
->= 20x the reference. Pin lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the
-same two directories; the eight former held-out sets measured in earlier rounds and seen since, names the
-board lacks or shares between pins among them, which must be refused; held-out 9, 90 lookups of pin-table rows
-and alias lines drawn at random, spelt as typed, written before this round's pin-index changes and sealed: only
-this full run resolves it) are
-counted right when they return the datasheet's pin, or, for a name that must be refused, when it is
-refused with the matching error. Each scale system runs
-in its own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base
-install.
-"""
+Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference runtime's retrieval (one chunk per
+file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased file, +2.0 for a named
+board, stable sort), measured in the same run. Question sets in a field engineer's words over
+`../shared/corpus/datasheets` and the bundled datasheets: the tuning set (`bench/_rag_questions.py`), on which
+ranking changes were tried; twelve former held-out sets, each written before a round of ranking changes and only
+measured in that round, since looked at and now tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`:
+pin names as the only hint of the board, the shared Pi header asked through one model, two-pair tables, everyday
+words; `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
+`_rag_heldout4.py`; `_rag_heldout5.py`: the same kinds plus timing and boot modes; `_rag_heldout6.py`, 161
+questions, many answered in a file's later sections; `_rag_heldout7.py`, 298 questions of all these kinds over every
+file of both directories, plus symptoms and questions naming several boards; `_rag_heldout8.py`, 261 questions of
+the same kinds, mostly in sections other than a file's first; `_rag_heldout9.py`, 338 questions of the same kinds
+plus questions with a board configured and none named; `_rag_heldout10.py`, 428 questions of the same kinds over
+every file of both directories, 71 of them with a board configured and none named; `_rag_heldout11.py`, 123
+questions on lines drawn at random from every file of both directories; `_rag_heldout12.py`, 123 questions of the
+same kind, 14 of them with a board configured and none named; `_rag_heldout13.py`, 121 questions of the same kind,
+21 of them with a board configured and none named); and held-out 14 (`bench/_rag_heldout14.py`, 96 questions in a
+field engineer's words, symptoms and everyday words among them, written by someone who saw neither the search nor an
+earlier set, 14 with a board configured and none named), written from the datasheets before this round's ranking
+changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning runs never rank it. A hit is a
+result from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies in
+the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
+hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >= 0.92, hit@3 >=
+0.98, within 2,048 >= 0.97 on the former held-outs 2-13 and on held-out 14; query p50 >= 20x the reference. Pin
+lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the nine former
+held-out sets measured in earlier rounds and seen since, names the board lacks or shares between pins among them,
+which must be refused; held-out 10, 42 lookups written from the datasheets and board files by someone who saw
+neither the resolver nor an earlier set, the pairs an earlier set asks taken out, written before this round's
+pin-index changes and sealed: only this full run resolves it) are counted right when they return the datasheet's
+pin, or, for a name that must be refused, when it is refused with the matching error. Each scale system runs in its
+own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base install."""
 
 
 _BEFORE = """For comparison, the same question sets against the ranking before the vocabulary, board detection,
@@ -488,13 +487,13 @@ place), measured earlier on this machine, not in this run: tuning hit@1 0.849, h
 
 
 def render(sealed: bool = True) -> str:
-    """The Markdown section; `sealed` (the final full run) also measures held-out 13, which tuning runs leave alone."""
+    """The Markdown section; `sealed` (the final full run) also measures held-out 14, which tuning runs leave alone."""
     lines = [_INTRO]
     if SHARED.is_dir():
         q = quality(sealed)
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 13 = written before this round's changes, sealed, only measured here):",
+            " or looked at; held-out 14 = written before this round's changes, sealed, only measured here):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
@@ -515,7 +514,7 @@ def render(sealed: bool = True) -> str:
         lines += ["", _BEFORE, ""]
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
-                  " were tried on or looked at; held-out 9 = sealed, only resolved here):",
+                  " were tried on or looked at; held-out 10 = sealed, only resolved here):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
         misses = [m for _, (_, _, ms) in pins.items() for m in ms]
