@@ -116,6 +116,24 @@ def test_an_everyday_word_finds_the_board_that_carries_it(tmp_path: Path) -> Non
     assert rag.search("stoplight board green led pin")[0].source == "traffic-hat.md"
 
 
+def test_a_header_map_headed_phys_answers_a_physical_pin(tmp_path: Path) -> None:
+    # The Pi header map numbers its positions in a column written "Phys"; a HAT's table of the pins it uses writes
+    # "Physical pin". Both hold a row 12: the header map says what position 12 is on every Pi.
+    rows = "".join(f"{n:<4} | {name:<10} | {gpio:<6} | {role}\n" for n, name, gpio, role in (
+        (8, "UART0 TX", "GPIO14", "serial transmit"), (10, "UART0 RX", "GPIO15", "serial receive"),
+        (11, "GPIO17", "GPIO17", "plain GPIO"), (12, "PCM CLK", "GPIO18", "PCM/I2S bit clock, PWM0 alt"),
+        (13, "GPIO27", "GPIO27", "plain GPIO"), (15, "GPIO22", "GPIO22", "plain GPIO")))
+    _write(tmp_path, "rpi-gpio.txt", "# Raspberry Pi 40-pin GPIO header\n\nThe header every 40-pin Pi shares.\n\n"
+           "## Header map\n\nPhys | Name       | BCM    | Default role\n"
+           "---- | ---------- | ------ | ------------\n" + rows)
+    _write(tmp_path, "fan-shim.md", "# Fan SHIM\n\nA fan for the Pi 4.\n\n## Header usage\n\n"
+           "| Physical pin | BCM | Signal |\n| --- | --- | --- |\n"
+           "| 12 | GPIO18 | fan control |\n| 11 | GPIO17 | button |\n")
+    rag = HardwareRag.load(tmp_path)
+    assert tokens("Phys") == tokens("physical")
+    assert rag.search("what is on physical pin 12")[0].source == "rpi-gpio.txt"
+
+
 def test_informal_board_and_part_names_are_detected() -> None:
     names = nicknames(["nucleo-f401re", "nucleo-g071rb", "rpi-4b", "rpi-5", "rpi-gpio", "arduino-uno", "bme280",
                        "esp32-devkitc", "fan-shim", "arduino-mega2560"])
