@@ -28,7 +28,9 @@ answers with a pin only when every one of them that resolves gives the same pin 
   its LEDs ``Amber`` and ``Red``): only a colour, since another word before LED may name something else (a Pi's
   ``power LED`` is no supply pin);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
-  and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``.
+  and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``;
+* a serial peripheral by number under the other word for it: ST writes ``USART2`` where an engineer says ``UART2``,
+  and ``UART4`` beside them (``uart2 tx`` is ``USART2 TX``, ``usart4 rx`` is ``UART4 RX``).
 
 Two more are the index's, since they need the board: ``D13/SCK`` (one pin printed with both its names) and
 ``pin 13`` on a board without a physical header (the board's pin number 13, as Arduino and ESP32 users say it).
@@ -78,6 +80,8 @@ _ONE_WIRE = re.compile(r"(1|one)[\s_-]?wire", re.IGNORECASE)
 #: An LED named by its colour and the word LED or light (amber LED, red light, green_led).
 _COLOUR_LED = re.compile(r"(red|green|amber|yellow|orange|blue|white)[\s_-]*(?:led|light)", re.IGNORECASE)
 #: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
+#: A UART by number, as ST writes its USARTs and other makers their UARTs: the same peripheral either way.
+_UART_NUMBER = re.compile(r"(us|u)art(?=\d)", re.IGNORECASE)
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
 #: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``), or a position written with a
 #: leading zero (``J8-07``, ``CN10-01``).
@@ -155,6 +159,19 @@ def alternatives(name: str) -> list[str]:
         out.append(s[m.end():])
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has
         out.append(f"{m.group(1).upper()}-{m.group(2)}")
+    out += _role_spellings(s)
+    if (m := _UART_NUMBER.match(s)) is not None:  # UART2 TX: USART2 TX on an STM32; USART4 RX: UART4 RX
+        word = "uart" if m.group(1).lower() == "us" else "usart"
+        other = (word.upper() if m.group(0).isupper() else word.capitalize() if m.group(0)[0].isupper() else word) \
+            + s[m.end():]
+        out += [other, *_role_spellings(other)]
+    return [a for a in dict.fromkeys(out) if a and a != s]
+
+
+def _role_spellings(s: str) -> list[str]:
+    """The spellings of `s` with its bus role written another way (``UART2 TX``: ``UART2 TXD``; ``TXD1``:
+    ``UART1_TX``)."""
+    out: list[str] = []
     m = _ROLE_NUMBER.fullmatch(s)
     if m is not None:
         n, role = (m.group(1), m.group(2)) if m.group(1) else (m.group(4), m.group(3))
@@ -167,4 +184,4 @@ def alternatives(name: str) -> list[str]:
         # the role stands apart from what names its bus ("VSPI SCK", "uart2_tx") or follows its number ("SPI0SCLK")
         prefix, sep, role = m.groups()
         out += [f"{prefix}{sep}{_cased(r, role)}" for r in sorted(same_roles(role)) if r != role.lower()]
-    return [a for a in dict.fromkeys(out) if a and a != s]
+    return out

@@ -39,7 +39,7 @@ def _index(tmp_path: Path, files: dict[str, str]):  # type: ignore[no-untyped-de
 
 
 def test_the_spellings_of_a_name() -> None:
-    assert alternatives("UART2 TX") == ["UART2 TXD"]
+    assert alternatives("UART2 TX") == ["UART2 TXD", "USART2 TX", "USART2 TXD"]
     assert alternatives("spi0_sclk") == ["spi0_clk", "spi0_sck"]
     assert "I2C1_SDA" in alternatives("SDA1")
     assert "UART0_TXD" in alternatives("TXD0")
@@ -281,3 +281,19 @@ def test_an_led_named_by_its_colour_with_the_word_led_or_light(tmp_path: Path) -
     assert index.resolve("probe-lights", "red light").name == "GPIO24"
     with pytest.raises(UnknownPinError):  # "power" names a pin here, but a power LED is not it
         index.resolve("probe-lights", "power LED")
+
+
+def test_a_uart_by_number_is_the_usart_of_that_number_and_back(tmp_path: Path) -> None:
+    # ST numbers its serial peripherals USART1, USART2 and UART4; an engineer says "UART2" for USART2 either way.
+    assert alternatives("uart2 tx") == ["uart2 txd", "usart2 tx", "usart2 txd"]
+    assert alternatives("USART4") == ["UART4"] and alternatives("Uart2") == ["Usart2"]
+    assert alternatives("uartx tx") == ["uartx txd"]  # no number: no peripheral to name
+    st = "# Probe ST\n\n## Pin Aliases\n\nUSART2_TX: PA2\nUSART2_RX: PA3\nUART4_TX: PA0\n"
+    pi = "# Probe Pi\n\n## Serial\n\n| UART | TXD | RXD |\n| --- | --- | --- |\n| uart2 | GPIO0 | GPIO1 |\n"
+    index = _index(tmp_path, {"probe-st.md": st, "probe-pi.md": pi})
+    assert index.resolve("probe-st", "uart2 tx").name == "PA2"
+    assert index.resolve("probe-st", "UART2 RX").name == "PA3"
+    assert index.resolve("probe-st", "usart4 tx").name == "PA0"
+    assert index.resolve("probe-pi", "usart2 tx").name == "GPIO0"  # its table writes TXD under uart2
+    with pytest.raises(UnknownPinError):  # no third one on the board, by either name
+        index.resolve("probe-st", "uart3 tx")
