@@ -25,7 +25,8 @@ answers with a pin only when every one of them that resolves gives the same pin 
 * a converter's or timer's channel in words (``ADC1 channel 3`` is ``ADC1 CH3`` or ``ADC1 CHAN3``);
 * a Nucleo's blue button, or ``button`` alone, its user button;
 * an LED named by its colour, with the word LED or light after it (``amber LED``, ``red light`` on a board naming
-  its LEDs ``Amber`` and ``Red``): only a colour, since another word before LED may name something else (a Pi's
+  its LEDs ``Amber`` and ``Red``, ``green LED`` where the Arduino core writes ``LED_GREEN`` and a devicetree
+  ``green_led``): only a colour, since another word before LED may name something else (a Pi's
   ``power LED`` is no supply pin);
 * the header a pin name belongs to, written before it: ``Arduino D13`` is the Arduino header's D13, ``J8 pin 11``
   and ``CN10 pin 11`` are positions J8-11 and CN10-11, and so are ``J8-011`` and ``CN10-011``;
@@ -153,8 +154,9 @@ def alternatives(name: str) -> list[str]:
         out += [f"{m.group(1)} CH{m.group(2)}", f"{m.group(1)} CHAN{m.group(2)}"]
     if _USER_BUTTON.fullmatch(s):  # a Nucleo's blue button is its user button (the black one resets); "button"
         out += ["user button", "USER_BTN"]
-    if (m := _COLOUR_LED.fullmatch(s)) is not None:  # amber LED: Amber, on a board naming its LEDs by colour
-        out.append(m.group(1))
+    if (m := _COLOUR_LED.fullmatch(s)) is not None:  # amber LED: Amber, on a board naming its LEDs by colour;
+        # green LED: the Arduino core's LED_GREEN, a devicetree's green_led
+        out += [m.group(1), f"LED_{m.group(1).upper()}", f"{m.group(1).lower()}_led"]
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
         out.append(s[m.end():])
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has

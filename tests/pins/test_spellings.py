@@ -273,12 +273,19 @@ def test_an_unknown_name_in_words_is_offered_the_names_its_other_spellings_are_n
 
 
 def test_an_led_named_by_its_colour_with_the_word_led_or_light(tmp_path: Path) -> None:
-    assert alternatives("amber LED") == ["amber"] and alternatives("red light") == ["red"]
+    assert alternatives("amber LED") == ["amber", "LED_AMBER", "amber_led"]
+    assert alternatives("red light") == ["red", "LED_RED", "red_led"]
     assert alternatives("power LED") == [] and alternatives("status LED") == []  # not a colour: no guess
     lights = "# Probe lights\n\n## Pin Aliases\n\nRed: GPIO24\nAmber: GPIO23\nGreen: GPIO22\npower: GPIO5\n"
-    index = _index(tmp_path, {"probe-lights.md": lights})
+    core = "# Probe core\n\n## Pin Aliases\n\nLED_GREEN: PA5\nLED_BUILTIN: PA5\n"
+    tree = "# Probe tree\n\n## Pin Aliases\n\ngreen_led: P0.13\nred_led: P0.14\n"
+    index = _index(tmp_path, {"probe-lights.md": lights, "probe-core.md": core, "probe-tree.md": tree})
     assert index.resolve("probe-lights", "amber LED").name == "GPIO23"
     assert index.resolve("probe-lights", "red light").name == "GPIO24"
+    assert index.resolve("probe-core", "green LED").name == "PA5"  # the Arduino core's LED_GREEN
+    assert index.resolve("probe-tree", "red led").name == "P0.14"  # a devicetree's red_led
+    with pytest.raises(UnknownPinError):  # a green LED only: no red one to give
+        index.resolve("probe-core", "red LED")
     with pytest.raises(UnknownPinError):  # "power" names a pin here, but a power LED is not it
         index.resolve("probe-lights", "power LED")
 
