@@ -451,7 +451,7 @@ Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference
 file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased file, +2.0 for a named
 board, stable sort), measured in the same run. Question sets in a field engineer's words over
 `../shared/corpus/datasheets` and the bundled datasheets: the tuning set (`bench/_rag_questions.py`), on which
-ranking changes were tried; twelve former held-out sets, each written before a round of ranking changes and only
+ranking changes were tried; thirteen former held-out sets, each written before a round of ranking changes and only
 measured in that round, since looked at and now tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`:
 pin names as the only hint of the board, the shared Pi header asked through one model, two-pair tables, everyday
 words; `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
@@ -477,7 +477,8 @@ which must be refused; held-out 10, 42 lookups written from the datasheets and b
 neither the resolver nor an earlier set, the pairs an earlier set asks taken out, written before this round's
 pin-index changes and sealed: only this full run resolves it) are counted right when they return the datasheet's
 pin, or, for a name that must be refused, when it is refused with the matching error. Each scale system runs in its
-own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base install."""
+own subprocess so peak RSS is its own; "without numpy" blocks the numpy import as on the base install.
+"""
 
 
 _BEFORE = """For comparison, the same question sets against the ranking before the vocabulary, board detection,
