@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from edge_agent.paths import bundled_datasheets_dir
+from edge_agent.pins import PinIndex
 from edge_agent.rag import pin_index_for
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
@@ -50,6 +51,14 @@ REFUSALS = ("!unknown", "!ambiguous")
 
 def _roots(shared: Path) -> dict[str, Path]:
     return {"shared": shared, "bundled": bundled_datasheets_dir()}
+
+
+def _datasheet_texts(idx: PinIndex, root: Path, board: str) -> list[str]:
+    """The board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)."""
+    files = [idx.board(b) for b in idx.applies_to(board)]
+    stems = {board} | {t for b in files if b is not None for t in b.datasheet_tags}
+    return [p.read_text(encoding="utf-8") for p in sorted(root.iterdir())
+            if p.stem in stems and p.suffix in (".md", ".txt")]
 
 
 EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
@@ -127,11 +136,7 @@ def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datashe
             # a lookup that must be refused names no pin to find on a line, only the refusal it expects
             assert lk.pin in REFUSALS, lk
             continue
-        # the board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)
-        files = [idx.board(b) for b in idx.applies_to(lk.board)]
-        stems = {lk.board} | {t for b in files if b is not None for t in b.datasheet_tags}
-        text = "\n".join(p.read_text(encoding="utf-8") for p in sorted(roots[lk.corpus].iterdir())
-                         if p.stem in stems and p.suffix in (".md", ".txt"))
+        text = "\n".join(_datasheet_texts(idx, roots[lk.corpus], lk.board))
         name = lk.name.removeprefix("pin ")  # a header position: its number heads the header map's row
 
         def word(w: str, line: str) -> bool:
@@ -224,10 +229,7 @@ def test_the_tenth_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_w
         if lk.pin.startswith("!"):
             assert lk.pin in REFUSALS, lk
             continue
-        files = [idx.board(b) for b in idx.applies_to(lk.board)]
-        stems = {lk.board} | {t for b in files if b is not None for t in b.datasheet_tags}
-        texts = [p.read_text(encoding="utf-8") for p in sorted(roots[lk.corpus].iterdir())
-                 if p.stem in stems and p.suffix in (".md", ".txt")]
+        texts = _datasheet_texts(idx, roots[lk.corpus], lk.board)
         texts += [p.read_text(encoding="utf-8") for p in sorted(boards_dir.glob("*.toml"))
                   if p.stem in {lk.board, *idx.applies_to(lk.board)}]
         if not any(re.search(rf"(?<![\w.]){re.escape(pin)}(?![\w.])", t) for pin in lk.pin.split("|") for t in texts):
