@@ -53,6 +53,26 @@ def _roots(shared: Path) -> dict[str, Path]:
     return {"shared": shared, "bundled": bundled_datasheets_dir()}
 
 
+#: The lookup sets in the order they were written: each must ask nothing a set before it asks.
+LOOKUP_SETS = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
+               PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
+               PIN_LOOKUPS_HELD_OUT_8, PIN_LOOKUPS_HELD_OUT_9, PIN_LOOKUPS_HELD_OUT_10)
+
+
+def _before(lookups: tuple[PinLookup, ...]) -> tuple[tuple[PinLookup, ...], ...]:
+    """The sets written before `lookups`."""
+    return LOOKUP_SETS[:LOOKUP_SETS.index(lookups)]
+
+
+def _assert_new(lookups: tuple[PinLookup, ...], at_least: int) -> None:
+    """At least `at_least` lookups, no (board, name) pair twice, and none an earlier set asks."""
+    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in _before(lookups) for lk in s}
+    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in lookups]
+    assert len(new) >= at_least
+    assert len(set(new)) == len(new)
+    assert not set(new) & seen
+
+
 def _datasheet_texts(idx: PinIndex, root: Path, board: str) -> list[str]:
     """The board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)."""
     files = [idx.board(b) for b in idx.applies_to(board)]
@@ -109,23 +129,12 @@ def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: t
     assert not missing
 
 
-@pytest.mark.parametrize(("lookups", "before"), [
-    (PIN_LOOKUPS_HELD_OUT_3, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2)),
-    (PIN_LOOKUPS_HELD_OUT_4, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3)),
-    (PIN_LOOKUPS_HELD_OUT_5, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-                              PIN_LOOKUPS_HELD_OUT_4)),
-    (PIN_LOOKUPS_HELD_OUT_6, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-                              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5)),
-    (PIN_LOOKUPS_HELD_OUT_7, (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-                              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6)),
-], ids=["lookups-3", "lookups-4", "lookups-5", "lookups-6", "lookups-7"])
+@pytest.mark.parametrize("lookups", [PIN_LOOKUPS_HELD_OUT_3, PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5,
+                                     PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7],
+                         ids=["lookups-3", "lookups-4", "lookups-5", "lookups-6", "lookups-7"])
 def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
-        lookups: tuple[PinLookup, ...], before: tuple[tuple[PinLookup, ...], ...], shared_corpus: Path) -> None:
-    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
-    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in lookups]
-    assert len(lookups) >= 60
-    assert len(set(new)) == len(new)
-    assert not set(new) & seen
+        lookups: tuple[PinLookup, ...], shared_corpus: Path) -> None:
+    _assert_new(lookups, 60)
     roots = _roots(shared_corpus)
     index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
     wrong = []
@@ -157,14 +166,8 @@ def test_the_eighth_lookup_set_respells_pins_the_earlier_sets_answer() -> None:
     # Its names are new spellings, so they need not be written in the datasheets; what keeps the set honest
     # is that each answer is a pin an earlier set already gives on that board (written from the datasheets),
     # and that no (board, name) pair repeats one an earlier set asks.
-    before = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7)
-    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
-    answered = {(lk.board, lk.pin, lk.corpus) for s in before for lk in s}
-    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_8]
-    assert len(new) >= 60
-    assert len(set(new)) == len(new)
-    assert not set(new) & seen
+    answered = {(lk.board, lk.pin, lk.corpus) for s in _before(PIN_LOOKUPS_HELD_OUT_8) for lk in s}
+    _assert_new(PIN_LOOKUPS_HELD_OUT_8, 60)
     assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_8} == {"shared", "bundled"}
     unanswered = [lk for lk in PIN_LOOKUPS_HELD_OUT_8
                   if lk.pin not in REFUSALS and (lk.board, lk.pin, lk.corpus) not in answered]
@@ -176,15 +179,8 @@ def test_the_ninth_lookup_set_is_new_and_each_answer_is_written_beside_its_name_
     # Drawn from pin-table rows and alias lines, then respelt where an earlier set already asks the drawn pair:
     # an answer must either stand on one datasheet line with the name as written, or be a pin an earlier set
     # gives on that board (a respelling such as "physical pin 22" or "digital pin 46").
-    before = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
-              PIN_LOOKUPS_HELD_OUT_8)
-    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
-    answered = {(lk.board, lk.pin, lk.corpus) for s in before for lk in s}
-    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_9]
-    assert len(new) >= 60
-    assert len(set(new)) == len(new)
-    assert not set(new) & seen
+    answered = {(lk.board, lk.pin, lk.corpus) for s in _before(PIN_LOOKUPS_HELD_OUT_9) for lk in s}
+    _assert_new(PIN_LOOKUPS_HELD_OUT_9, 60)
     assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_9} == {"shared", "bundled"}
     roots = _roots(shared_corpus)
     index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
@@ -210,14 +206,7 @@ def test_the_tenth_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_w
     # rx"), which need not stand beside the pin on one line; what keeps it honest is that no (board, name) pair
     # repeats an earlier set's, that every board is known, and that every answer is a pin the board's own
     # datasheets or board file write.
-    before = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
-              PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
-              PIN_LOOKUPS_HELD_OUT_8, PIN_LOOKUPS_HELD_OUT_9)
-    seen = {(lk.board, lk.name.lower(), lk.corpus) for s in before for lk in s}
-    new = [(lk.board, lk.name.lower(), lk.corpus) for lk in PIN_LOOKUPS_HELD_OUT_10]
-    assert len(new) >= 40
-    assert len(set(new)) == len(new)
-    assert not set(new) & seen
+    _assert_new(PIN_LOOKUPS_HELD_OUT_10, 40)
     assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_10} == {"shared", "bundled"}
     roots = _roots(shared_corpus)
     index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
