@@ -80,9 +80,11 @@ _USER_BUTTON = re.compile(r"(?:blue[\s_-]*(?:user[\s_-]*)?)?(?:button|btn)", re.
 _ONE_WIRE = re.compile(r"(1|one)[\s_-]?wire", re.IGNORECASE)
 #: An LED named by its colour and the word LED or light (amber LED, red light, green_led).
 _COLOUR_LED = re.compile(r"(red|green|amber|yellow|orange|blue|white)[\s_-]*(?:led|light)", re.IGNORECASE)
-#: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
+#: An LED strip's one data line and its clock line, as they are printed (DAT or DATA, CLK).
+_STRIP_LINES = {"data": "DAT", "dat": "DATA", "clock": "CLK"}
 #: A UART by number, as ST writes its USARTs and other makers their UARTs: the same peripheral either way.
 _UART_NUMBER = re.compile(r"(us|u)art(?=\d)", re.IGNORECASE)
+#: The Arduino header named before one of its pins (``Arduino D13``, ``Arduino A0``).
 _ARDUINO_HEADER = re.compile(r"arduino[\s_-]+(?=[DA]\d{1,2}$)", re.IGNORECASE)
 #: A connector named before a position on it (``J8 pin 11``, ``CN10 pin #11``), or a position written with a
 #: leading zero (``J8-07``, ``CN10-01``).
@@ -146,10 +148,8 @@ def alternatives(name: str) -> list[str]:
         out.append(_BUTTON.sub(lambda b: "BTN" if b.group(1).lower() == "button" else "Button", s))
     if (m := _ONE_WIRE.fullmatch(s)) is not None:  # 1-wire: one_wire; onewire: 1-Wire
         out.append("one_wire" if m.group(1) == "1" else "1-Wire")
-    if s.lower() in ("data", "dat"):  # an LED strip's one data line, printed DAT or DATA
-        out.append("DAT" if s.lower() == "data" else "DATA")
-    if s.lower() == "clock":  # and its clock line, printed CLK (refused where CLK alone names no one signal)
-        out.append("CLK")
+    if (line := _STRIP_LINES.get(s.lower())) is not None:  # data: DAT (CLK is refused where it names no one signal)
+        out.append(line)
     if (m := _CHANNEL.fullmatch(s)) is not None:  # ADC1 channel 3: ADC1_CH3, or CHAN3 as the RP1 tables write it
         out += [f"{m.group(1)} CH{m.group(2)}", f"{m.group(1)} CHAN{m.group(2)}"]
     if _USER_BUTTON.fullmatch(s):  # a Nucleo's blue button is its user button (the black one resets); "button"
@@ -163,9 +163,8 @@ def alternatives(name: str) -> list[str]:
         out.append(f"{m.group(1).upper()}-{m.group(2)}")
     out += _role_spellings(s)
     if (m := _UART_NUMBER.match(s)) is not None:  # UART2 TX: USART2 TX on an STM32; USART4 RX: UART4 RX
-        word = "uart" if m.group(1).lower() == "us" else "usart"
-        other = (word.upper() if m.group(0).isupper() else word.capitalize() if m.group(0)[0].isupper() else word) \
-            + s[m.end():]
+        head = m.group(1)  # US drops its S; U takes one in the case the word is written in
+        other = (head[0] if len(head) == 2 else head + ("S" if m.group(0).isupper() else "s")) + s[len(head):]
         out += [other, *_role_spellings(other)]
     return [a for a in dict.fromkeys(out) if a and a != s]
 
