@@ -532,6 +532,7 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     used = 0
     for i in sorted(weights, key=lambda i: (-weights[i], i)):
         want = {i - 1, i, i + 1} if 0 < i < n - 1 else {j for j in (i - 1, i, i + 1) if 0 <= j < n}
+        want.update(range(_sentence_start(lines, i), i))
         if heads is not None and (head := heads[i]) >= 0:
             want.add(head)
             if head + 1 < i:
@@ -556,6 +557,25 @@ def window(text: str, terms: Collection[str], exact: Collection[str], limit: int
     if last < n - 1:
         out.append(_GAP)
     return "\n".join(out)
+
+
+#: A line that opens a unit of its own: a heading, a table row, a list item, a code fence.
+_UNIT_START = re.compile(r"\s*(?:#|\||[-*+] |\d+[.)] |```)")
+#: How far back a wrapped paragraph is followed to its first line.
+_PARAGRAPH_BACK = 3
+
+
+def _sentence_start(lines: list[str], i: int) -> int:
+    """The first line of the wrapped paragraph or list item line `i` continues (at most a few lines back), so a
+    picked line is never shown without the start of its sentence ("Write 0x00 ... before expecting data" is
+    only an instruction with "the device starts in sleep mode" before it); `i` itself for a table row, a
+    heading or a line that opens its unit."""
+    j = i
+    while j > 0 and i - j < _PARAGRAPH_BACK and lines[j].strip() and not _UNIT_START.match(lines[j]):
+        if not lines[j - 1].strip() or lines[j - 1].startswith("|"):
+            break
+        j -= 1
+    return j
 
 
 def _table_heads(lines: list[str]) -> list[int]:

@@ -483,6 +483,25 @@ def test_the_window_knows_the_spellings_the_tokenizer_folds_together() -> None:
     assert "BCM17" in window(prose * 2, terms, exact_terms(terms))
 
 
+def test_the_window_shows_a_wrapped_sentence_from_its_start() -> None:
+    from edge_agent.rag.query import exact_terms, window
+
+    rows = "\n".join(f"| 0x{i:02X} | REG_{i} | filler words about nothing in particular |" for i in range(40))
+    text = (f"| Register | Name | Notes |\n| --- | --- | --- |\n{rows}\n\n"
+            "Power-up gotcha: the part starts in sleep mode. Write 0x00\n"
+            "(or pick another clock source first, as the clock table shows) to\n"
+            "the power register before expecting data; otherwise every data register reads 0.\n\n"
+            "- the sensor ignores every write\n  until its unlock sequence\n  is sent to the KEY latch\n")
+    terms = tokens("sensor reads 0 on every axis")
+    cut = window(text, terms, exact_terms(terms))
+    # the line that matches is the sentence's last; its first line says what is wrong
+    assert "the part starts in sleep mode" in cut
+    terms = tokens("what goes to the KEY latch")
+    cut = window(text, terms, exact_terms(terms))
+    # a list item is followed back to its bullet, and no further
+    assert "- the sensor ignores every write" in cut and "before expecting data" not in cut
+
+
 def test_a_gpio_table_numbering_its_rows_is_found_by_the_gpio_name(tmp_path: Path) -> None:
     from edge_agent.rag.chunker import row_pins
 
