@@ -73,8 +73,15 @@ def _written(term: str, exact: bool) -> tuple[str, ...]:
     return tuple(written)
 
 
+#: "which gpio" asks for a line's number: the word counts where a numbered GPIO is written (GPIO24, GPIO 4) or
+#: heads a table column of numbers, not in prose about "any two GPIOs".
+_NUMBERED_GPIO = re.compile(r"gpio ?\d|\| *gpio *\|")
+
+
 def _hits(low: str, term: str, written: tuple[str, ...]) -> Iterable[int]:
     """Where lowercased text holds a question term, ascending."""
+    if term == "gpio":
+        return (m.start() for m in _NUMBERED_GPIO.finditer(low))
     if not written:
         return exact_hits(low, term)
     if len(written) == 1:

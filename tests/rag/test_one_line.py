@@ -92,3 +92,14 @@ def test_a_file_keeps_its_place_among_files_and_only_its_sections_reorder() -> N
     assert order((0.9, 0.1)) == [("a.md", 1), ("b.md", 3), ("a.md", 2)]
     # a section the bonus cannot lift to its file's best score (less than half of it) is not read and stays after
     assert order((0.0, 1.0), far=True) == [("a.md", 1), ("b.md", 3), ("a.md", 2)]
+
+
+def test_the_word_gpio_is_an_answer_only_where_a_numbered_line_is_written() -> None:
+    # "which gpio" asks for a number: prose about "any two GPIOs" does not answer it, a row naming GPIO24 does
+    weights = {"clock": 1.0, "gpio": 1.0}
+    prose = "The LEDs are clocked parts; any two GPIOs could drive them."
+    row = "| Pin | BCM | Use |\n| --- | --- | --- |\n| 18 | GPIO24 | clock (CLK) |"
+    assert line_share(prose, "Strip > Electrical notes", weights, []) == pytest.approx(0.5)
+    assert line_share(row, "Strip > Header usage", weights, []) == pytest.approx(1.0)
+    column = "| Use | GPIO |\n| --- | --- |\n| clock | 24 |"  # the number under a GPIO column
+    assert line_share(column, "Strip > Header usage", weights, []) == pytest.approx(1.0)
