@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from edge_agent.pins.sections import AliasEntry
 
-__all__ = ["EMPTY", "count", "decode", "encode"]
+__all__ = ["EMPTY", "count", "decode", "encode", "values"]
 
 #: An empty file's text: no headings, no rows.
 EMPTY = "[[],[]]"
@@ -49,3 +49,8 @@ def count(text: str) -> int:
     """How many entries the stored text holds."""
     return len(json.loads(text)[1])
 
+
+
+def values(text: str) -> list[str]:
+    """The pins (entry values) the stored text maps names to, without building the entries."""
+    return [r[2] for r in json.loads(text)[1]]

@@ -269,6 +269,17 @@ def is_host_board(names: Iterable[str]) -> bool:
     return any(name[:1] == "D" and _DIGITAL_PIN.fullmatch(name) is not None for name in names)
 
 
+_PIN_FAMILY = re.compile(r"([a-z]+)\d")
+
+
+def pin_families(pins: Iterable[str]) -> frozenset[str]:
+    """How a datasheet's pins are named, by the letters before their number: ``gpio`` for a Pi's or an ESP32's
+    GPIO17, ``pa`` for an STM32's PA5, ``gp`` for a Pico's GP17, ``p`` for an nRF's P0.13. An add-on board names
+    the host pins it uses, so its families tell which hosts it fits."""
+    low = (p.lower() for p in pins)  # only chip pins: an Arduino header's A0 or a part's own pin 5 names no host
+    return frozenset(m.group(1) for p in low if is_chip_pin(p) and (m := _PIN_FAMILY.match(p)) is not None)
+
+
 class _Candidate(Protocol):
     board: str | None
     cid: int

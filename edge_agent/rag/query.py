@@ -9,9 +9,11 @@ then these rules apply, each multiplying a candidate's score by its factor (:cla
 
 1. with a scope, a chunk of another *board* (a board with a board file, a tag a board file answers
    to, or a host board's datasheet: :func:`.boards.is_host_board`) never outranks a chunk of the scoped
-   boards; parts, add-on boards and generic notes compete on score alone; when a board the question's chip
-   pin points at has a candidate holding the pin, another board's or part's chunk without the pin ranks
-   after the others (a HAT's analog inputs for ``P0.28 analog``); and when the question itself names a
+   boards; parts, add-on boards and generic notes compete on score alone, except an add-on for another kind of
+   host (a Pi HAT, whose pins are GPIO17, when a Nucleo is configured: :func:`.boards.pin_families`) that holds
+   no word of the question the configured board's candidates lack, which ranks after them; when a board the
+   question's chip pin points at has a candidate holding the pin, another board's or part's chunk without the
+   pin ranks after the others (a HAT's analog inputs for ``P0.28 analog``); and when the question itself names a
    board, a part or add-on board it does not name counts less (:attr:`Weights.unasked`);
 2. chunks holding the question's exact pin, register and number tokens (``PA5``, ``0xD0``, ``GPIO17``,
    ``400``) that do not come from the file name get a bonus, so the row stating the fact beats the
@@ -334,6 +336,7 @@ class Candidate:
     boards_named: int = 0  #: how many of the boards and parts the question names it is of or names (when 2+)
     line_share: float = 0.0  #: share of the question's section words its best line holds (:func:`.lines.line_share`)
     demoted: bool = False  #: ranked after every candidate that is not (another board's chunk when scoped: rule 1)
+    foreign: bool = False  #: an add-on's or part's chunk whose pins are named as no configured board names its own
 
 
 
@@ -389,7 +392,8 @@ def rerank(candidates: list[Candidate], limit: int, *, scoped: Collection[str] =
     scored: list[tuple[bool, float, Candidate]] = []
     for c in candidates:
         score, rel, board = c.score, c.source, c.board
-        demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and board in other_boards
+        demoted = bool(scoped) and any_scoped and board is not None and board not in scoped and (
+            board in other_boards or c.foreign)
         if pin_answered and board is not None and board not in pinned and not c.holds_pin:
             demoted = True
         if asked and board is not None and board not in scoped:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from edge_agent.errors import UnknownBoardError
 from edge_agent.pins import PinIndex, get_board, list_boards, name_key
+from edge_agent.rag import aliasrows
 from edge_agent.rag import boards as _boards
 from edge_agent.rag import forms as _forms
 from edge_agent.rag import lines as _lines
@@ -93,6 +94,8 @@ class Search:
         self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._host_boards: dict[str, bool] = {}
         self._host_file_cache: frozenset[str] | None = None
+        self._family_cache: dict[str, frozenset[str]] = {}
+        self._own_family_cache: dict[tuple[str, ...], frozenset[str]] = {}
 
     @property
     def _postings(self) -> Postings:
@@ -123,6 +126,8 @@ class Search:
         self._pin_owner_cache = None
         self._host_boards = {}
         self._host_file_cache = None
+        self._family_cache = {}
+        self._own_family_cache = {}
 
     def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST,
                       shared: bool = True) -> dict[str, float]:
@@ -291,6 +296,14 @@ class Search:
                 for c in found:
                     c.boards_named = together.count(c.text)
             holds = _holder(postings, ids)  # each term's candidates found in one search of its chunk ids
+            if named and not asked_tags:  # configured boards, the question names none: an add-on for another kind
+                # of host (a Pi HAT beside a Nucleo) comes after the configured board's sections, unless it holds a
+                # word of the question they never write (a relay question still gets the only relay board there is)
+                mine = [c.cid for c in found if c.board in boosts]
+                if mine:
+                    words = [t for t in terms if t not in tag_terms and t not in _query.PIN_WORDS]
+                    lacking = [w for w in words if not any(holds(w, cid) for cid in mine)]
+                    self._mark_foreign(found, boosts, board_tags, lambda cid: not any(holds(w, cid) for w in lacking))
             if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
@@ -304,6 +317,32 @@ class Search:
                                 lookup=_query.asks_lookup(terms, exact),
                                 weights=self.weights)
         return Pool(terms, exact, top), rows
+
+    def _mark_foreign(self, found: list[_query.Candidate], boosts: dict[str, float], board_tags: Container[str],
+                      eligible: Callable[[int], bool]) -> None:
+        """Mark the add-ons' and parts' candidates (those `eligible` by chunk id) whose file names host pins
+        (:func:`.boards.pin_families`) as none of the configured boards' files name theirs: a Pi HAT's GPIO table
+        when a Nucleo is configured."""
+        key = tuple(sorted(boosts))
+        own = self._own_family_cache.get(key)
+        if own is None:
+            rels = [rel for (rel,) in self._conn.execute(
+                f"SELECT rel FROM files WHERE board IN ({', '.join('?' * len(key))})", key)]
+            own = self._own_family_cache[key] = frozenset().union(*(self._families(rel) for rel in rels))
+        if not own:
+            return
+        for c in found:
+            if c.board is not None and c.board not in boosts and c.board not in board_tags and eligible(c.cid):
+                theirs = self._families(c.source)
+                c.foreign = bool(theirs) and theirs.isdisjoint(own)
+
+    def _families(self, rel: str) -> frozenset[str]:
+        """The pin families of a file's alias entries, kept until the index changes."""
+        got = self._family_cache.get(rel)
+        if got is None:
+            row = self._conn.execute(_FILE_ALIASES, (rel,)).fetchone()
+            got = self._family_cache[rel] = _boards.pin_families(aliasrows.values(row[0]) if row else ())
+        return got
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
@@ -515,6 +554,7 @@ def _shorten(body: str) -> str:
 #: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
+_FILE_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:

@@ -306,6 +306,25 @@ def test_a_chip_pin_name_points_at_the_boards_that_have_it(shared_corpus: Path) 
     assert any(c.source.startswith("nucleo-") and "PA5" in c.text and "SPI1 SCK" in c.text for c in got[:3])
 
 
+def test_a_pi_add_on_comes_after_a_configured_board_of_another_kind(shared_corpus: Path) -> None:
+    rag = HardwareRag.load(shared_corpus)
+    # a Nucleo's pins are PA5, a HAT's the Pi's GPIO17: the HAT's LED table does not answer for the Nucleo
+    assert rag.search("which led can i blink and on what pin", ("nucleo-g071rb",))[0].source == "nucleo-g071rb.md"
+    assert rag.search("which led can i blink and on what pin")[0].source != "nucleo-g071rb.md"
+    # unless the configured board has nothing on the question's words: the only relay board there is answers
+    assert rag.search("relay board third relay pin", ("nucleo-f401re",))[0].source == "automation-hat.md"
+    # and a Pi configured keeps its HATs
+    assert rag.search("which led can i blink and on what pin", ("rpi-4b",))[0].source.endswith("hat-pro.md")
+
+
+def test_pin_families_name_the_hosts_a_file_fits() -> None:
+    from edge_agent.rag.boards import pin_families
+
+    assert pin_families(["GPIO17", "GPIO4"]) == {"gpio"}
+    assert pin_families(["PA5", "PB3", "D13", "A0"]) == {"pa", "pb"}  # Arduino header names are not chip pins
+    assert pin_families(["GP17", "P0.13", "5", "VDD"]) == {"gp", "p"}
+
+
 def test_a_question_without_a_chip_pin_name_does_not_build_the_pin_index(tmp_path: Path) -> None:
     """The pin index of a large library costs hundreds of MiB: a search naming no board and no chip pin
     must not build it (only one naming a pin like PL5 can use it)."""
