@@ -3,9 +3,9 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the thirteen former held-out sets (bench/_rag_heldout.py to _rag_heldout13.py,
+  changes are tried against), the fourteen former held-out sets (bench/_rag_heldout.py to _rag_heldout14.py,
   measured in earlier rounds and seen since) and, only in the full run that writes BENCHMARKS.md, the
-  sealed held-out 14 (bench/_rag_heldout14.py, written before this round's ranking changes), over
+  sealed held-out 15 (bench/_rag_heldout15.py, written before this round's ranking changes), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -402,7 +402,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
 
 def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and former held-out sets (limit 5), and on
-    the sealed held-out 14 only when `sealed` (the final full run; tuning runs never rank it)."""
+    the sealed held-out 15 only when `sealed` (the final full run; tuning runs never rank it)."""
     from bench._rag_heldout import HELD_OUT
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
@@ -416,6 +416,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     from bench._rag_heldout11 import HELD_OUT_11
     from bench._rag_heldout12 import HELD_OUT_12
     from bench._rag_heldout13 import HELD_OUT_13
+    from bench._rag_heldout14 import HELD_OUT_14
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -428,11 +429,11 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
             ("former held-out 6", HELD_OUT_6), ("former held-out 7", HELD_OUT_7), ("former held-out 8", HELD_OUT_8),
             ("former held-out 9", HELD_OUT_9), ("former held-out 10", HELD_OUT_10),
             ("former held-out 11", HELD_OUT_11), ("former held-out 12", HELD_OUT_12),
-            ("former held-out 13", HELD_OUT_13)]
+            ("former held-out 13", HELD_OUT_13), ("former held-out 14", HELD_OUT_14)]
     if sealed:
-        from bench._rag_heldout14 import HELD_OUT_14
+        from bench._rag_heldout15 import HELD_OUT_15
 
-        sets.append(("held-out 14", HELD_OUT_14))
+        sets.append(("held-out 15", HELD_OUT_15))
     for set_name, questions in sets:
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
@@ -451,7 +452,7 @@ Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference
 file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased file, +2.0 for a named
 board, stable sort), measured in the same run. Question sets in a field engineer's words over
 `../shared/corpus/datasheets` and the bundled datasheets: the tuning set (`bench/_rag_questions.py`), on which
-ranking changes were tried; thirteen former held-out sets, each written before a round of ranking changes and only
+ranking changes were tried; fourteen former held-out sets, each written before a round of ranking changes and only
 measured in that round, since looked at and now tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`:
 pin names as the only hint of the board, the shared Pi header asked through one model, two-pair tables, everyday
 words; `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
@@ -463,14 +464,16 @@ plus questions with a board configured and none named; `_rag_heldout10.py`, 428 
 every file of both directories, 71 of them with a board configured and none named; `_rag_heldout11.py`, 123
 questions on lines drawn at random from every file of both directories; `_rag_heldout12.py`, 123 questions of the
 same kind, 14 of them with a board configured and none named; `_rag_heldout13.py`, 121 questions of the same kind,
-21 of them with a board configured and none named); and held-out 14 (`bench/_rag_heldout14.py`, 96 questions in a
-field engineer's words, symptoms and everyday words among them, written by someone who saw neither the search nor an
-earlier set, 14 with a board configured and none named), written from the datasheets before this round's ranking
-changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning runs never rank it. A hit is a
-result from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer lies in
-the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
+21 of them with a board configured and none named; `_rag_heldout14.py`, 96 questions in a field engineer's words,
+symptoms and everyday words among them, written by someone who saw neither the search nor an earlier set, 14 with a
+board configured and none named); and held-out 15 (`bench/_rag_heldout15.py`, 101 questions written the same way,
+in about equal parts symptoms, a chip pin as the only hint of the board, pin-table and bus lookups, everyday words
+and register facts, 15 with a board configured and none named), written from the datasheets before this round's
+ranking changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning runs never rank it. A
+hit is a result from the right file whose text holds the answer; "within 2,048 chars" counts a hit when the answer
+lies in the first 2,048 characters of the results joined in rank order (what one 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >= 0.92, hit@3 >=
-0.98, within 2,048 >= 0.97 on the former held-outs 2-13 and on held-out 14; query p50 >= 20x the reference. Pin
+0.98, within 2,048 >= 0.97 on the former held-outs 2-14 and on held-out 15; query p50 >= 20x the reference. Pin
 lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the nine former
 held-out sets measured in earlier rounds and seen since, names the board lacks or shares between pins among them,
 which must be refused; held-out 10, 42 lookups written from the datasheets and board files by someone who saw
@@ -488,13 +491,13 @@ place), measured earlier on this machine, not in this run: tuning hit@1 0.849, h
 
 
 def render(sealed: bool = True) -> str:
-    """The Markdown section; `sealed` (the final full run) also measures held-out 14, which tuning runs leave alone."""
+    """The Markdown section; `sealed` (the final full run) also measures held-out 15, which tuning runs leave alone."""
     lines = [_INTRO]
     if SHARED.is_dir():
         q = quality(sealed)
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 14 = written before this round's changes, sealed, only measured here):",
+            " or looked at; held-out 15 = written before this round's changes, sealed, only measured here):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
