@@ -28,6 +28,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_8,
     PIN_LOOKUPS_HELD_OUT_9,
     PIN_LOOKUPS_HELD_OUT_10,
+    PIN_LOOKUPS_HELD_OUT_11,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -57,7 +58,7 @@ def _roots(shared: Path) -> dict[str, Path]:
 #: The lookup sets in the order they were written: each must ask nothing a set before it asks.
 LOOKUP_SETS = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
                PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
-               PIN_LOOKUPS_HELD_OUT_8, PIN_LOOKUPS_HELD_OUT_9, PIN_LOOKUPS_HELD_OUT_10)
+               PIN_LOOKUPS_HELD_OUT_8, PIN_LOOKUPS_HELD_OUT_9, PIN_LOOKUPS_HELD_OUT_10, PIN_LOOKUPS_HELD_OUT_11)
 
 
 def _before(lookups: tuple[PinLookup, ...]) -> tuple[tuple[PinLookup, ...], ...]:
@@ -80,6 +81,16 @@ def _datasheet_texts(idx: PinIndex, root: Path, board: str) -> list[str]:
     stems = {board} | {t for b in files if b is not None for t in b.datasheet_tags}
     return [p.read_text(encoding="utf-8") for p in sorted(root.iterdir())
             if p.stem in stems and p.suffix in (".md", ".txt")]
+
+
+def _written(pin: str, text: str) -> bool:
+    """Whether `text` writes `pin`, on its own or inside a range of its port ("D8-D13 = PB0-PB5" writes PB1)."""
+    if re.search(rf"(?<![\w.]){re.escape(pin)}(?![\w.])", text):
+        return True
+    if (m := re.fullmatch(r"(P[A-Z])(\d+)", pin)) is None:
+        return False
+    port, n = m.group(1), int(m.group(2))
+    return any(int(a) <= n <= int(b) for a, b in re.findall(rf"\b{port}(\d+)-{port}(\d+)\b", text))
 
 
 EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
@@ -188,18 +199,20 @@ def test_the_ninth_lookup_set_is_new_and_each_answer_is_written_beside_its_name_
     assert not wrong
 
 
-def test_the_tenth_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_write(shared_corpus: Path) -> None:
+@pytest.mark.parametrize("lookups", [PIN_LOOKUPS_HELD_OUT_10, PIN_LOOKUPS_HELD_OUT_11], ids=["tenth", "eleventh"])
+def test_a_written_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_write(
+        lookups: tuple[PinLookup, ...], shared_corpus: Path) -> None:
     # Written from the datasheets and board files in a field engineer's spellings ("cn7 pin 17", "act led", "can1
     # rx"), which need not stand beside the pin on one line; what keeps it honest is that no (board, name) pair
     # repeats an earlier set's, that every board is known, and that every answer is a pin the board's own
     # datasheets or board file write.
-    _assert_new(PIN_LOOKUPS_HELD_OUT_10, 40)
-    assert {lk.corpus for lk in PIN_LOOKUPS_HELD_OUT_10} == {"shared", "bundled"}
+    _assert_new(lookups, 40)
+    assert {lk.corpus for lk in lookups} == {"shared", "bundled"}
     roots = _roots(shared_corpus)
     index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
     boards_dir = Path(__file__).resolve().parents[2] / "boards"
     wrong = []
-    for lk in PIN_LOOKUPS_HELD_OUT_10:
+    for lk in lookups:
         idx = index[lk.corpus]
         assert lk.board in idx.known_boards(), lk
         if lk.pin.startswith("!"):
@@ -208,6 +221,6 @@ def test_the_tenth_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_w
         texts = _datasheet_texts(idx, roots[lk.corpus], lk.board)
         texts += [p.read_text(encoding="utf-8") for p in sorted(boards_dir.glob("*.toml"))
                   if p.stem in {lk.board, *idx.applies_to(lk.board)}]
-        if not any(re.search(rf"(?<![\w.]){re.escape(pin)}(?![\w.])", t) for pin in lk.pin.split("|") for t in texts):
+        if not any(_written(pin, t) for pin in lk.pin.split("|") for t in texts):
             wrong.append(lk)
     assert not wrong
