@@ -85,6 +85,8 @@ def _query(args: argparse.Namespace) -> int:
     if args.json:
         print_json(hits)
         return 0
+    if hits.get("read_as"):
+        print(f"searched for: {hits['read_as']}", file=sys.stderr)
     if not hits["results"]:
         print("no matching datasheet text", file=sys.stderr)
         return 0

@@ -158,6 +158,11 @@ class HardwareRag(IndexStore):
         """
         return self._search.search(query, boards, limit, compact=self.compact)
 
+    def spelt(self, query: str) -> str:
+        """`query` as the search reads it: a word no datasheet holds, five letters or more, is read as the word one
+        typing slip away that they hold most (:mod:`edge_agent.rag.spelling`); `query` itself when none is."""
+        return self._search.spelt(query)
+
     def detect_boards(self, query: str) -> list[str]:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
         return self._search.detect_boards(query)

@@ -28,6 +28,7 @@ from edge_agent.rag import boards as _boards
 from edge_agent.rag import forms as _forms
 from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
+from edge_agent.rag import spelling as _spelling
 from edge_agent.rag import text as _text
 
 if TYPE_CHECKING:
@@ -199,8 +200,11 @@ class Search:
               ) -> tuple[Pool, dict[int, tuple[str, str | None, str, str]]] | None:
         """The best `limit` candidates (every candidate when `whole`) reranked, and the candidates' rows; None
         for a question without a term."""
+        if limit <= 0:
+            return None
+        query = self.spelt(query)
         terms = _text.query_terms(query)
-        if limit <= 0 or not terms:
+        if not terms:
             return None
         spans = self._mentions(query)
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
@@ -395,12 +399,31 @@ class Search:
         """Boards and parts a question names informally ("the f401", "pi 4", "bme280"), as datasheet tags."""
         return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
 
-    def _mentions(self, query: str) -> list[tuple[str, str]]:
-        if self._nicknames is None:  # the index's tags and every board with a board file (a Zero 2 W answers
-            # through the shared header file even when no file of its own is indexed)
+    def spelt(self, query: str) -> str:
+        """`query` with its misspelt words read as the library writes them (:func:`.spelling.corrected`); a word
+        naming a board or part informally is known even when no chunk writes it."""
+        df = self._postings.df
+        names = self._informal_names()[1]
+
+        def held(word: str) -> int:
+            if df[word]:
+                return df[word]
+            base = _text.norm(word)  # (a stem of three letters is too short to stand for a word: "plling", "pll")
+            return (df[base] if len(base) > 3 else 0) or int(word in names or _text.is_stop_word(word))
+
+        return _spelling.corrected(query, held)
+
+    def _informal_names(self) -> tuple[dict[str, str], frozenset[str]]:
+        """The informal names of the index's tags and of every board with a board file (a Zero 2 W answers through
+        the shared header file even when no file of its own is indexed), and their words; read once."""
+        if self._nicknames is None:
             self._nicknames = _boards.nicknames(set(self._postings.boards()) | set(list_boards()))
             self._nickname_words = _boards.nickname_words(self._nicknames)
-        return _boards.mentions(query, self._nicknames, words=self._nickname_words)
+        return self._nicknames, self._nickname_words
+
+    def _mentions(self, query: str) -> list[tuple[str, str]]:
+        nicknames, words = self._informal_names()
+        return _boards.mentions(query, nicknames, words=words)
 
     def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of

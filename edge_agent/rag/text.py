@@ -173,6 +173,16 @@ def _norm(word: str) -> str:
     return _SYNONYMS.get(stem, stem)
 
 
+def is_stop_word(word: str) -> bool:
+    """Whether a lowercase word is one the index leaves out ("where", "there", "which")."""
+    return word in _STOP
+
+
+def norm(word: str) -> str:
+    """One lowercase word as the index holds it: stemmed lightly, a synonym folded into its canonical word."""
+    return _norm(word)
+
+
 # Spellings across a space or hyphen that mean one token.
 _MULTI = re.compile(
     r"\b(?:gpio|bcm) +0*(\d{1,2})\b|\bwi-fi\b|\bpull[- ]ups?\b|\bpull[- ]downs?\b|\bon-board\b|\bchip-id\b"

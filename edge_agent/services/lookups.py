@@ -133,7 +133,9 @@ def datasheet_search(res: Resources, a: SearchIn) -> DatasheetHits:
     """Search the datasheets; returns ranked chunks with source file, board, heading, text and score."""
     with res.datasheets() as rag:
         chunks = rag.search(a.query, boards=_boards(res, a.board, a.boards), limit=a.limit)
-    return DatasheetHits(query=a.query, results=[DatasheetChunk.model_validate(jsonable(c)) for c in chunks])
+        read_as = rag.spelt(a.query)
+    return DatasheetHits(query=a.query, read_as=read_as if read_as != a.query else None,
+                         results=[DatasheetChunk.model_validate(jsonable(c)) for c in chunks])
 
 
 @action("datasheet_read", ReadIn, DatasheetText)

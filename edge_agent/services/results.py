@@ -170,6 +170,8 @@ class DatasheetChunk(_Open):
 
 class DatasheetHits(ToolResult):
     query: str
+    read_as: str | None = Field(default=None, description="The question as searched, when a word of it no "
+                                "datasheet holds was read as one they do (a misspelling: 'adress' as 'address').")
     results: list[DatasheetChunk]
 
 
