@@ -448,6 +448,38 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     return out
 
 
+def slips(sealed: bool = False) -> dict[str, dict[str, float]]:
+    """First answers of edge_agent and the reference on questions asked as written and with one typing slip each
+    (:mod:`bench._slips`): the tuning and former held-out sets, and the sealed held-out 15 only when `sealed`."""
+    import importlib
+
+    from bench._rag_fit import SEEN
+    from bench._revka import RevkaRag
+    from bench._slips import slipped
+    from edge_agent.rag import HardwareRag
+
+    ours = {name: HardwareRag.load(root) for name, root in _roots().items()}
+    ref = {name: RevkaRag.load(root) for name, root in _roots().items()}
+    seen = [q for module, name in SEEN for q in getattr(importlib.import_module(module), name)]
+    sets = [("tuning and former held-out sets", seen)]
+    if sealed:
+        from bench._rag_heldout15 import HELD_OUT_15
+
+        sets.append(("held-out 15", list(HELD_OUT_15)))
+    out: dict[str, dict[str, float]] = {}
+    for set_name, questions in sets:
+        pairs = slipped(questions)
+        totals = dict.fromkeys(("ours_clean", "ours_slip", "ref_clean", "ref_slip"), 0.0)
+        for clean, slip in pairs:
+            for kind, q in (("clean", clean), ("slip", slip)):
+                totals[f"ours_{kind}"] += _score([(c.source, c.text) for c in
+                                                   ours[q.corpus].search(q.text, q.boards)], clean)[0]
+                totals[f"ref_{kind}"] += _score([(c.source, c.content) for c in
+                                                  ref[q.corpus].retrieve(q.text, q.boards, 5)], clean)[0]
+        out[set_name] = {k: v / len(pairs) for k, v in totals.items()} | {"n": len(pairs)}
+    return out
+
+
 _INTRO = """## HardwareRag (`bench/rag.py`)
 
 Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference runtime's retrieval (one chunk per
@@ -518,6 +550,15 @@ def render(sealed: bool = True) -> str:
             lines.append(f"- {set_name}: " + ("every quality target met." if not short else
                                                 "target missed: " + ", ".join(short) + "."))
         lines += ["", _BEFORE, ""]
+        lines += ["Typing slips (hit@1; each question holding a word of six letters or more, asked as written and with"
+                  " one slip in one such word: a letter left out, two neighbours swapped, a neighbouring key struck"
+                  " instead or as well; `bench/_slips.py`, fixed seed; the misspelling rules were tried on the first"
+                  " row, held-out 15 is sealed):", "",
+                  "| Question set | n | edge_agent as written | with a slip | reference as written | with a slip |",
+                  "| --- | --- | --- | --- | --- | --- |"]
+        lines += [f"| {name} | {int(s['n'])} | {s['ours_clean']:.3f} | {s['ours_slip']:.3f} | {s['ref_clean']:.3f} |"
+                  f" {s['ref_slip']:.3f} |" for name, s in slips(sealed).items()]
+        lines.append("")
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
                   " were tried on or looked at; held-out 11 = sealed, only resolved here):",
