@@ -35,6 +35,12 @@ _NEAR = _keyboard()
 
 
 def _slip(word: str, rnd: random.Random) -> str:
+    while (slip := _one(word, rnd)) == word:  # swapping the two s of "address" slips nothing
+        pass
+    return slip
+
+
+def _one(word: str, rnd: random.Random) -> str:
     i = rnd.randrange(1, len(word))
     key = word[i].lower()
     kind = rnd.randrange(4)

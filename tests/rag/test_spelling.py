@@ -71,3 +71,19 @@ def test_the_search_tool_says_how_it_read_the_question(tmp_path: Path, state: Pa
     assert "searched for: heater on the th1" in out.err and "Heater" in out.out
     assert main(["--state", str(state), "rag", "query", "heater on the th1", "--datasheets", str(tmp_path)]) == 0
     assert "searched for" not in capsys.readouterr().err  # nothing to say when the question is read as typed
+
+
+def test_most_keyboard_slips_in_the_tuning_questions_are_read_back(shared_corpus: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from bench._rag_questions import QUESTIONS
+    from bench._slips import slipped
+
+    rag = HardwareRag.load(shared_corpus)
+    pairs = slipped(q for q in QUESTIONS if q.corpus == "shared")
+    assert len(pairs) > 80
+    for clean, slip in pairs:  # one slip each, never in a word's first letter
+        assert clean.text != slip.text and abs(len(clean.text) - len(slip.text)) <= 1
+    back = sum(rag.spelt(slip.text).lower() == clean.text.lower() for clean, slip in pairs)
+    assert back >= 0.8 * len(pairs)  # 128 of 151, measured when the rule landed
