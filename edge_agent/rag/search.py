@@ -400,18 +400,26 @@ class Search:
         return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
 
     def spelt(self, query: str) -> str:
-        """`query` with its misspelt words read as the library writes them (:func:`.spelling.corrected`); a word
+        """`query` with its misspelt words read as the library writes them (:func:`.spelling.corrected`). A word
         naming a board or part informally is known even when no chunk writes it."""
         df = self._postings.df
         names = self._informal_names()[1]
 
-        def held(word: str) -> int:
+        def held(word: str) -> int:  # chunks holding a word, as written or as the index normalises it
             if df[word]:
                 return df[word]
             base = _text.norm(word)  # (a stem of three letters is too short to stand for a word: "plling", "pll")
-            return (df[base] if len(base) > 3 else 0) or int(word in names or _text.is_stop_word(word))
+            return df[base] if len(base) > 3 else 0
 
-        return _spelling.corrected(query, held)
+        def known(word: str) -> bool:
+            return word in names or _text.is_stop_word(word) or held(word) > 0
+
+        def count(word: str) -> int:  # a word the index holds as written comes before one held through its stem
+            if _text.is_stop_word(word):
+                return 0
+            return 2 * df[word] + 1 if df[word] else 2 * held(word) or int(word in names)
+
+        return _spelling.corrected(query, known, count, _Named(names))
 
     def _informal_names(self) -> tuple[dict[str, str], frozenset[str]]:
         """The informal names of the index's tags and of every board with a board file (a Zero 2 W answers through
@@ -575,6 +583,16 @@ def _shorten(body: str) -> str:
     return body[: max(cut, 1)].rstrip() + "\n…"
 
 #: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
+class _Named:
+    """The words that name a board or part, as written or through the stem the index reads them by ("picos")."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self._names = names
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self._names or _text.norm(word) in self._names)
+
+
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
 _FILE_ALIASES = "SELECT aliases FROM files WHERE rel = ?"

@@ -9,11 +9,13 @@ edits of one word are a few hundred lookups in the term counts.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator
 
 __all__ = ["corrected"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
+#: The shortest typed word read as a board's or part's name.
+_NAME_FROM = 7
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 
 
@@ -33,23 +35,31 @@ def _neighbours() -> dict[str, str]:
 
 
 _NEAR = _neighbours()
-#: The shortest word in which a mistyped letter is looked for.
-_CHANGE_FROM = 7
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{5,}(?![\w.-])")  # five letters or more: shorter words have
 # too many neighbours one edit away to pick one
 
 
-def corrected(query: str, held: Callable[[str], int]) -> str:
-    """`query` with each misspelt word replaced (see the module); `held` gives how many chunks hold a word as
-    the search normalises it (0 for none)."""
+def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], int],
+              names: Container[str] = ()) -> str:
+    """`query` with each misspelt word replaced (see the module): `known` tells whether a word is the library's
+    (or one it need not hold), `count` how many chunks hold a word it may be read as. A word in `names` (a board's
+    or part's informal name, as written or as `known` reads it) scopes a search: a word is read as one only when it
+    has seven letters or more and is not the name short of its last letter ("blinky" is no "blinkt", "raspbery" is
+    "raspberry")."""
     out: list[str] = []
     at = 0
     for m in _WORD.finditer(query):
         word = m.group(0).lower()
-        if held(word) > 0 or any(held(base) > 0 for base in _bases(word)):
+        if known(word) or any(known(base) for base in _bases(word)):
             continue
-        best = max(_edits(word), key=lambda w: (held(w), w), default=None)
-        if best is None or held(best) <= 0:
+
+        def weight(w: str, word: str = word) -> int:
+            if w in names and (len(word) < _NAME_FROM or w[:-1] == word):
+                return 0
+            return count(w)
+
+        best = max(_edits(word), key=lambda w: (weight(w), w), default=None)
+        if best is None or weight(best) <= 0:
             continue
         out += [query[at:m.start()], best]
         at = m.end()
@@ -60,17 +70,14 @@ def _bases(word: str) -> Iterator[str]:
     """The words `word` may inflect ("writing" of "write", "updated" of "update", "boards" of "board"): a word
     whose base the library holds is known, however the light stemming of the index wrote it."""
     for ending, base in (("s", ""), ("es", ""), ("d", ""), ("ed", ""), ("ing", ""), ("ing", "e")):
-        if word.endswith(ending) and len(word) - len(ending) >= 3:
+        if word.endswith(ending) and len(word) - len(ending) >= 3 and not word.endswith("ss"):
             yield word[: -len(ending)] + base
 
 
 def _edits(word: str) -> Iterator[str]:
     """The words one typing slip away from `word`, after its first letter (rarely the slip): a letter left out,
-    two neighbours swapped, a letter struck twice or beside its key's neighbour, and in a word of seven letters or
-    more a letter mistyped as a neighbouring key before its last. Slips land on neighbouring keys; another letter
-    in a short word, or at a word's end, is as likely another word or an inflection ("stuck" and "stack",
-    "missing" and "misoing", "assumed" and "assumes")."""
-    change = len(word) >= _CHANGE_FROM
+    two neighbours swapped, a letter struck twice or beside its key's neighbour, a neighbouring key struck
+    instead. Slips land on neighbouring keys: another letter is as likely another word ("stuck" and "stack")."""
     for i in range(1, len(word) + 1):
         head, tail = word[:i], word[i:]
         if tail:
@@ -79,8 +86,7 @@ def _edits(word: str) -> Iterator[str]:
                 yield head + tail[1:]  # a letter struck by mistake
             if len(tail) > 1:
                 yield head + tail[1] + tail[0] + tail[2:]  # two neighbours swapped
-                if change:
-                    for c in _NEAR.get(tail[0], ""):
-                        yield head + c + tail[1:]  # a neighbouring key struck instead
+            for c in _NEAR.get(tail[0], ""):
+                yield head + c + tail[1:]  # a neighbouring key struck instead
         for c in _LETTERS:
             yield head + c + tail  # a letter left out
