@@ -300,14 +300,9 @@ class Search:
                 for c in found:
                     c.boards_named = together.count(c.text)
             holds = _holder(postings, ids)  # each term's candidates found in one search of its chunk ids
-            if named and not asked_tags:  # configured boards, the question names none: an add-on for another kind
-                # of host (a Pi HAT beside a Nucleo) comes after the configured board's sections, unless it holds a
-                # word of the question they never write (a relay question still gets the only relay board there is)
-                mine = [c.cid for c in found if c.board in boosts]
-                if mine:
-                    words = [t for t in terms if t not in tag_terms and t not in _query.PIN_WORDS]
-                    lacking = [w for w in words if not any(holds(w, cid) for cid in mine)]
-                    self._mark_foreign(found, boosts, board_tags, lambda cid: not any(holds(w, cid) for w in lacking))
+            if named and not asked_tags:  # configured boards, the question names none
+                self._mark_foreign(found, boosts, board_tags,
+                                   [t for t in terms if t not in tag_terms and t not in _query.PIN_WORDS], holds)
             if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
@@ -323,10 +318,15 @@ class Search:
         return Pool(terms, exact, top), rows
 
     def _mark_foreign(self, found: list[_query.Candidate], boosts: dict[str, float], board_tags: Container[str],
-                      eligible: Callable[[int], bool]) -> None:
-        """Mark the add-ons' and parts' candidates (those `eligible` by chunk id) whose file names host pins
-        (:func:`.boards.pin_families`) as none of the configured boards' files name theirs: a Pi HAT's GPIO table
-        when a Nucleo is configured."""
+                      words: list[str], holds: Callable[[str, int], bool]) -> None:
+        """Mark the add-ons' and parts' candidates whose file names host pins (:func:`.boards.pin_families`) as none
+        of the configured boards' files name theirs (a Pi HAT's GPIO table when a Nucleo is configured): they rank
+        after the configured board's sections, unless they hold one of the question's `words` none of those holds
+        (a relay question still gets the only relay board there is)."""
+        mine = [c.cid for c in found if c.board in boosts]
+        if not mine:
+            return
+        lacking = [w for w in words if not any(holds(w, cid) for cid in mine)]
         key = tuple(sorted(boosts))
         own = self._own_family_cache.get(key)
         if own is None:
@@ -336,7 +336,8 @@ class Search:
         if not own:
             return
         for c in found:
-            if c.board is not None and c.board not in boosts and c.board not in board_tags and eligible(c.cid):
+            if (c.board is not None and c.board not in boosts and c.board not in board_tags
+                    and not any(holds(w, c.cid) for w in lacking)):
                 theirs = self._families(c.source)
                 c.foreign = bool(theirs) and theirs.isdisjoint(own)
 
@@ -582,7 +583,6 @@ def _shorten(body: str) -> str:
         cut = body.rfind(" ", 0, COMPACT_CHARS)
     return body[: max(cut, 1)].rstrip() + "\n…"
 
-#: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 class _Named:
     """The words that name a board or part, as written or through the stem the index reads them by ("picos")."""
 
@@ -593,6 +593,7 @@ class _Named:
         return isinstance(word, str) and (word in self._names or _text.norm(word) in self._names)
 
 
+#: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
 _FILE_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
