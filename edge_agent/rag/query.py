@@ -238,6 +238,18 @@ def pin_terms(query: str) -> list[str]:
                                *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low))]))
 
 
+#: "pin 21" alone: on a board numbering its digital pins the Arduino way, its D21 (a physical, header or edge
+#: pin is a place on a connector instead).
+_BARE_PIN = re.compile(r"(?<!physical )(?<!header )(?<!edge )\bpin\s*#?(\d{1,2})\b")
+
+
+def bare_pin(query: str) -> str | None:
+    """The digital pin a question names by number alone ("d21" for "attachInterrupt number for pin 21"), if
+    exactly one."""
+    pins = {int(n) for n in _BARE_PIN.findall(query.lower())}
+    return f"d{pins.pop()}" if len(pins) == 1 else None
+
+
 #: A place on a header the question asks about: "pin 25", "header pin 8", "physical pin 12", "J8-40".
 _PLACE = re.compile(r"\b(?:pin|position|j8-?)\s*#?(\d{1,2})\b")
 

@@ -97,6 +97,7 @@ class Search:
         self._host_file_cache: frozenset[str] | None = None
         self._family_cache: dict[str, frozenset[str]] = {}
         self._own_family_cache: dict[tuple[str, ...], frozenset[str]] = {}
+        self._digital_cache: dict[str, bool] = {}
 
     @property
     def _postings(self) -> Postings:
@@ -129,6 +130,7 @@ class Search:
         self._host_file_cache = None
         self._family_cache = {}
         self._own_family_cache = {}
+        self._digital_cache = {}
 
     def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST,
                       shared: bool = True) -> dict[str, float]:
@@ -244,6 +246,9 @@ class Search:
                                             frozenset(by_question))
         # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
         boosts, asked = got
+        if ((digital := _query.bare_pin(query)) is not None and digital not in terms and df[digital] > 0
+                and any(self._numbers_digital_pins(tag) for tag in (*detected, *named))):
+            terms = [*terms, digital]  # "pin 21" on a board numbering its digital pins the Arduino way: D21
         with self._lock:
             postings = self._postings
             wanted = max(limit * _query.CANDIDATES_PER_RESULT, _query.MIN_CANDIDATES)
@@ -371,6 +376,14 @@ class Search:
             rel = meta[at][0] if at in meta else next(self._conn.execute(_CHUNK_FILE, (at,)), (None,))[0]
             self._host_boards[tag] = rel in self._host_files()
         return tag in _board_file_tags() or self._host_boards[tag]
+
+    def _numbers_digital_pins(self, tag: str) -> bool:
+        """Whether a board's datasheets number its digital pins the Arduino way (:func:`.boards.is_host_board`),
+        kept until the index changes."""
+        got = self._digital_cache.get(tag)
+        if got is None:
+            got = self._digital_cache[tag] = self._conn.execute(_HOST_FILE_OF, (tag,)).fetchone() is not None
+        return got
 
     def _host_files(self) -> frozenset[str]:
         """The files that are host boards' datasheets (flagged when indexed), read in one pass of their index when a
@@ -596,6 +609,7 @@ class _Named:
 #: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
+_HOST_FILE_OF = "SELECT 1 FROM files WHERE board = ? AND host = 1"
 _FILE_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
 
 

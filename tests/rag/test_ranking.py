@@ -317,6 +317,19 @@ def test_a_pi_add_on_comes_after_a_configured_board_of_another_kind(shared_corpu
     assert rag.search("which led can i blink and on what pin", ("rpi-4b",))[0].source.endswith("hat-pro.md")
 
 
+def test_a_bare_pin_number_on_an_arduino_numbered_board_is_its_digital_pin(shared_corpus: Path) -> None:
+    from edge_agent.rag.query import bare_pin
+
+    assert bare_pin("attachInterrupt number for pin 21?") == "d21"
+    assert bare_pin("what is on physical pin 12") is None and bare_pin("header pin 8") is None
+    rag = HardwareRag.load(shared_corpus)
+    # the Uno numbers its digital pins D0-D19: "pin 3" is D3, whose row names its timer
+    assert "Timer2 B (OC2B)" in rag.search("uno which timer generates pwm on pin 3")[0].text
+    assert "D21 -> 2" in rag.search("attachInterrupt number for pin 21?", ("arduino-mega2560",))[0].text
+    # a Pi numbers places on its header: "pin 3" there is the header map's row 3, no D3
+    assert rag.search("what is on pin 3", ("rpi-4b",))[0].source == "rpi-gpio.txt"
+
+
 def test_pin_families_name_the_hosts_a_file_fits() -> None:
     from edge_agent.rag.boards import pin_families
 
