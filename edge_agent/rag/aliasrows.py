@@ -50,7 +50,6 @@ def count(text: str) -> int:
     return len(json.loads(text)[1])
 
 
-
 def values(text: str) -> list[str]:
     """The pins (entry values) the stored text maps names to, without building the entries."""
     return [r[2] for r in json.loads(text)[1]]

@@ -24,6 +24,7 @@ def test_entries_come_back_as_stored_whatever_their_text() -> None:
     text = aliasrows.encode(entries, rel)
     assert aliasrows.decode(text, rel) == entries
     assert aliasrows.count(text) == len(entries)
+    assert aliasrows.values(text) == [e.value for e in entries]
     assert aliasrows.decode(aliasrows.encode([], rel), rel) == [] and aliasrows.count(aliasrows.EMPTY) == 0
 
 
