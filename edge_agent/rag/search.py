@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 from edge_agent.errors import UnknownBoardError
 from edge_agent.pins import PinIndex, get_board, list_boards, name_key
-from edge_agent.rag import aliasrows
+from edge_agent.rag import addons as _addons
 from edge_agent.rag import boards as _boards
 from edge_agent.rag import forms as _forms
 from edge_agent.rag import lines as _lines
@@ -95,8 +95,7 @@ class Search:
         self._pin_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._host_boards: dict[str, bool] = {}
         self._host_file_cache: frozenset[str] | None = None
-        self._family_cache: dict[str, frozenset[str]] = {}
-        self._own_family_cache: dict[tuple[str, ...], frozenset[str]] = {}
+        self._family_cache: _addons.Families | None = None
         self._digital_cache: dict[str, bool] = {}
 
     @property
@@ -128,8 +127,7 @@ class Search:
         self._pin_owner_cache = None
         self._host_boards = {}
         self._host_file_cache = None
-        self._family_cache = {}
-        self._own_family_cache = {}
+        self._family_cache = None
         self._digital_cache = {}
 
     def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST,
@@ -306,8 +304,9 @@ class Search:
                     c.boards_named = together.count(c.text)
             holds = _holder(postings, ids)  # each term's candidates found in one search of its chunk ids
             if named and not asked_tags:  # configured boards, the question names none
-                self._mark_foreign(found, boosts, board_tags,
-                                   [t for t in terms if t not in tag_terms and t not in _query.PIN_WORDS], holds)
+                self._families().mark_foreign(found, boosts, board_tags,
+                                              [t for t in terms if t not in tag_terms and t not in _query.PIN_WORDS],
+                                              holds)
             if any(t in board_tags for t in asked_tags):  # a generic note not mentioning them counts as an unasked part
                 for c in _boards.unnamed_notes(found, self._name_words(asked_tags), holds):
                     c.score *= self.weights.unasked
@@ -321,38 +320,6 @@ class Search:
                                 lookup=_query.asks_lookup(terms, exact),
                                 weights=self.weights)
         return Pool(terms, exact, top), rows
-
-    def _mark_foreign(self, found: list[_query.Candidate], boosts: dict[str, float], board_tags: Container[str],
-                      words: list[str], holds: Callable[[str, int], bool]) -> None:
-        """Mark the add-ons' and parts' candidates whose file names host pins (:func:`.boards.pin_families`) as none
-        of the configured boards' files name theirs (a Pi HAT's GPIO table when a Nucleo is configured): they rank
-        after the configured board's sections, unless they hold one of the question's `words` none of those holds
-        (a relay question still gets the only relay board there is)."""
-        mine = [c.cid for c in found if c.board in boosts]
-        if not mine:
-            return
-        lacking = [w for w in words if not any(holds(w, cid) for cid in mine)]
-        key = tuple(sorted(boosts))
-        own = self._own_family_cache.get(key)
-        if own is None:
-            rels = [rel for (rel,) in self._conn.execute(
-                f"SELECT rel FROM files WHERE board IN ({', '.join('?' * len(key))})", key)]
-            own = self._own_family_cache[key] = frozenset().union(*(self._families(rel) for rel in rels))
-        if not own:
-            return
-        for c in found:
-            if (c.board is not None and c.board not in boosts and c.board not in board_tags
-                    and not any(holds(w, c.cid) for w in lacking)):
-                theirs = self._families(c.source)
-                c.foreign = bool(theirs) and theirs.isdisjoint(own)
-
-    def _families(self, rel: str) -> frozenset[str]:
-        """The pin families of a file's alias entries, kept until the index changes."""
-        got = self._family_cache.get(rel)
-        if got is None:
-            row = self._conn.execute(_FILE_ALIASES, (rel,)).fetchone()
-            got = self._family_cache[rel] = _boards.pin_families(aliasrows.values(row[0]) if row else ())
-        return got
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
@@ -376,6 +343,12 @@ class Search:
             rel = meta[at][0] if at in meta else next(self._conn.execute(_CHUNK_FILE, (at,)), (None,))[0]
             self._host_boards[tag] = rel in self._host_files()
         return tag in _board_file_tags() or self._host_boards[tag]
+
+    def _families(self) -> _addons.Families:
+        """The pin families of the index's files (:mod:`.addons`), kept until the index changes."""
+        if self._family_cache is None:
+            self._family_cache = _addons.Families(self._conn)
+        return self._family_cache
 
     def _numbers_digital_pins(self, tag: str) -> bool:
         """Whether a board's datasheets number its digital pins the Arduino way (:func:`.boards.is_host_board`),
@@ -414,26 +387,8 @@ class Search:
         return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
 
     def spelt(self, query: str) -> str:
-        """`query` with its misspelt words read as the library writes them (:func:`.spelling.corrected`). A word
-        naming a board or part informally is known even when no chunk writes it."""
-        df = self._postings.df
-        names = self._informal_names()[1]
-
-        def held(word: str) -> int:  # chunks holding a word, as written or as the index normalises it
-            if df[word]:
-                return df[word]
-            base = _text.norm(word)  # (a stem of three letters is too short to stand for a word: "plling", "pll")
-            return df[base] if len(base) > 3 else 0
-
-        def known(word: str) -> bool:
-            return word in names or _text.is_stop_word(word) or held(word) > 0
-
-        def count(word: str) -> int:  # a word the index holds as written comes before one held through its stem
-            if _text.is_stop_word(word):
-                return 0
-            return 2 * df[word] + 1 if df[word] else 2 * held(word) or int(word in names)
-
-        return _spelling.corrected(query, known, count, _Named(names))
+        """`query` with its misspelt words read as the library writes them (:func:`.spelling.read_as`)."""
+        return _spelling.read_as(query, self._postings.df, self._informal_names()[1])
 
     def _informal_names(self) -> tuple[dict[str, str], frozenset[str]]:
         """The informal names of the index's tags and of every board with a board file (a Zero 2 W answers through
@@ -596,21 +551,10 @@ def _shorten(body: str) -> str:
         cut = body.rfind(" ", 0, COMPACT_CHARS)
     return body[: max(cut, 1)].rstrip() + "\n…"
 
-class _Named:
-    """The words that name a board or part, as written or through the stem the index reads them by ("picos")."""
-
-    def __init__(self, names: frozenset[str]) -> None:
-        self._names = names
-
-    def __contains__(self, word: object) -> bool:
-        return isinstance(word, str) and (word in self._names or _text.norm(word) in self._names)
-
-
 #: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
 _HOST_FILE_OF = "SELECT 1 FROM files WHERE board = ? AND host = 1"
-_FILE_ALIASES = "SELECT aliases FROM files WHERE rel = ?"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:

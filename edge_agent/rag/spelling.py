@@ -9,9 +9,11 @@ edits of one word are a few hundred lookups in the term counts.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Container, Iterator
+from collections.abc import Callable, Container, Iterator, Mapping
 
-__all__ = ["corrected"]
+from edge_agent.rag.text import is_stop_word, norm
+
+__all__ = ["corrected", "read_as"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: The shortest typed word read as a board's or part's name.
@@ -37,6 +39,37 @@ def _neighbours() -> dict[str, str]:
 _NEAR = _neighbours()
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{5,}(?![\w.-])")  # five letters or more: shorter words have
 # too many neighbours one edit away to pick one
+
+
+def read_as(query: str, df: Mapping[str, int], names: frozenset[str]) -> str:
+    """`query` as an index reads it (:func:`corrected`): `df` counts the chunks holding each normalised term, `names`
+    are the words naming a board or part informally, known even when no chunk writes them."""
+
+    def held(word: str) -> int:  # chunks holding a word, as written or as the index normalises it
+        if df[word]:
+            return df[word]
+        base = norm(word)  # (a stem of three letters is too short to stand for a word: "plling", "pll")
+        return df[base] if len(base) > 3 else 0
+
+    def known(word: str) -> bool:
+        return word in names or is_stop_word(word) or held(word) > 0
+
+    def count(word: str) -> int:  # a word the index holds as written comes before one held through its stem
+        if is_stop_word(word):
+            return 0
+        return 2 * df[word] + 1 if df[word] else 2 * held(word) or int(word in names)
+
+    return corrected(query, known, count, _Named(names))
+
+
+class _Named:
+    """The words that name a board or part, as written or through the stem the index reads them by ("picos")."""
+
+    def __init__(self, names: frozenset[str]) -> None:
+        self._names = names
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self._names or norm(word) in self._names)
 
 
 def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], int],
