@@ -238,6 +238,17 @@ def pin_terms(query: str) -> list[str]:
                                *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low))]))
 
 
+#: A name of letters and a number of three characters or more typed apart ("rp 2040", "atmega 328p", "bcm 2711";
+#: not "pi 5" or "uart 2", a model's or an instance's number).
+_SPLIT_NAME = re.compile(r"\b([a-z]{2,})[ ]+(\d[a-z0-9]{2,})\b")
+
+
+def split_names(query: str) -> list[str]:
+    """The part and chip names a question types in two words, joined as datasheets write them ("rp2040" for "rp
+    2040"); the search keeps those the index holds."""
+    return [a + b for a, b in _SPLIT_NAME.findall(query.lower())]
+
+
 #: "pin 21" alone: on a board numbering its digital pins the Arduino way, its D21 (a physical, header or edge
 #: pin is a place on a connector instead).
 _BARE_PIN = re.compile(r"(?<!physical )(?<!header )(?<!edge )\bpin\s*#?(\d{1,2})\b")

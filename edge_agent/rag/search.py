@@ -212,6 +212,7 @@ class Search:
         terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
         terms += [t for t in _query.pin_terms(query) if t not in terms and df[t] > 0]  # "digital 6" is D6
         terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
+        terms += [t for t in _query.split_names(query) if t not in terms and df[t] > 0]  # "rp 2040" is the RP2040
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares

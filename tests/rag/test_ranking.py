@@ -330,6 +330,15 @@ def test_a_bare_pin_number_on_an_arduino_numbered_board_is_its_digital_pin(share
     assert rag.search("what is on pin 3", ("rpi-4b",))[0].source == "rpi-gpio.txt"
 
 
+def test_a_chip_name_typed_in_two_words_finds_what_its_one_word_finds(shared_corpus: Path) -> None:
+    from edge_agent.rag.query import split_names
+
+    assert split_names("rp 2040 adc pins") == ["rp2040"] and split_names("pi 5 uart 2 pins") == []
+    rag = HardwareRag.load(shared_corpus)
+    assert rag.search("atmega 328p sram")[0].source == rag.search("atmega328p sram")[0].source == "arduino-nano.md"
+    assert rag.search("rp 2040 adc pins")[0].source == "rpi-pico.md"
+
+
 def test_pin_families_name_the_hosts_a_file_fits() -> None:
     from edge_agent.rag.boards import pin_families
 
