@@ -76,9 +76,9 @@ def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], i
               names: Container[str] = ()) -> str:
     """`query` with each misspelt word replaced (see the module): `known` tells whether a word is the library's
     (or one it need not hold), `count` how many chunks hold a word it may be read as. A word in `names` (a board's
-    or part's informal name, as written or as `known` reads it) scopes a search: a word is read as one only when it
-    has seven letters or more and is not the name short of its last letter ("blinky" is no "blinkt", "raspbery" is
-    "raspberry")."""
+    or part's informal name, as written or as `known` reads it) scopes a search: a word is read as one only when two
+    of its neighbouring letters are swapped ("nulceo" is "nucleo"), or when it has seven letters or more and is not
+    the name short of its last letter ("blinky" is no "blinkt", "raspbery" is "raspberry")."""
     out: list[str] = []
     at = 0
     for m in _WORD.finditer(query):
@@ -87,7 +87,7 @@ def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], i
             continue
 
         def weight(w: str, word: str = word) -> int:
-            if w in names and (len(word) < _NAME_FROM or w[:-1] == word):
+            if w in names and not _swapped(w, word) and (len(word) < _NAME_FROM or w[:-1] == word):
                 return 0
             return count(w)
 
@@ -97,6 +97,14 @@ def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], i
         out += [query[at:m.start()], best]
         at = m.end()
     return "".join(out) + query[at:] if out else query
+
+
+def _swapped(a: str, b: str) -> bool:
+    """Whether `a` is `b` with two neighbouring letters swapped ("nucleo" and "nulceo")."""
+    if len(a) != len(b):
+        return False
+    diff = [i for i in range(len(a)) if a[i] != b[i]]
+    return len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]] and a[diff[1]] == b[diff[0]]
 
 
 def _bases(word: str) -> Iterator[str]:

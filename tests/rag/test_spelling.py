@@ -46,9 +46,9 @@ def test_a_word_that_is_no_slip_is_left_alone(typed: str) -> None:
     assert corrected(typed, lambda w: _held(w) > 0, _held) == typed
 
 
-def test_a_slip_is_read_as_a_board_name_only_from_seven_letters() -> None:
-    names = {"blinkt", "raspberry"}
-    held = {**_HELD, "blinkt": 3, "raspberry": 5}
+def test_a_slip_is_read_as_a_board_name_only_from_seven_letters_or_as_a_swap() -> None:
+    names = {"blinkt", "raspberry", "nucleo"}
+    held = {**_HELD, "blinkt": 3, "raspberry": 5, "nucleo": 4}
 
     def read(typed: str) -> str:
         return corrected(typed, lambda w: w in names or held.get(w, 0) > 0, lambda w: held.get(w, 0), names)
@@ -56,6 +56,7 @@ def test_a_slip_is_read_as_a_board_name_only_from_seven_letters() -> None:
     assert read("raspbery pi") == "raspberry pi"
     assert read("which led can i blink") == "which led can i blink"  # "blinkt" would set the search's scope
     assert read("blinky example") == "blinky example"
+    assert read("nulceo pins") == "nucleo pins"  # two neighbouring letters swapped: a slip, whatever the length
 
 
 def _library(tmp_path: Path) -> HardwareRag:
@@ -98,4 +99,4 @@ def test_most_keyboard_slips_in_the_tuning_questions_are_read_back(shared_corpus
     for clean, slip in pairs:  # one slip each, never in a word's first letter
         assert clean.text != slip.text and abs(len(clean.text) - len(slip.text)) <= 1
     back = sum(rag.spelt(slip.text).lower() == clean.text.lower() for clean, slip in pairs)
-    assert back >= 0.8 * len(pairs)  # 143 of 151, measured when the rule landed
+    assert back >= 0.8 * len(pairs)  # 145 of 151, measured when the rule landed
