@@ -13,25 +13,11 @@ import re
 from collections.abc import Iterable
 
 from bench._rag_questions import Question
+from edge_agent.rag.spelling import NEIGHBOURS
 
-_ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{6,}(?![\w.-])")
-
-
-def _keyboard() -> dict[str, list[str]]:
-    near: dict[str, list[str]] = {}
-    for r, row in enumerate(_ROWS):
-        for i, key in enumerate(row):
-            keys = [row[j] for j in (i - 1, i + 1) if 0 <= j < len(row)]
-            if r > 0:
-                keys += [_ROWS[r - 1][j] for j in (i, i + 1) if j < len(_ROWS[r - 1])]
-            if r + 1 < len(_ROWS):
-                keys += [_ROWS[r + 1][j] for j in (i - 1, i) if 0 <= j < len(_ROWS[r + 1])]
-            near[key] = keys
-    return near
-
-
-_NEAR = _keyboard()
+#: Each letter's neighbouring keys on a QWERTY keyboard, as the search's spelling reads slips.
+_NEAR = {key: list(keys) for key, keys in NEIGHBOURS.items()}
 
 
 def _slip(word: str, rnd: random.Random) -> str:

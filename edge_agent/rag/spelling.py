@@ -13,7 +13,7 @@ from collections.abc import Callable, Container, Iterator, Mapping
 
 from edge_agent.rag.text import is_stop_word, norm
 
-__all__ = ["corrected", "read_as"]
+__all__ = ["NEIGHBOURS", "corrected", "read_as"]
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
 #: The shortest typed word read as a board's or part's name.
@@ -36,7 +36,9 @@ def _neighbours() -> dict[str, str]:
     return near
 
 
-_NEAR = _neighbours()
+#: Each letter's neighbouring keys on a QWERTY keyboard (:func:`_neighbours`).
+NEIGHBOURS: dict[str, str] = _neighbours()
+_NEAR = NEIGHBOURS
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{5,}(?![\w.-])")  # five letters or more: shorter words have
 # too many neighbours one edit away to pick one
 
