@@ -286,7 +286,7 @@ class HardwareRag(IndexStore):
 
 
 def _match_word(part: str, words: set[str]) -> bool:
-    return part in words or _text._norm(part) in words
+    return part in words or _text.norm(part) in words
 
 
 def _join_sections(rows: list[tuple[str, str]]) -> str:

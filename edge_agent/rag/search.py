@@ -96,7 +96,7 @@ class Search:
         self._host_boards: dict[str, bool] = {}
         self._host_file_cache: frozenset[str] | None = None
         self._family_cache: _addons.Families | None = None
-        self._digital_cache: dict[str, bool] = {}
+        self._last_spelt: tuple[str, str] | None = None  # (question, its reading) of the last search
 
     @property
     def _postings(self) -> Postings:
@@ -128,7 +128,7 @@ class Search:
         self._host_boards = {}
         self._host_file_cache = None
         self._family_cache = None
-        self._digital_cache = {}
+        self._last_spelt = None
 
     def _board_boosts(self, boards: Sequence[str], base: float = BOARD_BOOST,
                       shared: bool = True) -> dict[str, float]:
@@ -246,7 +246,7 @@ class Search:
         # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
         boosts, asked = got
         if ((digital := _query.bare_pin(query)) is not None and digital not in terms and df[digital] > 0
-                and any(self._numbers_digital_pins(tag) for tag in (*detected, *named))):
+                and any(self._is_host(tag) for tag in (*detected, *named))):
             terms = [*terms, digital]  # "pin 21" on a board numbering its digital pins the Arduino way: D21
         with self._lock:
             postings = self._postings
@@ -337,27 +337,26 @@ class Search:
 
     def _is_board(self, tag: str, cid: int | None = None) -> bool:
         """Whether a tag is a board's, not a part's or an add-on's: a board file's or a tag one answers to, or a host
-        board's datasheet (:func:`.boards.is_host_board`: the Mega), from the file of `cid` or the tag's first chunk."""
-        if tag not in _board_file_tags() and self._host_boards.get(tag) is None:  # kept until the index changes
+        board's datasheet (:meth:`_is_host`: the Mega)."""
+        return tag in _board_file_tags() or self._is_host(tag, cid)
+
+    def _is_host(self, tag: str, cid: int | None = None) -> bool:
+        """Whether a tag's datasheet is a host board's, numbering its digital pins the Arduino way
+        (:func:`.boards.is_host_board`), from the file of `cid` or the tag's first chunk; kept until the index
+        changes."""
+        got = self._host_boards.get(tag)
+        if got is None:
             meta = self._postings.meta
             at = meta.first_chunk(tag) if cid is None else cid
             rel = meta[at][0] if at in meta else next(self._conn.execute(_CHUNK_FILE, (at,)), (None,))[0]
-            self._host_boards[tag] = rel in self._host_files()
-        return tag in _board_file_tags() or self._host_boards[tag]
+            got = self._host_boards[tag] = rel in self._host_files()
+        return got
 
     def _families(self) -> _addons.Families:
         """The pin families of the index's files (:mod:`.addons`), kept until the index changes."""
         if self._family_cache is None:
             self._family_cache = _addons.Families(self._conn)
         return self._family_cache
-
-    def _numbers_digital_pins(self, tag: str) -> bool:
-        """Whether a board's datasheets number its digital pins the Arduino way (:func:`.boards.is_host_board`),
-        kept until the index changes."""
-        got = self._digital_cache.get(tag)
-        if got is None:
-            got = self._digital_cache[tag] = self._conn.execute(_HOST_FILE_OF, (tag,)).fetchone() is not None
-        return got
 
     def _host_files(self) -> frozenset[str]:
         """The files that are host boards' datasheets (flagged when indexed), read in one pass of their index when a
@@ -388,8 +387,12 @@ class Search:
         return list(dict.fromkeys(tag for tag, _ in self._mentions(query)))
 
     def spelt(self, query: str) -> str:
-        """`query` with its misspelt words read as the library writes them (:func:`.spelling.read_as`)."""
-        return _spelling.read_as(query, self._postings.df, self._informal_names()[1])
+        """`query` with its misspelt words read as the library writes them (:func:`.spelling.read_as`); the last
+        question's reading is kept, since a tool reporting it asks right after the search that read it."""
+        last = self._last_spelt  # (one read: another thread may replace it)
+        if last is None or last[0] != query:
+            last = self._last_spelt = (query, _spelling.read_as(query, self._postings.df, self._informal_names()[1]))
+        return last[1]
 
     def _informal_names(self) -> tuple[dict[str, str], frozenset[str]]:
         """The informal names of the index's tags and of every board with a board file (a Zero 2 W answers through
@@ -555,7 +558,6 @@ def _shorten(body: str) -> str:
 #: The files that are host boards' datasheets (decided when they were indexed), and the file of a chunk by its id.
 _HOST_FILES = "SELECT rel FROM files WHERE host = 1"
 _CHUNK_FILE = "SELECT rel FROM chunks WHERE id = ?"
-_HOST_FILE_OF = "SELECT 1 FROM files WHERE board = ? AND host = 1"
 
 
 def _holder(postings: Postings, ids: list[int]) -> Callable[[str, int], bool]:

@@ -38,7 +38,6 @@ def _neighbours() -> dict[str, str]:
 
 #: Each letter's neighbouring keys on a QWERTY keyboard (:func:`_neighbours`).
 NEIGHBOURS: dict[str, str] = _neighbours()
-_NEAR = NEIGHBOURS
 _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{5,}(?![\w.-])")  # five letters or more: shorter words have
 # too many neighbours one edit away to pick one
 
@@ -93,10 +92,10 @@ def corrected(query: str, known: Callable[[str], bool], count: Callable[[str], i
                 return 0
             return count(w)
 
-        best = max(_edits(word), key=lambda w: (weight(w), w), default=None)
-        if best is None or weight(best) <= 0:
+        best = max(((weight(w), w) for w in _edits(word)), default=None)
+        if best is None or best[0] <= 0:
             continue
-        out += [query[at:m.start()], best]
+        out += [query[at:m.start()], best[1]]
         at = m.end()
     return "".join(out) + query[at:] if out else query
 
@@ -124,12 +123,12 @@ def _edits(word: str) -> Iterator[str]:
     for i in range(1, len(word) + 1):
         head, tail = word[:i], word[i:]
         if tail:
-            if tail[0] == head[-1] or tail[0] in _NEAR.get(head[-1], "") or (
-                    len(tail) > 1 and tail[0] in _NEAR.get(tail[1], "")):
+            if tail[0] == head[-1] or tail[0] in NEIGHBOURS.get(head[-1], "") or (
+                    len(tail) > 1 and tail[0] in NEIGHBOURS.get(tail[1], "")):
                 yield head + tail[1:]  # a letter struck by mistake
             if len(tail) > 1:
                 yield head + tail[1] + tail[0] + tail[2:]  # two neighbours swapped
-            for c in _NEAR.get(tail[0], ""):
+            for c in NEIGHBOURS.get(tail[0], ""):
                 yield head + c + tail[1:]  # a neighbouring key struck instead
         for c in _LETTERS:
             yield head + c + tail  # a letter left out

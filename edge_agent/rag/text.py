@@ -168,7 +168,8 @@ def _stem(word: str) -> str:
     return word
 
 
-def _norm(word: str) -> str:
+def norm(word: str) -> str:
+    """One lowercase word as the index holds it: stemmed lightly, a synonym folded into its canonical word."""
     stem = _stem(_SYNONYMS.get(word, word))
     return _SYNONYMS.get(stem, stem)
 
@@ -176,11 +177,6 @@ def _norm(word: str) -> str:
 def is_stop_word(word: str) -> bool:
     """Whether a lowercase word is one the index leaves out ("where", "there", "which")."""
     return word in _STOP
-
-
-def norm(word: str) -> str:
-    """One lowercase word as the index holds it: stemmed lightly, a synonym folded into its canonical word."""
-    return _norm(word)
 
 
 # Spellings across a space or hyphen that mean one token.
@@ -234,7 +230,7 @@ def _expand(raw: str) -> tuple[str, ...]:
     if raw.isalpha():  # plain words (most of them): no hex, pin, voltage, unit or instance spelling applies
         if raw in _STOP or (len(raw) == 1 and raw != "v"):
             return ()
-        return (_norm(raw),)
+        return (norm(raw),)
     m = _HEX_RAW.fullmatch(raw)
     if m:
         return (f"0x{int(m.group(1) or m.group(2), 16):x}",)
@@ -251,7 +247,7 @@ def _expand(raw: str) -> tuple[str, ...]:
     if raw[0].isdigit():
         m = _NUM_UNIT.fullmatch(raw)
         if m and m.group(2) in _UNITS:
-            return (m.group(1), _norm(m.group(2)))
+            return (m.group(1), norm(m.group(2)))
     if "_" in raw:
         out = [raw]
         for part in raw.split("_"):
@@ -261,9 +257,9 @@ def _expand(raw: str) -> tuple[str, ...]:
         return tuple(out)
     if raw in _STOP or (len(raw) == 1 and not raw.isdigit() and raw != "v"):
         return ()
-    word = _norm(raw)
+    word = norm(raw)
     m = _INSTANCE.fullmatch(raw)
-    return (word, _norm(m.group(1))) if m else (word,)
+    return (word, norm(m.group(1))) if m else (word,)
 
 
 def spelling_hints(text: str) -> tuple[bool, bool]:
