@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -75,6 +76,21 @@ def _assert_new(lookups: tuple[PinLookup, ...], at_least: int) -> None:
     assert not set(new) & seen
 
 
+def _pinned(lookups: tuple[PinLookup, ...], shared: Path) -> Iterator[tuple[PinLookup, PinIndex, Path]]:
+    """Each lookup that names a pin, with its corpus's pin index and datasheet directory; on the way, every lookup's
+    board must be known and every lookup that must be refused (it names no pin to find, only the refusal it
+    expects) must expect a refusal the resolver raises."""
+    roots = _roots(shared)
+    index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
+    for lk in lookups:
+        idx = index[lk.corpus]
+        assert lk.board in idx.known_boards(), lk
+        if lk.pin.startswith("!"):
+            assert lk.pin in REFUSALS, lk
+            continue
+        yield lk, idx, roots[lk.corpus]
+
+
 def _datasheet_texts(idx: PinIndex, root: Path, board: str) -> list[str]:
     """The board's own datasheet and the datasheets of the tags its board file answers to (rpi-gpio)."""
     files = [idx.board(b) for b in idx.applies_to(board)]
@@ -133,17 +149,9 @@ def test_each_held_out_answer_is_on_one_line_of_every_file_it_names(questions: t
 def test_held_out_lookups_are_new_and_name_a_known_board_and_the_pin_its_datasheets_pair_with_it(
         lookups: tuple[PinLookup, ...], shared_corpus: Path) -> None:
     _assert_new(lookups, 60)
-    roots = _roots(shared_corpus)
-    index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
     wrong = []
-    for lk in lookups:
-        idx = index[lk.corpus]
-        assert lk.board in idx.known_boards(), lk
-        if lk.pin.startswith("!"):
-            # a lookup that must be refused names no pin to find on a line, only the refusal it expects
-            assert lk.pin in REFUSALS, lk
-            continue
-        text = "\n".join(_datasheet_texts(idx, roots[lk.corpus], lk.board))
+    for lk, idx, root in _pinned(lookups, shared_corpus):
+        text = "\n".join(_datasheet_texts(idx, root, lk.board))
         name = lk.name.removeprefix("pin ")  # a header position: its number heads the header map's row
 
         def word(w: str, line: str) -> bool:
@@ -208,17 +216,10 @@ def test_a_written_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_w
     # datasheets or board file write.
     _assert_new(lookups, 40)
     assert {lk.corpus for lk in lookups} == {"shared", "bundled"}
-    roots = _roots(shared_corpus)
-    index = {corpus: pin_index_for(root) for corpus, root in roots.items()}
     boards_dir = Path(__file__).resolve().parents[2] / "boards"
     wrong = []
-    for lk in lookups:
-        idx = index[lk.corpus]
-        assert lk.board in idx.known_boards(), lk
-        if lk.pin.startswith("!"):
-            assert lk.pin in REFUSALS, lk
-            continue
-        texts = _datasheet_texts(idx, roots[lk.corpus], lk.board)
+    for lk, idx, root in _pinned(lookups, shared_corpus):
+        texts = _datasheet_texts(idx, root, lk.board)
         texts += [p.read_text(encoding="utf-8") for p in sorted(boards_dir.glob("*.toml"))
                   if p.stem in {lk.board, *idx.applies_to(lk.board)}]
         if not any(_written(pin, t) for pin in lk.pin.split("|") for t in texts):
