@@ -33,7 +33,7 @@ the (board, name) pairs an earlier set asks taken out: silkscreen and header nam
 ("act led", "boot button", "lcd dc"), and names a board lacks or gives to several pins. Read once at the end of its
 round: 41 of 42, and seen since. The one miss, "led 1" on the nRF52840 DK, was refused as
 ambiguous, rightly: the printed LED1 is P0.13 and the devicetree's zero-based led1 is P0.14, as the eighth set's "LED
-2" already showed; its expectation was corrected to a refusal after that reading. PIN_LOOKUPS_HELD_OUT_11 is sealed:
+2" already showed; its expectation was corrected to a refusal after that reading. PIN_LOOKUPS_HELD_OUT_11 was
 written the same way before this round's pin-index changes, by two writers who saw neither the resolver nor an
 earlier set (the second was given the (board, name) pairs already asked, and nothing else, so as to ask new ones),
 with the pairs an earlier set asks taken out however they are spaced or cased: connector positions ("cn10 pin 21",
@@ -43,7 +43,10 @@ a board lacks or gives to several pins. Read once at the end of its round: 84 of
 alternate ("GPCLK1 alt"), and the models' function tables also give it to GPIO21 (a Pi 4's ALT5) and GPIO18 (a Pi
 5's), so by the resolver's rule a function on several pins is refused with each pin named, as "i2c3 sda" on a Pi 4
 is (GPCLK0 answers because the header map names pin 7 GPCLK0). Its expectation was corrected to a refusal after
-that reading.
+that reading; seen since. PIN_LOOKUPS_HELD_OUT_12 is sealed: written the same way before this round's pin-index
+changes, by a writer who saw neither the resolver nor an earlier set and was given the (board, name) pairs already
+asked so as to ask new ones: serial ports by number and role, analog and digital numbers, connector positions,
+timer channels, board features such as the user LED, and 14 names a board lacks or gives to several pins.
 
 A `pin` of ``!unknown`` or ``!ambiguous`` is a lookup that must be refused rather than answered: a name
 the board does not have (an A6 on a DIP-package Uno, PB11 on the LQFP64 STM32F446RE, LED_BUILTIN on a
@@ -1413,4 +1416,103 @@ rpi-pico; gpio 24; GP24
 rpi-pico; uart1 rx; !ambiguous
 rpi-zero-2w; pwm0_alt; GPIO18
 rpi-zero-2w; i2c0 scl; GPIO1
+""", "bundled")
+
+
+PIN_LOOKUPS_HELD_OUT_12: tuple[PinLookup, ...] = _set("""
+arduino-mega2560; serial tx; PE1
+arduino-mega2560; Serial RX; PE0
+arduino-mega2560; usart1 rx; PD2
+arduino-mega2560; USART2 TX; PH1
+arduino-mega2560; usart3 tx; PJ1
+arduino-mega2560; usart3_rx; PJ0
+arduino-nano; d0; PD0
+arduino-nano; D4; PD4
+arduino-nano; a0; PC0
+arduino-nano; analog 3; PC3
+arduino-nano; a9; !unknown
+arduino-uno; adc5; PC5
+arduino-uno; timer0 b; PD5
+arduino-uno; Timer2 B; PD3
+arduino-uno; serial tx; PD1
+arduino-uno; int2; !unknown
+esp32-devkitc; IO0; GPIO0
+esp32-devkitc; i2s0 bck; GPIO32
+esp32-devkitc; uart1 tx; GPIO10
+esp32-devkitc; strapping; !ambiguous
+nucleo-f401re; cn10 pin 23; PA8
+nucleo-f401re; swclk; PA14
+nucleo-f401re; spi2 sck; PB13
+nucleo-f401re; cn7 pin 38; PC0
+nucleo-f401re; ld1; !unknown
+nucleo-f446re; cn10 pin 31; PB3
+nucleo-f446re; pwm-led0; PA5
+nucleo-f446re; TIM3_CH1; PB4
+nucleo-f446re; adc1 in8; PB0
+nucleo-l476rg; cn7 pin 3; PC12
+nucleo-l476rg; i2c2 scl; PB10
+nucleo-l476rg; ADC12_IN5; PA0
+nucleo-l476rg; usart2 rx; PA3
+nucleo-l476rg; i2c4 scl; !unknown
+nucleo-g071rb; b1; PC13
+nucleo-g071rb; green_led_1; PA5
+nucleo-g071rb; usart2 tx; PA2
+nucleo-g071rb; usart2 rx; PA3
+nucleo-g071rb; spi2 sck; PB13
+nucleo-g071rb; SPI2 MOSI; PB15
+nrf52840dk; uart0 cts; P0.07
+nrf52840dk; i2c0 scl; P0.27
+nrf52840dk; i2c1 sda; P0.30
+nrf52840dk; spi3 mosi; P1.13
+nrf52840dk; qspi csn; P0.17
+nrf52840dk; pwm-led0; P0.13
+nrf52840dk; p0.32; !unknown
+rpi-4b; i2c3 scl; !ambiguous
+rpi-4b; spi3 ce1; GPIO24
+rpi-4b; uart2 cts; GPIO2
+rpi-4b; i2csl mosi; GPIO10
+rpi-5; uart0 cts; GPIO16
+rpi-5; uart0 txd; GPIO14
+rpi-5; spi5 ce1; GPIO26
+rpi-5; J8:18; GPIO24
+rpi-5; mini uart tx; !unknown
+rpi-5; i2c4 sda; !unknown
+rpi-pico; pwm0 a; !ambiguous
+rpi-pico; uart0 cts; !ambiguous
+rpi-pico; PICO_DEFAULT_SPI_CSN_PIN; GP17
+rpi-pico; pico_default_uart_rx_pin; GP1
+rpi-pico; PICO_DEFAULT_I2C_SCL_PIN; GP5
+rpi-zero-2w; pin 5; GPIO3
+rpi-zero-2w; GPCLK1; GPIO5
+rpi-zero-2w; uart0 rts; GPIO17
+rpi-gpio; uart0 cts; GPIO16
+rpi-gpio; gpclk2; GPIO6
+rpi-gpio; physical pin 0; !unknown
+""") + _set("""
+arduino-uno; L; PB5
+arduino-uno; serial rx; PD0
+esp32-devkitc; j2 pin 7; GPIO32
+esp32-devkitc; uart0 tx; GPIO1
+esp32-devkitc; spi2 cs; GPIO15
+esp32-devkitc; onboard_led; !unknown
+nucleo-f401re; CN8-4; PB0
+nucleo-f401re; d6; PB10
+nucleo-f446re; swo; PB3
+nucleo-f446re; cn7-21; PB7
+nucleo-f446re; onboard_led; PA5
+nucleo-l476rg; tim3 ch2; PC7
+nucleo-l476rg; a2; PA4
+rpi-4b; spi4 mosi; GPIO6
+rpi-4b; BOARD3; GPIO2
+rpi-4b; uart1 rx; GPIO15
+rpi-5; uart0 rx; GPIO15
+rpi-pico; status_led; GP25
+rpi-zero-2w; pin 33; GPIO13
+rpi-zero-2w; uart1 rx; GPIO15
+rpi-zero-2w; spi1 mosi; GPIO20
+rpi-zero-2w; j8:41; !unknown
+rpi-gpio; pin 10; GPIO15
+rpi-gpio; spi1 sclk; GPIO21
+rpi-gpio; spi1 miso; GPIO19
+rpi-gpio; i2c0 sda; GPIO0
 """, "bundled")
