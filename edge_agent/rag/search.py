@@ -413,12 +413,20 @@ class Search:
             return []  # for a question it can answer
         if configured and self._native_pins(configured).issuperset(_boards.chip_pins(query)):
             return []  # the configured board's own pins (GPIO17 on a Pi): no other board is meant
+        if configured and self._writes_pins(configured, _boards.chip_pins(query)):
+            return []  # its notes write the pin it lacks ("PB11 does not exist on the STM32F446RE"): still theirs
         if self._pin_owner_cache is None:
             self._pin_owner_cache = _boards.pin_owners(self._pin_index())
         present = self._postings.boards()
         tags = self._own_boosts(configured) if configured else {}  # a board and the shared files it answers to
         return [t for t in _boards.pin_boards(query, self._pin_owner_cache, tags)
                 if t in present or t in _board_file_tags()]
+
+    def _writes_pins(self, configured: Sequence[str], pins: list[str]) -> bool:
+        """Whether the configured boards' own files (and the shared files they answer to) write every one of `pins`."""
+        postings = self._postings
+        own_ids = sorted(cid for tag in self._own_boosts(configured) for cid in postings.board_chunk_ids(tag))
+        return bool(own_ids) and all(postings.holding(pin.lower(), own_ids) for pin in pins)
 
     def _native_pins(self, configured: Sequence[str]) -> frozenset[str]:
         """:func:`_native_pins` of the configured boards, kept like their boosts (reading a board file costs a path

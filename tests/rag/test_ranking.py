@@ -703,6 +703,20 @@ def test_a_chip_pin_the_configured_board_lacks_points_at_the_boards_that_have_it
     assert "other-board" in rag.pin_boards("GPIO17 alternate functions")
 
 
+def test_a_chip_pin_the_configured_boards_notes_write_stays_theirs_though_the_board_lacks_it(tmp_path: Path) -> None:
+    """PB11 with the LQFP64 F446RE configured: the chip has no PB11, but its notes say so; another Nucleo that has
+    the pin is not what a user of the configured board asks about."""
+    _write(tmp_path, "nucleo-f446re.md", "# F446RE notes\n\n## Package\n\nPB11 does not exist on the STM32F446RE in "
+           "LQFP64: its morpho header position is not connected and does nothing.\n")
+    _write(tmp_path, "nucleo-g071rb.md", "# G071RB notes\n\n## Morpho header\n\n| Pin | Function |\n| --- | --- |\n"
+           "| PB11 | I2C2 SDA on the morpho header |\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.pin_boards("PB11 on the morpho header does nothing", ("nucleo-f446re",)) == []
+    assert rag.search("PB11 on the morpho header does nothing", ("nucleo-f446re",))[0].source == "nucleo-f446re.md"
+    # without the configured board, the pin still points at the board that has it
+    assert rag.pin_boards("PB11 on the morpho header does nothing")
+
+
 def test_a_pin_of_the_configured_board_does_not_build_the_pin_index(tmp_path: Path) -> None:
     """GPIO17 with a Pi configured is the Pi's own pin: the (large) pin index is not needed to know that."""
     _write(tmp_path, "rpi-4b.md", "# Pi 4 notes\n\n## Alternate functions\n\nGPIO17 alternate functions.\n")
