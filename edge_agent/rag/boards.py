@@ -87,6 +87,24 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
     return names
 
 
+#: A word shaped like a part number (letters, then two digits or more: ads1015, lm75b, bmp085).
+_PART_WORD = re.compile(r"[a-z]{2,}\d{2,}[a-z0-9]*")
+
+
+def part_words(query: str) -> list[str]:
+    """The question's words shaped like a part number, which a datasheet's title may give as a sibling part (a
+    chip pin such as GPIO17 is not one)."""
+    return [w for w in _norm_text(query).split() if _PART_WORD.fullmatch(w) and not is_chip_pin(w)]
+
+
+def titles_sibling(title: str, tag: str, word: str) -> bool:
+    """Whether a file's title gives `word` as a sibling of the tag's own part, the two joined by a slash ("TI ADS1115
+    / ADS1015": one register map, one file, two part numbers)."""
+    text = title.lower()
+    return any(re.search(rf"\b{re.escape(own)}\s*/\s*{re.escape(word)}\b|\b{re.escape(word)}\s*/\s*{re.escape(own)}\b",
+                         text) for own in tag_parts(tag) if any(c.isdigit() for c in own))
+
+
 def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, list[str]]:
     """The informal names (:func:`nicknames`) of each of `tags`."""
     out: dict[str, list[str]] = {t: [] for t in tags}

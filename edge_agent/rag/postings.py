@@ -385,6 +385,13 @@ class Postings:
         weights = self._term_weights(term)[0]
         return {cid for cid in cids if cid in weights}
 
+    def chunks_holding(self, term: str) -> list[int]:
+        """The live chunks that hold `term`, ascending."""
+        if self.df[term] <= 0:
+            return []
+        ids = self.term_postings(term)[0].tolist() if self._np_norm is not None else sorted(self._term_weights(term)[0])
+        return [cid for cid in ids if cid not in self.tomb]
+
     def _idf(self, term: str, n: int) -> float:
         df = self.df[term]
         return math.log(1.0 + (n - df + 0.5) / (df + 0.5))

@@ -134,6 +134,26 @@ def test_a_header_map_headed_phys_answers_a_physical_pin(tmp_path: Path) -> None
     assert rag.search("what is on physical pin 12")[0].source == "rpi-gpio.txt"
 
 
+def test_a_sibling_part_named_in_a_files_title_names_that_file(tmp_path: Path) -> None:
+    """One register map, two part numbers: "LM75A / LM75B" in a title makes "lm75b" name the file, unless the question
+    names the board carrying the part, or another file's title gives the same sibling."""
+    _write(tmp_path, "lm75a.md", "# LM75A / LM75B - digital temperature sensor\n\nThe LM75B is the lower-power "
+           "revision.\n\n## Registers\n\n| Pointer | Register |\n| --- | --- |\n| 0x00 | Temp |\n| 0x01 | Conf |\n")
+    _write(tmp_path, "sensor-hat.md", "# Sensor HAT\n\nCarries an LM75B at 0x48 beside a light sensor.\n\n"
+           "## Registers\n\nThe light sensor's pointer register selects its channel.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.detect_boards("lm75b pointer register") == ["lm75a"]
+    assert rag.search("lm75b pointer register")[0].source == "lm75a.md"
+    assert rag.detect_boards("sensor hat lm75b address") == ["sensor-hat"]
+    assert rag.detect_boards("lm75c pointer register") == []  # no title names it
+    _write(tmp_path, "lm75-clone.md", "# LM75 clone / LM75B - second source\n\nPin compatible.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.detect_boards("lm75b pointer register") == ["lm75a"]  # "lm75" has no digits-and-letters part here
+    _write(tmp_path, "lm75b2.md", "# LM75B2 / LM75B - second source\n\nPin compatible.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.detect_boards("lm75b pointer register") == []  # two titles give it: it names neither
+
+
 def test_informal_board_and_part_names_are_detected() -> None:
     names = nicknames(["nucleo-f401re", "nucleo-g071rb", "rpi-4b", "rpi-5", "rpi-gpio", "arduino-uno", "bme280",
                        "esp32-devkitc", "fan-shim", "arduino-mega2560"])
