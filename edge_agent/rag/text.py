@@ -27,7 +27,7 @@ from typing import Any
 #: Synonyms, phrases and informal board names, kept as data beside this module.
 VOCABULARY: dict[str, Any] = tomllib.loads(Path(__file__).with_name("vocabulary.toml").read_text(encoding="utf-8"))
 
-TOKENIZER_VERSION = 15
+TOKENIZER_VERSION = 16
 
 _VOLT = re.compile(r"(\d)v(\d)")
 #: A resistor value written with the multiplier as the decimal point: 4k7 is 4.7 kOhm, 1k8 is 1.8 kOhm.
