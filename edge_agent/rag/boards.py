@@ -91,6 +91,10 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
 _PART_WORD = re.compile(r"[a-z]{2,}\d{2,}[a-z0-9]*")
 
 
+_SLASHED = re.compile(r"\s*/\s*")
+_EDGE = "()[],;:."
+
+
 def part_words(query: str) -> list[str]:
     """The question's words shaped like a part number, which a datasheet's title may give as a sibling part (a
     chip pin such as GPIO17 is not one)."""
@@ -100,9 +104,13 @@ def part_words(query: str) -> list[str]:
 def titles_sibling(title: str, tag: str, word: str) -> bool:
     """Whether a file's title gives `word` as a sibling of the tag's own part, the two joined by a slash ("TI ADS1115
     / ADS1015": one register map, one file, two part numbers)."""
-    text = title.lower()
-    return any(re.search(rf"\b{re.escape(own)}\s*/\s*{re.escape(word)}\b|\b{re.escape(word)}\s*/\s*{re.escape(own)}\b",
-                         text) for own in tag_parts(tag) if any(c.isdigit() for c in own))
+    if "/" not in title:
+        return False
+    # the title's words, a slash kept as a word of its own: "ti ads1115 / ads1015 - 4-channel ..."
+    words = _SLASHED.sub(" / ", title.lower()).split()
+    pairs = {frozenset((words[i - 1].strip(_EDGE), words[i + 1].strip(_EDGE)))
+             for i in range(1, len(words) - 1) if words[i] == "/"}
+    return any(frozenset((own, word)) in pairs for own in tag_parts(tag) if any(c.isdigit() for c in own))
 
 
 def names_by_tag(names: Mapping[str, str], tags: Collection[str]) -> dict[str, list[str]]:

@@ -419,12 +419,14 @@ class Search:
     def _titled(self, word: str) -> str | None:
         """The one tag whose file's title gives `word` as a sibling of its own part number, if any (kept)."""
         if word not in self._title_cache:
-            ids = [cid for cid in self._postings.chunks_holding(word) if self._postings.meta.board_of(cid)]
+            meta = self._postings.meta
+            # a file's first chunk carries its title
+            ids = [cid for cid in self._postings.chunks_holding(word) if meta[cid][1] == 0 and meta.board_of(cid)]
             if len(ids) > TITLE_WORD_CHUNKS:  # a word that common is no sibling part's name; its titles are not read
                 ids = []
-            rows = self._conn.execute(f"SELECT board, heading FROM chunks WHERE id IN ({', '.join('?' * len(ids))})"
-                                      " AND heading NOT LIKE '% > %'", ids).fetchall() if ids else []
-            tags = {board for board, title in rows if _boards.titles_sibling(title, board, word)}
+            rows = self._conn.execute(f"SELECT board, heading FROM chunks WHERE id IN ({', '.join('?' * len(ids))})",
+                                      ids).fetchall() if ids else []
+            tags = {board for board, heading in rows if _boards.titles_sibling(heading.split(" > ")[0], board, word)}
             self._title_cache[word] = tags.pop() if len(tags) == 1 else None
         return self._title_cache[word]
 
