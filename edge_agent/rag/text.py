@@ -82,6 +82,9 @@ _SYNONYMS = {
     "sec": "s",
     "leds": "led",
     "pins": "pin",
+    "buses": "bus",
+    "busses": "bus",
+    "axes": "axis",
 }
 
 
@@ -157,7 +160,7 @@ def _stem(word: str) -> str:
         return word
     if word.endswith("ies") and len(word) > 4:
         return word[:-3] + "y"
-    if word.endswith("sses"):
+    if word.endswith(("sses", "tches", "nches", "shes")):  # addresses, switches, branches, flashes: -es is the plural
         return word[:-2]
     if word.endswith("ing") and len(word) > 5:
         return word[:-3]

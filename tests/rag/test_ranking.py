@@ -42,6 +42,10 @@ def test_synonyms_and_phrases_from_the_vocabulary_meet_the_datasheet_words() -> 
     assert tokens("USB vendor ID") == tokens("usb VID")
     assert tokens("analogWrite") == tokens("PWM")  # Arduino's analogWrite() is PWM on the pins that have it
     assert tokens("reflash") == tokens("flash") and tokens("re-flashed")[-1] == tokens("flash")[0]
+    # plurals in -es meet their singular: "two I2C buses", "GPIO18 switches the fan", "the LED flashes"
+    assert tokens("buses") == tokens("bus") and tokens("switches") == tokens("switch")
+    assert tokens("flashes") == tokens("flash") and tokens("branches") == tokens("branch")
+    assert tokens("caches") == tokens("cache") and tokens("pulses") == tokens("pulse")  # an -e word's plural
 
 
 def test_everyday_names_of_datasheet_terms_meet_them() -> None:
