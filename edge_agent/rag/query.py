@@ -249,6 +249,30 @@ def split_names(query: str) -> list[str]:
     return [a + b for a, b in _SPLIT_NAME.findall(query.lower())]
 
 
+#: "touch channel 8", "adc ch 3": the channel as the datasheets name it, TOUCH8, ADC3 (or ADC_3).
+_CHANNEL = re.compile(r"\b([a-z]{2,}[0-9]?) +(?:channel|ch) *#?(\d{1,2})\b")
+
+
+def channel_terms(query: str) -> list[str]:
+    """The numbered channels a question writes in words (``touch8`` and ``touch_8`` for "touch channel 8"); the
+    search keeps those the index holds."""
+    return list(dict.fromkeys(f"{word}{sep}{int(n)}" for word, n in _CHANNEL.findall(query.lower())
+                              for sep in ("", "_")))
+
+
+#: The instance numbers looked for after a family name no datasheet writes alone ("pcmsk" -> PCMSK0..PCMSK2).
+INSTANCE_NUMBERS = range(16)
+
+
+def numbered_family(term: str, held: Callable[[str], bool]) -> list[str]:
+    """The numbered registers or peripherals of a family a question names by its bare name, when the datasheets
+    write only the numbered ones ("which PCMSK register" finds PCMSK0, PCMSK1 and PCMSK2); none for a word the
+    index holds, or a word with digits."""
+    if len(term) < 3 or not term.isalpha() or held(term):
+        return []
+    return [f"{term}{n}" for n in INSTANCE_NUMBERS if held(f"{term}{n}")]
+
+
 #: "pin 21" alone: on a board numbering its digital pins the Arduino way, its D21 (a physical, header or edge
 #: pin is a place on a connector instead).
 _BARE_PIN = re.compile(r"(?<!physical )(?<!header )(?<!edge )\bpin\s*#?(\d{1,2})\b")

@@ -217,6 +217,8 @@ class Search:
         terms += [t for t in _query.pin_terms(query) if t not in terms and df[t] > 0]  # "digital 6" is D6
         terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
         terms += [t for t in _query.split_names(query) if t not in terms and df[t] > 0]  # "rp 2040" is the RP2040
+        terms += [t for t in _query.channel_terms(query) if t not in terms and df[t] > 0]  # "touch channel 8": TOUCH8
+        terms += [n for t in terms for n in _query.numbered_family(t, lambda w: df[w] > 0)]  # PCMSK: PCMSK0-2
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares

@@ -96,3 +96,30 @@ def test_a_port_bit_in_words_finds_its_row(tmp_path: Path, monkeypatch: pytest.M
     assert "| D46 | PL3 |" in rag.search("m9 port L bit 3 arduino digital pin")[0].text
     monkeypatch.setattr(rag_query, "pin_terms", lambda query: [])
     assert "| D46 | PL3 |" not in rag.search("m9 port L bit 3 arduino digital pin")[0].text
+
+
+def test_a_channel_written_in_words_is_the_numbered_name_the_notes_write() -> None:
+    from edge_agent.rag.query import channel_terms
+
+    assert channel_terms("touch channel 8 is on which gpio") == ["touch8", "touch_8"]
+    assert channel_terms("ADC1 ch 3 pin") == ["adc13", "adc1_3"]  # kept only where a datasheet writes it so
+    assert channel_terms("which channel is the servo on") == []
+
+
+def test_a_family_written_bare_finds_its_numbered_members_only_when_the_notes_never_write_it_bare() -> None:
+    from edge_agent.rag.query import numbered_family
+
+    held = {"pcmsk0", "pcmsk1", "pcmsk2", "uart", "uart0", "pcint8"}.__contains__
+    assert numbered_family("pcmsk", held) == ["pcmsk0", "pcmsk1", "pcmsk2"]
+    assert numbered_family("uart", held) == []  # the notes write the family on its own: that word is searched
+    assert numbered_family("pc", held) == [] and numbered_family("pcmsk1", held) == []
+
+
+def test_a_register_family_asked_by_its_bare_name_finds_the_board_note_that_numbers_it(tmp_path: Path) -> None:
+    (tmp_path / "acme-uno.md").write_text(
+        "# ACME Uno - board notes\n\n## Interrupts\n\nPin-change interrupts: D0-D7 on PCMSK2, D8-D13 on PCMSK0, A0-A5"
+        " on PCMSK1.\n\n## Analog pins\n\nSix analog pins A0-A5 read 0-5 V; the analog reference is AVCC.\n")
+    (tmp_path / "acme-hat.md").write_text(
+        "# ACME HAT\n\n## Inputs\n\nThe register that covers the analog pins is the ADC's config register.\n")
+    rag = HardwareRag.load(tmp_path)
+    assert rag.search("which PCMSK register covers the analog pins")[0].heading == "ACME Uno - board notes > Interrupts"
