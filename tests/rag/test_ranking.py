@@ -80,6 +80,7 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("+-3 %RH") == tokens("+-3 humidity") and tokens("does it do rh") == tokens("does it do humidity")
     assert tokens("no power light") == tokens("no power LED") and tokens("status light") == tokens("status LED")
     assert tokens("green activity LED") == tokens("green ACT LED") == tokens("green activity light")
+    assert tokens("needs sudo") == tokens("needs root")
     assert "light" in tokens("light sensor") and tokens("yellow light") == tokens("amber light")
     assert tokens("heating element") == tokens("heater") and tokens("fogged up") == tokens("condensation up")
     assert tokens("picture upside down") == tokens("picture flip vertically")  # the COM scan direction
