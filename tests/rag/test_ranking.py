@@ -81,6 +81,7 @@ def test_everyday_names_of_datasheet_terms_meet_them() -> None:
     assert tokens("no power light") == tokens("no power LED") and tokens("status light") == tokens("status LED")
     assert tokens("green activity LED") == tokens("green ACT LED") == tokens("green activity light")
     assert tokens("needs sudo") == tokens("needs root")
+    assert tokens("how much ram") == tokens("how much SRAM") == tokens("how much memory")
     assert "light" in tokens("light sensor") and tokens("yellow light") == tokens("amber light")
     assert tokens("heating element") == tokens("heater") and tokens("fogged up") == tokens("condensation up")
     assert tokens("picture upside down") == tokens("picture flip vertically")  # the COM scan direction
