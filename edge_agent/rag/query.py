@@ -249,6 +249,20 @@ def split_names(query: str) -> list[str]:
     return [a + b for a, b in _SPLIT_NAME.findall(query.lower())]
 
 
+#: A call or attribute written with dots ("servo.attach", "Wire.begin"): its words are also words of the question.
+_DOTTED = re.compile(r"[a-z_]+(?:\.[a-z_]+)+")
+#: A file's name is no call: "pins_arduino.h" and "config.txt" are looked for whole.
+_FILE_TYPES = frozenset({"h", "c", "cpp", "hpp", "ino", "py", "txt", "md", "toml", "json", "yaml", "dts", "dtsi",
+                         "dtbo", "conf", "cfg", "ini", "sh", "bin", "hex", "elf", "uf2"})
+
+
+def dotted_parts(terms: Iterable[str]) -> list[str]:
+    """The words of the question's dotted names (``servo`` and ``attach`` of ``servo.attach``), for the notes that
+    write them apart ("the Servo library"); the search keeps those the index holds."""
+    return list(dict.fromkeys(p for t in terms if _DOTTED.fullmatch(t) and t.rsplit(".", 1)[1] not in _FILE_TYPES
+                              for p in tokens(t.replace(".", " "))))
+
+
 #: "touch channel 8", "adc ch 3": the channel as the datasheets name it, TOUCH8, ADC3 (or ADC_3).
 _CHANNEL = re.compile(r"\b([a-z]{2,}[0-9]?) +(?:channel|ch) *#?(\d{1,2})\b")
 

@@ -218,6 +218,7 @@ class Search:
         terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
         terms += [t for t in _query.split_names(query) if t not in terms and df[t] > 0]  # "rp 2040" is the RP2040
         terms += [t for t in _query.channel_terms(query) if t not in terms and df[t] > 0]  # "touch channel 8": TOUCH8
+        terms += [t for t in _query.dotted_parts(terms) if t not in terms and df[t] > 0]  # "servo.attach": "servo"
         terms += [n for t in terms for n in _query.numbered_family(t, lambda w: df[w] > 0)]  # PCMSK: PCMSK0-2
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))

@@ -123,3 +123,14 @@ def test_a_register_family_asked_by_its_bare_name_finds_the_board_note_that_numb
         "# ACME HAT\n\n## Inputs\n\nThe register that covers the analog pins is the ADC's config register.\n")
     rag = HardwareRag.load(tmp_path)
     assert rag.search("which PCMSK register covers the analog pins")[0].heading == "ACME Uno - board notes > Interrupts"
+
+
+def test_a_dotted_call_also_asks_for_its_words_but_a_file_name_stays_whole() -> None:
+    from edge_agent.rag.query import dotted_parts
+    from edge_agent.rag.text import query_terms
+
+    assert dotted_parts(query_terms("analogWrite dead after servo.attach")) == ["servo", "attach"]
+    assert dotted_parts(query_terms("Wire.begin hangs")) == ["wire", "begin"]
+    assert dotted_parts(query_terms("PIN_WIRE_SDA in pins_arduino.h")) == []
+    assert dotted_parts(query_terms("dtoverlay line in config.txt")) == []
+    assert dotted_parts(query_terms("P0.13 on the dk")) == []  # a pin, not a call
