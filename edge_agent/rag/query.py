@@ -163,9 +163,17 @@ def asks_lookup(terms: Collection[str], exact: Collection[str]) -> bool:
     return bool(exact) or not LOOKUP_WORDS.isdisjoint(terms)
 
 
-def is_alias_list(heading: str) -> bool:
-    """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``)."""
-    return heading[-7:].lower().endswith(("pins", "pin", "alias", "aliases")) and bool(_ALIAS_HEADING.search(heading))
+def is_alias_list(heading: str, body: str = "") -> bool:
+    """Whether a chunk's heading path ends in a pin-alias section (``... > Pin Aliases``) whose `body` lists names
+    and pins: a table of three columns or more under such a heading (a package's ``| Signal | Pin | Use |``) says
+    what each pin does, and is a pin table, not a bare list of aliases."""
+    if not (heading[-7:].lower().endswith(("pins", "pin", "alias", "aliases")) and _ALIAS_HEADING.search(heading)):
+        return False
+    return _WIDE_ROW.search(body) is None
+
+
+#: A table row of three cells or more.
+_WIDE_ROW = re.compile(r"^\|[^|\n]*\|[^|\n]*\|[^|\n]*\|", re.MULTILINE)
 
 #: Candidates fetched for a question naming two or more boards, times the usual: the table comparing them is often
 #: in a generic note without any board's boost.
@@ -312,8 +320,37 @@ def asked_place(query: str) -> str | None:
 
 def holds_place(text: str, place: str) -> bool:
     """Whether a table row of `text` starts with the header `place` (``25   | Ground``, ``| 17 | IO10 |``,
-    ``| J8-40 | GPIO21 |``): the place's own row, where the other rows of the same header map are about other pins."""
-    return re.search(rf"^\|? *(?:j8[- ]?)?{place} *\|", text, re.MULTILINE | re.IGNORECASE) is not None
+    ``| J8-40 | GPIO21 |``), or holds it in a column headed as the pin's number (a package's ``| SDO | 5 | ... |``
+    under ``| Signal | Pin | Use |``): the place's own row, where the other rows of the same map are about other
+    pins."""
+    if re.search(rf"^\|? *(?:j8[- ]?)?{place} *\|", text, re.MULTILINE | re.IGNORECASE) is not None:
+        return True
+    return "|" in text and place in _numbered_column_cells(text)
+
+
+#: Column headings under which a table gives each row's pin number.
+_NUMBER_COLUMNS = frozenset({"pin", "pin #", "pin no", "pin no.", "pin number", "no", "no.", "#", "physical pin",
+                             "phys", "position"})
+
+
+def _numbered_column_cells(text: str) -> set[str]:
+    """The cells of every table column of `text` headed as a pin's number (:data:`_NUMBER_COLUMNS`)."""
+    cells: set[str] = set()
+    column: int | None = None
+    previous_row = False
+    for line in text.splitlines():
+        row = line.startswith("|")
+        if not row:
+            column = None
+        elif not previous_row:  # a table's header row
+            heads = [c.strip().lower() for c in line.strip().strip("|").split("|")]
+            column = next((i for i, h in enumerate(heads) if h in _NUMBER_COLUMNS), None)
+        elif column is not None:
+            row_cells = line.strip().strip("|").split("|")
+            if column < len(row_cells):
+                cells.add(row_cells[column].strip())
+        previous_row = row
+    return cells
 
 
 def weigh_place(candidates: Sequence[Candidate], place: str) -> None:

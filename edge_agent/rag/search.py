@@ -301,7 +301,7 @@ class Search:
                 heading, body = rows[cid][2], rows[cid][3]
                 found.append(_query.Candidate(
                     score, rel, idx, cid, postings.meta.board_of(cid), heading, body,
-                    alias_list=not wants_alias and _query.is_alias_list(heading),
+                    alias_list=not wants_alias and _query.is_alias_list(heading, body),
                     overview=bool(heading) and " > " not in heading,
                     about_asked=bool(functions) and not _query.heading_functions(heading).isdisjoint(functions),
                     code_table=wants_code and self._is_code_table(cid, body)))
