@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 import tomllib
 from array import array
+from collections.abc import Set as AbstractSet
 from itertools import chain
 from pathlib import Path
 from typing import Any
@@ -136,14 +137,42 @@ _PHRASE_FIRST = frozenset(words[0] for words in _PHRASE_WORDS if len(words) > 1)
 _PHRASE_PAIRS = frozenset((words[0], words[1]) for words in _PHRASE_WORDS if len(words) > 1)
 
 
+_PHRASE_SECONDS: dict[bytes, frozenset[bytes]] = {
+    first: frozenset(words[1] for words in _PHRASE_WORDS if len(words) > 1 and words[0] == first)
+    for first in _PHRASE_FIRST}
+#: The words the pre-check looks for: the one-word phrases and the first two words of the others.
+_PHRASE_KEYS = _PHRASE_ONE | _PHRASE_FIRST | frozenset(w for seconds in _PHRASE_SECONDS.values() for w in seconds)
+
+
 def _may_hold_phrase(encoded: bytes) -> bool:
     """False when no vocabulary phrase can match in the lowercased piece `encoded` (its UTF-8 bytes)."""
+    words = encoded.translate(_WORD_BYTES).split()
+    return _words_may_hold_phrase(words, _PHRASE_KEYS.intersection(words))
+
+
+def _words_may_hold_phrase(words: list[bytes], present: AbstractSet[bytes]) -> bool:
+    """:func:`_may_hold_phrase` of a piece whose ASCII words are `words`, in order; `present` holds those of
+    them among _PHRASE_KEYS (at least). A phrase's first word is looked for only when a word that can follow
+    it stands in the piece too, and then the word after each of its places is looked at: no pair of
+    neighbouring words is made (a piece holds a first word far more often than a phrase)."""
     if not _PHRASE_TESTABLE:
         return True
-    words = encoded.translate(_WORD_BYTES).split()
-    if not _PHRASE_ONE.isdisjoint(words):
+    if not _PHRASE_ONE.isdisjoint(present):
         return True
-    return not _PHRASE_FIRST.isdisjoint(words) and not _PHRASE_PAIRS.isdisjoint(zip(words, words[1:], strict=False))
+    last = len(words) - 1
+    for first in _PHRASE_FIRST.intersection(present):
+        seconds = _PHRASE_SECONDS[first]
+        if seconds.isdisjoint(present):
+            continue
+        at = words.index(first)
+        while True:
+            if at < last and words[at + 1] in seconds:
+                return True
+            try:
+                at = words.index(first, at + 1)
+            except ValueError:
+                break
+    return False
 
 
 # The first words a pre-check looks for, shortest first: a one-letter word ("h" of "h bridge") is in nearly every
@@ -193,6 +222,11 @@ _MULTI_WORDS = {
 _HEX_RAW = re.compile(r"0x([0-9a-f]+)|([0-9][0-9a-f]*)h")
 _PIN_RAW = re.compile(r"p([a-l])_?0*(\d{1,2})|(?:gpio_?|bcm_?|io)0*(\d{1,2})")
 _MULTI_HINTS = ("pull", "gpio ", "bcm ", "wi-fi", "on-board", "chip-id", "-wire")  # the most frequent first
+# A word each multi-word spelling holds whole (a run of ASCII letters and digits with none beside it): a piece
+# without any of them needs no substring search.
+_MULTI_KEYS = frozenset((b"gpio", b"bcm", b"wi", b"pull", b"board", b"chip", b"wire"))
+#: The words either pre-check looks for.
+_KEYS = _PHRASE_KEYS | _MULTI_KEYS
 
 
 class _Memo(dict[bytes, tuple[str, ...]]):
@@ -293,20 +327,38 @@ def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
 
 
 def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
-    """The raw tokens of `text` (ASCII bytes), after the CAN, phrase and multi-word rules."""
+    """The raw tokens of `text` (ASCII bytes), after the CAN, phrase and multi-word rules.
+
+    The tokens are split first, as if no phrase or multi-word spelling stood in the piece. In most pieces no token
+    then holds a dot or underscore, and the tokens are the piece's ASCII words: the phrase pre-check reads them
+    instead of splitting words of its own, and a piece in which no multi-word spelling's key word stands needs no
+    substring search for the spellings. Only a piece where a phrase or spelling may stand is split again, once
+    they are in (about one in six)."""
     if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
         text = _CAN_BUS.sub("canbus", text)
     t = text.lower()
     if " can " in t:
         t = _CAN_SIGNAL.sub("canbus", t)
     encoded = t.encode("utf-8", "surrogatepass")
-    if hints[0] and _PHRASE is not None and _may_hold_phrase(encoded):
-        t = _PHRASE.sub(_phrase, t)
-        encoded = t.encode("utf-8", "surrogatepass")
-    if hints[1] and any(h in t for h in _MULTI_HINTS):  # (a substring search each: faster than one pattern)
-        t = _MULTI.sub(_multi, t)
-        encoded = t.encode("utf-8", "surrogatepass")
     raw = encoded.translate(_TOKEN_BYTES)
+    if b"." in raw or b"_" in raw:
+        raw = _LONE_JOINER.sub(b" ", raw)
+    tokens = raw.split()
+    if b"." in raw or b"_" in raw:  # tokens joined by a dot or underscore: not the piece's words
+        phrase = hints[0] and _PHRASE is not None and _may_hold_phrase(encoded)
+        multi = hints[1] and any(h in t for h in _MULTI_HINTS)  # (a substring search each: faster than a pattern)
+    else:
+        present = _KEYS.intersection(tokens)
+        phrase = hints[0] and _PHRASE is not None and _words_may_hold_phrase(tokens, present)
+        multi = hints[1] and not _MULTI_KEYS.isdisjoint(present) and any(h in t for h in _MULTI_HINTS)
+    if not phrase and not multi:
+        return tokens
+    if phrase and _PHRASE is not None:
+        t = _PHRASE.sub(_phrase, t)
+        multi = hints[1] and any(h in t for h in _MULTI_HINTS)  # looked for in the text the phrases left
+    if multi:
+        t = _MULTI.sub(_multi, t)
+    raw = t.encode("utf-8", "surrogatepass").translate(_TOKEN_BYTES)
     if b"." in raw or b"_" in raw:
         raw = _LONE_JOINER.sub(b" ", raw)
     return raw.split()
