@@ -192,7 +192,12 @@ def read_text(doc: DocFile, max_bytes: int = MAX_FILE_BYTES) -> tuple[str | None
     problems: list[Problem] = []
     try:
         with open(doc.fspath, "rb") as fh:
-            raw = fh.read(max_bytes + 1)
+            # as much as the file holds and a byte more, not the cap: a read of the cap sets aside the cap's 4 MiB
+            # first, which cost more than reading a datasheet of a few kB; a file grown since is read on to the cap
+            want = min(max_bytes, os.fstat(fh.fileno()).st_size) + 1
+            raw = fh.read(want)
+            if len(raw) == want <= max_bytes:
+                raw += fh.read(max_bytes + 1 - want)
     except OSError as exc:
         return None, [_problem(doc.rel, "unreadable", f"cannot read: {exc.strerror}; fix its permissions")]
     if len(raw) > max_bytes:
