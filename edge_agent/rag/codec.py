@@ -46,19 +46,9 @@ def encode_batch(np: Any, cids: Any, tfs: Any, starts: list[int]) -> Iterator[tu
     total = len(cids)
     if not total:
         return
-    ids = np.asarray(cids, dtype=np.int64)
-    gaps = np.empty(total, dtype=np.int64)
-    gaps[0] = ids[0]
-    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
     first = np.asarray(starts, dtype=np.int64)
-    gaps[first] = ids[first]  # a term's first gap is its first id
-    big = gaps >= 256
-    gap_bytes = np.where(big, _ESC, gaps).astype(np.uint8).tobytes()
-    gap_exc = gaps[big].astype(np.int32).tobytes()
-    f32 = np.asarray(tfs, dtype=np.float32)
-    whole = (f32 >= 1) & (f32 <= 255) & (f32 == np.floor(f32))
-    tf_bytes = np.where(whole, f32, _ESC).astype(np.uint8).tobytes()
-    tf_exc = f32[~whole].tobytes()
+    gap_bytes, big, gap_exc, tf_bytes, whole, tf_exc = _compact(np, cids, tfs, first)
+    gap_bytes, gap_exc, tf_bytes, tf_exc = gap_bytes.tobytes(), gap_exc.tobytes(), tf_bytes.tobytes(), tf_exc.tobytes()
     bounds = [*starts, total]
     # exceptions before each term's start, as byte offsets into the exception blobs
     gap_at = [0, *(4 * int(x) for x in np.cumsum(np.add.reduceat(big.astype(np.int64), first)))]
@@ -67,6 +57,50 @@ def encode_batch(np: Any, cids: Any, tfs: Any, starts: list[int]) -> Iterator[tu
         lo, hi = bounds[k], bounds[k + 1]
         yield (hi - lo, gap_bytes[lo:hi] + gap_exc[gap_at[k]:gap_at[k + 1]],
                tf_bytes[lo:hi] + tf_exc[tf_at[k]:tf_at[k + 1]])
+
+
+def encode_joined(np: Any, cids: Any, tfs: Any, starts: list[int]) -> tuple[bytes, bytes, bytes, bytes, bytes]:
+    """The rows of :func:`encode_batch` joined, without a Python step per row: each row's postings count (4-byte
+    ints), where each row's ids blob and tfs blob end (8-byte ints), and the ids blobs and tfs blobs one after
+    another. `cids` holds at least one posting."""
+    total = len(cids)
+    first = np.asarray(starts, dtype=np.int64)
+    ends = np.append(first[1:], total)
+    term_of = np.repeat(np.arange(len(first)), ends - first)  # the row of each posting
+    gap_bytes, big, gap_exc, tf_bytes, whole, tf_exc = _compact(np, cids, tfs, first)
+    ids, id_ends = _interleaved(np, gap_bytes, big, gap_exc, term_of, ends)
+    freqs, tf_ends = _interleaved(np, tf_bytes, ~whole, tf_exc, term_of, ends)
+    return (ends - first).astype(np.int32).tobytes(), id_ends, tf_ends, ids, freqs
+
+
+def _compact(np: Any, cids: Any, tfs: Any, first: Any) -> tuple[Any, Any, Any, Any, Any, Any]:
+    """The compact format of every posting of a batch of terms (each term's ids beginning at `first`): the gap
+    bytes, which of them are escaped and their values (4-byte ints), and the same of the frequencies."""
+    ids = np.asarray(cids, dtype=np.int64)
+    gaps = np.empty(len(ids), dtype=np.int64)
+    gaps[0] = ids[0]
+    np.subtract(ids[1:], ids[:-1], out=gaps[1:])
+    gaps[first] = ids[first]  # a term's first gap is its first id
+    big = gaps >= 256
+    f32 = np.asarray(tfs, dtype=np.float32)
+    whole = (f32 >= 1) & (f32 <= 255) & (f32 == np.floor(f32))
+    return (np.where(big, _ESC, gaps).astype(np.uint8), big, gaps[big].astype(np.int32),
+            np.where(whole, f32, _ESC).astype(np.uint8), whole, f32[~whole])
+
+
+def _interleaved(np: Any, body: Any, escaped: Any, values: Any, term_of: Any, ends: Any) -> tuple[bytes, bytes]:
+    """Each row's blob, rows one after another: its postings' bytes (`body`), then the 4-byte `values` of its
+    escaped postings; and where each row's blob ends (8-byte ints). A row's bytes start past the values of the rows
+    before it, so the j-th value of all (counted over every row) lands 4 j bytes past the place where its row's
+    postings end in `body`."""
+    per_row = np.bincount(term_of[escaped], minlength=len(ends))
+    before = np.cumsum(per_row) - per_row
+    out = np.empty(len(body) + 4 * len(values), dtype=np.uint8)
+    out[np.arange(len(body)) + 4 * before[term_of]] = body
+    if len(values):
+        at = ends[term_of[escaped]] + 4 * np.arange(len(values))
+        out[at[:, None] + np.arange(4)] = values.view(np.uint8).reshape(-1, 4)
+    return out.tobytes(), (ends + 4 * (before + per_row)).astype(np.int64).tobytes()
 
 
 def encode_rows(np: Any, rows: Iterable[tuple[str, bytes, bytes]], batch: int = 1 << 20

@@ -29,12 +29,12 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, groupby, islice, starmap
+from itertools import accumulate, chain, groupby, starmap
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from edge_agent.rag.codec import encode_batch
+from edge_agent.rag.codec import encode_batch, encode_joined
 from edge_agent.rag.files import DocFile, Problem
 from edge_agent.rag.parse import HEADING_WEIGHT, RawCounted, stop_worker
 from edge_agent.rag.text import raw_numbers
@@ -314,7 +314,7 @@ class ShardPostings:
     per chunk). Past BATCH_TOKENS they are turned into terms and counted with one stable sort (a chunk's
     occurrences of a term then stand together, summed with their heading weight); past PART_POSTINGS the counted
     postings are grouped by term with another, encoded in the compact format in one batch and written as a part
-    (rows in term order, a few thousand packed in one row: :data:`PackedRows`); :meth:`write` joins the parts into
+    (rows in term order, each encoded batch packed in one row: :data:`PackedRows`); :meth:`write` joins the parts into
     the ``postings`` table with :func:`_joined`, whose rows are those of the whole list, so the shard's rows are
     the ones a build in one process writes."""
 
@@ -406,8 +406,15 @@ class ShardPostings:
         self._held_postings += len(at)
 
     def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The held postings as compact rows in term order, chunk ids ascending within a term (encoded about
-        ENCODE_BATCH postings at a time, so the encoder's temporary arrays stay small)."""
+        """The held postings as compact rows in term order, chunk ids ascending within a term."""
+        for names, cids, tfs, starts in self._batches():
+            for name, row in zip(names, encode_batch(self._np, cids, tfs, starts), strict=True):
+                yield (name, *row)
+
+    def _batches(self) -> Iterator[tuple[list[str], Any, Any, list[int]]]:
+        """The held postings grouped by term, in term order, about ENCODE_BATCH postings at a time (so the encoder's
+        temporary arrays stay small): the batch's terms, their chunk ids (ascending within a term) and weighted
+        frequencies one term after another, and where each term's postings begin."""
         np = self._np
         self._count()
         if not self._held:
@@ -439,15 +446,16 @@ class ShardPostings:
             lo = starts[term]
             upto = bisect.bisect_left(starts, lo + ENCODE_BATCH, term + 1)  # at least one term a batch
             hi = starts[upto] if upto < len(starts) else total
-            rows = encode_batch(np, cids[lo:hi], tfs[lo:hi], [at - lo for at in starts[term:upto]])
-            for gid, row in zip(by_name[term:upto], rows, strict=True):
-                yield (self._names[gid], *row)
+            yield ([self._names[gid] for gid in by_name[term:upto]], cids[lo:hi], tfs[lo:hi],
+                   [at - lo for at in starts[term:upto]])
             term = upto
 
     def _write_part(self) -> None:
         at = self._conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM postings_part").fetchone()[0]
         self._parts.append(at)
-        self._conn.executemany("INSERT INTO postings_part VALUES (?, ?, ?, ?, ?, ?)", _packed(self._grouped()))
+        self._conn.executemany("INSERT INTO postings_part VALUES (?, ?, ?, ?, ?, ?)",
+                               (("\n".join(names), *encode_joined(self._np, cids, tfs, starts))
+                                for names, cids, tfs, starts in self._batches()))
 
     def write(self) -> None:
         """Write the postings to the ``postings`` table, parts joined term by term."""
@@ -465,26 +473,16 @@ class ShardPostings:
         self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, {}))
 
 
-#: Rows of a part packed in one row of ``postings_part``: the terms joined by newlines (a term holds no
-#: whitespace), each row's postings count (4-byte ints), where each row's ids and tfs blobs end (8-byte ints),
-#: and those blobs joined. A row per term took about a fifteenth of a worker's CPU time to write and read back;
-#: packed rows of PACKED_ROWS terms cost next to nothing, and the join of the parts holds one of them per part.
+#: A batch of a part's rows packed in one row of ``postings_part`` (:func:`edge_agent.rag.codec.encode_joined`): the
+#: terms joined by newlines (a term holds no whitespace), each row's postings count (4-byte ints), where each row's
+#: ids and tfs blobs end (8-byte ints), and those blobs joined. A row per term took about a fifteenth of a worker's
+#: CPU time to encode, write and read back; packed, a part is a few rows, and the join holds one of each part's.
 PackedRows = tuple[str, bytes, bytes, bytes, bytes, bytes]
-PACKED_ROWS = 4096
-
-
-def _packed(rows: Iterable[tuple[str, int, bytes, bytes]]) -> Iterator[PackedRows]:
-    """`rows` (term, n, ids, tfs) packed PACKED_ROWS at a time."""
-    it = iter(rows)
-    while batch := list(islice(it, PACKED_ROWS)):
-        terms, ns, ids, tfs = zip(*batch, strict=True)
-        yield ("\n".join(terms), array("i", ns).tobytes(), array("q", accumulate(map(len, ids))).tobytes(),
-               array("q", accumulate(map(len, tfs))).tobytes(), b"".join(ids), b"".join(tfs))
 
 
 def _part_rows(terms: str, ns: bytes, id_ends: bytes, tf_ends: bytes, ids: bytes, tfs: bytes
                ) -> Iterator[tuple[str, int, bytes, bytes]]:
-    """The rows (term, n, ids, tfs) packed in a row of :func:`_packed`."""
+    """The rows (term, n, ids, tfs) packed in a row of ``postings_part`` (:data:`PackedRows`)."""
     counts, id_at, tf_at = array("i"), array("q", [0]), array("q", [0])
     counts.frombytes(ns)
     id_at.frombytes(id_ends)

@@ -7,12 +7,13 @@ import json
 import random
 import sqlite3
 from array import array
+from itertools import accumulate
 from pathlib import Path
 
 import pytest
 
 from edge_agent.rag import HardwareRag
-from edge_agent.rag.codec import decode_np, decode_py, encode, encode_batch, encode_rows
+from edge_agent.rag.codec import decode_np, decode_py, encode, encode_batch, encode_joined, encode_rows
 
 
 def _terms(seed: int) -> list[tuple[list[int], list[float]]]:
@@ -57,6 +58,12 @@ def test_numpy_batches_write_the_same_rows_and_decode_them_the_same(seed: int) -
     raw = [(f"t{k}", array("i", ids).tobytes(), array("f", f).tobytes()) for k, (ids, f) in enumerate(terms)]
     assert [r[1:] for r in encode_rows(np, raw, batch=7)] == rows
     assert [r[1:] for r in encode_rows(None, raw)] == rows
+    # joined in one go, the rows' blobs end to end and where each ends
+    ns, id_ends, tf_ends, ids_blob, tfs_blob = encode_joined(np, cids, tfs, starts)
+    assert array("i", ns).tolist() == [n for n, _, _ in rows]
+    assert ids_blob == b"".join(ids for _, ids, _ in rows) and tfs_blob == b"".join(f for _, _, f in rows)
+    assert array("q", id_ends).tolist() == list(accumulate(len(ids) for _, ids, _ in rows))
+    assert array("q", tf_ends).tolist() == list(accumulate(len(f) for _, _, f in rows))
 
 
 def test_a_term_in_every_chunk_costs_two_bytes_a_posting() -> None:
