@@ -421,6 +421,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     from bench._rag_heldout13 import HELD_OUT_13
     from bench._rag_heldout14 import HELD_OUT_14
     from bench._rag_heldout15 import HELD_OUT_15
+    from bench._rag_outside import OUTSIDE_A, OUTSIDE_B, OUTSIDE_C, OUTSIDE_D
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
     from edge_agent.rag import HardwareRag
@@ -434,7 +435,8 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
             ("former held-out 9", HELD_OUT_9), ("former held-out 10", HELD_OUT_10),
             ("former held-out 11", HELD_OUT_11), ("former held-out 12", HELD_OUT_12),
             ("former held-out 13", HELD_OUT_13), ("former held-out 14", HELD_OUT_14),
-            ("former held-out 15", HELD_OUT_15)]
+            ("former held-out 15", HELD_OUT_15), ("outside A", OUTSIDE_A), ("outside B", OUTSIDE_B),
+            ("outside C", OUTSIDE_C), ("outside D", OUTSIDE_D)]
     if sealed:
         from bench._rag_heldout16 import HELD_OUT_16
 
@@ -505,7 +507,9 @@ same kind, 14 of them with a board configured and none named; `_rag_heldout13.py
 symptoms and everyday words among them, written by someone who saw neither the search nor an earlier set, 14 with a
 board configured and none named; `_rag_heldout15.py`, 101 questions written the same way, in about equal parts
 symptoms, a chip pin as the only hint of the board, pin-table and bus lookups, everyday words and register facts,
-15 with a board configured and none named); and held-out 16 (`bench/_rag_heldout16.py`, 109 questions written the
+15 with a board configured and none named; and the four outside sets of `bench/_rag_outside.py`, 406 questions
+written in the round of held-out 16 by outside writers, after it, and looked at while that round's changes were
+tried); and held-out 16 (`bench/_rag_heldout16.py`, 109 questions written the
 same way by someone who saw neither the search nor an earlier set, inflected verbs and everyday words among them, 16
 with a board configured and none named), written from the datasheets before this round's
 ranking changes and sealed: only this full run measures it (`quality(sealed=True)`), tuning runs never rank it. A

@@ -49,6 +49,7 @@ from bench._rag_heldout13 import HELD_OUT_13  # noqa: E402
 from bench._rag_heldout14 import HELD_OUT_14  # noqa: E402
 from bench._rag_heldout15 import HELD_OUT_15  # noqa: E402
 from bench._rag_heldout16 import HELD_OUT_16  # noqa: E402
+from bench._rag_outside import OUTSIDE_A, OUTSIDE_B, OUTSIDE_C, OUTSIDE_D  # noqa: E402
 from bench._rag_questions import QUESTIONS, Question  # noqa: E402
 
 REFUSALS = ("!unknown", "!ambiguous")
@@ -117,6 +118,9 @@ EARLIER = (QUESTIONS, HELD_OUT, HELD_OUT_2, HELD_OUT_3, HELD_OUT_4, HELD_OUT_5)
 LATER = (HELD_OUT_6, HELD_OUT_7, HELD_OUT_8, HELD_OUT_9, HELD_OUT_10, HELD_OUT_11, HELD_OUT_12, HELD_OUT_13,
          HELD_OUT_14, HELD_OUT_15, HELD_OUT_16)
 LATER_IDS = [f"held-out-{n}" for n in range(6, 6 + len(LATER))]
+# the outside sets, written after held-out 16 in its round
+LATER += (OUTSIDE_A, OUTSIDE_B, OUTSIDE_C, OUTSIDE_D)
+LATER_IDS += ["outside-a", "outside-b", "outside-c", "outside-d"]
 
 
 @pytest.mark.parametrize("at", range(len(LATER)), ids=LATER_IDS)
