@@ -89,8 +89,7 @@ def nicknames(tags: Iterable[str]) -> dict[str, str]:
 
 #: A word shaped like a part number (letters, then two digits or more: ads1015, lm75b, bmp085).
 _PART_WORD = re.compile(r"[a-z]{2,}\d{2,}[a-z0-9]*")
-
-
+#: A slash between two words of a title, however spaced, and the punctuation a title's word may carry.
 _SLASHED = re.compile(r"\s*/\s*")
 _EDGE = "()[],;:."
 

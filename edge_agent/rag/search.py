@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Container, Sequence
+from collections.abc import Callable, Container, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -213,13 +213,20 @@ class Search:
         spans = self._mentions(query)
         # "the third UART" asks for a numbered instance: UART3, or USART3 or Serial3 as other makers write it
         df = self._postings.df
-        terms += [t for t in _query.instance_terms(query, [name for _, name in spans]) if t not in terms and df[t] > 0]
-        terms += [t for t in _query.pin_terms(query) if t not in terms and df[t] > 0]  # "digital 6" is D6
-        terms += _forms.held_forms(terms, lambda t: df[t] > 0)  # "prescaler" asked, "prescale" written
-        terms += [t for t in _query.split_names(query) if t not in terms and df[t] > 0]  # "rp 2040" is the RP2040
-        terms += [t for t in _query.channel_terms(query) if t not in terms and df[t] > 0]  # "touch channel 8": TOUCH8
-        terms += [t for t in _query.dotted_parts(terms) if t not in terms and df[t] > 0]  # "servo.attach": "servo"
-        terms += [n for t in terms for n in _query.numbered_family(t, lambda w: df[w] > 0)]  # PCMSK: PCMSK0-2
+
+        def held(term: str) -> bool:
+            return df[term] > 0
+
+        def more(found: Iterable[str]) -> None:  # other spellings of the question's words, those the index holds
+            terms.extend([t for t in dict.fromkeys(found) if t not in terms and held(t)])
+
+        more(_query.instance_terms(query, [name for _, name in spans]))
+        more(_query.pin_terms(query))  # "digital 6" is D6
+        more(_forms.held_forms(terms, held))  # "prescaler" asked, "prescale" written
+        more(_query.split_names(query))  # "rp 2040" is the RP2040
+        more(_query.channel_terms(query))  # "touch channel 8": TOUCH8
+        more(_query.dotted_parts(terms))  # "servo.attach": "servo"
+        more([n for t in terms for n in _query.numbered_family(t, held)])  # PCMSK: PCMSK0-2
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares
@@ -451,9 +458,13 @@ class Search:
 
     def _writes_pins(self, configured: Sequence[str], pins: list[str]) -> bool:
         """Whether the configured boards' own files (and the shared files they answer to) write every one of `pins`."""
+        own_ids = self._own_ids(configured)
+        return bool(own_ids) and all(self._postings.holding(pin.lower(), own_ids) for pin in pins)
+
+    def _own_ids(self, configured: Sequence[str]) -> list[int]:
+        """The chunk ids of the configured boards' own files and of the shared files they answer to, ascending."""
         postings = self._postings
-        own_ids = sorted(cid for tag in self._own_boosts(configured) for cid in postings.board_chunk_ids(tag))
-        return bool(own_ids) and all(postings.holding(pin.lower(), own_ids) for pin in pins)
+        return sorted(cid for tag in self._own_boosts(configured) for cid in postings.board_chunk_ids(tag))
 
     def _native_pins(self, configured: Sequence[str]) -> frozenset[str]:
         """:func:`_native_pins` of the configured boards, kept like their boosts (reading a board file costs a path
@@ -479,7 +490,7 @@ class Search:
                  and t not in _query.PIN_WORDS]
         postings = self._postings
         own = self._own_boosts(configured)
-        own_ids = sorted(cid for tag in own for cid in postings.board_chunk_ids(tag))
+        own_ids = self._own_ids(configured)
         if not words or not own_ids:
             return []
         unheld = [w for w in words if not postings.holding(w, own_ids)]

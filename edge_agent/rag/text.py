@@ -134,7 +134,6 @@ _PHRASE_WORDS = [p.encode("utf-8").split() for p in _PHRASES]
 _PHRASE_TESTABLE = all(w.translate(_WORD_BYTES) == w for words in _PHRASE_WORDS for w in words)
 _PHRASE_ONE = frozenset(words[0] for words in _PHRASE_WORDS if len(words) == 1)
 _PHRASE_FIRST = frozenset(words[0] for words in _PHRASE_WORDS if len(words) > 1)
-_PHRASE_PAIRS = frozenset((words[0], words[1]) for words in _PHRASE_WORDS if len(words) > 1)
 
 
 _PHRASE_SECONDS: dict[bytes, frozenset[bytes]] = {
