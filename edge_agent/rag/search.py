@@ -30,6 +30,7 @@ from edge_agent.rag import lines as _lines
 from edge_agent.rag import query as _query
 from edge_agent.rag import spelling as _spelling
 from edge_agent.rag import text as _text
+from edge_agent.rag import titles as _titles
 
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
@@ -39,8 +40,6 @@ if TYPE_CHECKING:
 BOARD_BOOST = 1.5
 #: Boost of a board or part the question itself names (stronger evidence than a configured board).
 DETECTED_BOOST = 3.0
-#: A part word held by more chunks than this is not looked up as a sibling part in the files' titles.
-TITLE_WORD_CHUNKS = 256
 DEFAULT_LIMIT = 5
 #: Candidates of the boards a question names (or its chip pin points at) a search reads at least, when other
 #: boards' chunks, which rank after theirs, fill its pool.
@@ -86,7 +85,7 @@ class Search:
         self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._native_pin_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._nicknames: dict[str, str] | None = None
-        self._title_cache: dict[str, str | None] = {}  # a part word -> the tag whose title names it as a sibling
+        self._titles: _titles.TitleSiblings | None = None  # sibling parts the files' titles name
         self._nickname_words: frozenset[str] = frozenset()
         self._tag_term_cache: frozenset[str] | None = None
         self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
@@ -122,7 +121,7 @@ class Search:
             self._own_boost_cache = {}
             self._native_pin_cache = {}
             self._nicknames = None
-            self._title_cache = {}
+            self._titles = None
             self._tag_term_cache = None
             self._name_word_cache = {}
         self._code_table_cache = {}
@@ -422,23 +421,13 @@ class Search:
         if spans:  # "automation hat ads1015 address": the board that carries the part is asked
             return spans
         for word in _boards.part_words(query):  # a sibling part its file's title names ("ADS1115 / ADS1015")
-            if word not in nicknames and (tag := self._titled(word)) is not None:
+            if word in nicknames:
+                continue
+            if self._titles is None:
+                self._titles = _titles.TitleSiblings(self._postings, self._conn)
+            if (tag := self._titles.tag(word)) is not None:
                 spans.append((tag, word))
         return spans
-
-    def _titled(self, word: str) -> str | None:
-        """The one tag whose file's title gives `word` as a sibling of its own part number, if any (kept)."""
-        if word not in self._title_cache:
-            meta = self._postings.meta
-            # a file's first chunk carries its title
-            ids = [cid for cid in self._postings.chunks_holding(word) if meta[cid][1] == 0 and meta.board_of(cid)]
-            if len(ids) > TITLE_WORD_CHUNKS:  # a word that common is no sibling part's name; its titles are not read
-                ids = []
-            rows = self._conn.execute(f"SELECT board, heading FROM chunks WHERE id IN ({', '.join('?' * len(ids))})",
-                                      ids).fetchall() if ids else []
-            tags = {board for board, heading in rows if _boards.titles_sibling(heading.split(" > ")[0], board, word)}
-            self._title_cache[word] = tags.pop() if len(tags) == 1 else None
-        return self._title_cache[word]
 
     def pin_boards(self, query: str, configured: Sequence[str] = ()) -> list[str]:
         """Boards and parts that have a chip-specific pin the question names, as datasheet tags; a pin one of
