@@ -43,6 +43,7 @@ import re
 from collections.abc import Set
 from functools import lru_cache
 
+from edge_agent.pins.nodes import node_links
 from edge_agent.pins.ranges import pin_ranges
 from edge_agent.pins.sections import AliasEntry as AliasEntry
 from edge_agent.pins.sections import Problem as Problem
@@ -52,7 +53,7 @@ from edge_agent.pins.sections import problem as _problem
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 16
+PIN_RULES = 17
 
 def board_tag(rel: str) -> str | None:
     """Board tag of a file: its lowercased stem; None for generic files (generic*, anything under _generic/)."""
@@ -76,6 +77,8 @@ def parse_aliases(text: str, source: str, tag: str | None) -> tuple[list[AliasEn
         _parse_tables(lines, sections, source, tag, entries, problems)
         entries.extend(AliasEntry(tag, name, value, source, line, "native", kind)
                        for line, name, value, kind in pin_ranges(text))
+        entries.extend(AliasEntry(tag, name, value, source, line, "native", "equal")
+                       for line, name, value in node_links(text))
     return entries, problems
 
 

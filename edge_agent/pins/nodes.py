@@ -1,0 +1,77 @@
+"""Devicetree names that a datasheet's prose links to a name of the board.
+
+A Zephyr board's devicetree gives its LEDs and buttons node names and aliases (``led0``, ``sw0``, ``pwm-led0``,
+``green_led_1``), and a board's notes often write some of them only in a sentence about the LED, never beside a pin:
+
+- "`pwm-led0` drives LED1 through PWM0 channel 0";
+- "`bootloader-led0` and `mcuboot-led0` also point at LED1, and `mcuboot-button0` at Button 1";
+- "the devicetree node for the user LED is `green_led_1` (label "User LD4")".
+
+Each such name is linked to the first name of the board written after the link ("drives", "points at", "is",
+"=", "at", "maps to") or inside its label: a chip pin, a name holding a number (LED1, LD4, GPIO0) or a
+button, switch or LED and its number ("Button 1"). What follows a bracket, "through", "with" or "via" is
+how the name drives it, not what it is.
+
+Only names written the way a devicetree writes them are read: in code quotes, lower case, with a digit or a
+separator (`led0`, `pwm-led0`); a quoted word such as `button` or `Serial` is a library's object. A name after
+"no" ("No `led0` alias") or linked by a negated verb is left out. The entries are of kind ``equal``: a linked name
+answers only where what it is linked to is already a name of the board, so a link to a bus (`uart-0` = uart0)
+or to nothing the board names gives nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+_NODE = r"`([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)`"
+#: One or more quoted names ("`a` and `b`", "`a`, `b`"), then the word that links them.
+_LINKED = re.compile(
+    rf"{_NODE}((?:\s*(?:,|\band\b|,\s*and\b)\s*`[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*`)*)"
+    r"\s+(?:also\s+)?(?:drives|drive|points?\s+at|is|are|=|at|maps?\s+to)\s+")
+_LABEL = re.compile(rf"{_NODE}\s+\(label\s+\"([^\"\n]+)\"\)")
+_ONE_NODE = re.compile(_NODE)
+#: Where what a name is linked to ends: a clause mark, a bracket, or how the link works.
+_END = re.compile(r"[,;:()|]|\.(?:\s|$)|\s(?:through|with|via|and|but|when|if)\s")
+#: A name of the board in the words after a link: a button or LED and its number, or a name holding a number.
+_TARGET = re.compile(r"\b(?:Button|Switch|LED|Key|SW)\s\d{1,2}\b|\bP\d\.\d{1,2}\b|\b[A-Z][A-Za-z]*\d+\b")
+_NEGATED = re.compile(r"\b(?:not|no|never)\b", re.IGNORECASE)
+
+
+def _has_mark(name: str) -> bool:
+    return any(c.isdigit() or c in "-_" for c in name)
+
+
+def node_links(text: str) -> Iterator[tuple[int, str, str]]:
+    """(line, name, linked name) for each devicetree name `text`'s prose links to a name (see the module
+    docstring). Table rows are the table parser's and are skipped."""
+    if "`" not in text:
+        return
+    for m in _LINKED.finditer(text):
+        if _in_table_row(text, m.start()) or _NEGATED.search(text, max(0, m.start() - 4), m.start()):
+            continue
+        target = _first_target(text, m.end())
+        if target is None:
+            continue
+        line = text.count("\n", 0, m.start()) + 1
+        for name in _ONE_NODE.findall(m.group(0)):
+            if _has_mark(name):
+                yield line, name, target
+    for m in _LABEL.finditer(text):
+        found = _TARGET.search(m.group(2))
+        if found is not None and _has_mark(m.group(1)) and not _in_table_row(text, m.start()):
+            yield text.count("\n", 0, m.start()) + 1, m.group(1), found.group(0)
+
+
+def _in_table_row(text: str, at: int) -> bool:
+    return text[text.rfind("\n", 0, at) + 1:at].lstrip().startswith("|")
+
+
+def _first_target(text: str, at: int) -> str | None:
+    """The first name of the board written from `at` up to where the link's object ends."""
+    end = _END.search(text, at, at + 120)
+    words = text[at:end.start() if end is not None else min(len(text), at + 120)]
+    if _NEGATED.search(words):
+        return None
+    found = _TARGET.search(words)
+    return " ".join(found.group(0).split()) if found is not None else None
