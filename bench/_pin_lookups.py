@@ -43,10 +43,16 @@ a board lacks or gives to several pins. Read once at the end of its round: 84 of
 alternate ("GPCLK1 alt"), and the models' function tables also give it to GPIO21 (a Pi 4's ALT5) and GPIO18 (a Pi
 5's), so by the resolver's rule a function on several pins is refused with each pin named, as "i2c3 sda" on a Pi 4
 is (GPCLK0 answers because the header map names pin 7 GPCLK0). Its expectation was corrected to a refusal after
-that reading; seen since. PIN_LOOKUPS_HELD_OUT_12 is sealed: written the same way before this round's pin-index
+that reading; seen since. PIN_LOOKUPS_HELD_OUT_12 was written the same way before an earlier round's pin-index
 changes, by a writer who saw neither the resolver nor an earlier set and was given the (board, name) pairs already
 asked so as to ask new ones: serial ports by number and role, analog and digital numbers, connector positions,
-timer channels, board features such as the user LED, and 14 names a board lacks or gives to several pins.
+timer channels, board features such as the user LED, and 14 names a board lacks or gives to several pins. Read once at
+the end of its round: 92 of 94, both misses refusals of devicetree names its notes link to an LED only in a sentence
+("`pwm-led0` drives LED1"), which the resolver now reads; seen since. PIN_LOOKUPS_HELD_OUT_13 is sealed: written
+the same way at the start of this round, by a writer who saw neither the resolver nor an earlier set and
+was given the (board, name) pairs already asked so as to ask new ones: connector and header positions, Arduino
+numbers, bus roles, timer channels, board features, the second pair of two-pair rows and devicetree names, and 14
+names a board lacks or gives to several pins.
 
 A `pin` of ``!unknown`` or ``!ambiguous`` is a lookup that must be refused rather than answered: a name
 the board does not have (an A6 on a DIP-package Uno, PB11 on the LQFP64 STM32F446RE, LED_BUILTIN on a
@@ -1515,4 +1521,104 @@ rpi-gpio; pin 10; GPIO15
 rpi-gpio; spi1 sclk; GPIO21
 rpi-gpio; spi1 miso; GPIO19
 rpi-gpio; i2c0 sda; GPIO0
+""", "bundled")
+
+
+PIN_LOOKUPS_HELD_OUT_13: tuple[PinLookup, ...] = _set("""
+arduino-mega2560; usart0 tx; PE1
+arduino-mega2560; USART1 TX; PD3
+arduino-mega2560; usart2_rx; PH0
+arduino-mega2560; spi ss; PB0
+arduino-mega2560; SPI SCK; PB1
+arduino-mega2560; digital pin 37; PC0
+arduino-nano; D1; PD1
+arduino-nano; d3; PD3
+arduino-nano; d5; PD5
+arduino-nano; digital pin 6; PD6
+arduino-nano; A1; PC1
+arduino-nano; a3; PC3
+arduino-uno; timer0 a; PD6
+arduino-uno; Timer1 A; PB1
+arduino-uno; adc4; PC4
+arduino-uno; digital pin 12; PB4
+arduino-uno; analog 3; PC3
+arduino-uno; ADC6; !unknown
+esp32-devkitc; uart1 rx; GPIO9
+esp32-devkitc; J3-9; GPIO18
+esp32-devkitc; j3 pin 13; GPIO4
+esp32-devkitc; i2s0 data out; GPIO25
+nrf52840dk; green led 0; P0.13
+nrf52840dk; spi1 mosi; P0.30
+nrf52840dk; spi0 miso; P0.29
+nrf52840dk; QSPI SCK; P0.19
+nrf52840dk; spi3 cs; P1.12
+nrf52840dk; xl1; P0.00
+nrf52840dk; P2.01; !unknown
+nucleo-f401re; CN10-13; PA6
+nucleo-f401re; cn7 pin 21; PB7
+nucleo-f401re; cn7_23; PC13
+nucleo-f401re; CN7-1; PC10
+nucleo-f401re; cn10 pin 1; PC9
+nucleo-f401re; PF3; !unknown
+nucleo-f446re; cn7 pin 17; PA15
+nucleo-f446re; CN10-29; PB5
+nucleo-f446re; spi1 sck; PA5
+nucleo-f446re; TIM2 CH1; PA5
+nucleo-f446re; i2c sda; !ambiguous
+nucleo-f446re; can rx; !ambiguous
+nucleo-l476rg; spi2 mosi; PB15
+nucleo-l476rg; USART1 RX; PA10
+nucleo-l476rg; adc12_in6; PA1
+nucleo-l476rg; cn7 pin 28; PA0
+nucleo-l476rg; spi4 sck; !unknown
+nucleo-g071rb; spi2 miso; PB14
+nucleo-g071rb; D13; PA5
+nucleo-g071rb; user ld4; PA5
+nucleo-g071rb; b1 user; PC13
+nucleo-g071rb; analog 4; PB11
+nucleo-g071rb; spi sck; !ambiguous
+rpi-4b; UART4 RTS; GPIO11
+rpi-4b; i2c0 sda; GPIO0
+rpi-4b; sd1 dat3; GPIO27
+rpi-4b; spi4_ce1; GPIO25
+rpi-4b; BCM 42; GPIO42
+rpi-4b; spi2 sclk; !unknown
+rpi-5; uart3 rx; GPIO9
+rpi-5; uart1 rts; GPIO3
+rpi-5; uart4 tx; GPIO12
+rpi-5; I2S0 SDI1; GPIO22
+rpi-5; spi4 sio1; GPIO10
+rpi-5; spi2_ce1; GPIO24
+rpi-5; i2s1 sclk; GPIO18
+rpi-gpio; uart0 rts; GPIO17
+rpi-gpio; BCM 26; GPIO26
+rpi-gpio; pin 8; GPIO14
+rpi-gpio; lrclk; GPIO19
+rpi-pico; PICO_DEFAULT_LED_PIN; GP25
+rpi-pico; pico default spi tx pin; GP19
+rpi-pico; PICO_DEFAULT_I2C_SDA_PIN; GP4
+rpi-pico; uart1 cts; !ambiguous
+rpi-pico; pwm5 a; !ambiguous
+rpi-pico; pin 41; !unknown
+rpi-zero-2w; bcm 22; GPIO22
+rpi-zero-2w; J8-35; GPIO19
+rpi-zero-2w; BOARD21; GPIO9
+rpi-zero-2w; id_sd; GPIO0
+rpi-zero-2w; gpclk0; GPIO4
+rpi-zero-2w; pin 23; GPIO11
+""") + _set("""
+arduino-uno; on-board led; PB5
+esp32-devkitc; spi2 sclk; GPIO14
+esp32-devkitc; SPI3 MISO; GPIO19
+esp32-devkitc; J3-20; !unknown
+nucleo-f401re; spi2 mosi; PB15
+nucleo-f446re; usart2 tx; PA2
+nucleo-l476rg; i2c1 scl; PB8
+nucleo-l476rg; i2c scl; !ambiguous
+rpi-4b; uart5 tx; GPIO12
+rpi-gpio; spi1 mosi; GPIO20
+rpi-gpio; SPI1 CE0; GPIO18
+rpi-gpio; J8-43; !unknown
+rpi-pico; gpio 29; GP29
+rpi-zero-2w; green led; GPIO29
 """, "bundled")
