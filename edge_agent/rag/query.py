@@ -236,6 +236,9 @@ _PER = frozenset({"per", "a", "one", "half", "each", "every"})
 #: the port pin PL3 or PB5, as the boards' pin tables write them.
 _DIGITAL_PIN = re.compile(r"\bdigital +(?:pin +)?(\d{1,2})\b")
 _PORT_BIT = re.compile(r"\bport +([a-l]) +(?:bit|pin) +(\d{1,2})\b")
+#: A chip pin typed apart: "p0 18" is the nRF pin P0.18 and "pa 5" the port pin PA5, as pin tables write them
+#: ("pi 5" is a Raspberry Pi, not port I).
+_PIN_APART = re.compile(r"\bp([01]) +(\d{1,2})\b|\bp([a-hj-l]) +(\d{1,2})\b")
 
 
 def pin_terms(query: str) -> list[str]:
@@ -243,18 +246,23 @@ def pin_terms(query: str) -> list[str]:
     ``pl3``."""
     low = query.lower()
     return list(dict.fromkeys([*(f"d{int(m.group(1))}" for m in _DIGITAL_PIN.finditer(low)),
-                               *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low))]))
+                               *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low)),
+                               *(f"p{m[1]}.{int(m[2]):02d}" if m[1] else f"p{m[3]}{int(m[4])}"
+                                 for m in _PIN_APART.finditer(low))]))
 
 
 #: A name of letters and a number of three characters or more typed apart ("rp 2040", "atmega 328p", "bcm 2711";
 #: not "pi 5" or "uart 2", a model's or an instance's number).
 _SPLIT_NAME = re.compile(r"\b([a-z]{2,})[ ]+(\d[a-z0-9]{2,})\b")
+#: A part number typed apart between its two halves, each of letters and digits ("vl53 l0x" is the VL53L0X).
+_SPLIT_PART = re.compile(r"\b([a-z]+\d+[a-z]*)[ ]+([a-z]+\d+[a-z0-9]*)\b")
 
 
 def split_names(query: str) -> list[str]:
     """The part and chip names a question types in two words, joined as datasheets write them ("rp2040" for "rp
     2040"); the search keeps those the index holds."""
-    return [a + b for a, b in _SPLIT_NAME.findall(query.lower())]
+    low = query.lower()
+    return [a + b for a, b in (*_SPLIT_NAME.findall(low), *_SPLIT_PART.findall(low))]
 
 
 #: A call or attribute written with dots ("servo.attach", "Wire.begin"): its words are also words of the question.

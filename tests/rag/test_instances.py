@@ -88,6 +88,9 @@ def test_a_pin_written_in_words_is_the_pin_the_tables_write() -> None:
     assert rag_query.pin_terms("mega digital 6 is which port bit") == ["d6"]
     assert rag_query.pin_terms("Digital pin 13 and port L bit 3, port b pin 5") == ["d13", "pl3", "pb5"]
     assert rag_query.pin_terms("a digital pin on port b") == []  # no number: no pin
+    # a chip pin typed apart: the nRF's P0.18 (two digits, as its tables write it) and a port pin; "pi 5" is a Pi
+    assert rag_query.pin_terms("nrf p0 18 and pa 5") == ["p0.18", "pa5"]
+    assert rag_query.pin_terms("pi 5 header, pl 3") == ["pl3"]
 
 
 def test_a_port_bit_in_words_finds_its_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -134,3 +137,11 @@ def test_a_dotted_call_also_asks_for_its_words_but_a_file_name_stays_whole() -> 
     assert dotted_parts(query_terms("PIN_WIRE_SDA in pins_arduino.h")) == []
     assert dotted_parts(query_terms("dtoverlay line in config.txt")) == []
     assert dotted_parts(query_terms("P0.13 on the dk")) == []  # a pin, not a call
+
+
+def test_a_chip_pin_typed_apart_finds_the_notes_on_that_pin(shared_corpus: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    rag = HardwareRag.load(shared_corpus)
+    assert "P0.18 is the reset line" in rag.search("what does p0 18 do on the nrf52840 dk")[0].text
+    monkeypatch.setattr(rag_query, "pin_terms", lambda query: [])
+    assert "P0.18 is the reset line" not in rag.search("what does p0 18 do on the nrf52840 dk")[0].text

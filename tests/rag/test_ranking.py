@@ -367,6 +367,8 @@ def test_a_chip_name_typed_in_two_words_finds_what_its_one_word_finds(shared_cor
     rag = HardwareRag.load(shared_corpus)
     assert rag.search("atmega 328p sram")[0].source == rag.search("atmega328p sram")[0].source == "arduino-nano.md"
     assert rag.search("rp 2040 adc pins")[0].source == "rpi-pico.md"
+    # a part number typed apart between two halves of letters and digits
+    assert split_names("vl53 l0x address") == ["vl53l0x"]
 
 
 def test_pin_families_name_the_hosts_a_file_fits() -> None:
