@@ -52,7 +52,24 @@ def _others(term: str) -> list[str]:
             out += [term[:-5] + "e", term[:-5] + "ate"]
     else:  # prescale -> prescaler, detect -> detector, detection
         out += [term + "r"] if term.endswith("e") else [term + "er", term + "or", term + "ion"]
-    return out
+    return out + _derived(term)
+
+
+#: Endings that make an adverb or a quality of a word, each with the endings of its other forms: "typically" is
+#: "typical", "accuracy" "accurate", "measurement" "measure", "sensitivity" "sensitive", "stability" "stable".
+_DERIVED = (("ically", ("ical", "ic")), ("ily", ("y",)), ("ly", ("",)), ("acy", ("ate",)), ("ate", ("acy",)),
+            ("ment", ("",)), ("ivity", ("ive",)), ("ive", ("ivity",)), ("ility", ("le",)))
+
+
+def _derived(term: str) -> list[str]:
+    """The forms of `term` another of its endings makes (:data:`_DERIVED`): the first ending it has, only."""
+    for ending, others in _DERIVED:
+        if term.endswith(ending) and len(term) > len(ending) + 3:
+            stem = term[:-len(ending)]
+            out = [stem + other for other in others]
+            # the stem the tokeniser gives the past tense: "measured" is "measur" (of "measurement")
+            return out + [stem[:-1]] if ending == "ment" and stem.endswith("e") else out
+    return []
 
 
 @lru_cache(maxsize=4096)

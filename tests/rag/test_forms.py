@@ -42,6 +42,10 @@ P3.
 
 Every command goes after a 0x00 control byte; a command's arguments follow it in the same transfer.
 
+## Accuracy
+
+Typical accuracy is 0.5 % of the output frequency, after the oscillator settles.
+
 ## Display commands
 
 | Command | Code |
@@ -64,6 +68,13 @@ def test_agent_noun_and_ion_forms() -> None:
     assert not {"us", "low", "tim"} & set(forms("user lower timer"))
 
 
+def test_adverb_and_quality_forms() -> None:
+    assert "typical" in forms("typically") and "accurate" in forms("accuracy") and "accuracy" in forms("accurate")
+    assert {"measure", "measur"} <= set(forms("pressure measurement"))  # "measured" is indexed as "measur"
+    assert "sensitive" in forms("sensitivity") and "stable" in forms("stability")
+    assert "automatic" in forms("automatically")
+
+
 def test_abbreviations_and_irregular_forms_are_data() -> None:
     assert "ai" in forms("auto increment bit") and "ai" not in forms("increment the auto counter")
     assert "tck" in forms("pi 4 jtag clock gpio")
@@ -76,6 +87,7 @@ def test_abbreviations_and_irregular_forms_are_data() -> None:
     ("q9 cannot change prescaler", "only while the oscillator sleeps"),
     ("q9 jtag clock pin", "JTAG TCK | P7"),
     ("q9 invert command", "0xA6 / 0xA7"),
+    ("how accurate is the q9 output frequency typically", "Typical accuracy is 0.5 %"),
 ])
 def test_the_other_form_answers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, question: str, wanted: str) -> None:
     (tmp_path / "acme-q9.md").write_text(CHIP)
