@@ -13,8 +13,9 @@ button, switch or LED and its number ("Button 1"). What follows a bracket, "thro
 how the name drives it, not what it is.
 
 Only names written the way a devicetree writes them are read: in code quotes, lower case, with a digit or a
-separator (`led0`, `pwm-led0`); a quoted word such as `button` or `Serial` is a library's object. A name after
-"no" ("No `led0` alias") or linked by a negated verb is left out. The entries are of kind ``equal``: a linked name
+separator (`led0`, `pwm-led0`); a quoted word such as `button` or `Serial` is a library's object, and a
+peripheral's node (`uart-0`, `i2c1`) is a bus, not a pin. A name after "no" ("No `led0` alias"), linked by a
+negated verb, or linked to several chip pins is left out. The entries are of kind ``equal``: a linked name
 answers only where what it is linked to is already a name of the board, so a link to a bus (`uart-0` = uart0)
 or to nothing the board names gives nothing.
 """
@@ -31,15 +32,20 @@ _LINKED = re.compile(
     r"\s+(?:also\s+)?(?:drives|drive|points?\s+at|is|are|=|at|maps?\s+to)\s+")
 _LABEL = re.compile(rf"{_NODE}\s+\(label\s+\"([^\"\n]+)\"\)")
 _ONE_NODE = re.compile(_NODE)
-#: Where what a name is linked to ends: a clause mark, a bracket, or how the link works.
+#: Where the clause of a link ends: a clause mark or a bracket.
+_CLAUSE_END = re.compile(r"[,;:()|]|\.(?:\s|$)")
+#: Where what a name is linked to ends: the clause's end, or how the link works.
 _END = re.compile(r"[,;:()|]|\.(?:\s|$)|\s(?:through|with|via|and|but|when|if)\s")
 #: A name of the board in the words after a link: a button or LED and its number, or a name holding a number.
 _TARGET = re.compile(r"\b(?:Button|Switch|LED|Key|SW)\s\d{1,2}\b|\bP\d\.\d{1,2}\b|\b[A-Z][A-Za-z]*\d+\b")
 _NEGATED = re.compile(r"\b(?:not|no|never)\b", re.IGNORECASE)
+#: A node that is a peripheral instance (`uart-0`, `i2c_1`, `spi2`): a bus, which a sentence places on several pins.
+_PERIPHERAL = re.compile(r"(?:i2c|spi|qspi|uart|usart|lpuart|i2s|can|usb|adc|dac|pwm|tim|timer|wdt|watchdog)[-_]?\d*")
+_CHIP_PIN = re.compile(r"\b(?:P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2})\b")
 
 
 def _has_mark(name: str) -> bool:
-    return any(c.isdigit() or c in "-_" for c in name)
+    return any(c.isdigit() or c in "-_" for c in name) and not _PERIPHERAL.fullmatch(name)
 
 
 def node_links(text: str) -> Iterator[tuple[int, str, str]]:
@@ -71,7 +77,8 @@ def _first_target(text: str, at: int) -> str | None:
     """The first name of the board written from `at` up to where the link's object ends."""
     end = _END.search(text, at, at + 120)
     words = text[at:end.start() if end is not None else min(len(text), at + 120)]
-    if _NEGATED.search(words):
-        return None
+    clause = _CLAUSE_END.search(text, at, at + 120)
+    if _NEGATED.search(words) or len(set(_CHIP_PIN.findall(text, at, clause.start() if clause else at + 120))) > 1:
+        return None  # a negated link, or one to several pins ("on P0.06 and P0.08": a bus's)
     found = _TARGET.search(words)
     return " ".join(found.group(0).split()) if found is not None else None

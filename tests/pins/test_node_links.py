@@ -31,6 +31,7 @@ The node for the first LED is `green_led_1` (label "User LED1").
 `bootloader-led0` and `mcuboot-led0` also point at LED2, and `mcuboot-button0` at
 Button 1. `uart-0` = uart0, `watchdog0` is the wdt0 node. No `led5` alias points at LED2.
 `led9` is not wired to LED1. The `button` object is Button 1; `spare-led0` drives LED7.
+`uart-0` is on P0.06 and P0.08; `i2c1` is LED2. `debug-led0` is on P0.13 or P0.14. `aux-led0` is on P0.13 and P0.14.
 """
 
 
@@ -43,7 +44,9 @@ def test_each_linked_name_names_the_pin_of_what_it_is_linked_to(tmp_path: Path) 
     assert index.resolve("dev-kit", "mcuboot-led0").name == "P0.14"
     assert index.resolve("dev-kit", "mcuboot-button0").name == "P0.11"  # the second clause, across the line
     # a bus node, a negated link, a name after "no", a library object and a link to no name of the board
-    for name in ("uart-0", "watchdog0", "led9", "led5", "button", "spare-led0"):
+    # a peripheral's node and a link to several pins name no pin either
+    for name in ("uart-0", "watchdog0", "led9", "led5", "button", "spare-led0", "i2c1", "debug-led0",
+                 "aux-led0"):
         with pytest.raises(UnknownPinError):
             index.resolve("dev-kit", name)
 
