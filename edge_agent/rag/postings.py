@@ -23,6 +23,7 @@ import sqlite3
 from array import array
 from collections import Counter, OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping
+from functools import lru_cache
 from itertools import compress, repeat
 from operator import add, itemgetter, mul, truediv
 from typing import TYPE_CHECKING, Any
@@ -48,6 +49,14 @@ NUMPY_FROM_CHUNKS = 2000
 PRUNE_FROM_CHUNKS = 50_000
 _UNSET: Any = object()
 _np: Any = _UNSET
+
+
+@lru_cache(maxsize=64)
+def _coverage(np: Any, held: int, nterms: int) -> Any:
+    """The coverage factor of a chunk holding 0..`held` of a question's `nterms` terms, by count (read only)."""
+    got = (np.arange(held + 1) / nterms) ** COVERAGE_EXPONENT
+    got.flags.writeable = False  # shared by every question with these counts
+    return got
 
 
 def _numpy() -> Any:
@@ -255,7 +264,6 @@ class Postings:
             self._np_alive = alive[:len(files)]
             self._np_live = alive  # by chunk id, up to the largest id the stored postings hold
             self._board_np: dict[str, Any] = {}
-            self._board_mask: dict[str, Any] = {}
             self._np_terms: OrderedDict[str, Decoded] = OrderedDict()  # decoded postings, recent first
             self._np_bytes = 0
             self._bounds: dict[str, float] = {}  # each term's largest weight (a float per term: kept longer)
@@ -560,21 +568,18 @@ class Postings:
         # Scores over the whole table: on a large share of chunks holding a term, picking the holders out first
         # (a dense nonzero, then reading both tables at it) costs more than these passes. Every query term's weight
         # is > 0, so a chunk scores > 0 exactly when it holds one (coverage 0 zeroes the others, tombstones too).
-        raw = acc * ((np.arange(len(terms) + 1) / nterms) ** COVERAGE_EXPONENT)[cnt]
-        for board, boost in boards.items():
-            got = self._board_mask.get(board)
-            if got is None:
-                if len(self._board_mask) >= 16:  # a byte per chunk each: keep the few boards questions name
-                    self._board_mask.clear()
-                got = self._board_mask[board] = np.zeros(size, dtype=bool)
-                got[self.board_chunks_np(board)] = True
-            raw[got] *= boost
-        held = cnt > 0
-        if int(np.count_nonzero(held)) > 4 * limit + 64:
+        # The passes work in place where they can: each fresh table of a chunk's worth is a fresh allocation the
+        # allocator may have handed back to the system since the last question (page faults on every search).
+        acc *= _coverage(np, len(terms), nterms).take(cnt)
+        raw = acc
+        for board, boost in boards.items():  # a board's chunks by id: a few against a pass over every chunk
+            raw[self.board_chunks_np(board)] *= boost
+        if int(np.count_nonzero(cnt)) > 4 * limit + 64:
             # Round only near the top: rounding to 9 places moves a score by at most 5e-10, so every chunk
             # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.
             # That score is at least the limit-th of the chunks holding the most terms (found first: few).
-            most = raw[cnt >= max(int(cnt.max()) - 1, 1)]
+            most = np.compress(cnt >= max(int(cnt.max()) - 1, 1), raw)
+            held = cnt > 0
             if len(most) >= limit:
                 floor = np.partition(most, len(most) - limit)[len(most) - limit] - 1e-9
                 held &= raw >= floor
@@ -584,7 +589,7 @@ class Postings:
                 floor = np.partition(top, len(top) - limit)[len(top) - limit] - 1e-9
                 hit = hit[top >= floor]
         else:
-            hit = np.flatnonzero(held)
+            hit = np.flatnonzero(cnt)
         vals = np.round(raw[hit], 9)
         if len(hit) > limit:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
