@@ -385,11 +385,13 @@ class Postings:
             return set()
         if self._np_norm is not None:
             ids = self.term_postings(term)[0]
+            if not len(ids):
+                return set()
             want = self._npmod.asarray(cids, dtype=ids.dtype)
-            at = ids.searchsorted(want)
-            inside = at < len(ids)
-            found = want[inside][ids[at[inside]] == want[inside]].tolist()
-            return {cid for cid in found if cid not in self.tomb}
+            # a chunk past the last id is read at the last one (`clip`), which differs from it
+            found = want[ids.take(ids.searchsorted(want), mode="clip") == want].tolist()
+            tomb = self.tomb
+            return {cid for cid in found if cid not in tomb} if tomb else set(found)
         weights = self._term_weights(term)[0]
         return {cid for cid in cids if cid in weights}
 
