@@ -581,11 +581,12 @@ class Postings:
             # whose rounded score reaches the limit-th rounded score is within 1e-9 of the limit-th raw one.
             # That score is at least the limit-th of the chunks holding the most terms (found first: few).
             most = np.compress(cnt >= max(int(cnt.max()) - 1, 1), raw)
-            held = cnt > 0
-            if len(most) >= limit:
+            if len(most) < limit:
+                hit = np.flatnonzero(cnt)
+            else:
                 floor = np.partition(most, len(most) - limit)[len(most) - limit] - 1e-9
-                held &= raw >= floor
-            hit = np.flatnonzero(held)
+                # a chunk holding no term scores 0 (coverage 0): above a floor > 0 are only chunks holding one
+                hit = np.flatnonzero(raw >= floor) if floor > 0.0 else np.flatnonzero((cnt > 0) & (raw >= floor))
             if len(hit) > 4 * limit + 64:
                 top = raw[hit]
                 floor = np.partition(top, len(top) - limit)[len(top) - limit] - 1e-9
