@@ -205,6 +205,8 @@ def instance_terms(query: str, names: Iterable[str] = ()) -> list[str]:
     number or "per" is the unit of time; a board's model number is no quantity ("pi 5 second data line" is no time
     of 5 seconds), so the `names` the question gives its boards by are read as the word "board"."""
     query = query.lower()
+    if not any(word in query for word in ORDINALS):  # (an ordinal word is a run of the question's own letters)
+        return []
     for name in names:
         query = query.replace(name, " board ")
     words = _ORDINAL_WORD.findall(query)
@@ -275,8 +277,8 @@ _FILE_TYPES = frozenset({"h", "c", "cpp", "hpp", "ino", "py", "txt", "md", "toml
 def dotted_parts(terms: Iterable[str]) -> list[str]:
     """The words of the question's dotted names (``servo`` and ``attach`` of ``servo.attach``), for the notes that
     write them apart ("the Servo library"); the search keeps those the index holds."""
-    return list(dict.fromkeys(p for t in terms if _DOTTED.fullmatch(t) and t.rsplit(".", 1)[1] not in _FILE_TYPES
-                              for p in tokens(t.replace(".", " "))))
+    return list(dict.fromkeys(p for t in terms if "." in t and _DOTTED.fullmatch(t)  # (a dot first: few terms hold one)
+                              and t.rsplit(".", 1)[1] not in _FILE_TYPES for p in tokens(t.replace(".", " "))))
 
 
 #: "touch channel 8", "adc ch 3": the channel as the datasheets name it, TOUCH8, ADC3 (or ADC_3).
@@ -286,8 +288,10 @@ _CHANNEL = re.compile(r"\b([a-z]{2,}[0-9]?) +(?:channel|ch) *#?(\d{1,2})\b")
 def channel_terms(query: str) -> list[str]:
     """The numbered channels a question writes in words (``touch8`` and ``touch_8`` for "touch channel 8"); the
     search keeps those the index holds."""
-    return list(dict.fromkeys(f"{word}{sep}{int(n)}" for word, n in _CHANNEL.findall(query.lower())
-                              for sep in ("", "_")))
+    low = query.lower()
+    if "ch" not in low:  # "channel" or "ch": most questions hold neither
+        return []
+    return list(dict.fromkeys(f"{word}{sep}{int(n)}" for word, n in _CHANNEL.findall(low) for sep in ("", "_")))
 
 
 #: The instance numbers looked for after a family name no datasheet writes alone ("pcmsk" -> PCMSK0..PCMSK2).
@@ -311,7 +315,10 @@ _BARE_PIN = re.compile(r"(?<!physical )(?<!header )(?<!edge )\bpin\s*#?(\d{1,2})
 def bare_pin(query: str) -> str | None:
     """The digital pin a question names by number alone ("d21" for "attachInterrupt number for pin 21"), if
     exactly one."""
-    pins = {int(n) for n in _BARE_PIN.findall(query.lower())}
+    low = query.lower()
+    if "pin" not in low:  # the pattern's own word: most questions name no pin by number
+        return None
+    pins = {int(n) for n in _BARE_PIN.findall(low)}
     return f"d{pins.pop()}" if len(pins) == 1 else None
 
 
@@ -322,7 +329,10 @@ _PLACE = re.compile(r"\b(?:pin|position|j8-?)\s*#?(\d{1,2})\b")
 def asked_place(query: str) -> str | None:
     """The header place a question asks about (``"25"`` for "is pin 25 on the pi header a gpio"), if exactly
     one."""
-    places = set(_PLACE.findall(query.lower()))
+    low = query.lower()
+    if "pin" not in low and "position" not in low and "j8" not in low:  # the pattern's own words
+        return None
+    places = set(_PLACE.findall(low))
     return places.pop() if len(places) == 1 else None
 
 

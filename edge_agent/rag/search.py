@@ -641,6 +641,10 @@ _POSITION = re.compile(r"\b(physical|position|(which|what) (header )?pins?)\b|\b
 
 def asks_position(query: str) -> bool:
     """Whether `query` asks where a signal sits on a header (:data:`_POSITION`), the shared header file's answer."""
+    if query.isascii():  # (the pattern ignores case, which beyond ASCII matches more than these lowercase words)
+        low = query.lower()
+        if "pin" not in low and "physical" not in low and "position" not in low:  # each branch's own word
+            return False
     return _POSITION.search(query) is not None
 
 
