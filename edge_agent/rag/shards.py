@@ -29,14 +29,15 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import ExitStack, closing
 from dataclasses import dataclass, field
-from itertools import accumulate, chain, groupby, starmap
+from itertools import accumulate, groupby
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from edge_agent.rag.codec import encode_batch, encode_joined
+from edge_agent.rag.codec import encode_joined
 from edge_agent.rag.files import DocFile, Problem
 from edge_agent.rag.parse import HEADING_WEIGHT, RawCounted, stop_worker
+from edge_agent.rag.rowjoin import Packed, join_runs, joined_rows, packed_joined, packed_part, packed_rows
 from edge_agent.rag.text import raw_numbers
 
 log = logging.getLogger("edge_agent.rag")
@@ -58,6 +59,8 @@ CREATE TABLE postings (term TEXT PRIMARY KEY, n INTEGER NOT NULL, ids BLOB NOT N
 CREATE TABLE postings_run (term TEXT NOT NULL, run INTEGER NOT NULL, cids BLOB NOT NULL, tfs BLOB NOT NULL);
 CREATE TABLE postings_part (terms TEXT NOT NULL, ns BLOB NOT NULL, id_ends BLOB NOT NULL, tf_ends BLOB NOT NULL,
                             ids BLOB NOT NULL, tfs BLOB NOT NULL);
+CREATE TABLE postings_joined (terms TEXT NOT NULL, ns BLOB NOT NULL, id_ends BLOB NOT NULL, tf_ends BLOB NOT NULL,
+                              ids BLOB NOT NULL, tfs BLOB NOT NULL);
 """
 
 #: Files from which a first build with workers is indexed in shards. Below it the workers only parse and
@@ -173,7 +176,7 @@ class ShardedBuild:
         """Copy the shards' rows into `conn` (inside its open transaction), chunk ids from `first_id`.
         Returns (chunks holding each term, chunks copied).
 
-        The postings rows are joined term by term in Python (:func:`_joined`) while SQLite copies the chunk
+        The postings rows are joined term by term (:mod:`edge_agent.rag.rowjoin`) while SQLite copies the chunk
         rows in C: a thread reads the shards through connections of its own and writes the joined rows to a
         database beside them, which `conn` then copies in one statement. Both cores work where one waited."""
         conn.execute("DROP INDEX IF EXISTS chunks_rel")  # made again once, after the rows are in
@@ -227,23 +230,65 @@ class ShardedBuild:
 
 def _join_postings(paths: list[Path], offsets: list[int], out: Path, df: dict[str, int],
                    failed: list[BaseException]) -> None:
-    """The shards' postings joined term by term (:func:`_joined`, chunk ids moved by each shard's offset) into
-    a ``postings`` table of a new database at `out`, in term order; `df` gets each term's chunk count. Runs in a
-    thread, with its own connections: an error is put in `failed` for the caller to raise."""
+    """The shards' postings joined term by term (:func:`edge_agent.rag.rowjoin.join_runs`, or :func:`_joined` without
+    numpy; chunk ids moved by each shard's offset) into a ``postings`` table of a new database at `out`, in term
+    order; `df` gets each term's chunk count. Runs in a thread, with its own connections: an error is put in
+    `failed` for the caller to raise."""
+    from edge_agent.rag.postings import _numpy
+
     try:
         with ExitStack() as opened:
             writer = opened.enter_context(closing(sqlite3.connect(str(out), isolation_level=None)))
             writer.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; CREATE TABLE postings "
                                  "(term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL)")
-            parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
-                (at, opened.enter_context(closing(sqlite3.connect(str(p)))).execute(
-                    "SELECT term, n, ids, tfs FROM postings ORDER BY term"))
-                for at, p in zip(offsets, paths, strict=True)]
+            readers = [opened.enter_context(closing(sqlite3.connect(str(p)))) for p in paths]
+            np = _numpy()
+            rows: Iterable[tuple[str, int, bytes, bytes]]
+            if np is None:  # joined one row at a time
+                rows = _joined([(at, _shard_rows(r)) for at, r in zip(offsets, readers, strict=True)], df)
+            else:
+                rows = joined_rows(join_runs(np, [(at, _shard_batches(np, r))
+                                                  for at, r in zip(offsets, readers, strict=True)]), df)
             writer.execute("BEGIN")
-            writer.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, df))
+            writer.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", rows)
             writer.execute("COMMIT")
     except BaseException as exc:  # noqa: BLE001 - handed to the indexing thread, which raises it
         failed.append(exc)
+
+
+#: Rows of a shard read into a batch of the numpy join, from a worker that wrote rows (a few MB of blobs).
+JOIN_ROWS = 4096
+
+
+def _shard_batches(np: Any, conn: sqlite3.Connection) -> Iterator[Packed]:
+    """A shard's postings as :data:`edge_agent.rag.rowjoin.Packed` batches in term order: its packed rows, or, from
+    a worker that wrote a row per term (without numpy), those rows JOIN_ROWS at a time."""
+    packed = conn.execute("SELECT * FROM postings_joined ORDER BY rowid")
+    first = packed.fetchone()
+    if first is not None:
+        yield packed_part(np, *first)
+        del first  # (held here, the first row would stay in memory to the end)
+        for row in packed:
+            yield packed_part(np, *row)
+        return
+    rows = conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term")
+    while batch := rows.fetchmany(JOIN_ROWS):
+        yield packed_rows(np, batch)
+
+
+def _shard_rows(conn: sqlite3.Connection) -> Iterator[tuple[str, int, bytes, bytes]]:
+    """A shard's postings rows in term order, in pure Python: unpacked from its packed rows, or as a worker without
+    numpy wrote them."""
+    if conn.execute("SELECT 1 FROM postings_joined LIMIT 1").fetchone() is None:
+        yield from conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term")
+        return
+    for terms, ns, id_ends, tf_ends, ids, tfs in conn.execute("SELECT * FROM postings_joined ORDER BY rowid"):
+        counts, id_at, tf_at = array("i"), array("q", [0]), array("q", [0])
+        counts.frombytes(ns)
+        id_at.frombytes(id_ends)
+        tf_at.frombytes(tf_ends)
+        yield from zip(terms.split("\n"), counts, map(ids.__getitem__, map(slice, id_at, id_at[1:])),
+                       map(tfs.__getitem__, map(slice, tf_at, tf_at[1:])), strict=True)
 
 
 def _joined(parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]], df: dict[str, int]
@@ -314,9 +359,9 @@ class ShardPostings:
     per chunk). Past BATCH_TOKENS they are turned into terms and counted with one stable sort (a chunk's
     occurrences of a term then stand together, summed with their heading weight); past PART_POSTINGS the counted
     postings are grouped by term with another, encoded in the compact format in one batch and written as a part
-    (rows in term order, each encoded batch packed in one row: :data:`PackedRows`); :meth:`write` joins the parts into
-    the ``postings`` table with :func:`_joined`, whose rows are those of the whole list, so the shard's rows are
-    the ones a build in one process writes."""
+    (rows in term order, each encoded batch packed in one row: :data:`PackedRows`); :meth:`write` joins the parts
+    (:func:`edge_agent.rag.rowjoin.join_runs`) into packed rows of ``postings_joined``, whose rows are those of the
+    whole list, so the shard's rows are the ones a build in one process writes."""
 
     def __init__(self, np: Any, conn: sqlite3.Connection, names: list[str], batch_tokens: int | None = None,
                  part_postings: int | None = None) -> None:
@@ -405,12 +450,6 @@ class ShardPostings:
         self._held.append((present[keys[at]].astype(np.int32), cids[at], np.add.reduceat(weights, at)))
         self._held_postings += len(at)
 
-    def _grouped(self) -> Iterator[tuple[str, int, bytes, bytes]]:
-        """The held postings as compact rows in term order, chunk ids ascending within a term."""
-        for names, cids, tfs, starts in self._batches():
-            for name, row in zip(names, encode_batch(self._np, cids, tfs, starts), strict=True):
-                yield (name, *row)
-
     def _batches(self) -> Iterator[tuple[list[str], Any, Any, list[int]]]:
         """The held postings grouped by term, in term order, about ENCODE_BATCH postings at a time (so the encoder's
         temporary arrays stay small): the batch's terms, their chunk ids (ascending within a term) and weighted
@@ -453,24 +492,30 @@ class ShardPostings:
     def _write_part(self) -> None:
         at = self._conn.execute("SELECT coalesce(max(rowid), 0) + 1 FROM postings_part").fetchone()[0]
         self._parts.append(at)
-        self._conn.executemany("INSERT INTO postings_part VALUES (?, ?, ?, ?, ?, ?)",
-                               (("\n".join(names), *encode_joined(self._np, cids, tfs, starts))
-                                for names, cids, tfs, starts in self._batches()))
+        self._conn.executemany("INSERT INTO postings_part VALUES (?, ?, ?, ?, ?, ?)", self._packed())
+
+    def _packed(self) -> Iterator[PackedRows]:
+        """The held postings as packed rows (:data:`PackedRows`), a batch of terms each."""
+        for names, cids, tfs, starts in self._batches():
+            yield ("\n".join(names), *encode_joined(self._np, cids, tfs, starts))
 
     def write(self) -> None:
-        """Write the postings to the ``postings`` table, parts joined term by term."""
+        """Write the postings, parts joined term by term, as packed rows to ``postings_joined``, which the indexing
+        process reads: a few hundred rows to write and read instead of a row per term."""
+        np = self._np
+        packed: Iterable[PackedRows]
         if not self._parts:
-            self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", self._grouped())
-            return
-        if len(self._rids) or self._held:
-            self._write_part()
-        ends = [*self._parts[1:], None]
-        parts: list[tuple[int, Iterable[tuple[str, int, bytes, bytes]]]] = [
-            (0, chain.from_iterable(starmap(_part_rows, self._conn.cursor().execute(
-                "SELECT * FROM postings_part WHERE rowid >= ?" + (" AND rowid < ?" if end else ""),
-                (start, end) if end else (start,)))))
-            for start, end in zip(self._parts, ends, strict=True)]  # ids are the shard's own: no offset
-        self._conn.executemany("INSERT INTO postings VALUES (?, ?, ?, ?)", _joined(parts, {}))
+            packed = self._packed()
+        else:
+            if len(self._rids) or self._held:
+                self._write_part()
+            ends = [*self._parts[1:], None]
+            runs = [(0, (packed_part(np, *row) for row in self._conn.cursor().execute(
+                        "SELECT * FROM postings_part WHERE rowid >= ?" + (" AND rowid < ?" if end else ""),
+                        (start, end) if end else (start,))))
+                    for start, end in zip(self._parts, ends, strict=True)]  # ids are the shard's own: no offset
+            packed = map(packed_joined, join_runs(np, runs))
+        self._conn.executemany("INSERT INTO postings_joined VALUES (?, ?, ?, ?, ?, ?)", packed)
 
 
 #: A batch of a part's rows packed in one row of ``postings_part`` (:func:`edge_agent.rag.codec.encode_joined`): the
@@ -478,18 +523,6 @@ class ShardPostings:
 #: ids and tfs blobs end (8-byte ints), and those blobs joined. A row per term took about a fifteenth of a worker's
 #: CPU time to encode, write and read back; packed, a part is a few rows, and the join holds one of each part's.
 PackedRows = tuple[str, bytes, bytes, bytes, bytes, bytes]
-
-
-def _part_rows(terms: str, ns: bytes, id_ends: bytes, tf_ends: bytes, ids: bytes, tfs: bytes
-               ) -> Iterator[tuple[str, int, bytes, bytes]]:
-    """The rows (term, n, ids, tfs) packed in a row of ``postings_part`` (:data:`PackedRows`)."""
-    counts, id_at, tf_at = array("i"), array("q", [0]), array("q", [0])
-    counts.frombytes(ns)
-    id_at.frombytes(id_ends)
-    tf_at.frombytes(tf_ends)
-    for term, n, i0, i1, t0, t1 in zip(terms.split("\n"), counts, id_at[:-1], id_at[1:], tf_at[:-1], tf_at[1:],
-                                       strict=True):
-        yield term, n, ids[i0:i1], tfs[t0:t1]
 
 
 def _tagged(k: int, off: int, rows: Iterable[tuple[str, int, bytes, bytes]]

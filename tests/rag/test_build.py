@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from edge_agent.rag import HardwareRag, parse, shards
+from edge_agent.rag import HardwareRag, parse, postings, shards
 
 QUERIES = ("LED PA5", "register map part 3", "chip id 0xD0", "I2C address of the sensor", "GPIO17 header pin",
            "reset timer erratum", "UART TX pin", "pull-up resistor value", "SPI clock 8 MHz")
@@ -63,11 +63,15 @@ def _two_workers(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parse, "_workers", lambda n: 2)
 
 
-@pytest.mark.parametrize("which", ["generated", "shared"])
+@pytest.mark.parametrize("which", ["generated", "shared", "joined without numpy"])
 def test_a_cold_build_in_shards_stores_what_one_process_stores(
         tmp_path: Path, which: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """Each worker indexes a contiguous run of the files into a database of its own; the joined index has
-    the same rows (chunk ids, postings bytes, document frequencies) as a build in this process."""
+    the same rows (chunk ids, postings bytes, document frequencies) as a build in this process, the shards'
+    rows joined with numpy or, without it, a row at a time."""
+    if which == "joined without numpy":
+        monkeypatch.setattr(postings, "_np", None)  # here only: the workers still pack their rows with numpy
+        which = "generated"
     if which == "shared" and not SHARED.is_dir():
         pytest.skip("../shared/corpus/datasheets is not beside this checkout")
     root = _corpus(tmp_path / "ds") if which == "generated" else SHARED
@@ -108,7 +112,8 @@ def test_a_failed_join_of_the_postings_loses_nothing_and_leaves_no_shard_behind(
         yield from ()
         raise OSError("disk full while joining the postings")
 
-    monkeypatch.setattr(shards, "_joined", broken)
+    monkeypatch.setattr(shards, "_joined", broken)  # (without numpy)
+    monkeypatch.setattr(shards, "joined_rows", broken)
     with pytest.raises(OSError, match="disk full"):
         HardwareRag.load(root, index_dir=tmp_path / "workers")
     assert not [p for p in (tmp_path / "workers").iterdir() if not p.name.startswith("rag-")]

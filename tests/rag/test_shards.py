@@ -10,6 +10,7 @@ import re
 import sqlite3
 from array import array
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,7 @@ from edge_agent.rag.codec import encode
 from edge_agent.rag.files import DocFile, scan
 from edge_agent.rag.parse import parse_counts, parse_raw
 from edge_agent.rag.postings import SnapshotBuilder
+from edge_agent.rag.rowjoin import join_runs, joined_rows, packed_part, packed_rows
 from edge_agent.rag.shards import SHARD_DDL, ShardPostings, _joined, split
 from edge_agent.rag.text import _CAN_SIGNAL, raw_numbers, term_numbers
 
@@ -27,6 +29,7 @@ SHARED = REPO.parent / "shared" / "corpus" / "datasheets"
 
 @pytest.mark.parametrize("seed", range(6))
 def test_joined_shard_rows_are_the_rows_of_the_whole_list(seed: int) -> None:
+    """Row by row in pure Python, and with numpy a range of terms at a time."""
     rng = random.Random(seed)
     n_chunks = 60_000
     cuts = sorted(rng.sample(range(1, n_chunks), rng.randint(1, 4)))
@@ -55,6 +58,18 @@ def test_joined_shard_rows_are_the_rows_of_the_whole_list(seed: int) -> None:
     for term, n, ids_blob, tfs_blob in got:
         assert (n, ids_blob, tfs_blob) == encode(*whole[term]), term
         assert df[term] == len(whole[term][0])
+    np = pytest.importorskip("numpy")  # and with numpy, the runs read in batches of a few rows, a range at a time
+
+    def batches(rows: list[tuple[str, int, bytes, bytes]]) -> Any:
+        at = 0
+        while at < len(rows):
+            upto = at + rng.randint(1, 9)
+            yield packed_rows(np, rows[at:upto])
+            at = upto
+
+    np_df: dict[str, int] = {}
+    assert list(joined_rows(join_runs(np, [(off, batches(rows)) for off, rows in parts]), np_df)) == got
+    assert np_df == df
 
 
 def test_files_split_into_contiguous_shards_of_about_equal_bytes() -> None:
@@ -102,11 +117,22 @@ def test_a_workers_postings_joined_from_its_parts_are_the_rows_one_builder_write
             sections.append(pf.sections)
             first += len(pf.sections)
         parts.write() if use_parts else builder.write(conn)
-        rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
+        rows.append(_shard_rows(np, conn) if use_parts else
+                    conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
         conn.close()
     assert rows[0] == rows[1]
     assert sections[:len(files)] == sections[len(files):]
     assert len(rows[0]) > 1000
+
+
+def _shard_rows(np: Any, conn: sqlite3.Connection) -> list[tuple[str, int, bytes, bytes]]:
+    """The rows a worker left packed in its shard (``postings_joined``), one per term."""
+    rows = [joined_rows([(terms, ns, id_at, tf_at, ids.tobytes(), tfs.tobytes())])
+            for terms, ns, id_at, tf_at, ids, tfs in (packed_part(np, *row) for row in conn.execute(
+                "SELECT * FROM postings_joined ORDER BY rowid"))]
+    got = [row for batch in rows for row in batch]
+    assert [row[0] for row in got] == sorted(row[0] for row in got)  # in term order, each term once
+    return got
 
 
 _CAN_BEFORE = re.compile(r"(?<=[a-z0-9] )can(?= +(?:(?:tx|rx|txd|rxd|td|rd|h|l|transceivers?|controllers?|frames?"
@@ -146,12 +172,13 @@ def test_a_part_of_more_terms_than_16_bit_keys_hold_is_grouped_right(tmp_path: P
             parts.add(1, (array("i", [r for same in rids for r in same]),
                           array("i", [n for w in words for n in (w, 0)])))
             parts.write()
+            rows.append(_shard_rows(np, conn))
         else:
             builder = SnapshotBuilder(conn)
             for k, c in enumerate(chunks):
                 builder.add(1 + k, {numbers.names[g]: float(1 + g % 3) for g in c})
             builder.write(conn)
-        rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
+            rows.append(conn.execute("SELECT term, n, ids, tfs FROM postings ORDER BY term").fetchall())
         conn.close()
     assert len(rows[0]) > shards.KEYS_16_BIT
     assert rows[0] == rows[1]
