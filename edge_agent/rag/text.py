@@ -321,8 +321,50 @@ def token_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
 
 def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     """The raw tokens of `text` as this process's raw-token numbers (:func:`raw_numbers`), one a token: what a
-    building worker counts, turning them into terms later for many files at once."""
-    return list(map(_raw_numbers.__getitem__, _raw_tokens(text, hints)))
+    building worker counts, turning them into terms later for many files at once.
+
+    The numbers of :func:`_raw_tokens`, found in another order: the piece's tokens are numbered first, as if no
+    phrase or multi-word spelling stood in it, and the pre-checks then read which key words stand in the piece
+    from the numbers (each number knows the key words its token holds, :attr:`_RawNumbers.keyed`), instead of
+    looking every token up in the set of key words, and every word of a piece whose tokens a dot or underscore
+    joins (two in three pieces of a datasheet's tables) up again. A piece where a phrase or spelling may stand
+    (about one in six) is tokenised again with them in and numbered again."""
+    numbers = _raw_numbers
+    if not _PHRASE_TESTABLE:  # every piece may hold a phrase: nothing to read from the numbers
+        return list(map(numbers.__getitem__, _raw_tokens(text, hints)))
+    if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
+        text = _CAN_BUS.sub("canbus", text)
+    t = text.lower()
+    if " can " in t:
+        t = _CAN_SIGNAL.sub("canbus", t)
+    encoded = t.encode("utf-8", "surrogatepass")
+    raw = encoded.translate(_TOKEN_BYTES)
+    if b"." in raw or b"_" in raw:
+        raw = _LONE_JOINER.sub(b" ", raw)
+    tokens = raw.split()
+    ids = list(map(numbers.__getitem__, tokens))
+    if not hints[0] and not hints[1]:
+        return ids
+    hit = numbers.keyed_ids.intersection(ids)
+    if not hit:
+        return ids
+    keyed = numbers.keyed
+    present = frozenset().union(*[keyed[n] for n in hit])  # the key words among the piece's words
+    if b"." in raw or b"_" in raw:  # the piece's words: its tokens, split at their joining dots and underscores
+        words = encoded.translate(_WORD_BYTES).split() if _phrase_pairs(present) else tokens
+    else:
+        words = tokens
+    phrase = hints[0] and _PHRASE is not None and _words_may_hold_phrase(words, present)
+    multi = hints[1] and not _MULTI_KEYS.isdisjoint(present) and any(h in t for h in _MULTI_HINTS)
+    if not phrase and not multi:
+        return ids
+    return list(map(numbers.__getitem__, _spelled_tokens(t, phrase, multi, hints)))
+
+
+def _phrase_pairs(present: AbstractSet[bytes]) -> bool:
+    """Whether :func:`_words_may_hold_phrase` has to look at the order of a piece's words whose key words are
+    `present`: a phrase's first word and a word that can follow it both stand there."""
+    return any(not _PHRASE_SECONDS[first].isdisjoint(present) for first in _PHRASE_FIRST.intersection(present))
 
 
 def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
@@ -352,6 +394,12 @@ def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
         multi = hints[1] and not _MULTI_KEYS.isdisjoint(present) and any(h in t for h in _MULTI_HINTS)
     if not phrase and not multi:
         return tokens
+    return _spelled_tokens(t, phrase, multi, hints)
+
+
+def _spelled_tokens(t: str, phrase: bool, multi: bool, hints: tuple[bool, bool]) -> list[bytes]:
+    """The raw tokens of the lowercased piece `t` once its vocabulary phrases (`phrase`: one may stand in it) and
+    multi-word spellings (`multi`) are replaced."""
     if phrase and _PHRASE is not None:
         t = _PHRASE.sub(_phrase, t)
         multi = hints[1] and any(h in t for h in _MULTI_HINTS)  # looked for in the text the phrases left
@@ -399,6 +447,9 @@ class _RawNumbers(dict[bytes, int]):
         self.starts = array("i", [0])
         self.terms = array("i")
         self._of_term: dict[str, int] = {}
+        # the pre-checks' key words (_KEYS) each raw token holds among its words, for the tokens holding any
+        self.keyed: dict[int, frozenset[bytes]] = {}
+        self.keyed_ids: set[int] = set()
 
     def _new(self, ids: tuple[int, ...]) -> int:
         self.terms.extend(ids)
@@ -408,6 +459,11 @@ class _RawNumbers(dict[bytes, int]):
     def __missing__(self, raw: bytes) -> int:  # (expanded here, not through the memo of numbers: a building
         # worker holds one entry per spelling, not two)
         n = self[raw] = self._new(tuple(map(_numbers.__getitem__, _expand(raw.decode("ascii")))))
+        words = raw.replace(b".", b" ").replace(b"_", b" ").split() if b"." in raw or b"_" in raw else (raw,)
+        keys = _KEYS.intersection(words)
+        if keys:
+            self.keyed[n] = frozenset(keys)
+            self.keyed_ids.add(n)
         return n
 
     def of_term(self, term: str) -> int:
@@ -420,6 +476,8 @@ class _RawNumbers(dict[bytes, int]):
     def clear(self) -> None:
         super().clear()
         self._of_term.clear()
+        self.keyed.clear()
+        self.keyed_ids.clear()
         self.starts = array("i", [0])
         self.terms = array("i")
 

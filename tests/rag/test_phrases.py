@@ -113,3 +113,30 @@ def test_a_document_may_hold_a_phrase_exactly_when_a_first_word_of_one_is_in_it(
         assert not text.spelling_hints(noise)[0]
         at = rng.randint(0, len(noise))
         assert text.spelling_hints(noise[:at] + word.upper() + noise[at:])[0]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_building_worker_numbers_the_tokens_the_tokeniser_gives(seed: int) -> None:
+    """A building worker numbers a piece's tokens first and reads its pre-checks from the numbers (the key words
+    each holds): its numbers are those of the tokens :func:`text._raw_tokens` gives, phrases, multi-word
+    spellings, the CAN rules, key words inside tokens a dot or underscore joins and non-ASCII letters included."""
+    rng = random.Random(seed)
+    phrases = list(_PHRASES)
+    words = ["gpio", "17", "bcm", "pull", "up", "wi", "fi", "on", "board", "chip", "id", "one", "wire", "1", "can",
+             "CAN", "tx", "transmit", "bit", "clock", "x", "é", "0x1f", "a.b", "c_d", "register", "h", "İ"]
+    seps = [" ", "_", "-", ".", "..", "\n", " | ", "._", "é", "  "]
+    numbers = text.raw_numbers()
+    differ = 0
+    for _ in range(3000):
+        parts = [rng.choice([*words, rng.choice(phrases), rng.choice(phrases).replace(" ", rng.choice("_- "))])
+                 for _ in range(rng.randint(1, 8))]
+        piece = "".join(p + rng.choice(seps) for p in parts)
+        piece = piece.upper() if rng.random() < 0.2 else piece
+        for hints in ((True, True), (True, False), (False, True), (False, False)):
+            tokens = text._raw_tokens(piece, hints)
+            assert text.raw_ids(piece, hints) == [numbers[t] for t in tokens], (piece, hints)
+            differ += tokens != piece.lower().encode("utf-8", "surrogatepass").translate(text._TOKEN_BYTES).split()
+    assert differ  # phrases and spellings were replaced in some pieces
+    # key words inside a token a dot joins start a spelling ("x.pull-up") and a phrase ("x.bit clock")
+    assert text.raw_ids("see x.pull-up") == [numbers[b"see"], numbers[b"x.pullup"]]
+    assert text.raw_ids("x.bit clock") == [numbers[b"x"], numbers[b"bclk"]]
