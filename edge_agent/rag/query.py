@@ -386,11 +386,16 @@ def exact_terms(terms: Iterable[str], tag_terms: Collection[str] = ()) -> list[s
     return [t for t in terms if _DIGIT.search(t) and t not in tag_terms]
 
 
-def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool]) -> bool:
+def _numbered_row(term: str, cid: int, has_term: Callable[[str, int], bool], rows: dict[str, str]) -> bool:
     """Whether a chunk holds ``GPIO22`` as a table row numbered ``22`` under a GPIO column or heading (the
-    alternate-function tables of the Pi SoCs number their rows)."""
-    m = _GPIO_TERM.fullmatch(term)
-    return m is not None and has_term(m.group(1), cid) and has_term("gpio", cid)
+    alternate-function tables of the Pi SoCs number their rows); `rows`: :func:`_gpio_rows` of the question."""
+    row = rows.get(term)
+    return row is not None and has_term(row, cid) and has_term("gpio", cid)
+
+
+def _gpio_rows(terms: Iterable[str]) -> dict[str, str]:
+    """The row number a numbered GPIO table gives each ``GPIOn`` term (``22`` for ``GPIO22``), read once a question."""
+    return {t: m.group(1) for t in terms if (m := _GPIO_TERM.fullmatch(t)) is not None}
 
 
 #: Tokens a pin range can name (``gpio9``, ``pd3``, ``p0.07``, ``a12``): only for these are a chunk's ranges read.
@@ -470,13 +475,16 @@ def weigh_exact(candidates: Iterable[Candidate], exact: list[str], has_term: Cal
     bonus_terms = [t for t in exact if not _is_row_number(t) and t not in FUNCTIONS]
     if not bonus_terms:
         return
+    # what each term is, read once for every candidate: a GPIO table's row number, a name a pin range can hold
+    rows = _gpio_rows(bonus_terms)
+    rangeable = {t for t in bonus_terms if _RANGE_NAME.fullmatch(t)}
     for c in candidates:
         in_name = file_terms(c.source)
         wanted = [t for t in bonus_terms if t not in in_name]
         if not wanted:
             continue
-        held = [t for t in wanted if has_term(t, c.cid) or _numbered_row(t, c.cid, has_term)]
-        if ranged is not None and any(_RANGE_NAME.fullmatch(t) for t in wanted if t not in held):
+        held = [t for t in wanted if has_term(t, c.cid) or _numbered_row(t, c.cid, has_term, rows)]
+        if ranged is not None and any(t in rangeable for t in wanted if t not in held):
             # "Flash pins: GPIO6-GPIO11" is the paragraph about GPIO9 although it never writes it
             in_range = ranged(c)
             held += [t for t in wanted if t in in_range and t not in held]
