@@ -31,6 +31,7 @@ from edge_agent.rag import query as _query
 from edge_agent.rag import spelling as _spelling
 from edge_agent.rag import text as _text
 from edge_agent.rag import titles as _titles
+from edge_agent.rag import wording as _wording
 
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
@@ -219,13 +220,13 @@ class Search:
         def more(found: Iterable[str]) -> None:  # other spellings of the question's words, those the index holds
             terms.extend([t for t in dict.fromkeys(found) if t not in terms and held(t)])
 
-        more(_query.instance_terms(query, [name for _, name in spans]))
-        more(_query.pin_terms(query))  # "digital 6" is D6
+        more(_wording.instance_terms(query, [name for _, name in spans]))
+        more(_wording.pin_terms(query))  # "digital 6" is D6
         more(_forms.held_forms(terms, held))  # "prescaler" asked, "prescale" written
-        more(_query.split_names(query))  # "rp 2040" is the RP2040
-        more(_query.channel_terms(query))  # "touch channel 8": TOUCH8
-        more(_query.dotted_parts(terms))  # "servo.attach": "servo"
-        more([n for t in terms for n in _query.numbered_family(t, held)])  # PCMSK: PCMSK0-2
+        more(_wording.split_names(query))  # "rp 2040" is the RP2040
+        more(_wording.channel_terms(query))  # "touch channel 8": TOUCH8
+        more(_wording.dotted_parts(terms))  # "servo.attach": "servo"
+        more([n for t in terms for n in _wording.numbered_family(t, held)])  # PCMSK: PCMSK0-2
         named = tuple(boards)
         detected = tuple(dict.fromkeys(tag for tag, _ in spans if tag not in named))
         # a Pi model's name is not written in the header file every 40-pin model shares

@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from edge_agent.rag import HardwareRag
-from edge_agent.rag import query as rag_query
-from edge_agent.rag.query import instance_terms
+from edge_agent.rag import wording as rag_wording
+from edge_agent.rag.wording import instance_terms
 
 KIT = """# ACME K7 - board notes
 
@@ -61,7 +61,7 @@ def test_the_counted_instance_row_answers(tmp_path: Path, monkeypatch: pytest.Mo
     rag = HardwareRag.load(tmp_path)
     first = rag.search(question)[0]
     assert first.heading.endswith("Peripheral map") and row in first.text
-    monkeypatch.setattr(rag_query, "instance_terms", lambda query, names=(): [])
+    monkeypatch.setattr(rag_wording, "instance_terms", lambda query, names=(): [])
     assert rag.search(question)[0].heading.endswith("Console")  # on its words alone the prose wins
 
 
@@ -85,24 +85,24 @@ follow the Arduino core's digital pin order, not the port order.
 
 
 def test_a_pin_written_in_words_is_the_pin_the_tables_write() -> None:
-    assert rag_query.pin_terms("mega digital 6 is which port bit") == ["d6"]
-    assert rag_query.pin_terms("Digital pin 13 and port L bit 3, port b pin 5") == ["d13", "pl3", "pb5"]
-    assert rag_query.pin_terms("a digital pin on port b") == []  # no number: no pin
+    assert rag_wording.pin_terms("mega digital 6 is which port bit") == ["d6"]
+    assert rag_wording.pin_terms("Digital pin 13 and port L bit 3, port b pin 5") == ["d13", "pl3", "pb5"]
+    assert rag_wording.pin_terms("a digital pin on port b") == []  # no number: no pin
     # a chip pin typed apart: the nRF's P0.18 (two digits, as its tables write it) and a port pin; "pi 5" is a Pi
-    assert rag_query.pin_terms("nrf p0 18 and pa 5") == ["p0.18", "pa5"]
-    assert rag_query.pin_terms("pi 5 header, pl 3") == ["pl3"]
+    assert rag_wording.pin_terms("nrf p0 18 and pa 5") == ["p0.18", "pa5"]
+    assert rag_wording.pin_terms("pi 5 header, pl 3") == ["pl3"]
 
 
 def test_a_port_bit_in_words_finds_its_row(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "acme-m9.md").write_text(AVR_KIT)
     rag = HardwareRag.load(tmp_path)
     assert "| D46 | PL3 |" in rag.search("m9 port L bit 3 arduino digital pin")[0].text
-    monkeypatch.setattr(rag_query, "pin_terms", lambda query: [])
+    monkeypatch.setattr(rag_wording, "pin_terms", lambda query: [])
     assert "| D46 | PL3 |" not in rag.search("m9 port L bit 3 arduino digital pin")[0].text
 
 
 def test_a_channel_written_in_words_is_the_numbered_name_the_notes_write() -> None:
-    from edge_agent.rag.query import channel_terms
+    from edge_agent.rag.wording import channel_terms
 
     assert channel_terms("touch channel 8 is on which gpio") == ["touch8", "touch_8"]
     assert channel_terms("ADC1 ch 3 pin") == ["adc13", "adc1_3"]  # kept only where a datasheet writes it so
@@ -110,7 +110,7 @@ def test_a_channel_written_in_words_is_the_numbered_name_the_notes_write() -> No
 
 
 def test_a_family_written_bare_finds_its_numbered_members_only_when_the_notes_never_write_it_bare() -> None:
-    from edge_agent.rag.query import numbered_family
+    from edge_agent.rag.wording import numbered_family
 
     held = {"pcmsk0", "pcmsk1", "pcmsk2", "uart", "uart0", "pcint8"}.__contains__
     assert numbered_family("pcmsk", held) == ["pcmsk0", "pcmsk1", "pcmsk2"]
@@ -129,8 +129,8 @@ def test_a_register_family_asked_by_its_bare_name_finds_the_board_note_that_numb
 
 
 def test_a_dotted_call_also_asks_for_its_words_but_a_file_name_stays_whole() -> None:
-    from edge_agent.rag.query import dotted_parts
     from edge_agent.rag.text import query_terms
+    from edge_agent.rag.wording import dotted_parts
 
     assert dotted_parts(query_terms("analogWrite dead after servo.attach")) == ["servo", "attach"]
     assert dotted_parts(query_terms("Wire.begin hangs")) == ["wire", "begin"]
@@ -143,5 +143,5 @@ def test_a_chip_pin_typed_apart_finds_the_notes_on_that_pin(shared_corpus: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     rag = HardwareRag.load(shared_corpus)
     assert "P0.18 is the reset line" in rag.search("what does p0 18 do on the nrf52840 dk")[0].text
-    monkeypatch.setattr(rag_query, "pin_terms", lambda query: [])
+    monkeypatch.setattr(rag_wording, "pin_terms", lambda query: [])
     assert "P0.18 is the reset line" not in rag.search("what does p0 18 do on the nrf52840 dk")[0].text

@@ -361,7 +361,7 @@ def test_a_bare_pin_number_on_an_arduino_numbered_board_is_its_digital_pin(share
 
 
 def test_a_chip_name_typed_in_two_words_finds_what_its_one_word_finds(shared_corpus: Path) -> None:
-    from edge_agent.rag.query import split_names
+    from edge_agent.rag.wording import split_names
 
     assert split_names("rp 2040 adc pins") == ["rp2040"] and split_names("pi 5 uart 2 pins") == []
     rag = HardwareRag.load(shared_corpus)
