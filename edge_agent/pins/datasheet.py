@@ -229,7 +229,40 @@ def _parse_tables(lines: list[str], skip: list[tuple[int, int]], source: str, ta
                   entries: list[AliasEntry], problems: list[Problem]) -> None:
     """The names of every pin, connector, function and bus table outside alias sections."""
     for head_at, heading, row_at in _tables(lines, skip):
+        if _plain_header(lines[head_at]):  # most tables of a datasheet: register maps and specifications
+            block = "\n".join([lines[j] for j in row_at])
+            if "/" not in block and ", " not in block:
+                continue  # no row lists signals over pins or "SDA P0.26, SCL P0.27": the table names nothing
         _parse_table(lines, head_at, heading, row_at, source, tag, entries, problems)
+
+
+@lru_cache(maxsize=1024)
+def _plain_header(line: str) -> bool:
+    """Whether a table under this header row can only name pins as a bus table read row by row (its rows listing
+    signals over pins or ``SDA P0.26, SCL P0.27``): it has no pin column beside a name column, no position column
+    (a connector's), no alternate-function column, no role column beside a pin column, no define, item, position
+    or devicetree-alias first column and fewer than two signal columns. Decided once for each header a library
+    writes (its register maps repeat a few), where :func:`_parse_table` would try each kind of table in turn."""
+    header = _split_row(line)
+    words = [_header_words(c) for c in header]
+    pin = any(w & _PIN_HEADER and not w & {"physical", "phys"} for w in words)
+    if pin and any((w & _NAME_HEADER or c.strip().lower() in _NAME_EXACT) and not w & _NOT_NAME
+                   for w, c in zip(words, header, strict=True)):
+        return False  # a (name, pin) table
+    if any(c.strip().lower() in _POSITION_HEADER for c in header):
+        return False  # maybe a connector's positions
+    if any(_ALT_COLUMN.match(" ".join(c.lower().split())) for c in header):
+        return False  # an alternate-function table
+    if pin and any(w & _ROLE_HEADER for w in words):
+        return False  # pins and their roles
+    first = words[0] if len(header) >= 2 else frozenset()
+    if (first & {"define", "constant", "physical", "phys"}
+            or (first & {"item"} and words[1] & {"connection", "connected"})
+            or (first & {"alias"} and any(w & {"hardware"} for w in words))):
+        return False  # constants, items, header positions or devicetree aliases (_parse_item_table)
+    roles = [col for col, cell in enumerate(header)
+             if " ".join(w for w in cell.lower().split() if w not in ("pin", "pins")) in _ROLES]
+    return not (len(roles) >= 2 and 0 not in roles)  # a column per signal: read whatever the rows hold
 
 
 def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int], source: str, tag: str,
