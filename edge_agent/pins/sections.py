@@ -30,7 +30,7 @@ _ALIAS_COLS = ("alias", "name", "label", "signal")
 _PIN_COLS = ("pin", "gpio", "value", "target", "pin name")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class AliasEntry:
     """One alias line: `alias` names `value` on boards answering to `tag` (None = every board)."""
 
@@ -44,6 +44,20 @@ class AliasEntry:
     # another in prose, D2-D7 = PD2-PD7), "function" (a function a pin can take, from a notes or
     # alternate-function column) or "range" (a pin a range in prose names, A0-A15: the weakest, see PinIndex)
     heading: str = ""  # heading of the section or table it comes from
+
+    def __init__(self, tag: str | None, alias: str, value: str, source: str, line: int, numbering: str = "native",
+                 kind: str = "alias", heading: str = "") -> None:
+        # the fields go straight into the instance's dict: the frozen class's own __init__ sets each through
+        # object.__setattr__, three times the cost, and a library's pin tables give tens of entries a file
+        fields = self.__dict__
+        fields["tag"] = tag
+        fields["alias"] = alias
+        fields["value"] = value
+        fields["source"] = source
+        fields["line"] = line
+        fields["numbering"] = numbering
+        fields["kind"] = kind
+        fields["heading"] = heading
 
 
 @dataclass(frozen=True)
