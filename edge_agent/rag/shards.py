@@ -42,8 +42,10 @@ from edge_agent.rag.text import raw_numbers
 
 log = logging.getLogger("edge_agent.rag")
 
-#: The tables of a shard's database: the index's own chunk, file and postings tables (no secondary index:
-#: the indexing process copies the rows in id order and indexes them once).
+#: The tables of a shard's database: the index's own chunk, file and postings tables (no secondary index: the
+#: indexing process copies the rows in id order, the order of the paths scanned, so its index of chunk paths takes
+#: each row at its end: kept through the copy, it costs less than made again after it (0.30 against 0.34 s of CPU
+#: for the bench's 165,000 chunks).
 SHARD_DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL);
 CREATE TABLE files (
@@ -179,7 +181,6 @@ class ShardedBuild:
         The postings rows are joined term by term (:mod:`edge_agent.rag.rowjoin`) while SQLite copies the chunk
         rows in C: a thread reads the shards through connections of its own and writes the joined rows to a
         database beside them, which `conn` then copies in one statement. Both cores work where one waited."""
-        conn.execute("DROP INDEX IF EXISTS chunks_rel")  # made again once, after the rows are in
         # each shard's chunk ids move past the chunks of the shards before it
         *offsets, end = accumulate((sum(s.counts) for s in self.shards), initial=first_id - 1)
         merged = self._dir / "joined.sqlite"
@@ -205,7 +206,6 @@ class ShardedBuild:
         self._attached.append("joined")
         conn.execute("INSERT INTO postings (term, n, ids, tfs) SELECT term, n, ids, tfs FROM joined.postings "
                      "ORDER BY rowid")
-        conn.execute("CREATE INDEX IF NOT EXISTS chunks_rel ON chunks (rel)")
         return df, end - first_id + 1
 
     def close(self, conn: sqlite3.Connection | None = None) -> None:

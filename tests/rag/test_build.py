@@ -91,6 +91,8 @@ def test_a_cold_build_in_shards_stores_what_one_process_stores(
     assert joined == [2]  # two shards were built and joined
     assert _state(built) == alone
     assert _rows(built) == _rows(alone_rag)
+    # the index of chunk paths, kept while the shards' chunks were copied, holds every row: SQLite finds it whole
+    assert built._conn.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
     assert seen[-1] == (built.stats["files"], built.stats["files"])
     assert not [p for p in (tmp_path / "workers").iterdir() if not p.name.startswith("rag-")]  # shards removed
     # and the index they wrote keeps working incrementally like one built in this process
