@@ -227,9 +227,9 @@ def _find(cids: Any, needles: Any, np: Any) -> tuple[Any, Any]:
     else:
         table, positions = _scratch(np, max(int(cids[-1]), int(needles[-1])) + 1)
         table[cids] = positions[:n]
-        pos = table[needles]
+        pos = table.take(needles)  # (`take`: the same reads as indexing, in fewer steps on thousands of ids)
     np.minimum(pos, n - 1, out=pos)  # a stale entry may be any earlier position
-    return cids[pos] == needles, pos
+    return cids.take(pos) == needles, pos
 
 
 def _candidate_source(lists: list[tuple[Any, Any]], all_bounds: list[float], nterms: int, theta: float,
