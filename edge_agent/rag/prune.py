@@ -71,7 +71,8 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
     # boosted chunks and every chunk of a short list
     full, known = _intersection(p, lists, limit)
     alive = live[full]
-    full, known = full[alive], {i: at[alive] for i, at in known.items()}
+    # (selections by a mask with compress throughout: the same elements, in fewer steps than indexing by the mask)
+    full, known = full.compress(alive), {i: at.compress(alive) for i, at in known.items()}
     raw, cnt = exact_scores(p, full, terms, lists, nterms, boards, known)
     others = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *boosted,
                                        *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64, copy=False))
@@ -112,7 +113,7 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
         more, part, held = _union([lists[i][0] for i in source], [p.term_weights(terms[i])[1] for i in source], np)
         scored = np.insert(full, full.searchsorted(others), others)  # the seeds, ascending (`others` not in `full`)
         keep = live[more] & ~_find(scored, more, np)[0]  # seeds are scored already
-        more, part, held = more[keep], part[keep], held[keep]
+        more, part, held = more.compress(keep), part.compress(keep), held.compress(keep)
         # the other terms, rarest first (the likeliest to be missing), are looked up for the candidates still
         # in the race; those that cannot reach the threshold with the bounds left drop out, and the threshold
         # rises to the limit-th best score known to be reached (scored seeds, candidates' partial scores)
@@ -126,14 +127,15 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
             # reach * (1 + slack) + slack >= theta, with the slack for float rounding on the threshold's side
             keep = (part + left) * reach_cov[held + k] >= (theta - _SLACK) / (1.0 + _SLACK)
             if not keep.all():
-                more, part, held = more[keep], part[keep], held[keep]
+                more, part, held = more.compress(keep), part.compress(keep), held.compress(keep)
             if not k or not len(more):
                 break
             i = rest[len(rest) - k]
             left -= bounds[i]
             hit, pos = _find(lists[i][0], more, np)
             part = part.copy()
-            part[hit] += p.weights_at(terms[i], pos[hit])
+            found = np.flatnonzero(hit)
+            part[found] += p.weights_at(terms[i], pos.take(found))
             held = held + hit
             if raise_theta:
                 # the limit-th best of the scores known to be reached (seeds', candidates' partial ones), if
@@ -150,7 +152,7 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
     # a boosted chunk holding no query term is no result; the limit-th best raw score is at least the
     # threshold, and rounding to 9 places moves a score by at most 5e-10, so only those near it are ranked
     kept = (cnt > 0) & (raw >= theta - 1e-9)
-    ids, vals = ids[kept], np.round(raw[kept], 9)
+    ids, vals = ids.compress(kept), np.round(raw.compress(kept), 9)
     if len(ids) > limit:
         cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
         keep = vals >= cutoff
@@ -178,13 +180,13 @@ def _intersection(p: Postings, lists: list[tuple[Any, Any]], limit: int) -> tupl
         if int(np.count_nonzero(hit)) < limit:
             continue
         steps.append((i, hit, pos))
-        cand = cand[hit]
-        sel = np.flatnonzero(hit) if sel is None else sel[hit]
+        cand = cand.compress(hit)
+        sel = np.flatnonzero(hit) if sel is None else sel.compress(hit)
     known = {first: np.arange(len(cand)) if sel is None else sel}
     for n, (i, hit, pos) in enumerate(steps):
-        at = pos[hit]
+        at = pos.compress(hit)
         for _, later, _ in steps[n + 1:]:
-            at = at[later]
+            at = at.compress(later)
         known[i] = at
     return cand.astype(np.int64, copy=False), known
 
@@ -308,7 +310,8 @@ def exact_scores(p: Postings, ids: Any, terms: list[str], lists: list[tuple[Any,
         if few:  # a weight for every chunk, added where the term is held (x + 0.0 is x): fewer array operations
             acc += np.where(hit, p.weights_at(term, pos, norms), 0.0)
         else:
-            acc[hit] += p.weights_at(term, pos[hit], norms[hit])
+            at = np.flatnonzero(hit)  # (the holders' places, read with take: fewer steps than a mask each time)
+            acc[at] += p.weights_at(term, pos.take(at), norms.take(at))
         cnt += hit
     acc *= (cnt / nterms) ** COVERAGE_EXPONENT
     for board, boost in boards.items():
