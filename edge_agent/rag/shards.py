@@ -70,6 +70,12 @@ CREATE TABLE postings_joined (terms TEXT NOT NULL, ns BLOB NOT NULL, id_ends BLO
 #: interpreter, numpy and its own grouping) for no shorter build.
 SHARDED_FROM_FILES = 2000
 
+#: Page size of the scratch databases (the shards and the joined postings). Their rows are written once, in order,
+#: and copied once: with SQLite's largest page a shard's pages go to the file in a sixteenth of the writes, and its
+#: chunks were written in about 0.7 and copied into the index in about 0.8 times the CPU of the default 4 KB pages
+#: (82,000 rows of a kilobyte). The index itself keeps its pages: its rows are read a few at a time.
+SCRATCH_PAGE_SIZE = 65536
+
 _FILES_COLUMNS = "rel, board, host, kind, size, mtime_ns, sha256, problems, aliases, nchunks"
 _CHUNK_COLUMNS = "rel, idx, board, heading, text, dl, tf"
 #: Progress messages a worker sends at most (each a few bytes: the pipe never fills while the indexing
@@ -239,7 +245,8 @@ def _join_postings(paths: list[Path], offsets: list[int], out: Path, df: dict[st
     try:
         with ExitStack() as opened:
             writer = opened.enter_context(closing(sqlite3.connect(str(out), isolation_level=None)))
-            writer.executescript("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; CREATE TABLE postings "
+            writer.executescript(f"PRAGMA page_size = {SCRATCH_PAGE_SIZE}; PRAGMA journal_mode = OFF; "
+                                 "PRAGMA synchronous = OFF; CREATE TABLE postings "
                                  "(term TEXT NOT NULL, n INTEGER NOT NULL, ids BLOB NOT NULL, tfs BLOB NOT NULL)")
             readers = [opened.enter_context(closing(sqlite3.connect(str(p)))) for p in paths]
             np = _numpy()
@@ -555,6 +562,7 @@ def _worker_main() -> None:
     max_file_bytes, files, path, every = pickle.load(sys.stdin.buffer)
     out = sys.stdout.buffer
     conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute(f"PRAGMA page_size = {SCRATCH_PAGE_SIZE}")  # (before the first table: it fixes the size)
     conn.execute("PRAGMA journal_mode = OFF")  # a scratch file: thrown away if anything fails
     conn.execute("PRAGMA synchronous = OFF")
     conn.executescript(SHARD_DDL)
