@@ -332,16 +332,7 @@ def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     numbers = _raw_numbers
     if not _PHRASE_TESTABLE:  # every piece may hold a phrase: nothing to read from the numbers
         return list(map(numbers.__getitem__, _raw_tokens(text, hints)))
-    if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
-        text = _CAN_BUS.sub("canbus", text)
-    t = text.lower()
-    if " can " in t:
-        t = _CAN_SIGNAL.sub("canbus", t)
-    encoded = t.encode("utf-8", "surrogatepass")
-    raw = encoded.translate(_TOKEN_BYTES)
-    if b"." in raw or b"_" in raw:
-        raw = _LONE_JOINER.sub(b" ", raw)
-    tokens = raw.split()
+    t, encoded, raw, tokens = _split(text)
     ids = list(map(numbers.__getitem__, tokens))
     if not hints[0] and not hints[1]:
         return ids
@@ -361,6 +352,21 @@ def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     return list(map(numbers.__getitem__, _spelled_tokens(t, phrase, multi, hints)))
 
 
+def _split(text: str) -> tuple[str, bytes, bytes, list[bytes]]:
+    """A piece lowercased (with the CAN bus read as one word), its UTF-8 bytes, its token bytes (a lone dot or
+    underscore a space) and its raw tokens, as if no phrase or multi-word spelling stood in it."""
+    if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
+        text = _CAN_BUS.sub("canbus", text)
+    t = text.lower()
+    if " can " in t:
+        t = _CAN_SIGNAL.sub("canbus", t)
+    encoded = t.encode("utf-8", "surrogatepass")
+    raw = encoded.translate(_TOKEN_BYTES)
+    if b"." in raw or b"_" in raw:
+        raw = _LONE_JOINER.sub(b" ", raw)
+    return t, encoded, raw, raw.split()
+
+
 def _phrase_pairs(present: AbstractSet[bytes]) -> bool:
     """Whether :func:`_words_may_hold_phrase` has to look at the order of a piece's words whose key words are
     `present`: a phrase's first word and a word that can follow it both stand there."""
@@ -375,16 +381,7 @@ def _raw_tokens(text: str, hints: tuple[bool, bool]) -> list[bytes]:
     instead of splitting words of its own, and a piece in which no multi-word spelling's key word stands needs no
     substring search for the spellings. Only a piece where a phrase or spelling may stand is split again, once
     they are in (about one in six)."""
-    if "CAN" in text:  # the CAN bus, written in capitals, is not the stop word "can"
-        text = _CAN_BUS.sub("canbus", text)
-    t = text.lower()
-    if " can " in t:
-        t = _CAN_SIGNAL.sub("canbus", t)
-    encoded = t.encode("utf-8", "surrogatepass")
-    raw = encoded.translate(_TOKEN_BYTES)
-    if b"." in raw or b"_" in raw:
-        raw = _LONE_JOINER.sub(b" ", raw)
-    tokens = raw.split()
+    t, encoded, raw, tokens = _split(text)
     if b"." in raw or b"_" in raw:  # tokens joined by a dot or underscore: not the piece's words
         phrase = hints[0] and _PHRASE is not None and _may_hold_phrase(encoded)
         multi = hints[1] and any(h in t for h in _MULTI_HINTS)  # (a substring search each: faster than a pattern)
