@@ -25,23 +25,27 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-_NODE = r"`([a-z][a-z0-9]*(?:[-_][a-z0-9]+)*)`"
+from edge_agent.pins.ranges import CHIP_PIN
+
+#: A devicetree name as a devicetree writes it: lower case, digits, "-" and "_".
+_NAME = r"[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*"
+_NODE = rf"`({_NAME})`"
 #: One or more quoted names ("`a` and `b`", "`a`, `b`"), then the word that links them.
 _LINKED = re.compile(
-    rf"{_NODE}((?:\s*(?:,|\band\b|,\s*and\b)\s*`[a-z][a-z0-9]*(?:[-_][a-z0-9]+)*`)*)"
+    rf"{_NODE}((?:\s*(?:,|\band\b|,\s*and\b)\s*`{_NAME}`)*)"
     r"\s+(?:also\s+)?(?:drives|drive|points?\s+at|is|are|=|at|maps?\s+to)\s+")
 _LABEL = re.compile(rf"{_NODE}\s+\(label\s+\"([^\"\n]+)\"\)")
 _ONE_NODE = re.compile(_NODE)
 #: Where the clause of a link ends: a clause mark or a bracket.
 _CLAUSE_END = re.compile(r"[,;:()|]|\.(?:\s|$)")
-#: Where what a name is linked to ends: the clause's end, or how the link works.
-_END = re.compile(r"[,;:()|]|\.(?:\s|$)|\s(?:through|with|via|and|but|when|if)\s")
+#: Where what a name is linked to ends inside its clause: the words saying how the link works.
+_HOW = re.compile(r"\s(?:through|with|via|and|but|when|if)\s")
 #: A name of the board in the words after a link: a button or LED and its number, or a name holding a number.
 _TARGET = re.compile(r"\b(?:Button|Switch|LED|Key|SW)\s\d{1,2}\b|\bP\d\.\d{1,2}\b|\b[A-Z][A-Za-z]*\d+\b")
 _NEGATED = re.compile(r"\b(?:not|no|never)\b", re.IGNORECASE)
 #: A node that is a peripheral instance (`uart-0`, `i2c_1`, `spi2`): a bus, which a sentence places on several pins.
 _PERIPHERAL = re.compile(r"(?:i2c|spi|qspi|uart|usart|lpuart|i2s|can|usb|adc|dac|pwm|tim|timer|wdt|watchdog)[-_]?\d*")
-_CHIP_PIN = re.compile(r"\b(?:P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2})\b")
+_CHIP_PIN = re.compile(rf"\b(?:{CHIP_PIN.pattern})\b")
 
 
 def _has_mark(name: str) -> bool:
@@ -75,10 +79,13 @@ def _in_table_row(text: str, at: int) -> bool:
 
 def _first_target(text: str, at: int) -> str | None:
     """The first name of the board written from `at` up to where the link's object ends."""
-    end = _END.search(text, at, at + 120)
-    words = text[at:end.start() if end is not None else min(len(text), at + 120)]
     clause = _CLAUSE_END.search(text, at, at + 120)
-    if _NEGATED.search(words) or len(set(_CHIP_PIN.findall(text, at, clause.start() if clause else at + 120))) > 1:
-        return None  # a negated link, or one to several pins ("on P0.06 and P0.08": a bus's)
+    stop = clause.start() if clause is not None else min(len(text), at + 120)
+    if len(set(_CHIP_PIN.findall(text, at, stop))) > 1:
+        return None  # a link to several pins ("on P0.06 and P0.08": a bus's)
+    how = _HOW.search(text, at, stop)
+    words = text[at:how.start() if how is not None else stop]
+    if _NEGATED.search(words):
+        return None
     found = _TARGET.search(words)
     return " ".join(found.group(0).split()) if found is not None else None

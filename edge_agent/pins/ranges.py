@@ -143,14 +143,14 @@ def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
 
 
 #: A chip's own pin spelling (PA5, P0.13, GPIO17, GP25): what a name in brackets beside it names.
-_CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
+CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
 #: What stands before a bracket: a name, maybe after its bus instance ("I2S0 SCLK", "D16", "GPIO18").
 _BEFORE = re.compile(r"(?<![\w.\-])((?:[A-Z][A-Za-z0-9]*\d )?[A-Za-z][A-Za-z0-9_.]*)\s?$")
 #: A name inside brackets: a constant, or a bus instance and its signal ("I2C1 SCL", "SPI0 CE0").
 _INSIDE = re.compile(rf"(?:{_CONSTANT.pattern})|[A-Z][A-Z0-9]*\d [A-Z][A-Z0-9]*")
 
 
-_NAMED = re.compile(rf"(?:(?<=\()|(?<=,)|(?<=, ))(?:{_CHIP_PIN.pattern}|{_INSIDE.pattern})(?:,|$)")
+_NAMED = re.compile(rf"(?:(?<=\()|(?<=,)|(?<=, ))(?:{CHIP_PIN.pattern}|{_INSIDE.pattern})(?:,|$)")
 
 
 def _bracketed_names(text: str) -> Iterator[tuple[int, str, str]]:
@@ -167,16 +167,16 @@ def _bracketed_names(text: str) -> Iterator[tuple[int, str, str]]:
         if before is None or text[text.rfind("\n", 0, at) + 1:at].lstrip().startswith("|"):
             continue  # nothing named before it, or a table's cell (its notes are the table parser's)
         outer = before.group(1)
-        if _CHIP_PIN.fullmatch(outer):  # an Arduino name in brackets ("PA4 (A2)") is the header tables' to give
+        if CHIP_PIN.fullmatch(outer):  # an Arduino name in brackets ("PA4 (A2)") is the header tables' to give
             pairs = [(x, outer) for x in inner if _INSIDE.fullmatch(x) and not _ONE_PIN.fullmatch(x)]
-        elif sum(1 for x in inner if _CHIP_PIN.fullmatch(x)) == 1 and all(
-                _CHIP_PIN.fullmatch(x) or _INSIDE.fullmatch(x) for x in inner) and (
+        elif sum(1 for x in inner if CHIP_PIN.fullmatch(x)) == 1 and all(
+                CHIP_PIN.fullmatch(x) or _INSIDE.fullmatch(x) for x in inner) and (
                 _ONE_PIN.fullmatch(outer) or _INSIDE.fullmatch(outer)):  # not "ADC2 (GPIO0, 2, 4, 12-15)"
-            pin = next(x for x in inner if _CHIP_PIN.fullmatch(x))
+            pin = next(x for x in inner if CHIP_PIN.fullmatch(x))
             pairs = [(outer, pin), *((x, pin) for x in inner if x != pin and _INSIDE.fullmatch(x))]
         else:
             continue
-        pairs = [(n, p) for n, p in pairs if bare_role(n) is None and not _CHIP_PIN.fullmatch(n)]
+        pairs = [(n, p) for n, p in pairs if bare_role(n) is None and not CHIP_PIN.fullmatch(n)]
         if pairs:
             line = text.count("\n", 0, at) + 1
             yield from ((line, n, p) for n, p in pairs)
