@@ -336,7 +336,7 @@ def raw_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     ids = list(map(numbers.__getitem__, tokens))
     if not hints[0] and not hints[1]:
         return ids
-    hit = numbers.keyed_ids.intersection(ids)
+    hit = numbers.keyed.keys() & ids
     if not hit:
         return ids
     keyed = numbers.keyed
@@ -446,7 +446,6 @@ class _RawNumbers(dict[bytes, int]):
         self._of_term: dict[str, int] = {}
         # the pre-checks' key words (_KEYS) each raw token holds among its words, for the tokens holding any
         self.keyed: dict[int, frozenset[bytes]] = {}
-        self.keyed_ids: set[int] = set()
 
     def _new(self, ids: tuple[int, ...]) -> int:
         self.terms.extend(ids)
@@ -460,7 +459,6 @@ class _RawNumbers(dict[bytes, int]):
         keys = _KEYS.intersection(words)
         if keys:
             self.keyed[n] = frozenset(keys)
-            self.keyed_ids.add(n)
         return n
 
     def of_term(self, term: str) -> int:
@@ -474,7 +472,6 @@ class _RawNumbers(dict[bytes, int]):
         super().clear()
         self._of_term.clear()
         self.keyed.clear()
-        self.keyed_ids.clear()
         self.starts = array("i", [0])
         self.terms = array("i")
 
