@@ -61,6 +61,16 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
     return (in_heading + max(math.fsum(weights[t] for t in held) for held in lines.values())) / total
 
 
+def asked_weights(idf: dict[str, float]) -> dict[str, float]:
+    """The question's words weighted for :func:`line_share`: by idf, but "gpio" (asking for a number, which only a
+    line writing a numbered GPIO holds) as much as the most telling other word. Every board's datasheet writes
+    GPIO, so by idf alone a line holding the question's rarer words and no number ("two white illumination
+    LEDs beside it") would beat the header row that answers ("| 7 | GPIO4 | illumination LEDs enable |")."""
+    if "gpio" in idf and len(idf) > 1:
+        idf["gpio"] = max(w for t, w in idf.items() if t != "gpio")
+    return idf
+
+
 @lru_cache(maxsize=4096)
 def _written(term: str, exact: bool) -> tuple[str, ...]:
     """How a question term is looked for in text: () as a whole token (an exact token, a word of one or two

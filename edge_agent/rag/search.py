@@ -552,7 +552,7 @@ class Search:
             if c.overview:
                 return 0.0
             if not idf:
-                idf.update((t, postings.idf_k(t)) for t in terms)
+                idf.update(_lines.asked_weights({t: postings.idf_k(t) for t in terms}))
             named = self._name_terms(c.source, c.board)
             return _lines.line_share(c.text, c.heading, {t: w for t, w in idf.items() if t not in named}, exact)
 

@@ -9,7 +9,7 @@ import pytest
 
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import query as rag_query
-from edge_agent.rag.lines import line_share
+from edge_agent.rag.lines import asked_weights, line_share
 from edge_agent.rag.query import Candidate, rerank
 
 _REGISTERS = "".join(f"| 0x{0x20 + n:02X} | DATA_{n} | sample word {n} of the output buffer |\n" for n in range(40))
@@ -103,3 +103,16 @@ def test_the_word_gpio_is_an_answer_only_where_a_numbered_line_is_written() -> N
     assert line_share(row, "Strip > Header usage", weights, []) == pytest.approx(1.0)
     column = "| Use | GPIO |\n| --- | --- |\n| clock | 24 |"  # the number under a GPIO column
     assert line_share(column, "Strip > Header usage", weights, []) == pytest.approx(1.0)
+
+
+def test_which_gpio_weighs_as_the_question_s_most_telling_word() -> None:
+    # every board writes GPIO, so by idf alone the device table's line holding the rarer "white" beats the header
+    # row that answers with a number; asked for a gpio, the numbered row is the line that answers
+    idf = {"gpio": 0.2, "turn": 0.5, "white": 2.0, "illumination": 1.5, "led": 0.8}
+    prose = "| Light level | TCS3472 | 0x29 | two white illumination LEDs beside it |"
+    row = "| 7 | GPIO4 | high turns the illumination LEDs on |"
+    assert line_share(prose, "HAT > On-board devices", idf, []) > line_share(row, "HAT > Header usage", idf, [])
+    weights = asked_weights(dict(idf))
+    assert weights["gpio"] == 2.0 and weights["white"] == 2.0
+    assert line_share(row, "HAT > Header usage", weights, []) > line_share(prose, "HAT > On-board devices", weights, [])
+    assert asked_weights({"white": 2.0}) == {"white": 2.0} and asked_weights({"gpio": 0.2}) == {"gpio": 0.2}
