@@ -53,7 +53,7 @@ from edge_agent.pins.sections import problem as _problem
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 17
+PIN_RULES = 18
 
 def board_tag(rel: str) -> str | None:
     """Board tag of a file: its lowercased stem; None for generic files (generic*, anything under _generic/)."""

@@ -7,6 +7,10 @@ A Zephyr board's devicetree gives its LEDs and buttons node names and aliases (`
 - "`bootloader-led0` and `mcuboot-led0` also point at LED1, and `mcuboot-button0` at Button 1";
 - "the devicetree node for the user LED is `green_led_1` (label "User LD4")".
 
+A node's label (the string a devicetree gives it for people: ``label = "Green LED 0"``) names what its node names:
+"`green_led_1` (label "User LD4")" makes "User LD4" a name of LD4, and a table cell "led0 (label "Green LED 0")"
+makes "Green LED 0" a name of the pin its row gives led0.
+
 Each such name is linked to the first name of the board written after the link ("drives", "points at", "is",
 "=", "at", "maps to") or inside its label: a chip pin, a name holding a number (LED1, LD4, GPIO0) or a
 button, switch or LED and its number ("Button 1"). What follows a bracket, "through", "with" or "via" is
@@ -35,6 +39,8 @@ _LINKED = re.compile(
     rf"{_NODE}((?:\s*(?:,|\band\b|,\s*and\b)\s*`{_NAME}`)*)"
     r"\s+(?:also\s+)?(?:drives|drive|points?\s+at|is|are|=|at|maps?\s+to)\s+")
 _LABEL = re.compile(rf"{_NODE}\s+\(label\s+\"([^\"\n]+)\"\)")
+#: A table cell's node with its label: "| led0 (label "Green LED 0") |".
+_CELL_LABEL = re.compile(rf"\|\s*({_NAME})\s+\(label\s+\"([^\"\n|]+)\"\)\s*\|")
 _ONE_NODE = re.compile(_NODE)
 #: Where the clause of a link ends: a clause mark or a bracket.
 _CLAUSE_END = re.compile(r"[,;:()|]|\.(?:\s|$)")
@@ -53,8 +59,12 @@ def _has_mark(name: str) -> bool:
 
 
 def node_links(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, name, linked name) for each devicetree name `text`'s prose links to a name (see the module
-    docstring). Table rows are the table parser's and are skipped."""
+    """(line, name, linked name) for each devicetree name `text`'s prose links to a name, and each node's label (see
+    the module docstring). Table rows are the table parser's and are skipped, but for a node's label in a cell."""
+    if "(label" in text:
+        for m in _CELL_LABEL.finditer(text):
+            if _in_table_row(text, m.start() + 1) and _has_mark(m.group(1)):
+                yield text.count("\n", 0, m.start()) + 1, " ".join(m.group(2).split()), m.group(1)
     if "`" not in text:
         return
     for m in _LINKED.finditer(text):
@@ -70,7 +80,9 @@ def node_links(text: str) -> Iterator[tuple[int, str, str]]:
     for m in _LABEL.finditer(text):
         found = _TARGET.search(m.group(2))
         if found is not None and _has_mark(m.group(1)) and not _in_table_row(text, m.start()):
-            yield text.count("\n", 0, m.start()) + 1, m.group(1), found.group(0)
+            line = text.count("\n", 0, m.start()) + 1
+            yield line, m.group(1), found.group(0)
+            yield line, " ".join(m.group(2).split()), found.group(0)
 
 
 def _in_table_row(text: str, at: int) -> bool:

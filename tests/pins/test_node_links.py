@@ -24,6 +24,10 @@ DK = """# Dev kit - notes
 | --- | --- |
 | Button 1 | P0.11 |
 
+| Board label | Pin | Zephyr node |
+| --- | --- | --- |
+| LED3 | P0.15 | led2 (label "Amber LED 2") |
+
 ## Devicetree
 
 The node for the first LED is `green_led_1` (label "User LED1").
@@ -40,6 +44,10 @@ def test_each_linked_name_names_the_pin_of_what_it_is_linked_to(tmp_path: Path) 
     index = pin_index_for(tmp_path)
     assert index.resolve("dev-kit", "pwm-led0").name == "P0.13"  # "through PWM0" is how, not what
     assert index.resolve("dev-kit", "green_led_1").name == "P0.13"  # from its label
+    # a node's label names what its node names, in prose and in a table cell, in any case and spacing
+    assert index.resolve("dev-kit", "user led1").name == "P0.13"
+    assert index.resolve("dev-kit", "Amber LED 2").name == "P0.15"
+    assert index.resolve("dev-kit", "amber_led_2").name == "P0.15"
     assert index.resolve("dev-kit", "bootloader-led0").name == "P0.14"
     assert index.resolve("dev-kit", "mcuboot-led0").name == "P0.14"
     assert index.resolve("dev-kit", "mcuboot-button0").name == "P0.11"  # the second clause, across the line
@@ -57,9 +65,18 @@ def test_only_quoted_devicetree_names_outside_tables_are_read() -> None:
     assert list(node_links(text)) == [(3, "sw0", "GPIO0"), (4, "led0", "LED1"), (4, "sw0", "Button 1")]
 
 
+def test_a_label_names_what_its_node_names() -> None:
+    text = ('| LED1 | P0.13 | led0 (label "Green LED 0") |\n| LED2 | P0.14 | LED (label "x") |\n'
+            'The node is `green_led_1` (label "User  LD4"); `board_led` (label "Status LED") has no number.\n'
+            'A sentence can say led0 (label "Not a cell").\n')
+    assert list(node_links(text)) == [(1, "Green LED 0", "led0"), (3, "green_led_1", "LD4"), (3, "User LD4", "LD4")]
+
+
 def test_the_shared_corpus_names_its_devicetree_leds(shared_corpus: Path) -> None:
     index = pin_index_for(shared_corpus)
     assert index.resolve("nucleo-g071rb", "green_led_1").name == "PA5"
+    assert index.resolve("nucleo-g071rb", "user ld4").name == "PA5"
+    assert index.resolve("nrf52840dk", "green led 0").name == "P0.13"
     assert index.resolve("nrf52840dk", "pwm-led0").name == "P0.13"
     assert index.resolve("nrf52840dk", "mcuboot-button0").name == "P0.11"
     assert index.check() == []
