@@ -1,0 +1,52 @@
+"""An LED a sentence names by its colour and gives a chip pin ("The green ACT LED is BCM GPIO29") is named by its
+colour; an LED no pin drives, or a pin the board lacks, names nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge_agent.errors import UnknownPinError
+from edge_agent.paths import bundled_datasheets_dir
+from edge_agent.pins.ranges import coloured_leds
+from edge_agent.rag import pin_index_for
+
+BOARD = """# Tiny board - notes
+
+## Pin Aliases
+
+sda: GPIO2
+act_led: GPIO29
+
+## LEDs
+
+The green ACT LED is BCM GPIO29 (not on the header). The red PWR LED is driven by the power
+chip. The blue LED is GPIO77, which this board does not have.
+"""
+
+
+def test_the_colour_and_the_led_s_own_name_name_its_pin() -> None:
+    text = ("The green ACT LED is BCM GPIO29.\nthe green user LED is GP25, the red PWR LED is driven by the expander.\n"
+            "The amber status LED sits on PA5; a green LED is nice.\n")
+    assert list(coloured_leds(text)) == [(1, "green LED", "GPIO29"), (1, "green ACT LED", "GPIO29"),
+                                         (2, "green LED", "GP25"), (2, "green user LED", "GP25"),
+                                         (3, "amber LED", "PA5"), (3, "amber status LED", "PA5")]
+    assert list(coloured_leds("The green LED blinks.")) == []
+
+
+def test_a_board_answers_its_led_by_colour_only_where_a_pin_drives_it(tmp_path: Path) -> None:
+    (tmp_path / "tiny-board.md").write_text(BOARD)
+    index = pin_index_for(tmp_path)
+    assert index.resolve("tiny-board", "green led").name == "GPIO29"
+    assert index.resolve("tiny-board", "Green ACT LED").name == "GPIO29"
+    for name in ("red led", "red pwr led", "blue led"):
+        with pytest.raises(UnknownPinError):
+            index.resolve("tiny-board", name)
+
+
+def test_the_bundled_pi_boards_answer_their_green_led() -> None:
+    index = pin_index_for(bundled_datasheets_dir())
+    assert index.resolve("rpi-zero-2w", "green led").name == "GPIO29"
+    assert index.resolve("rpi-4b", "green act led").name == "GPIO42"
+    assert index.resolve("rpi-pico", "green user led").name == "GP25"
