@@ -44,6 +44,7 @@ from collections.abc import Set
 from functools import lru_cache
 
 from edge_agent.pins.nodes import node_links
+from edge_agent.pins.prose_names import prose_names
 from edge_agent.pins.ranges import pin_ranges
 from edge_agent.pins.sections import AliasEntry as AliasEntry
 from edge_agent.pins.sections import Problem as Problem
@@ -79,6 +80,8 @@ def parse_aliases(text: str, source: str, tag: str | None) -> tuple[list[AliasEn
                        for line, name, value, kind in pin_ranges(text))
         entries.extend(AliasEntry(tag, name, value, source, line, "native", "equal")
                        for line, name, value in node_links(text))
+        entries.extend(AliasEntry(tag, name, value, source, line, "native", kind)
+                       for line, name, value, kind in prose_names(text))
     return entries, problems
 
 

@@ -20,9 +20,6 @@ that pin: an entry of kind ``equal``, read after the names of tables and alias l
 equal to is already a pin of the board. Only names written as constants are read so (capitals, digits and ``_``:
 ``INT0``, ``USER_BTN``), never a word of prose ("D0 = serial RX").
 
-An LED a sentence names by its colour and gives a chip pin ("The green ACT LED is BCM GPIO29") is named by its colour
-("green LED", "green ACT LED"): kind ``equal`` too, so only a pin of the board is named so.
-
 A Broadcom GPIO written with its place on the 40-pin header and set equal to a name ("GPIO2 pin 3 = SDA", as an
 add-on board's notes say which header pins its bus uses) names that pin, and so does the place ("pin 3"): kind
 ``prose``.
@@ -123,7 +120,7 @@ def _pin_lists(text: str) -> Iterator[tuple[int, str, str]]:
 #: Names and pins set equal in a chain (``D2 = INT0``, ``LED_BUILTIN = LED_GREEN = PA5``), whole words on both sides.
 _CHAIN = re.compile(r"(?<![\w/.\-])`?[A-Za-z][\w.]*`?(?:\s*=\s*`?[A-Za-z][\w.]*`?)+(?![\w/\-])")
 _NEAR_PIN = re.compile(r"(?:GPIO|GP|P[A-L]|P\d\.|(?<![A-Za-z])[DA])\d")
-_CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*\d[A-Z0-9_]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{2,}")
+CONSTANT = re.compile(r"[A-Z][A-Z0-9_]*\d[A-Z0-9_]*|[A-Z][A-Z0-9]*_[A-Z0-9_]+|[A-Z]{2,}")
 
 
 def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
@@ -141,36 +138,16 @@ def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
             pins = [p for p in parts if _ONE_PIN.fullmatch(p)]
             if len(pins) == 1:
                 line = text.count("\n", 0, start) + 1
-                yield from ((line, p, pins[0]) for p in parts if p != pins[0] and _CONSTANT.fullmatch(p))
+                yield from ((line, p, pins[0]) for p in parts if p != pins[0] and CONSTANT.fullmatch(p))
         at = text.find("=", end)
 
 
 #: A chip's own pin spelling (PA5, P0.13, GPIO17, GP25): what a name in brackets beside it names.
 CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
-#: A board's LED named by its colour in a sentence giving its pin: "The green ACT LED is BCM GPIO29", "the green user
-#: LED is GP25".
-_COLOURED_LED = re.compile(r"\b[Tt]he (green|red|yellow|amber|orange|blue|white) "
-                           r"((?:[A-Z]{2,5}|user|status|activity) )?"
-                           rf"LED (?:is|is on|sits on|is driven by) (?:BCM )?({CHIP_PIN.pattern})\b")
-
-
-def coloured_leds(text: str) -> Iterator[tuple[int, str, str]]:
-    """(line, name, pin) for an LED a sentence names by its colour and gives a chip pin: "The green ACT LED is BCM
-    GPIO29" makes "green LED" and "green ACT LED" names of GPIO29. A sentence about an LED no pin drives ("the red
-    PWR LED is driven by the expander") names nothing."""
-    if "LED is" not in text and "LED sits" not in text:
-        return
-    for m in _COLOURED_LED.finditer(text):
-        line = text.count("\n", 0, m.start()) + 1
-        yield line, f"{m.group(1)} LED", m.group(3)
-        if m.group(2):
-            yield line, f"{m.group(1)} {m.group(2)}LED", m.group(3)
-
-
 #: What stands before a bracket: a name, maybe after its bus instance ("I2S0 SCLK", "D16", "GPIO18").
 _BEFORE = re.compile(r"(?<![\w.\-])((?:[A-Z][A-Za-z0-9]*\d )?[A-Za-z][A-Za-z0-9_.]*)\s?$")
 #: A name inside brackets: a constant, or a bus instance and its signal ("I2C1 SCL", "SPI0 CE0").
-_INSIDE = re.compile(rf"(?:{_CONSTANT.pattern})|[A-Z][A-Z0-9]*\d [A-Z][A-Z0-9]*")
+_INSIDE = re.compile(rf"(?:{CONSTANT.pattern})|[A-Z][A-Z0-9]*\d [A-Z][A-Z0-9]*")
 
 
 _NAMED = re.compile(rf"(?:(?<=\()|(?<=,)|(?<=, ))(?:{CHIP_PIN.pattern}|{_INSIDE.pattern})(?:,|$)")
@@ -255,7 +232,6 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                         out.extend((line, dn, n, "prose") for dn, n in zip(digital, names, strict=True))
     out.extend((line, n, p, "prose") for line, n, p in _pin_lists(text))
     out.extend((line, n, p, "equal") for line, n, p in _equal_names(text))
-    out.extend((line, n, p, "equal") for line, n, p in coloured_leds(text))
     out.extend((line, n, p, "prose") for line, n, p in _bracketed_names(text))
     out.extend((line, n, p, "prose") for line, n, p in _positioned(text))
     return out

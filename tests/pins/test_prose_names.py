@@ -1,5 +1,7 @@
-"""An LED a sentence names by its colour and gives a chip pin ("The green ACT LED is BCM GPIO29") is named by its
-colour; an LED no pin drives, or a pin the board lacks, names nothing."""
+"""Other names a board's prose gives a chip pin: an LED's colour ("The green ACT LED is BCM GPIO29"), a list item's
+bracketed other name ("PCM FS (frame sync / LRCLK): GPIO19") and a bracketed slash list after pins ("P0.00/P0.01 are
+the crystal (XL1/XL2)"). An LED no pin drives, a pin the board lacks, a bus role and a bracket of several names give
+nothing."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import pytest
 
 from edge_agent.errors import UnknownPinError
 from edge_agent.paths import bundled_datasheets_dir
-from edge_agent.pins.ranges import coloured_leds
+from edge_agent.pins.prose_names import coloured_leds, prose_names
 from edge_agent.rag import pin_index_for
 
 BOARD = """# Tiny board - notes
@@ -50,3 +52,20 @@ def test_the_bundled_pi_boards_answer_their_green_led() -> None:
     assert index.resolve("rpi-zero-2w", "green led").name == "GPIO29"
     assert index.resolve("rpi-4b", "green act led").name == "GPIO42"
     assert index.resolve("rpi-pico", "green user led").name == "GP25"
+
+
+def test_a_bracketed_other_name_names_the_pin_after_it() -> None:
+    text = ("- PCM FS (frame sync / LRCLK): GPIO19, pin 35\n- PCM CLK (bit clock): GPIO18\n"
+            "- SPI0 (CE0, CE1): GPIO8\n- UART (TX): GPIO14\n- Crystal (XIN): GPIO20/GPIO21\n"
+            "P0.00/P0.01 are the 32.768 kHz crystal (XL1/XL2), P0.09/P0.10 are the NFC antenna.\n"
+            "GPIO14/GPIO15 are the UART pins (TX/RX). PA0/PA1 (A0/A1/A2) differ in length.\n")
+    assert list(prose_names(text)) == [(1, "LRCLK", "GPIO19", "prose"), (6, "XL1", "P0.00", "prose"),
+                                       (6, "XL2", "P0.01", "prose")]
+
+
+def test_the_shared_corpus_answers_names_written_only_in_brackets(shared_corpus: Path) -> None:
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("rpi-gpio", "lrclk").name == "GPIO19"
+    assert index.resolve("nrf52840dk", "xl1").name == "P0.00"
+    assert index.resolve("nrf52840dk", "XL2").name == "P0.01"
+    assert index.check() == []
