@@ -452,9 +452,13 @@ _ROLES = frozenset({
     "tx", "rx", "txd", "rxd", "rts", "cts", "sda", "scl", "sck", "sclk", "mosi", "miso", "cs", "csn", "nss", "ce0",
     "ce1", "ws", "bck", "din", "dout",
 })
-_ROLE_THEN_PIN = re.compile(r"\b(?:" + "|".join(sorted(_ROLES)) + r")\s+(?:P[A-L]\d|P\d\.|GPIO\d|GP\d|IO\d)",
+_ROLE_THEN_PIN = re.compile(r"\b(?:" + "|".join(sorted(_ROLES)) + r"|data\s+(?:in|out))"
+                            r"\s+(?:P[A-L]\d|P\d\.|GPIO\d|GP\d|IO\d)",
                             re.IGNORECASE)
 _ROLE_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s+(\S+)(?:\s*\([^)]*\))?$")
+#: A signal written in words in a bus cell ("BCK GPIO32, WS GPIO33, data out GPIO25"), and its short name.
+_WORD_ROLE_PIN = re.compile(r"^(data\s+(?:out|in))\s+(\S+)$", re.IGNORECASE)
+_WORD_ROLES = {"data out": "DOUT", "data in": "DIN"}
 _ROLE_IS_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s*=\s*[^()=]*\(([^()]+)\)$")
 _TOP_COMMA = re.compile(r",(?![^()]*\))")
 
@@ -487,7 +491,8 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
     """Bus tables: a column per signal (``| UART | TX | RX | RTS | CTS |`` rows ``| uart0 | P0.06 | ... |``,
     including Arduino pins whose port pins a later cell lists in the same order, ``| D18 | D19 | PD3 / PD2 |``),
     a row per bus with its signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``) or listed as
-    ``SDA P0.26, SCL P0.27``. Each signal becomes ``<bus>_<signal>`` for its pin."""
+    ``SDA P0.26, SCL P0.27`` (a signal may be written in words: ``data out GPIO25`` is DATA_OUT and DOUT). Each
+    signal becomes ``<bus>_<signal>`` for its pin."""
     roles = {col: role for col, cell in enumerate(header)
              if (role := " ".join(w for w in cell.lower().split() if w not in ("pin", "pins"))) in _ROLES}
 
@@ -546,6 +551,11 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
                 if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
                     for bus in buses:
                         add(f"{bus}_{m.group(1).upper()}", value, j)
+                elif (m := _WORD_ROLE_PIN.match(part.strip())) and (value := _pin_value(m.group(2), set())):
+                    said = " ".join(m.group(1).lower().split())  # "data out": I2S0_DATA_OUT and I2S0_DOUT
+                    for bus in buses:
+                        add(f"{bus}_{said.upper().replace(' ', '_')}", value, j)
+                        add(f"{bus}_{_WORD_ROLES[said]}", value, j)
             # a signal set equal to a header pin with the chip's pin in brackets: "CS = Arduino D10 (P1.12)"
             for part in _TOP_COMMA.split(cell):
                 m = _ROLE_IS_PIN.match(part.strip())

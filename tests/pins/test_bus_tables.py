@@ -65,6 +65,14 @@ def test_signals_listed_with_their_pins_in_a_cell() -> None:
     assert len(got) == 8  # both names of each bus, nothing from the row that is not a bus
 
 
+def test_a_signal_written_in_words_in_a_bus_cell_has_both_names() -> None:
+    text = ("## Buses\n\n| Bus | Pins | Notes |\n| --- | --- | --- |\n"
+            "| I2S0 | BCK GPIO32, WS GPIO33, data out GPIO25 | |\n| I2S1 | data in GPIO26, data sheet rev 2 | |\n")
+    got = _pairs(text)
+    assert got == {("I2S0_BCK", "GPIO32"), ("I2S0_WS", "GPIO33"), ("I2S0_DATA_OUT", "GPIO25"), ("I2S0_DOUT", "GPIO25"),
+                   ("I2S1_DATA_IN", "GPIO26"), ("I2S1_DIN", "GPIO26")}
+
+
 def test_a_notes_column_names_the_functions_of_its_pin() -> None:
     text = ("## Header\n\n| Arduino | Port pin | Alternate use | PWM timer |\n| --- | --- | --- | --- |\n"
             "| D9 | PB1 | | Timer1 A (OC1A) |\n| A0 | PC0 | ADC0 | - |\n| A4 | PC4 | I2C SDA | - |\n"
