@@ -40,7 +40,7 @@ SEEN = (("bench._rag_questions", "QUESTIONS"), ("bench._rag_heldout", "HELD_OUT"
         ("bench._rag_heldout10", "HELD_OUT_10"), ("bench._rag_heldout11", "HELD_OUT_11"),
         ("bench._rag_heldout12", "HELD_OUT_12"), ("bench._rag_heldout13", "HELD_OUT_13"),
         ("bench._rag_heldout14", "HELD_OUT_14"), ("bench._rag_heldout15", "HELD_OUT_15"),
-        ("bench._rag_heldout16", "HELD_OUT_16"),
+        ("bench._rag_heldout16", "HELD_OUT_16"), ("bench._rag_heldout17", "HELD_OUT_17"),
         ("bench._rag_outside", "OUTSIDE_A"), ("bench._rag_outside", "OUTSIDE_B"), ("bench._rag_outside", "OUTSIDE_C"),
         ("bench._rag_outside", "OUTSIDE_D"))
 

@@ -7,7 +7,7 @@ lines a file, every file of both directories, lines an earlier set's answer is o
 written for each line that states a fact: registers and bit fields, data rates, addresses, pin-table rows
 (two-pair rows and header rows included), alternate functions, limits, library calls, overviews, and questions
 with a board configured and none named. Each question has one answering file, and its fact is written on one line
-of that file. bench/rag.py now measures it in every run with the other former held-out sets (held-out 17 is the
+of that file. bench/rag.py now measures it in every run with the other former held-out sets (held-out 18 is the
 sealed set). Same hit rule as the other sets.
 """
 

@@ -3,7 +3,7 @@
 Written from the datasheets (../shared/corpus/datasheets and the bundled datasheets/) before this
 round's ranking work and kept apart from every other set: bench/_rag_questions.py and the five earlier
 held-out sets have all been looked at while ranking changes were tried. bench/rag.py now measures it in
-every run with the other former held-out sets (held-out 17 is the sealed set). The kinds of question a
+every run with the other former held-out sets (held-out 18 is the sealed set). The kinds of question a
 field engineer asks at the bench: register and address lookups, pin and alternate functions, a chip pin
 name (PA5, GP17, P0.13, GPIO17) as the only hint of the board, tables holding two (name, pin) pairs per
 row, a datasheet several boards share asked through one of them, everyday words for datasheet terms,

@@ -3,10 +3,10 @@
 Both measured in the same run against the faithful Revka reimplementation (bench/_revka.py):
 
 * quality: hit@1 / hit@3 on the question sets, the tuning set (bench/_rag_questions.py, which ranking
-  changes are tried against), the sixteen former held-out sets (bench/_rag_heldout.py to _rag_heldout16.py,
+  changes are tried against), the seventeen former held-out sets (bench/_rag_heldout.py to _rag_heldout17.py,
   measured in earlier rounds and seen since), the outside tuning sets (bench/_rag_outside.py) and, only in
   the full run that writes BENCHMARKS.md, the
-  sealed held-out 17 (bench/_rag_heldout17.py, written before this round's ranking changes), over
+  sealed held-out 18 (bench/_rag_heldout18.py, written before this round's ranking changes), over
   ../shared/corpus/datasheets and the bundled datasheets; a hit is a result from the right file whose
   text holds the answer; "within 2,048" counts a hit when the answer lies in the first 2,048 characters
   of the results joined in rank order (one 512-token context slot);
@@ -351,7 +351,7 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 
 def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and former held-out pin lookups,
-    and on the sealed held-out 13 only when `sealed` (the final full run; tuning runs leave it
+    and on the sealed held-out 14 only when `sealed` (the final full run; tuning runs leave it
     unresolved so its result cannot steer a change). A lookup whose pin is ``!unknown`` or ``!ambiguous``
     is right only when it is refused with that error: a guess counts as a miss."""
     import logging
@@ -371,6 +371,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
         PIN_LOOKUPS_HELD_OUT_11,
         PIN_LOOKUPS_HELD_OUT_12,
         PIN_LOOKUPS_HELD_OUT_13,
+        PIN_LOOKUPS_HELD_OUT_14,
     )
     from edge_agent.errors import AmbiguousPinError, UnknownPinError
     from edge_agent.rag import pin_index_for
@@ -381,9 +382,9 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
             ("former held-out 6", PIN_LOOKUPS_HELD_OUT_6), ("former held-out 7", PIN_LOOKUPS_HELD_OUT_7),
             ("former held-out 8", PIN_LOOKUPS_HELD_OUT_8), ("former held-out 9", PIN_LOOKUPS_HELD_OUT_9),
             ("former held-out 10", PIN_LOOKUPS_HELD_OUT_10), ("former held-out 11", PIN_LOOKUPS_HELD_OUT_11),
-            ("former held-out 12", PIN_LOOKUPS_HELD_OUT_12)]
+            ("former held-out 12", PIN_LOOKUPS_HELD_OUT_12), ("former held-out 13", PIN_LOOKUPS_HELD_OUT_13)]
     if sealed:
-        sets.append(("held-out 13", PIN_LOOKUPS_HELD_OUT_13))
+        sets.append(("held-out 14", PIN_LOOKUPS_HELD_OUT_14))
     refusals = {"!unknown": UnknownPinError, "!ambiguous": AmbiguousPinError}
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
@@ -408,7 +409,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
 
 def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     """Hit rates of edge_agent and the reference on the tuning and former held-out sets (limit 5), and on
-    the sealed held-out 17 only when `sealed` (the final full run; tuning runs never rank it)."""
+    the sealed held-out 18 only when `sealed` (the final full run; tuning runs never rank it)."""
     from bench._rag_heldout import HELD_OUT
     from bench._rag_heldout2 import HELD_OUT_2
     from bench._rag_heldout3 import HELD_OUT_3
@@ -425,6 +426,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
     from bench._rag_heldout14 import HELD_OUT_14
     from bench._rag_heldout15 import HELD_OUT_15
     from bench._rag_heldout16 import HELD_OUT_16
+    from bench._rag_heldout17 import HELD_OUT_17
     from bench._rag_outside import OUTSIDE_A, OUTSIDE_B, OUTSIDE_C, OUTSIDE_D
     from bench._rag_questions import QUESTIONS
     from bench._revka import RevkaRag
@@ -440,11 +442,12 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
             ("former held-out 11", HELD_OUT_11), ("former held-out 12", HELD_OUT_12),
             ("former held-out 13", HELD_OUT_13), ("former held-out 14", HELD_OUT_14),
             ("former held-out 15", HELD_OUT_15), ("former held-out 16", HELD_OUT_16), ("outside A", OUTSIDE_A),
-            ("outside B", OUTSIDE_B), ("outside C", OUTSIDE_C), ("outside D", OUTSIDE_D)]
+            ("outside B", OUTSIDE_B), ("outside C", OUTSIDE_C), ("outside D", OUTSIDE_D),
+            ("former held-out 17", HELD_OUT_17)]
     if sealed:
-        from bench._rag_heldout17 import HELD_OUT_17
+        from bench._rag_heldout18 import HELD_OUT_18
 
-        sets.append(("held-out 17", HELD_OUT_17))
+        sets.append(("held-out 18", HELD_OUT_18))
     for set_name, questions in sets:
         totals = {f"{who}_{k}": 0.0 for who in ("ours", "ref") for k in ("hit1", "hit3", "within")}
         for q in questions:
@@ -459,7 +462,7 @@ def quality(sealed: bool = False) -> dict[str, dict[str, float]]:
 
 def slips(sealed: bool = False) -> dict[str, dict[str, float]]:
     """First answers of edge_agent and the reference on questions asked as written and with one typing slip each
-    (:mod:`bench._slips`): the tuning and former held-out sets, and the sealed held-out 17 only when `sealed`."""
+    (:mod:`bench._slips`): the tuning and former held-out sets, and the sealed held-out 18 only when `sealed`."""
     import importlib
 
     from bench._rag_fit import SEEN
@@ -472,9 +475,9 @@ def slips(sealed: bool = False) -> dict[str, dict[str, float]]:
     seen = [q for module, name in SEEN for q in getattr(importlib.import_module(module), name)]
     sets = [("tuning and former held-out sets", seen)]
     if sealed:
-        from bench._rag_heldout17 import HELD_OUT_17
+        from bench._rag_heldout18 import HELD_OUT_18
 
-        sets.append(("held-out 17", list(HELD_OUT_17)))
+        sets.append(("held-out 18", list(HELD_OUT_18)))
     out: dict[str, dict[str, float]] = {}
     for set_name, questions in sets:
         pairs = slipped(questions)
@@ -495,7 +498,7 @@ Baseline: `bench/_revka.py`, a faithful Python reimplementation of the reference
 file, whitespace-split words longer than 2 bytes counted as substrings of the lowercased file, +2.0 for a named
 board, stable sort), measured in the same run. Question sets in a field engineer's words over
 `../shared/corpus/datasheets` and the bundled datasheets: the tuning set (`bench/_rag_questions.py`), on which
-ranking changes were tried; sixteen former held-out sets, each written before a round of ranking changes and only
+ranking changes were tried; seventeen former held-out sets, each written before a round of ranking changes and only
 measured in that round, since looked at and now tuning questions too (`bench/_rag_heldout.py`; `_rag_heldout2.py`:
 pin names as the only hint of the board, the shared Pi header asked through one model, two-pair tables, everyday
 words; `_rag_heldout3.py`: the same kinds plus register lookups, alternate functions and electrical limits;
@@ -512,20 +515,22 @@ symptoms and everyday words among them, written by someone who saw neither the s
 board configured and none named; `_rag_heldout15.py`, 101 questions written the same way, in about equal parts
 symptoms, a chip pin as the only hint of the board, pin-table and bus lookups, everyday words and register facts,
 15 with a board configured and none named; `_rag_heldout16.py`, 109 questions written the same way, inflected verbs
-and everyday words among them, 16 with a board configured and none named; and the four outside sets of
+and everyday words among them, 16 with a board configured and none named; the four outside sets of
 `bench/_rag_outside.py`, 406 questions written in the round of held-out 16 by outside writers, after it, and looked
-at while that round's changes were tried); and held-out 17 (`bench/_rag_heldout17.py`, 107 questions written the
-same way by someone who saw neither the search nor an earlier set, symptoms, lookups, chip pins or parts as the only
-hint, values and other words for datasheet terms, 16 with a board configured and none named), written from the
-datasheets before this round's ranking changes and sealed: only this full run measures it (`quality(sealed=True)`),
+at while that round's changes were tried; and `_rag_heldout17.py`, 107 questions written the same way, symptoms,
+lookups, chip pins or parts as the only hint, values and other words for datasheet terms, 16 with a board configured
+and none named); and held-out 18 (`bench/_rag_heldout18.py`, 107 questions written the same way by someone who saw
+neither the search nor an earlier set, in about equal thirds pin and wiring lookups, register and value facts, and
+symptoms, 16 with a board configured and none named), written from the datasheets before this round's ranking
+changes and sealed: only this full run measures it (`quality(sealed=True)`),
 tuning runs never rank it. A hit is a result from the right file whose text holds the answer; "within 2,048 chars"
 counts a hit when the answer lies in the first 2,048 characters of the results joined in rank order (what one
 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >= 0.92, hit@3 >=
-0.98, within 2,048 >= 0.97 on the former held-outs 2-16 and on held-out 17; query p50 >= 20x the reference. Pin
-lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the twelve former
+0.98, within 2,048 >= 0.97 on the former held-outs 2-17 and on held-out 18; query p50 >= 20x the reference. Pin
+lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the thirteen former
 held-out sets measured in earlier rounds and seen since, names the board lacks or shares between pins among them,
-which must be refused; held-out 13, 95 lookups written from the datasheets and board files by a writer who saw
+which must be refused; held-out 14, 100 lookups written from the datasheets by a writer who saw
 neither the resolver nor an earlier set, the pairs an earlier set asks taken out, written at the start of this
 round and sealed: only this full run resolves it) are counted right when they return the datasheet's
 pin, or, for a name that must be refused, when it is refused with the matching error. Each scale system runs in its
@@ -540,13 +545,13 @@ place), measured earlier on this machine, not in this run: tuning hit@1 0.849, h
 
 
 def render(sealed: bool = True) -> str:
-    """The Markdown section; `sealed` (the final full run) also measures held-out 17, which tuning runs leave alone."""
+    """The Markdown section; `sealed` (the final full run) also measures held-out 18, which tuning runs leave alone."""
     lines = [_INTRO]
     if SHARED.is_dir():
         q = quality(sealed)
         lines += [
             "Answer quality (limit 5; tuning and former held-out sets = questions ranking changes were tried on"
-            " or looked at; held-out 17 = written before this round's changes, sealed, only measured here):",
+            " or looked at; held-out 18 = written before this round's changes, sealed, only measured here):",
             "",
             "| Question set | n | edge_agent hit@1 | hit@3 | within 2,048 chars | reference hit@1 | hit@3 |"
             " within 2,048 chars |",
@@ -568,7 +573,7 @@ def render(sealed: bool = True) -> str:
         lines += ["Typing slips (hit@1; each question holding a word of six letters or more, asked as written and with"
                   " one slip in one such word: a letter left out, two neighbours swapped, a neighbouring key struck"
                   " instead or as well; `bench/_slips.py`, fixed seed; the misspelling rules were tried on the first"
-                  " row, held-out 17 is sealed):", "",
+                  " row, held-out 18 is sealed):", "",
                   "| Question set | n | edge_agent as written | with a slip | reference as written | with a slip |",
                   "| --- | --- | --- | --- | --- | --- |"]
         lines += [f"| {name} | {int(s['n'])} | {s['ours_clean']:.3f} | {s['ours_slip']:.3f} | {s['ref_clean']:.3f} |"
@@ -576,7 +581,7 @@ def render(sealed: bool = True) -> str:
         lines.append("")
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
-                  " were tried on or looked at; held-out 13 = sealed, only resolved here):",
+                  " were tried on or looked at; held-out 14 = sealed, only resolved here):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
         misses = [m for _, (_, _, ms) in pins.items() for m in ms]
