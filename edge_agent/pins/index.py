@@ -25,7 +25,9 @@ Lookup of a name on a board (first hit wins):
    listed on exactly one pin (``TIM2_CH1``); a function on several pins is ambiguous;
 6. for a name nothing answers to as written, its other spellings (:mod:`edge_agent.pins.spellings`: ``UART2 TX``
    for a table's ``UART2 TXD``, ``TXD0``, ``PIN_A0``, ``~3``), a silkscreen label with two names of one pin
-   (``D13/SCK``) and ``pin 13`` on a board without a physical header; they must all give one pin.
+   (``D13/SCK``) and ``pin 13`` on a board without a physical header; they must all give one pin;
+7. last, a role named by a bus family no bus kind covers (``CAN RX``): the pin of the one numbered bus of that
+   family the board names (``CAN1_RX``), ambiguous between several.
 
 A name none of these answers that names a bus or converter alone (``arduino_serial``, ``ADC1``, ``UART0``) is an
 :class:`AmbiguousPinError` naming the pin of each of its signals or channels; an answer whose name a function table
@@ -55,6 +57,7 @@ from edge_agent.pins.lookup import (
     Name,
     board_spellings,
     by_name,
+    family_role,
     known_pin,
     members,
     named_role,
@@ -378,6 +381,8 @@ class PinIndex:
             pin = self._as_written(board, name)
         except UnknownPinError as exc:
             found = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
+            if found is None and isinstance(name, str):
+                found = family_role(self._names(board), name)  # last: "CAN RX" where only CAN1 and CAN2 are named
             if found is None:
                 if isinstance(name, str) and name.strip().lower() in BUS_KINDS:
                     self._kind_alone(board, name)

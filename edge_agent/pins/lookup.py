@@ -1,10 +1,11 @@
-"""One board's names, and how a name is looked up among them (steps 1 to 5 of :class:`edge_agent.pins.PinIndex`),
+"""One board's names, and how a name is looked up among them (steps 1 to 5 and 7 of the pin index),
 what an unknown name's error suggests, and the notes an answer carries.
 
 :class:`BoardNames` holds every spelling a board's pins answer to, built by the index from the board file and
 the datasheets; the functions below find a name among them: exactly as written, then compared without case
-and separators, a physical position, a bare number in the numberings the datasheets use, and a bus role named
-by its kind or alone. None of them picks between two pins: several answers are an :class:`AmbiguousPinError`.
+and separators, a physical position, a bare number in the numberings the datasheets use, a bus role named
+by its kind or alone, and last a role named by a bus family no kind covers ("CAN RX"). None of them picks between
+two pins: several answers are an :class:`AmbiguousPinError`.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from edge_agent.pins.spellings import BUS_KINDS, ROLES, alternatives, bare_role,
 
 __all__ = [
     "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "board_spellings", "by_name", "choice", "distinct",
-    "known_pin", "members", "named_role", "names_of_several", "native", "natural", "noted", "number_hint", "numbered",
-    "numberings", "only_bus_role", "positions_are_numbers", "unknown", "value_pin", "with_names",
+    "family_role", "known_pin", "members", "named_role", "names_of_several", "native", "natural", "noted",
+    "number_hint", "numbered", "numberings", "only_bus_role", "positions_are_numbers", "unknown", "value_pin",
+    "with_names",
 ]
 
 
@@ -157,6 +159,30 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
     if found is not None:
         return found
     hits = _numbered_roles(idx, kind, role)
+    if len(hits) > 1:
+        raise AmbiguousPinError(idx.board_id, name, sorted(hits, key=natural),
+                                choices=[choice(idx, pin, names) for pin, names in hits.items()])
+    return next(iter(hits.values()))[0].pin if hits else None
+
+
+#: A role named with a bus family and no number ("CAN RX", "sai_sd"), for families no bus kind covers.
+_FAMILY_ROLE = re.compile(r"([A-Za-z]{2,6})[\s_-]+([A-Za-z]{2,4})")
+_ROLE_WORDS = frozenset(r for roles in ROLES.values() for r in roles)
+
+
+def family_role(idx: BoardNames, name: str) -> Pin | None:
+    """'CAN RX' on a board whose datasheets name numbered buses of that family (CAN1_RX, CAN2_RX) but no bus kind
+    covers it: the one such bus's pin; several are an error naming each (CAN1 RX = PB8, CAN2 RX = PB12), never a
+    pick. Read last, when nothing else names the pin."""
+    m = _FAMILY_ROLE.fullmatch(name.strip())
+    if m is None or m.group(2).lower() not in _ROLE_WORDS:
+        return None
+    pattern = re.compile(rf"{m.group(1).upper()}(\d+){m.group(2).upper()}")
+    hits: dict[str, list[Name]] = {}
+    for key, names in idx.keyed.items():
+        if pattern.fullmatch(key):
+            for n in names:
+                hits.setdefault(n.pin.name, []).append(n)
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, sorted(hits, key=natural),
                                 choices=[choice(idx, pin, names) for pin, names in hits.items()])

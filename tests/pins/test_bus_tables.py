@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from edge_agent.errors import AmbiguousPinError
+from edge_agent.errors import AmbiguousPinError, UnknownPinError
 from edge_agent.pins import parse_aliases
 from edge_agent.pins.index import PinIndex
 from edge_agent.rag import pin_index_for
@@ -145,3 +145,17 @@ def test_a_function_is_the_weakest_name(shared_corpus: Path) -> None:
     # a name a pin has (the header's GPCLK0 on pin 7) answers before a function other pins can also take
     assert index.resolve("rpi-4b", "GPCLK0").name == "GPIO4"
     assert index.disputes("rpi-4b", "GPCLK0") == []
+
+
+def test_a_family_no_bus_kind_covers_answers_its_one_bus_and_refuses_between_several(shared_corpus: Path) -> None:
+    # the F446RE has CAN1 and CAN2: "can rx" is either, and the error names both; one CAN bus would answer
+    index = pin_index_for(shared_corpus)
+    with pytest.raises(AmbiguousPinError) as refused:
+        index.resolve("nucleo-f446re", "can rx")
+    assert "CAN1_RX = PB8" in str(refused.value) and "CAN2_RX = PB12" in str(refused.value)
+    assert index.resolve("nucleo-f446re", "can1 rx").name == "PB8"
+    text = "## Buses\n\n| Bus | Pins |\n| --- | --- |\n| CAN1 RX / TX | PB8 / PB9 |\n| I2C1 SCL / SDA | PB6 / PB7 |\n"
+    one = PinIndex(parse_aliases(text, "one-can.md", "one-can")[0])
+    assert one.resolve("one-can", "CAN TX").name == "PB9"
+    with pytest.raises(UnknownPinError):
+        one.resolve("one-can", "can sda")  # a role of another family's bus is no CAN signal
