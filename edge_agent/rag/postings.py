@@ -59,6 +59,19 @@ def _coverage(np: Any, held: int, nterms: int) -> Any:
     return got
 
 
+def sorted_unique(np: Any, values: Any) -> Any:
+    """The distinct elements of the 1-d array `values`, ascending, as ``np.unique`` gives them, found without it:
+    ``np.unique`` imports ``numpy.ma`` on its first call (to refuse masked arrays), 1.6 MB a process keeps for
+    nothing here."""
+    got = np.sort(values)
+    if len(got) < 2:
+        return got
+    keep = np.empty(len(got), dtype=bool)
+    keep[0] = True
+    np.not_equal(got[1:], got[:-1], out=keep[1:])
+    return got.compress(keep)
+
+
 def _numpy() -> Any:
     """The numpy module, or None when it is not installed (imported on first need)."""
     global _np
@@ -361,7 +374,7 @@ class Postings:
             from edge_agent.rag.prune import exact_scores
 
             np = self._npmod
-            ids = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            ids = sorted_unique(np, np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
             raw, cnt = exact_scores(self, ids, terms, [self.term_postings(t) for t in terms], nterms, boards)
             held = cnt > 0
             return list(zip(ids[held].tolist(), np.round(raw[held], 9).tolist(), strict=True))
@@ -600,7 +613,7 @@ class Postings:
             hit, vals = hit[keep], vals[keep]
 
         def own() -> list[tuple[int, float]]:
-            mine = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            mine = sorted_unique(np, np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
             mine = mine[cnt[mine] > 0]
             return list(zip(mine.tolist(), np.round(raw[mine], 9).tolist(), strict=True))
 

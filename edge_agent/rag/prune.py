@@ -32,7 +32,7 @@ import threading
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
-from edge_agent.rag.postings import COVERAGE_EXPONENT
+from edge_agent.rag.postings import COVERAGE_EXPONENT, sorted_unique
 
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
@@ -74,8 +74,8 @@ def top_pruned_own(p: Postings, terms: list[str], nterms: int, boards: dict[str,
     # (selections by a mask with compress throughout: the same elements, in fewer steps than indexing by the mask)
     full, known = full.compress(alive), {i: at.compress(alive) for i, at in known.items()}
     raw, cnt = exact_scores(p, full, terms, lists, nterms, boards, known)
-    others = np.unique(np.concatenate([np.zeros(0, dtype=np.int64), *boosted,
-                                       *(c for c, _ in lists if len(c) <= SEED_CHUNKS)]).astype(np.int64, copy=False))
+    pool = np.concatenate([np.zeros(0, dtype=np.int64), *boosted, *(c for c, _ in lists if len(c) <= SEED_CHUNKS)])
+    others = sorted_unique(np, pool.astype(np.int64, copy=False))
     others = others[live[others] & ~_find(full, others, np)[0]]
     more_raw, more_cnt = exact_scores(p, others, terms, lists, nterms, boards)
     seeds = np.concatenate([full, others])  # each part ascending

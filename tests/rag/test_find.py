@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from edge_agent.rag.postings import sorted_unique
 from edge_agent.rag.prune import _find
 
 np = pytest.importorskip("numpy")
@@ -24,3 +25,14 @@ def test_each_needle_is_found_at_its_place_or_not_at_all_after_any_earlier_looku
         assert hit.tolist() == want
         found = [int(p) for p, h in zip(pos, hit, strict=True) if h]
         assert found == [place[int(n)] for n in needles if int(n) in place]
+
+
+def test_the_distinct_ids_are_those_numpy_unique_gives_ascending_and_of_the_same_type() -> None:
+    rng = random.Random(11)
+    for size in (0, 1, 2, 3, 50, 5_000):
+        for dtype in (np.int64, np.int32):
+            values = np.array([rng.randrange(max(size // 3, 1)) for _ in range(size)], dtype=dtype)
+            got = sorted_unique(np, values)
+            want = np.unique(values)
+            assert got.dtype == want.dtype
+            assert got.tolist() == want.tolist()
