@@ -25,7 +25,7 @@ from typing import Protocol, TypeVar
 
 from edge_agent.pins import PinIndex, name_key
 from edge_agent.rag.lines import finds as _finds
-from edge_agent.rag.text import VOCABULARY, tokens
+from edge_agent.rag.text import VOCABULARY, tokens, tokens_unkept
 
 _MAKERS = frozenset({"arduino", "rpi", "raspberry", "adafruit", "pimoroni", "sparkfun", "seeed", "st"})
 #: Words too common to name a board on their own ("rpi-gpio" is not meant by every "gpio").
@@ -172,7 +172,7 @@ def asks_every_board(query: str) -> bool:
 def tag_words(tags: Iterable[str]) -> frozenset[str]:
     """Tokens naming a board or part: each tag's own and its part number (``2560``), which in a question tell
     the file, not a pin, register or value inside it."""
-    words = {t for tag in tags for t in tokens(tag)}
+    words = {t for tag in tags for t in tokens_unkept(tag)}  # (10,000 tags, read once: not kept in the memo)
     words.update(n for tag in tags for p in tag_parts(tag) if (n := part_number(p)) is not None)
     return frozenset(words)
 
@@ -209,10 +209,27 @@ def mentions(query: str, names: dict[str, str], max_words: int = 4, *,
     return found
 
 
-def nickname_words(names: Mapping[str, str]) -> frozenset[str]:
-    """Every word of the informal names (:func:`nicknames`): a question's word outside this set is part of no
-    name (:func:`mentions`)."""
-    return frozenset(w for name in names for w in name.split())
+class NameWords:
+    """Every word of the informal names (:func:`nicknames`), for ``word in``: a question's word outside them is part
+    of no name (:func:`mentions`). A name of one word is its own word and is looked up among the names; only the
+    words of the names of several words are held apart. A library of 10,000 part files names each file twice
+    (``part 00001``, ``part00001``): one set of every word would hold 20,000 words in a table of 2 MB, this one holds
+    10,000 in a quarter of that."""
+
+    __slots__ = ("_names", "_words")
+
+    def __init__(self, names: Mapping[str, str]) -> None:
+        self._names = names
+        self._words = frozenset({w for name in names if " " in name for w in name.split()})
+
+    def __contains__(self, word: object) -> bool:
+        return isinstance(word, str) and (word in self._words or (word in self._names and " " not in word))
+
+
+def nickname_words(names: Mapping[str, str]) -> NameWords:
+    """Every word of the informal names (:func:`nicknames`): a question's word outside them is part of no name
+    (:func:`mentions`)."""
+    return NameWords(names)
 
 
 #: Chip names that scope a question to their one board (``rp1``: the Pi 5), as normalised words.

@@ -87,7 +87,7 @@ class Search:
         self._native_pin_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._nicknames: dict[str, str] | None = None
         self._titles: _titles.TitleSiblings | None = None  # sibling parts the files' titles name
-        self._nickname_words: frozenset[str] = frozenset()
+        self._nickname_words: Container[str] = frozenset()
         self._tag_term_cache: frozenset[str] | None = None
         self._name_word_cache: dict[tuple[str, ...], frozenset[str]] = {}
         self._pin_owner_cache: dict[str, frozenset[str]] | None = None
@@ -408,7 +408,7 @@ class Search:
             last = self._last_spelt = (query, _spelling.read_as(query, self._postings.df, self._informal_names()[1]))
         return last[1]
 
-    def _informal_names(self) -> tuple[dict[str, str], frozenset[str]]:
+    def _informal_names(self) -> tuple[dict[str, str], Container[str]]:
         """The informal names of the index's tags and of every board with a board file (a Zero 2 W answers through
         the shared header file even when no file of its own is indexed), and their words; read once."""
         if self._nicknames is None:

@@ -42,7 +42,7 @@ _WORD = re.compile(r"(?<![\w.-])[A-Za-z]{5,}(?![\w.-])")  # five letters or more
 # too many neighbours one edit away to pick one
 
 
-def read_as(query: str, df: Mapping[str, int], names: frozenset[str]) -> str:
+def read_as(query: str, df: Mapping[str, int], names: Container[str]) -> str:
     """`query` as an index reads it (:func:`corrected`): `df` counts the chunks holding each normalised term, `names`
     are the words naming a board or part informally, known even when no chunk writes them."""
 
@@ -66,7 +66,7 @@ def read_as(query: str, df: Mapping[str, int], names: frozenset[str]) -> str:
 class _Named:
     """The words that name a board or part, as written or through the stem the index reads them by ("picos")."""
 
-    def __init__(self, names: frozenset[str]) -> None:
+    def __init__(self, names: Container[str]) -> None:
         self._names = names
 
     def __contains__(self, word: object) -> bool:

@@ -313,6 +313,15 @@ def tokens(text: str, hints: tuple[bool, bool] = (True, True)) -> list[str]:
     return list(chain.from_iterable(map(_memo.__getitem__, _raw_tokens(text, hints))))
 
 
+def tokens_unkept(text: str) -> list[str]:
+    """:func:`tokens` without keeping the text's raw tokens in the memo: for many short texts each read once (the
+    tags of 10,000 part files, whose numbers no later text repeats), which would otherwise hold a memo entry each
+    (about 130 bytes) for the life of the process."""
+    memo = _memo
+    return [t for raw in _raw_tokens(text, (True, True))
+            for t in (memo[raw] if raw in memo else _expand(raw.decode("ascii")))]
+
+
 def token_ids(text: str, hints: tuple[bool, bool] = (True, True)) -> list[int]:
     """:func:`tokens` as this process's term numbers (:func:`term_numbers`): what indexing counts, the same
     terms without a string lookup per token to number them."""

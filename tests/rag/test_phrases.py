@@ -140,3 +140,13 @@ def test_a_building_worker_numbers_the_tokens_the_tokeniser_gives(seed: int) -> 
     # key words inside a token a dot joins start a spelling ("x.pull-up") and a phrase ("x.bit clock")
     assert text.raw_ids("see x.pull-up") == [numbers[b"see"], numbers[b"x.pullup"]]
     assert text.raw_ids("x.bit clock") == [numbers[b"x"], numbers[b"bclk"]]
+
+
+def test_tokens_read_once_are_the_tokens_and_leave_no_entry_behind() -> None:
+    texts = ["part-93817", "nucleo_f401re", "arduino-mega2560", "wi-fi pull-up gpio 17", "0x1F 3v3 the", "pa5 4k7",
+             "pico-w", "i2c1_sda", "PB10 UART3"]
+    got = [text.tokens_unkept(t) for t in texts]
+    assert b"93817" not in text._memo  # (a number no other test writes)
+    assert got == [text.tokens(t) for t in texts]  # the same tokens as through the memo
+    assert b"93817" in text._memo
+    assert [text.tokens_unkept(t) for t in texts] == got
