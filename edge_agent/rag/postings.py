@@ -493,7 +493,8 @@ class Postings:
         if got.weights is not None:
             return got.cids, got.weights
         weights = self.idf_k(term) * got.tfs / (got.tfs + self._np_norm[got.cids])
-        self._bound(term, weights)
+        if self.n >= PRUNE_FROM_CHUNKS:  # the largest weight bounds what the term adds, for the pruned scorer only
+            self._bound(term, weights)
         if len(weights) <= KEEP_WEIGHTS_UPTO or self.n < PRUNE_FROM_CHUNKS:  # the exhaustive scorer adds them all
             got.weights = weights
             if self._np_terms.get(term) is got:
