@@ -80,10 +80,13 @@ def pin_terms(query: str) -> list[str]:
     """The pins a question writes in words, as the index writes them: "digital 6" is ``d6``, "port L bit 3"
     ``pl3``."""
     low = query.lower()
-    return list(dict.fromkeys([*(f"d{int(m.group(1))}" for m in _DIGITAL_PIN.finditer(low)),
-                               *(f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low)),
-                               *(f"p{m[1]}.{int(m[2]):02d}" if m[1] else f"p{m[3]}{int(m[4])}"
-                                 for m in _PIN_APART.finditer(low))]))
+    found: list[str] = []
+    if "digital" in low:  # each pattern's own word first: most questions hold neither
+        found += [f"d{int(m.group(1))}" for m in _DIGITAL_PIN.finditer(low)]
+    if "port" in low:
+        found += [f"p{m.group(1)}{int(m.group(2))}" for m in _PORT_BIT.finditer(low)]
+    found += [f"p{m[1]}.{int(m[2]):02d}" if m[1] else f"p{m[3]}{int(m[4])}" for m in _PIN_APART.finditer(low)]
+    return list(dict.fromkeys(found))
 
 
 #: A name of letters and a number of three characters or more typed apart ("rp 2040", "atmega 328p", "bcm 2711";
