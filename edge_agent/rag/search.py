@@ -172,15 +172,14 @@ class Search:
             limit = DEFAULT_LIMIT
         if compact:
             limit = min(limit, COMPACT_LIMIT)
-        got = self._rank(query, boards, limit)
-        if got is None:
+        pool = self._rank(query, boards, limit)
+        if pool is None:
             return []
-        pool, rows = got
         terms, exact = pool.terms, pool.exact
         out: list[Chunk] = []
         used = 0  # characters of the results so far
         for score, c in pool.ranked:
-            rel, board, heading, body = rows[c.cid]
+            rel, board, heading, body = c.source, c.board, c.heading, c.text  # (as the candidate's row was read)
             page = int(heading[5:]) if rel.lower().endswith(".pdf") and heading[5:].isdigit() else None
             if compact:  # the answering lines of a long chunk (a register table's rows past its
                 # first 600 characters), then cut to the compact size
@@ -198,12 +197,11 @@ class Search:
         """Every candidate a search for `limit` results reads, in the reranking's order, with the question's
         terms: what an offline study of new ranking evidence works from (``bench/_rag_evidence.py``)."""
         got = self._rank(query, boards, limit, whole=True) if limit > 0 else None
-        return got[0] if got is not None else Pool([], [], [])
+        return got if got is not None else Pool([], [], [])
 
-    def _rank(self, query: str, boards: Sequence[str], limit: int, whole: bool = False
-              ) -> tuple[Pool, dict[int, tuple[str, str | None, str, str]]] | None:
-        """The best `limit` candidates (every candidate when `whole`) reranked, and the candidates' rows; None
-        for a question without a term."""
+    def _rank(self, query: str, boards: Sequence[str], limit: int, whole: bool = False) -> Pool | None:
+        """The best `limit` candidates (every candidate when `whole`) reranked; None for a question without a
+        term."""
         if limit <= 0:
             return None
         query = self.spelt(query)
@@ -300,12 +298,13 @@ class Search:
             functions = [t for t in terms if t in _query.FUNCTIONS]  # buses and functions the question names
             wants_code = not _query.CODE_WORDS.isdisjoint(terms)  # it asks for a bit, register, flag or command
             wants_alias = "alia" in terms  # it asks for an alias by that word: the alias list is the answer
-            # every candidate's row in one read: the headings tell alias lists apart, the winners' text is kept
+            # every candidate's heading and text in one read (its file and board are the chunk table's): the
+            # headings tell alias lists apart, the winners' text is kept
             rows = {r[0]: r[1:] for r in self._conn.execute(
-                f"SELECT id, rel, board, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
+                f"SELECT id, heading, text FROM chunks WHERE id IN ({', '.join('?' * len(ids))})", ids)}
             found: list[_query.Candidate] = []
             for score, rel, idx, cid in candidates:
-                heading, body = rows[cid][2], rows[cid][3]
+                heading, body = rows[cid]
                 found.append(_query.Candidate(
                     score, rel, idx, cid, postings.meta.board_of(cid), heading, body,
                     alias_list=not wants_alias and _query.is_alias_list(heading, body),
@@ -334,7 +333,7 @@ class Search:
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
                                 lookup=_query.asks_lookup(terms, exact),
                                 weights=self.weights)
-        return Pool(terms, exact, top), rows
+        return Pool(terms, exact, top)
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
         """Whether a question names a board (:meth:`_boards`) other than the configured ones and none
