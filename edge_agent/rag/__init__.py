@@ -124,6 +124,7 @@ class HardwareRag(IndexStore):
         try:
             rag._sync(max_file_bytes, progress)
             rag._prefer_wal()
+            rag._serving_cache()
         except sqlite3.OperationalError as exc:  # e.g. another process holds the index longer than the timeout
             conn.close()
             raise DatasheetError(f"datasheet index {db_path} is busy or not writable ({exc}); "

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import sqlite3
 from pathlib import Path
 from typing import Any
 
@@ -485,3 +486,20 @@ def test_refresh_of_named_paths_looks_only_at_them(small: Path, state: Path) -> 
     assert rag.refresh()["indexed"] == 1  # the full walk still finds what was not named
     with pytest.raises(DatasheetError, match="not under the datasheet directory"):
         rag.refresh(["/elsewhere/part1.md"])
+
+
+def test_a_loaded_index_file_keeps_a_small_page_cache_and_one_in_memory_keeps_sqlites_own(small: Path,
+                                                                                          tmp_path: Path) -> None:
+    from edge_agent.rag.store import SERVING_CACHE_KIB
+
+    def cache(rag: HardwareRag) -> int:
+        return int(rag._conn.execute("PRAGMA cache_size").fetchone()[0])
+
+    built = HardwareRag.load(small, index_dir=tmp_path / "idx")
+    assert cache(built) == -SERVING_CACHE_KIB
+    assert built.search("chip id register", ("bme280",))[0].source == "bme280.md"
+    built.close()
+    reopened = HardwareRag.load(small, index_dir=tmp_path / "idx")
+    assert cache(reopened) == -SERVING_CACHE_KIB and reopened.stats["reused"] == reopened.stats["files"]
+    default = sqlite3.connect(":memory:").execute("PRAGMA cache_size").fetchone()[0]
+    assert cache(HardwareRag.load(small)) == default  # (an index in memory lives in its page cache)
