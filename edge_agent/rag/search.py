@@ -81,7 +81,7 @@ class Search:
         self._pin_index = pin_index
         #: the reranking's multipliers (:class:`.query.Weights`); a fitting run tries others through this
         self.weights: _query.Weights = _query.WEIGHTS
-        self._synced_boards: set[str] | None = None
+        self._synced_boards: frozenset[str] | None = None
         self._boost_cache: dict[tuple[str, ...], tuple[dict[str, float], frozenset[str]]] = {}
         self._own_boost_cache: dict[tuple[str, ...], dict[str, float]] = {}
         self._native_pin_cache: dict[tuple[str, ...], frozenset[str]] = {}

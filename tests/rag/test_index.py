@@ -503,3 +503,10 @@ def test_a_loaded_index_file_keeps_a_small_page_cache_and_one_in_memory_keeps_sq
     assert cache(reopened) == -SERVING_CACHE_KIB and reopened.stats["reused"] == reopened.stats["files"]
     default = sqlite3.connect(":memory:").execute("PRAGMA cache_size").fetchone()[0]
     assert cache(HardwareRag.load(small)) == default  # (an index in memory lives in its page cache)
+
+
+def test_the_board_tags_are_read_from_the_postings_own_set_without_a_copy_per_caller(small: Path) -> None:
+    rag = HardwareRag.load(small)
+    tags = rag._postings.boards()
+    assert tags is rag._postings.boards() and isinstance(tags, frozenset)  # (a caller cannot change it)
+    assert {"nucleo-f401re", "bme280", "part0"} <= tags and rag.boards() == sorted(tags)
