@@ -20,13 +20,41 @@ GPIO_TERM = re.compile(r"gpio(\d+)")
 _PART_NAME = re.compile(r"([a-z]+)(\d[a-z0-9]*)")
 
 
-def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Collection[str]) -> float:
+#: What a question asks for, and how a line writes it: an address is a hex byte, a voltage a number of volts, a
+#: current, rate or time a number with its unit, a pin a chip pin, a header row's number or "pin 7".
+_KINDS = [
+    (re.compile(r"\baddress|\baddr\b"), re.compile(r"0x[0-9a-f]{2}")),
+    (re.compile(r"\bvoltage|\bvolts?\b|\bsupply\b"), re.compile(r"\d(?:\.\d+)?\s?v\b")),
+    (re.compile(r"\bcurrent\b|\bma\b"), re.compile(r"\d\s?(?:ma|\u00b5a|ua|a)\b")),
+    (re.compile(r"\bfrequency|\bbaud|\bhz\b|\bhow fast|\bspeed\b|\brate\b"),
+     re.compile(r"\d\s?(?:[kmg]?hz|baud|sps|bps)\b|\d{4,}")),
+    (re.compile(r"\bhow long|\bdelay|\btimeout|\bwait\b"), re.compile(r"\d\s?(?:ms|us|\u00b5s|s|ns|min)\b")),
+    (re.compile(r"\b(?:which|what) (?:gpio|pin|bcm)|\bpin number"),
+     re.compile(r"gpio ?\d|\bp[a-k]\d|\bgp\d|\bd\d{1,2}\b|\bpin \d|\|\s*\d{1,2}\s*\|")),
+]
+#: A line not writing what the question asks for counts its words at this share (see :func:`line_share`).
+UNTYPED = 0.3
+
+
+def answer_kind(question: str) -> re.Pattern[str] | None:
+    """How a line writes the value `question` asks for (an address, voltage, current, rate, time or pin), if it asks
+    for one: the line that answers "which address" writes a hex byte, not only the question's words."""
+    low = question.lower()
+    for asks, value in _KINDS:
+        if asks.search(low):
+            return value
+    return None
+
+
+def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Collection[str],
+               typed: re.Pattern[str] | None = None) -> float:
     """The share of the question's words (`weights`: term -> idf) that one line of a section holds, at best.
 
     A line is read as an engineer reads it: with the section's own heading (the last part of `heading`) and, for a
     table row, the table's header row. Words are found in the lowercased text as :func:`window` finds them: exact
     tokens and words of one or two letters as whole tokens, others as written or in a spelling the vocabulary folds
-    into them, a part name also hyphenated (``mpu6050`` in ``MPU-6050``).
+    into them, a part name also hyphenated (``mpu6050`` in ``MPU-6050``). With `typed` (:func:`answer_kind`), a line
+    that does not write the kind of value the question asks for counts its words at :data:`UNTYPED` of their weight.
     """
     total = math.fsum(weights.values())
     if total <= 0.0:
@@ -58,6 +86,10 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
                     lines[i] = held | lines[head]
     # fsum: a line's words are a set, whose order changes with the interpreter's hash seed; a float sum in that
     # order could differ in its last bit from one process to the next and so flip a tie between two sections
+    if typed is not None:
+        split = low.split("\n")
+        return (in_heading + max(math.fsum(weights[t] for t in held) * (1.0 if typed.search(split[i]) else UNTYPED)
+                                 for i, held in lines.items())) / total
     return (in_heading + max(math.fsum(weights[t] for t in held) for held in lines.values())) / total
 
 

@@ -329,7 +329,7 @@ class Search:
             _query.weigh_exact(found, exact, holds, self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
-                                pinned=pinned, read_lines=self._line_reader(terms, exact, postings),
+                                pinned=pinned, read_lines=self._line_reader(terms, exact, postings, query),
                                 asked=any(t in board_tags for t, _ in spans),  # the question names a board
                                 lookup=_query.asks_lookup(terms, exact),
                                 weights=self.weights)
@@ -539,13 +539,14 @@ class Search:
             self._tag_term_cache = _boards.tag_words(self._postings.boards())
         return self._tag_term_cache
 
-    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings
+    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings, question: str = ""
                      ) -> Callable[[_query.Candidate], float]:
         """A candidate's best line (:func:`lines.line_share`), read when the reranking asks (for the sections that
         could come first in their file). The question's words are weighted by idf, less those naming the
         candidate's own file or board: they tell the file, not the section. A file's overview describes the part,
         and is not read."""
         idf: dict[str, float] = {}
+        typed = _lines.answer_kind(question)
 
         def read(c: _query.Candidate) -> float:
             if c.overview:
@@ -553,7 +554,8 @@ class Search:
             if not idf:
                 idf.update(_lines.asked_weights({t: postings.idf_k(t) for t in terms}))
             named = self._name_terms(c.source, c.board)
-            return _lines.line_share(c.text, c.heading, {t: w for t, w in idf.items() if t not in named}, exact)
+            return _lines.line_share(c.text, c.heading, {t: w for t, w in idf.items() if t not in named}, exact,
+                                     typed)
 
         return read
 

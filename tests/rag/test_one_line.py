@@ -9,7 +9,7 @@ import pytest
 
 from edge_agent.rag import HardwareRag
 from edge_agent.rag import query as rag_query
-from edge_agent.rag.lines import asked_weights, line_share
+from edge_agent.rag.lines import answer_kind, asked_weights, line_share
 from edge_agent.rag.query import Candidate, rerank
 
 _REGISTERS = "".join(f"| 0x{0x20 + n:02X} | DATA_{n} | sample word {n} of the output buffer |\n" for n in range(40))
@@ -116,3 +116,15 @@ def test_which_gpio_weighs_as_the_question_s_most_telling_word() -> None:
     assert weights["gpio"] == 2.0 and weights["white"] == 2.0
     assert line_share(row, "HAT > Header usage", weights, []) > line_share(prose, "HAT > On-board devices", weights, [])
     assert asked_weights({"white": 2.0}) == {"white": 2.0} and asked_weights({"gpio": 0.2}) == {"gpio": 0.2}
+
+
+def test_a_line_writing_the_kind_of_value_asked_for_answers_before_one_holding_only_the_words() -> None:
+    # "which address": the row writing 0x29 answers, not the sentence that repeats more of the question's words
+    typed = answer_kind("what i2c address does the light sensor answer on")
+    assert typed is not None and answer_kind("why does the light sensor read zero") is None
+    idf = {"i2c": 0.5, "address": 1.0, "light": 1.0, "sensor": 0.5}
+    prose = "The light sensor shares the I2C bus; its address cannot be changed."
+    row = "| Light sensor | TCS3472 | 0x29 |"
+    assert line_share(prose, "HAT > Notes", idf, []) > line_share(row, "HAT > Devices", idf, [])
+    assert line_share(row, "HAT > Devices", idf, [], typed) > line_share(prose, "HAT > Notes", idf, [], typed)
+    assert answer_kind("which gpio is the buzzer on") is not None and answer_kind("supply voltage range") is not None
