@@ -378,7 +378,7 @@ def _score(results: list[tuple[str, str]], q: Question) -> tuple[bool, bool, boo
 
 def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
     """(lookups, right answers, the misses) of `pins resolve` on the tuning and former held-out pin lookups,
-    and on the sealed held-out 14 only when `sealed` (the final full run; tuning runs leave it
+    and on the sealed held-out 15 only when `sealed` (the final full run; tuning runs leave it
     unresolved so its result cannot steer a change). A lookup whose pin is ``!unknown`` or ``!ambiguous``
     is right only when it is refused with that error: a guess counts as a miss."""
     import logging
@@ -399,6 +399,7 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
         PIN_LOOKUPS_HELD_OUT_12,
         PIN_LOOKUPS_HELD_OUT_13,
         PIN_LOOKUPS_HELD_OUT_14,
+        PIN_LOOKUPS_HELD_OUT_15,
     )
     from edge_agent.errors import AmbiguousPinError, UnknownPinError
     from edge_agent.rag import pin_index_for
@@ -409,9 +410,10 @@ def pin_lookups(sealed: bool = False) -> dict[str, tuple[int, int, list[str]]]:
             ("former held-out 6", PIN_LOOKUPS_HELD_OUT_6), ("former held-out 7", PIN_LOOKUPS_HELD_OUT_7),
             ("former held-out 8", PIN_LOOKUPS_HELD_OUT_8), ("former held-out 9", PIN_LOOKUPS_HELD_OUT_9),
             ("former held-out 10", PIN_LOOKUPS_HELD_OUT_10), ("former held-out 11", PIN_LOOKUPS_HELD_OUT_11),
-            ("former held-out 12", PIN_LOOKUPS_HELD_OUT_12), ("former held-out 13", PIN_LOOKUPS_HELD_OUT_13)]
+            ("former held-out 12", PIN_LOOKUPS_HELD_OUT_12), ("former held-out 13", PIN_LOOKUPS_HELD_OUT_13),
+            ("former held-out 14", PIN_LOOKUPS_HELD_OUT_14)]
     if sealed:
-        sets.append(("held-out 14", PIN_LOOKUPS_HELD_OUT_14))
+        sets.append(("held-out 15", PIN_LOOKUPS_HELD_OUT_15))
     refusals = {"!unknown": UnknownPinError, "!ambiguous": AmbiguousPinError}
     logging.disable(logging.WARNING)  # the datasheets' own conflicts are reported by `pins check`
     try:
@@ -555,9 +557,9 @@ counts a hit when the answer lies in the first 2,048 characters of the results j
 512-token context slot holds). Targets:
 hit@1 >= 0.85, hit@3 >= 0.95, within 2,048 >= 0.95 on the tuning and former held-out 1 set; hit@1 >= 0.92, hit@3 >=
 0.98, within 2,048 >= 0.97 on the former held-outs 2-17 and on held-out 18; query p50 >= 20x the reference. Pin
-lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the thirteen former
+lookups (`bench/_pin_lookups.py`, `pins resolve NAME --board B` over the same two directories; the fourteen former
 held-out sets measured in earlier rounds and seen since, names the board lacks or shares between pins among them,
-which must be refused; held-out 14, 100 lookups written from the datasheets by a writer who saw
+which must be refused; held-out 15, 100 lookups written from the datasheets by a writer who saw
 neither the resolver nor an earlier set, the pairs an earlier set asks taken out, written at the start of this
 round and sealed: only this full run resolves it) are counted right when they return the datasheet's
 pin, or, for a name that must be refused, when it is refused with the matching error. Each scale system runs in its
@@ -608,7 +610,7 @@ def render(sealed: bool = True) -> str:
         lines.append("")
         pins = pin_lookups(sealed)
         lines += ["Pin lookups (`pins resolve NAME --board B`; tuning and former held-out = lookups pin-index changes"
-                  " were tried on or looked at; held-out 14 = sealed, only resolved here):",
+                  " were tried on or looked at; held-out 15 = sealed, only resolved here):",
                   "", "| Lookup set | n | right | share |", "| --- | --- | --- | --- |"]
         lines += [f"| {name} | {n} | {ok} | {ok / n:.3f} |" for name, (n, ok, _) in pins.items()]
         misses = [m for _, (_, _, ms) in pins.items() for m in ms]

@@ -1,6 +1,6 @@
 """The held-out sets are checked as data here: every answer is written in its datasheet, every lookup names a board and
 pin the data holds (or, for a lookup that must be refused, says why). The sealed ones (held-out 18 questions, lookup
-set 14) are ranked and resolved only by the final bench run, so their totals stay unseen while ranking and pin-index
+set 15) are ranked and resolved only by the final bench run, so their totals stay unseen while ranking and pin-index
 changes are tried; these checks read only the datasheets' text, never the search or the resolver."""
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from bench._pin_lookups import (  # noqa: E402
     PIN_LOOKUPS_HELD_OUT_12,
     PIN_LOOKUPS_HELD_OUT_13,
     PIN_LOOKUPS_HELD_OUT_14,
+    PIN_LOOKUPS_HELD_OUT_15,
     PinLookup,
 )
 from bench._rag_heldout import HELD_OUT  # noqa: E402
@@ -67,7 +68,8 @@ def _roots(shared: Path) -> dict[str, Path]:
 LOOKUP_SETS = (PIN_LOOKUPS, PIN_LOOKUPS_HELD_OUT, PIN_LOOKUPS_HELD_OUT_2, PIN_LOOKUPS_HELD_OUT_3,
                PIN_LOOKUPS_HELD_OUT_4, PIN_LOOKUPS_HELD_OUT_5, PIN_LOOKUPS_HELD_OUT_6, PIN_LOOKUPS_HELD_OUT_7,
                PIN_LOOKUPS_HELD_OUT_8, PIN_LOOKUPS_HELD_OUT_9, PIN_LOOKUPS_HELD_OUT_10, PIN_LOOKUPS_HELD_OUT_11,
-               PIN_LOOKUPS_HELD_OUT_12, PIN_LOOKUPS_HELD_OUT_13, PIN_LOOKUPS_HELD_OUT_14)
+               PIN_LOOKUPS_HELD_OUT_12, PIN_LOOKUPS_HELD_OUT_13, PIN_LOOKUPS_HELD_OUT_14,
+               PIN_LOOKUPS_HELD_OUT_15)
 
 
 def _before(lookups: tuple[PinLookup, ...]) -> tuple[tuple[PinLookup, ...], ...]:
@@ -225,8 +227,8 @@ def test_the_ninth_lookup_set_is_new_and_each_answer_is_written_beside_its_name_
 
 
 @pytest.mark.parametrize("lookups", [PIN_LOOKUPS_HELD_OUT_10, PIN_LOOKUPS_HELD_OUT_11, PIN_LOOKUPS_HELD_OUT_12,
-                                     PIN_LOOKUPS_HELD_OUT_13, PIN_LOOKUPS_HELD_OUT_14],
-                         ids=["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth"])
+                                     PIN_LOOKUPS_HELD_OUT_13, PIN_LOOKUPS_HELD_OUT_14, PIN_LOOKUPS_HELD_OUT_15],
+                         ids=["tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth"])
 def test_a_written_lookup_set_is_new_and_each_answer_is_a_pin_the_boards_files_write(
         lookups: tuple[PinLookup, ...], shared_corpus: Path) -> None:
     # Written from the datasheets and board files in a field engineer's spellings ("cn7 pin 17", "act led", "can1
