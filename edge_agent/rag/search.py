@@ -329,10 +329,9 @@ class Search:
             _query.weigh_exact(found, exact, holds, self._file_terms,
                                ranged=lambda c: self._range_pins(c.cid, c.text), row_words=row_words)
             top = _query.rerank(found, len(found) if whole else limit, scoped=boosts, other_boards=board_tags,
-                                pinned=pinned, read_lines=self._line_reader(terms, exact, postings, query),
-                                asked=any(t in board_tags for t, _ in spans),  # the question names a board
-                                lookup=_query.asks_lookup(terms, exact),
-                                weights=self.weights)
+                                pinned=pinned, lookup=_query.asks_lookup(terms, exact), weights=self.weights,
+                                read_lines=self._line_reader(terms, exact, postings, _lines.answer_kind(query)),
+                                asked=any(t in board_tags for t, _ in spans))  # the question names a board
         return Pool(terms, exact, top)
 
     def _names_another_board(self, spans: list[tuple[str, str]], configured: Sequence[str]) -> bool:
@@ -539,14 +538,13 @@ class Search:
             self._tag_term_cache = _boards.tag_words(self._postings.boards())
         return self._tag_term_cache
 
-    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings, question: str = ""
-                     ) -> Callable[[_query.Candidate], float]:
+    def _line_reader(self, terms: list[str], exact: list[str], postings: Postings,
+                     typed: re.Pattern[str] | None = None) -> Callable[[_query.Candidate], float]:
         """A candidate's best line (:func:`lines.line_share`), read when the reranking asks (for the sections that
         could come first in their file). The question's words are weighted by idf, less those naming the
         candidate's own file or board: they tell the file, not the section. A file's overview describes the part,
         and is not read."""
         idf: dict[str, float] = {}
-        typed = _lines.answer_kind(question)
 
         def read(c: _query.Candidate) -> float:
             if c.overview:
