@@ -43,6 +43,7 @@ import re
 from collections.abc import Set
 from functools import lru_cache
 
+from edge_agent.pins import described
 from edge_agent.pins.nodes import node_links
 from edge_agent.pins.prose_names import prose_names
 from edge_agent.pins.ranges import pin_ranges
@@ -82,6 +83,8 @@ def parse_aliases(text: str, source: str, tag: str | None) -> tuple[list[AliasEn
                        for line, name, value in node_links(text))
         entries.extend(AliasEntry(tag, name, value, source, line, "native", kind)
                        for line, name, value, kind in prose_names(text))
+        entries.extend(AliasEntry(tag, what, value, source, line, "native", "description")
+                       for line, what, value in described.in_prose(text))
     return entries, problems
 
 
@@ -301,6 +304,8 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             continue
         pin_words = _header_words(sub_header[pin_col])
         function_cols = _function_columns(sub_header, pin_col, name_cols)
+        description_cols = [col for col, cell in enumerate(sub_header)
+                            if col != pin_col and _header_words(cell) & _DESCRIPTION_HEADER]
         # a 'Physical pin' column beside the pin column (a HAT's table of the 40-pin header it sits on): the
         # number is the header position, so the row's pin also answers to 'pin N'
         phys_col = next((c for c, cell in enumerate(sub_header)
@@ -320,6 +325,9 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             if phys_col is not None and row[phys_col].strip().isdigit():
                 entries.append(AliasEntry(tag, f"pin {int(row[phys_col])}", value, source, j + 1, "native",
                                           "table", heading))
+            for col in description_cols:  # what the pin does, read when no name answers (pins.described)
+                entries.extend(AliasEntry(tag, what, value, source, j + 1, "native", "description", heading)
+                               for what in described.clauses(row[col]))
             for col in function_cols:
                 for name in _function_names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading))
@@ -345,6 +353,8 @@ def _parse_role_table(lines: list[str], header: list[str], words: list[frozenset
         if value is not None:
             entries.extend(AliasEntry(tag, name, value, source, j + 1, "native", "function", heading)
                            for name in _function_names(row[cols[0]]))
+            entries.extend(AliasEntry(tag, what, value, source, j + 1, "native", "description", heading)
+                           for what in described.clauses(row[cols[0]]))
     return True
 
 
@@ -406,6 +416,8 @@ def _parse_item_table(lines: list[str], header: list[str], words: list[frozenset
 _FUNCTION_HEADER = frozenset({"notes", "note", "functions", "function", "alternate", "timer", "useful", "use"})
 #: Headers of a column saying what each pin does in a table with no name column (``| Position | BCM | Default role |``).
 _ROLE_HEADER = _FUNCTION_HEADER | {"role"}
+#: Headers of a column saying in words what a pin does or is wired to (``| Default role |``, ``| Description |``).
+_DESCRIPTION_HEADER = _ROLE_HEADER | {"description", "purpose", "usage", "connection", "connected"}
 #: A function name: a word of letters and a number (``AIN1``, ``USART2``, ``OC1A``, ``ADC1_IN11``, ``LD4``),
 #: optionally followed by one or two short words (``UART1 RX``, ``TIM3 CH1 PWM``).
 _FUNCTION = re.compile(r"^[A-Za-z][A-Za-z_]*\d[A-Za-z0-9_]*(?: [A-Za-z][A-Za-z0-9_]{0,5}){0,2}$")

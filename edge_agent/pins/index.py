@@ -48,6 +48,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 
 from edge_agent.errors import AmbiguousPinError, PinError, UnknownBoardError, UnknownPinError, echo
+from edge_agent.pins import described
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, PinReport, get_board, int_value, list_boards, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.lookup import (
@@ -55,7 +56,9 @@ from edge_agent.pins.lookup import (
     BoardNames,
     Contradiction,
     Name,
+    ambiguous_shared,
     board_spellings,
+    by_description,
     by_name,
     family_role,
     known_pin,
@@ -113,7 +116,13 @@ class PinIndex:
     """Names -> pins for every board file and every board or part a datasheet describes."""
 
     def __init__(self, entries: Sequence[AliasEntry] = (), boards: Iterable[Board] | None = None) -> None:
-        self.entries = tuple(entries)
+        self.entries = tuple(e for e in entries if e.kind != "description")
+        #: What datasheets say pins do ("illumination LEDs enable"), by tag: read last (:mod:`.described`).
+        self._described: dict[str, list[AliasEntry]] = {}
+        for e in entries:  # a name of several words ("illumination LEDs enable") describes its pin too
+            if e.tag is not None and (e.kind == "description" or e.kind in _TABLES and " " in e.alias.strip()) and \
+                    described.in_words(e.alias):
+                self._described.setdefault(e.tag, []).append(e)
         self._boards = {b.id: b for b in boards} if boards is not None else {b: get_board(b) for b in list_boards()}
         self._tags = {e.tag for e in self.entries if e.tag}
         self._per_board: dict[str, BoardNames] = {}
@@ -336,7 +345,7 @@ class PinIndex:
                                     [(str(name), p, f"board file {b}.toml") for b, p in known.items()])
         refused = [e for e in agreed.values() if isinstance(e, AmbiguousPinError)]
         if refused:  # several pins on some board sharing the tag (a Pi 4's CTS: UART0's, or UART2's to UART5's)
-            raise self._ambiguous_shared(idx, str(name), set(known.values()), refused)
+            raise ambiguous_shared(idx, str(name), set(known.values()), refused, self.resolve)
         if known:
             missing = [b for b in agreed if b not in known]
             first = next(iter(known))
@@ -346,24 +355,6 @@ class PinIndex:
         if len(powers) == 1 and None not in powers and all(isinstance(e, UnknownPinError) for e in agreed.values()):
             raise UnknownPinError(idx.board_id, str(name), [], power=powers.pop())  # J8-2 is 5 V on every Pi
         raise unknown(idx, str(name))
-
-    def _ambiguous_shared(self, idx: BoardNames, name: str, known: set[str],
-                          refused: Sequence[AmbiguousPinError]) -> AmbiguousPinError:
-        """The error for a name that boards sharing a tag give several pins: every pin any of them could mean, each
-        with the first name the boards offer for it that gives the tag that pin (UART2 CTS is no pin of a Pi Zero 2 W,
-        so on the tag GPIO2 is offered as itself)."""
-        pins = known.union(*(e.pins for e in refused))
-        named: dict[str, str] = {}
-        for n, p in (c for e in refused for c in e.choices if c[0] != c[1]):
-            if p in named:
-                continue
-            try:
-                if self.resolve(idx.board_id, n).name == p:
-                    named[p] = n
-            except PinError:
-                continue
-        ordered = sorted(pins, key=natural)
-        return AmbiguousPinError(idx.board_id, name, ordered, choices=[(named.get(p, p), p) for p in ordered])
 
     # --- lookup -------------------------------------------------------------------------------------
 
@@ -383,6 +374,11 @@ class PinIndex:
             found = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
             if found is None and isinstance(name, str):
                 found = family_role(self._names(board), name)  # last: "CAN RX" where only CAN1 and CAN2 are named
+            if found is None and isinstance(name, str) and int_value(name) is None:
+                idx = self._names(board)
+                tags = {idx.board_id, *(idx.board.datasheet_tags if idx.board is not None else ())}
+                found = by_description(idx, [e for t in tags for e in self._described.get(t, ())], name,
+                                                 lambda value: self._as_written(board, value))
             if found is None:
                 if isinstance(name, str) and name.strip().lower() in BUS_KINDS:
                     self._kind_alone(board, name)

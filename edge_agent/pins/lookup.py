@@ -12,16 +12,19 @@ from __future__ import annotations
 
 import difflib
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
-from edge_agent.errors import AmbiguousPinError, UnknownPinError
+from edge_agent.errors import AmbiguousPinError, PinError, UnknownPinError
+from edge_agent.pins import described
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
 from edge_agent.pins.spellings import BUS_KINDS, ROLES, alternatives, bare_role, bus_role
 
 __all__ = [
-    "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "board_spellings", "by_name", "choice", "distinct",
+    "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "ambiguous_shared", "board_spellings",
+    "by_description", "by_name",
+    "choice", "distinct",
     "family_role", "known_pin", "members", "named_role", "names_of_several", "native", "natural", "noted",
     "number_hint", "numbered", "numberings", "only_bus_role", "positions_are_numbers", "unknown", "value_pin",
     "with_names",
@@ -472,3 +475,45 @@ def board_spellings(idx: BoardNames, name: str) -> list[str]:
             numberings(idx, name, int(position.group(1)))
         spellings.append(position.group(1))
     return spellings
+
+
+def by_description(idx: BoardNames, descriptions: Iterable[AliasEntry], name: str,
+                   as_written: Callable[[str], Pin]) -> Pin | None:
+    """The one pin of board `idx` whose description `name` matches (the pin as `as_written` resolves its value, or on
+    a board known only from datasheets as they write it), with a note quoting the description; descriptions of
+    several pins that match are an error naming each."""
+    found: dict[str, tuple[AliasEntry, Pin]] = {}
+    for value, hits in described.matching(descriptions, name).items():
+        try:
+            pin = as_written(value)
+        except PinError:
+            if idx.board is not None:
+                continue  # a description of a pin the board file does not have
+            pin = Pin(idx.board_id, value, None, (), (), raw=value)  # as the datasheet writes it
+        found.setdefault(pin.name, (hits[0], pin))
+    if len(found) > 1:
+        pins = sorted(found, key=natural)
+        raise AmbiguousPinError(idx.board_id, name, pins, choices=[(p, p) for p in pins])  # typed as pins
+    if not found:
+        return None
+    e, pin = next(iter(found.values()))
+    return replace(pin, notes=(*pin.notes, f"found by its description {e.alias!r} ({e.source} line {e.line})"))
+
+
+def ambiguous_shared(idx: BoardNames, name: str, known: set[str], refused: Sequence[AmbiguousPinError],
+                     resolve: Callable[[str, str], Pin]) -> AmbiguousPinError:
+    """The error for a name that boards sharing a tag give several pins: every pin any of them could mean, each
+    with the first name the boards offer for it that gives the tag that pin (UART2 CTS is no pin of a Pi Zero 2 W,
+    so on the tag GPIO2 is offered as itself); `resolve` is the index's lookup."""
+    pins = known.union(*(e.pins for e in refused))
+    named: dict[str, str] = {}
+    for n, p in (c for e in refused for c in e.choices if c[0] != c[1]):
+        if p in named:
+            continue
+        try:
+            if resolve(idx.board_id, n).name == p:
+                named[p] = n
+        except PinError:
+            continue
+    ordered = sorted(pins, key=natural)
+    return AmbiguousPinError(idx.board_id, name, ordered, choices=[(named.get(p, p), p) for p in ordered])

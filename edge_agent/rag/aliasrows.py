@@ -46,8 +46,8 @@ def decode(text: str, rel: str) -> list[AliasEntry]:
 
 
 def count(text: str) -> int:
-    """How many entries the stored text holds."""
-    return len(json.loads(text)[1])
+    """How many names the stored text holds (a pin's description, kept beside them, is not one)."""
+    return sum(1 for r in json.loads(text)[1] if r[5] != "description")
 
 
 def values(text: str) -> list[str]:

@@ -17,7 +17,7 @@ from edge_agent.rag import pin_index_for
 def _pairs(text: str, tag: str = "board") -> set[tuple[str, str]]:
     entries, problems = parse_aliases(text, f"{tag}.md", tag)
     assert not problems
-    return {(e.alias, e.value) for e in entries}
+    return {(e.alias, e.value) for e in entries if e.kind != "description"}  # a description is no name
 
 
 def test_a_column_per_signal_names_each_bus_line() -> None:
