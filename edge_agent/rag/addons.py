@@ -14,6 +14,7 @@ from collections.abc import Callable, Container, Sequence
 
 from edge_agent.rag import aliasrows
 from edge_agent.rag.boards import pin_families
+from edge_agent.rag.memo import keep
 from edge_agent.rag.query import Candidate
 
 __all__ = ["Families"]
@@ -53,12 +54,12 @@ class Families:
         if got is None:
             rels = [rel for (rel,) in self._conn.execute(
                 f"SELECT rel FROM files WHERE board IN ({', '.join('?' * len(tags))})", tags)]
-            got = self._boards[tags] = frozenset().union(*(self._of_file(rel) for rel in rels))
+            got = keep(self._boards, tags, frozenset().union(*(self._of_file(rel) for rel in rels)))
         return got
 
     def _of_file(self, rel: str) -> frozenset[str]:
         got = self._files.get(rel)
         if got is None:
             row = self._conn.execute(_FILE_ALIASES, (rel,)).fetchone()
-            got = self._files[rel] = pin_families(aliasrows.values(row[0]) if row else ())
+            got = keep(self._files, rel, pin_families(aliasrows.values(row[0]) if row else ()))
         return got

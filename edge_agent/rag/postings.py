@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from edge_agent.rag import termfilter
 from edge_agent.rag.chunktable import ChunkTable, mask_diff
 from edge_agent.rag.codec import Decoded, Frequencies, TermStore, decode_np, decode_py, encode_rows
+from edge_agent.rag.memo import keep
 
 if TYPE_CHECKING:
     from edge_agent.rag.parse import ParsedFile
@@ -313,7 +314,7 @@ class Postings:
             files, board_nos, _ = self.meta.arrays()
             got = [] if n is None else list(compress(range(len(files)), (
                 f >= 0 and b == n for f, b in zip(files, board_nos, strict=True))))
-            self._board_ids[board] = got
+            keep(self._board_ids, board, got)
         return got
 
     # --- querying ---------------------------------------------------------------------------------
@@ -558,7 +559,7 @@ class Postings:
             number = self.meta.board_number(board)
             got = (np.zeros(0, dtype=np.int64) if number is None else
                    np.flatnonzero((self._np_board_nos == number) & self._np_alive).astype(np.int64))
-            self._board_np[board] = got
+            keep(self._board_np, board, got)
         return got
 
     def _scores_np(self, terms: list[str], nterms: int, boards: dict[str, float], limit: int

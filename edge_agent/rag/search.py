@@ -32,6 +32,7 @@ from edge_agent.rag import spelling as _spelling
 from edge_agent.rag import text as _text
 from edge_agent.rag import titles as _titles
 from edge_agent.rag import wording as _wording
+from edge_agent.rag.memo import keep
 
 if TYPE_CHECKING:
     from edge_agent.rag.postings import Postings
@@ -253,8 +254,8 @@ class Search:
             # boards the question itself names weigh more than the configured ones
             by_question = {**self._board_boosts(detected, DETECTED_BOOST, where),
                            **self._board_boosts(pinned, DETECTED_BOOST, where)}
-            got = self._boost_cache[key] = ({**self._board_boosts(named, shared=own_shared), **by_question},
-                                            frozenset(by_question))
+            got = keep(self._boost_cache, key, ({**self._board_boosts(named, shared=own_shared), **by_question},
+                                                frozenset(by_question)))
         # `asked`: the boards (and the files they answer to) the question names or its chip pin points at
         boosts, asked = got
         if ((digital := _query.bare_pin(query)) is not None and digital not in terms and df[digital] > 0
@@ -361,7 +362,7 @@ class Search:
             meta = self._postings.meta
             at = meta.first_chunk(tag) if cid is None else cid
             rel = meta[at][0] if at in meta else next(self._conn.execute(_CHUNK_FILE, (at,)), (None,))[0]
-            got = self._host_boards[tag] = rel in self._host_files()
+            got = keep(self._host_boards, tag, rel in self._host_files())
         return got
 
     def _families(self) -> _addons.Families:
@@ -391,7 +392,7 @@ class Search:
         key = tuple(configured)
         own = self._own_boost_cache.get(key)
         if own is None:
-            own = self._own_boost_cache[key] = self._board_boosts(configured)
+            own = keep(self._own_boost_cache, key, self._board_boosts(configured))
         return own
 
     def detect_boards(self, query: str) -> list[str]:
@@ -460,7 +461,7 @@ class Search:
         key = tuple(configured)
         got = self._native_pin_cache.get(key)
         if got is None:
-            got = self._native_pin_cache[key] = _native_pins(configured)
+            got = keep(self._native_pin_cache, key, _native_pins(configured))
         return got
 
     def _asked_elsewhere(self, terms: list[str], configured: Sequence[str]) -> list[str]:
@@ -511,7 +512,7 @@ class Search:
                 for (text,) in self._conn.execute(
                         f"SELECT text FROM chunks WHERE id IN ({', '.join('?' * len(part))})", part):
                     words.update(_boards.pin_line_words(text))
-            got = self._pin_word_cache[tags] = frozenset(words)
+            got = keep(self._pin_word_cache, tags, frozenset(words))
         return got
 
     def _is_code_table(self, cid: int, body: str) -> bool:
@@ -561,13 +562,13 @@ class Search:
         """Tokens of a file's name and its board tag."""
         got = self._name_term_cache.get(rel)
         if got is None:
-            got = self._name_term_cache[rel] = self._file_terms(rel) | frozenset(_text.tokens(board or ""))
+            got = keep(self._name_term_cache, rel, self._file_terms(rel) | frozenset(_text.tokens(board or "")))
         return got
 
     def _file_terms(self, rel: str) -> frozenset[str]:
         got = self._file_term_cache.get(rel)
         if got is None:
-            got = self._file_term_cache[rel] = frozenset(_text.tokens(rel.rsplit(".", 1)[0].replace("/", " ")))
+            got = keep(self._file_term_cache, rel, frozenset(_text.tokens(rel.rsplit(".", 1)[0].replace("/", " "))))
         return got
 
 
