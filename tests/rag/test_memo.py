@@ -20,8 +20,9 @@ def test_a_memo_starts_again_once_full_and_gives_back_what_it_stores(monkeypatch
 def _library(root: Path) -> Path:
     root.mkdir()
     for i in range(12):
-        (root / f"sensor{i}.md").write_text(f"# Sensor {i}\n## Address\nThe I2C address of sensor {i} is "
-                                            f"0x{40 + i:X}.\n## Reset\nWrite 0xB6 to register 0xE0 to reset sensor {i}.\n")
+        text = (f"# Sensor {i}\n## Address\nThe I2C address of sensor {i} is 0x{40 + i:X}.\n"
+                f"## Reset\nWrite 0xB6 to register 0xE0 to reset sensor {i}.\n")
+        (root / f"sensor{i}.md").write_text(text)
     (root / "generic-i2c.md").write_text("# I2C\n## Pull-ups\nUse 4.7 kOhm pull-ups on SDA and SCL.\n")
     return root
 
