@@ -44,7 +44,7 @@ from collections.abc import Set
 from functools import lru_cache
 
 from edge_agent.pins import described
-from edge_agent.pins.nodes import node_links
+from edge_agent.pins.nodes import cell_label, node_links
 from edge_agent.pins.prose_names import prose_names
 from edge_agent.pins.ranges import pin_ranges
 from edge_agent.pins.sections import AliasEntry as AliasEntry
@@ -322,6 +322,8 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
             for col in name_cols:
                 for name in _names(row[col]):
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
+                if (label := cell_label(row[col])) is not None:  # | led0 (label "Green LED 0") |
+                    entries.append(AliasEntry(tag, label, value, source, j + 1, "native", "table", heading))
             if phys_col is not None and row[phys_col].strip().isdigit():
                 entries.append(AliasEntry(tag, f"pin {int(row[phys_col])}", value, source, j + 1, "native",
                                           "table", heading))

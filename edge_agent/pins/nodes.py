@@ -39,8 +39,8 @@ _LINKED = re.compile(
     rf"{_NODE}((?:\s*(?:,|\band\b|,\s*and\b)\s*`{_NAME}`)*)"
     r"\s+(?:also\s+)?(?:drives|drive|points?\s+at|is|are|=|at|maps?\s+to)\s+")
 _LABEL = re.compile(rf"{_NODE}\s+\(label\s+\"([^\"\n]+)\"\)")
-#: A table cell's node with its label: "| led0 (label "Green LED 0") |".
-_CELL_LABEL = re.compile(rf"\|\s*({_NAME})\s+\(label\s+\"([^\"\n|]+)\"\)\s*\|")
+#: A table cell's node with its label: "led0 (label "Green LED 0")".
+_CELL_LABEL = re.compile(rf"\s*({_NAME})\s+\(label\s+\"([^\"\n|]+)\"\)\s*")
 _ONE_NODE = re.compile(_NODE)
 #: Where the clause of a link ends: a clause mark or a bracket.
 _CLAUSE_END = re.compile(r"[,;:()|]|\.(?:\s|$)")
@@ -60,11 +60,7 @@ def _has_mark(name: str) -> bool:
 
 def node_links(text: str) -> Iterator[tuple[int, str, str]]:
     """(line, name, linked name) for each devicetree name `text`'s prose links to a name, and each node's label (see
-    the module docstring). Table rows are the table parser's and are skipped, but for a node's label in a cell."""
-    if "(label" in text:
-        for m in _CELL_LABEL.finditer(text):
-            if _in_table_row(text, m.start() + 1) and _has_mark(m.group(1)):
-                yield text.count("\n", 0, m.start()) + 1, " ".join(m.group(2).split()), m.group(1)
+    the module docstring). Table rows are the table parser's (:func:`cell_label`) and are skipped."""
     if "`" not in text:
         return
     for m in _LINKED.finditer(text):
@@ -83,6 +79,13 @@ def node_links(text: str) -> Iterator[tuple[int, str, str]]:
             line = text.count("\n", 0, m.start()) + 1
             yield line, m.group(1), found.group(0)
             yield line, " ".join(m.group(2).split()), found.group(0)
+
+
+def cell_label(cell: str) -> str | None:
+    """The label a table cell gives its devicetree node (``led0 (label "Green LED 0")``: Green LED 0), if any: the
+    table parser names the row's pin by it too."""
+    m = _CELL_LABEL.fullmatch(cell) if "(label" in cell else None
+    return " ".join(m.group(2).split()) if m is not None and _has_mark(m.group(1)) else None
 
 
 def _in_table_row(text: str, at: int) -> bool:

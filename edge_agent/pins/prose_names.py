@@ -7,7 +7,8 @@
   GPIO19" makes LRCLK a name of GPIO19. Only a bracket holding one such name is read: "SPI0 (CE0, CE1): GPIO8"
   says nothing about which of the two is GPIO8.
 - Pins in a slash list followed in the same clause by a bracketed slash list of names as long: "P0.00/P0.01 are the
-  32.768 kHz crystal (XL1/XL2)" makes XL1 a name of P0.00 and XL2 of P0.01.
+  32.768 kHz crystal (XL1/XL2)" makes XL1 a name of P0.00 and XL2 of P0.01 (read with the other slash lists, by
+  :mod:`.ranges`, in the same look at the lines holding a slash).
 
 Only names written as constants are read (capitals and digits: LRCLK, XL1), never a word of prose, and never a bus
 role alone (TX, SDA, CLK): that is the role of one of several buses. A colour's entry is of kind ``equal``: it names
@@ -20,10 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from edge_agent.pins.ranges import CHIP_PIN, CONSTANT
-from edge_agent.pins.spellings import ROLES
+from edge_agent.pins.ranges import CHIP_PIN, constant_name
 
-_ROLE_WORDS = frozenset(r for roles in ROLES.values() for r in roles)
 _PIN = rf"(?:{CHIP_PIN.pattern})(?![\w./-])"
 _LED_MARK = re.compile(r"LED (?:is|sits) ")
 _COLOURED_LED = re.compile(r"\b[Tt]he (green|red|yellow|amber|orange|blue|white) "
@@ -33,31 +32,20 @@ _COLOURED_LED = re.compile(r"\b[Tt]he (green|red|yellow|amber|orange|blue|white)
 _ITEM_MARK = re.compile(r"\):")
 _ITEM = re.compile(r"[ \t]*(?:[-*][ \t]+)?[A-Z][A-Za-z0-9 _]{0,23}?[ \t]*"
                    rf"\(([^()\n]{{1,60}})\)[ \t]*:[ \t]*({_PIN})")
-#: "P0.00/P0.01 are the 32.768 kHz crystal (XL1/XL2)": a slash list of pins, then in its clause a bracketed one.
-_PAIRED_MARK = re.compile(r"/(?:P[A-L0-9]|GP)")
-_PAIRED = re.compile(rf"(?<![\w.])((?:(?:{CHIP_PIN.pattern})/)+(?:{CHIP_PIN.pattern}))(?![\w./-])"
-                     r"((?:[^()\n;.]|\.(?=\S)){0,60}?)\(([A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)\)")
 
 
 def prose_names(text: str) -> Iterator[tuple[int, str, str, str]]:
     """(line, name, pin, kind) for each other name of a chip pin the prose of `text` gives (see the module
     docstring)."""
     yield from ((line, name, pin, "equal") for line, name, pin in coloured_leds(text))
-    # both kinds are found from a literal mark ("):", a slash before a pin), so a file is scanned at a plain
-    # search's speed and only the lines holding the mark are matched
+    # found from a literal mark ("):"), so a file is scanned at a plain search's speed and only the lines holding
+    # it are matched
     for start in _lines_with(text, _ITEM_MARK):
         m = _ITEM.match(text, start)
         if m is not None:
-            names = [n for n in re.split(r"\s*[/,]\s*", m.group(1).strip()) if _is_name(n)]
+            names = [n for n in re.split(r"\s*[/,]\s*", m.group(1).strip()) if constant_name(n)]
             if len(names) == 1:
                 yield text.count("\n", 0, start) + 1, names[0], m.group(2), "prose"
-    for start in _lines_with(text, _PAIRED_MARK):
-        end = text.find("\n", start)
-        for m in _PAIRED.finditer(text, start, len(text) if end < 0 else end):
-            pins, names = m.group(1).split("/"), m.group(3).split("/")
-            if len(pins) == len(names) and all(_is_name(n) for n in names):
-                line = text.count("\n", 0, start) + 1
-                yield from ((line, n, p, "prose") for n, p in zip(names, pins, strict=True))
 
 
 def _lines_with(text: str, mark: re.Pattern[str]) -> Iterator[int]:
@@ -80,6 +68,3 @@ def coloured_leds(text: str) -> Iterator[tuple[int, str, str]]:
             if m.group(2):
                 yield line, f"{m.group(1)} {m.group(2)}LED", m.group(3)
 
-
-def _is_name(word: str) -> bool:
-    return bool(CONSTANT.fullmatch(word)) and word.lower() not in _ROLE_WORDS and not CHIP_PIN.fullmatch(word)

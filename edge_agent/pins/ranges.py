@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from edge_agent.pins.spellings import bare_role
+from edge_agent.pins.spellings import ROLES, bare_role
 
 #: Prefixes of pin names a range may carry, longest first within a family (not IO: "IO0-IO3" are a QSPI bus's
 #: data lines as often as an ESP32's pins).
@@ -115,6 +115,11 @@ def _pin_lists(text: str) -> Iterator[tuple[int, str, str]]:
             if len(names) == len(pins):
                 lineno = text.count("\n", 0, line_start) + 1
                 yield from ((lineno, n, p) for n, p in zip(names, pins, strict=True))
+        for m in _PAIRED.finditer(line):  # "P0.00/P0.01 are the 32.768 kHz crystal (XL1/XL2)"
+            pins, names = m.group(1).split("/"), m.group(3).split("/")
+            if len(pins) == len(names) and all(constant_name(n) for n in names):
+                lineno = text.count("\n", 0, line_start) + 1
+                yield from ((lineno, n, p) for n, p in zip(names, pins, strict=True))
 
 
 #: Names and pins set equal in a chain (``D2 = INT0``, ``LED_BUILTIN = LED_GREEN = PA5``), whole words on both sides.
@@ -144,6 +149,17 @@ def _equal_names(text: str) -> Iterator[tuple[int, str, str]]:
 
 #: A chip's own pin spelling (PA5, P0.13, GPIO17, GP25): what a name in brackets beside it names.
 CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
+#: A slash list of chip pins, then in its clause a bracketed slash list of their names: "P0.00/P0.01 are the
+#: 32.768 kHz crystal (XL1/XL2)".
+_PAIRED = re.compile(rf"(?<![\w.])((?:(?:{CHIP_PIN.pattern})/)+(?:{CHIP_PIN.pattern}))(?![\w./-])"
+                     r"((?:[^()\n;.]|\.(?=\S)){0,60}?)\(([A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)\)")
+_ROLE_WORDS = frozenset(r for roles in ROLES.values() for r in roles)
+
+
+def constant_name(word: str) -> bool:
+    """Whether a bracketed word is a name written as a constant (LRCLK, XL1), not a bus role alone (TX, CLK) or a
+    chip pin."""
+    return bool(CONSTANT.fullmatch(word)) and word.lower() not in _ROLE_WORDS and not CHIP_PIN.fullmatch(word)
 #: What stands before a bracket: a name, maybe after its bus instance ("I2S0 SCLK", "D16", "GPIO18").
 _BEFORE = re.compile(r"(?<![\w.\-])((?:[A-Z][A-Za-z0-9]*\d )?[A-Za-z][A-Za-z0-9_.]*)\s?$")
 #: A name inside brackets: a constant, or a bus instance and its signal ("I2C1 SCL", "SPI0 CE0").

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge_agent.errors import UnknownPinError
-from edge_agent.pins.nodes import node_links
+from edge_agent.pins.nodes import cell_label, node_links
 from edge_agent.rag import pin_index_for
 
 DK = """# Dev kit - notes
@@ -69,7 +69,9 @@ def test_a_label_names_what_its_node_names() -> None:
     text = ('| LED1 | P0.13 | led0 (label "Green LED 0") |\n| LED2 | P0.14 | LED (label "x") |\n'
             'The node is `green_led_1` (label "User  LD4"); `board_led` (label "Status LED") has no number.\n'
             'A sentence can say led0 (label "Not a cell").\n')
-    assert list(node_links(text)) == [(1, "Green LED 0", "led0"), (3, "green_led_1", "LD4"), (3, "User LD4", "LD4")]
+    assert list(node_links(text)) == [(3, "green_led_1", "LD4"), (3, "User LD4", "LD4")]  # cells: the table's
+    assert cell_label(' led0 (label "Green  LED 0") ') == "Green LED 0"
+    assert cell_label('LED (label "x")') is None and cell_label("led0") is None
 
 
 def test_the_shared_corpus_names_its_devicetree_leds(shared_corpus: Path) -> None:

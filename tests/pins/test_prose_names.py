@@ -12,6 +12,7 @@ import pytest
 from edge_agent.errors import UnknownPinError
 from edge_agent.paths import bundled_datasheets_dir
 from edge_agent.pins.prose_names import coloured_leds, prose_names
+from edge_agent.pins.ranges import pin_ranges
 from edge_agent.rag import pin_index_for
 
 BOARD = """# Tiny board - notes
@@ -59,8 +60,10 @@ def test_a_bracketed_other_name_names_the_pin_after_it() -> None:
             "- SPI0 (CE0, CE1): GPIO8\n- UART (TX): GPIO14\n- Crystal (XIN): GPIO20/GPIO21\n"
             "P0.00/P0.01 are the 32.768 kHz crystal (XL1/XL2), P0.09/P0.10 are the NFC antenna.\n"
             "GPIO14/GPIO15 are the UART pins (TX/RX). PA0/PA1 (A0/A1/A2) differ in length.\n")
-    assert list(prose_names(text)) == [(1, "LRCLK", "GPIO19", "prose"), (6, "XL1", "P0.00", "prose"),
-                                       (6, "XL2", "P0.01", "prose")]
+    assert list(prose_names(text)) == [(1, "LRCLK", "GPIO19", "prose")]
+    # the bracketed list after a slash list of pins is read with the other slash lists
+    assert [e for e in pin_ranges(text) if e[1].startswith("XL") or e[1] in ("TX", "RX", "A0")] == [
+        (6, "XL1", "P0.00", "prose"), (6, "XL2", "P0.01", "prose")]
 
 
 def test_the_shared_corpus_answers_names_written_only_in_brackets(shared_corpus: Path) -> None:
