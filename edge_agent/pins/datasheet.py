@@ -46,7 +46,7 @@ from functools import lru_cache
 from edge_agent.pins import described
 from edge_agent.pins.nodes import cell_label, node_links
 from edge_agent.pins.prose_names import prose_names
-from edge_agent.pins.ranges import pin_ranges
+from edge_agent.pins.ranges import pin_ranges, span
 from edge_agent.pins.sections import AliasEntry as AliasEntry
 from edge_agent.pins.sections import Problem as Problem
 from edge_agent.pins.sections import alias_sections
@@ -473,6 +473,8 @@ _ROLE_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s+(\S+)(?:\s*\([^)]*\))?$")
 #: A signal written in words in a bus cell ("BCK GPIO32, WS GPIO33, data out GPIO25"), and its short name.
 _WORD_ROLE_PIN = re.compile(r"^(data\s+(?:out|in))\s+(\S+)$", re.IGNORECASE)
 _WORD_ROLES = {"data out": "DOUT", "data in": "DIN"}
+#: Numbered lines of a bus over a span of pins in a bus cell: "IO0-IO3 P0.20-P0.23" (a QSPI's data lines).
+_ROLE_SPAN = re.compile(r"^([A-Za-z]{1,4})(\d{1,2})-\1?(\d{1,2})\s+(P\d\.|P[A-L]|GPIO|GP)(\d{1,2})-\4?(\d{1,2})$")
 _ROLE_IS_PIN = re.compile(r"^([A-Za-z][A-Za-z0-9]{0,5})\s*=\s*[^()=]*\(([^()]+)\)$")
 _TOP_COMMA = re.compile(r",(?![^()]*\))")
 
@@ -505,8 +507,9 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
     """Bus tables: a column per signal (``| UART | TX | RX | RTS | CTS |`` rows ``| uart0 | P0.06 | ... |``,
     including Arduino pins whose port pins a later cell lists in the same order, ``| D18 | D19 | PD3 / PD2 |``),
     a row per bus with its signals and pins slash-separated (``| I2C1 SCL / SDA | PB8 / PB9 |``) or listed as
-    ``SDA P0.26, SCL P0.27`` (a signal may be written in words: ``data out GPIO25`` is DATA_OUT and DOUT). Each
-    signal becomes ``<bus>_<signal>`` for its pin."""
+    ``SDA P0.26, SCL P0.27`` (a signal may be written in words: ``data out GPIO25`` is DATA_OUT and DOUT; numbered
+    lines over a span of pins pair up in order: ``IO0-IO3 P0.20-P0.23``). Each signal becomes ``<bus>_<signal>`` for
+    its pin."""
     roles = {col: role for col, cell in enumerate(header)
              if (role := " ".join(w for w in cell.lower().split() if w not in ("pin", "pins"))) in _ROLES}
 
@@ -565,6 +568,12 @@ def _parse_bus_table(lines: list[str], header: list[str], row_at: list[int], sou
                 if m and m.group(1).lower() in _ROLES and (value := _pin_value(m.group(2), set())) is not None:
                     for bus in buses:
                         add(f"{bus}_{m.group(1).upper()}", value, j)
+                elif (m := _ROLE_SPAN.match(part.strip())) is not None:  # IO0-IO3 P0.20-P0.23: IO1 is P0.21
+                    wires, spots = span(m.group(1), m.group(2), m.group(3)), span(*m.group(4, 5, 6))
+                    if wires is not None and spots is not None and len(wires) == len(spots):
+                        for bus in buses:
+                            for wire, spot in zip(wires, spots, strict=True):
+                                add(f"{bus}_{wire.upper()}", spot, j)
                 elif (m := _WORD_ROLE_PIN.match(part.strip())) and (value := _pin_value(m.group(2), set())):
                     said = " ".join(m.group(1).lower().split())  # "data out": I2S0_DATA_OUT and I2S0_DOUT
                     for bus in buses:

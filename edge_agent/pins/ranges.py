@@ -53,6 +53,12 @@ _AT = re.compile(r"\s*(?:at|as|used as)\s*")
 MAX_SPAN = 64
 
 
+def span(prefix: str, first: str, last: str) -> list[str] | None:
+    """The names from `prefix` `first` to `prefix` `last` (P0.00-P0.31 keeps two digits); None for a span that is
+    empty, backwards or longer than :data:`MAX_SPAN`."""
+    return _names(prefix, first, last)
+
+
 def _names(prefix: str, first: str, last: str) -> list[str] | None:
     a, b = int(first), int(last)
     if b <= a or b - a >= MAX_SPAN:

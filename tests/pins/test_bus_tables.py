@@ -147,6 +147,15 @@ def test_a_function_is_the_weakest_name(shared_corpus: Path) -> None:
     assert index.disputes("rpi-4b", "GPCLK0") == []
 
 
+def test_numbered_lines_over_a_span_of_pins_pair_up_in_order() -> None:
+    text = ("## Buses\n\n| Bus | Pins | Notes |\n| --- | --- | --- |\n"
+            "| qspi | SCK P0.19, IO0-IO3 P0.20-P0.23, CSN P0.17 | flash |\n"
+            "| spi9 | SCK P0.01, IO0-IO3 P0.20-P0.22 | |\n")
+    got = _pairs(text)
+    assert {("qspi_IO0", "P0.20"), ("qspi_IO3", "P0.23"), ("qspi_SCK", "P0.19")} <= got
+    assert not any(name.startswith("spi9_IO") for name, _ in got)  # four lines over three pins: no pairing
+
+
 def test_a_family_no_bus_kind_covers_answers_its_one_bus_and_refuses_between_several(shared_corpus: Path) -> None:
     # the F446RE has CAN1 and CAN2: "can rx" is either, and the error names both; one CAN bus would answer
     index = pin_index_for(shared_corpus)
