@@ -55,7 +55,7 @@ from edge_agent.pins.sections import problem as _problem
 
 #: Version of what the parser reads as pin names (part of the datasheet index's signature: the names are kept
 #: with each indexed file, so a change re-reads persisted indexes).
-PIN_RULES = 18
+PIN_RULES = 19
 
 def board_tag(rel: str) -> str | None:
     """Board tag of a file: its lowercased stem; None for generic files (generic*, anything under _generic/)."""
