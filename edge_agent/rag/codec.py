@@ -31,9 +31,9 @@ Row = tuple[int, bytes, bytes]
 
 #: Bytes of compact postings rows kept in memory between queries (frequent terms stay, rare ones are read
 #: again from the database): at about 2 bytes a posting, the terms of a few thousand questions. At 10,000 files
-#: the bench's 310 questions read 622 rows with 8 MB kept and 608 with 16 (the rows they read again cost the
-#: same CPU), and 727 with 6 MB, 886 with 4 (18 ms more CPU over the 310): below 8 MB the rows read again cost.
-KEPT_BYTES = 8 * 1024 * 1024
+#: the bench's 300 questions keep 9 MB of rows; a bound below that (8 MB was tried) reads their rows again on
+#: each pass over the same questions (about 6% more query CPU), since the least recent row is the next one asked.
+KEPT_BYTES = 16 * 1024 * 1024
 
 #: Terms whose document frequency is remembered after their rows are let go (about 100 bytes each).
 FREQUENCIES_KEPT = 20_000
