@@ -310,6 +310,9 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
         # number is the header position, so the row's pin also answers to 'pin N'
         phys_col = next((c for c, cell in enumerate(sub_header)
                          if c != pin_col and _header_words(cell) & {"physical", "phys"}), None)
+        # a WiringPi column (the wiringPi library's legacy numbers of the 40-pin header): 8 in it is WPI8
+        wpi_col = next((c for c, cell in enumerate(sub_header)
+                        if c != pin_col and _header_words(cell) & {"wiringpi", "wpi"}), None)
         for j, row, full in zip(row_at, sub_rows, rows, strict=True):
             if len(full) != width:
                 if lo == 0:
@@ -324,6 +327,9 @@ def _parse_table(lines: list[str], head_at: int, heading: str, row_at: list[int]
                     entries.append(AliasEntry(tag, name, value, source, j + 1, "native", "table", heading))
                 if (label := cell_label(row[col])) is not None:  # | led0 (label "Green LED 0") |
                     entries.append(AliasEntry(tag, label, value, source, j + 1, "native", "table", heading))
+            if wpi_col is not None and row[wpi_col].strip().isdigit():
+                entries.append(AliasEntry(tag, f"WPI{int(row[wpi_col])}", value, source, j + 1, "native", "table",
+                                          heading))
             if phys_col is not None and row[phys_col].strip().isdigit():
                 entries.append(AliasEntry(tag, f"pin {int(row[phys_col])}", value, source, j + 1, "native",
                                           "table", heading))

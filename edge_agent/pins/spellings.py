@@ -130,6 +130,10 @@ def _cased(word: str, like: str) -> str:
     return word.upper() if like.isupper() or not like.islower() else word
 
 
+#: A wiringPi number written with the library's name: "wiringpi 8", "wiringPi pin 8", "wiring pi 8".
+_WIRINGPI = re.compile(r"wiring\s?pi[\s_-]*(?:pin\s*)?(\d{1,2})", re.IGNORECASE)
+
+
 def alternatives(name: str) -> list[str]:
     """The other spellings of `name` (see the module docstring), most specific first, without `name` itself."""
     s = name.strip()
@@ -159,6 +163,8 @@ def alternatives(name: str) -> list[str]:
         out += [m.group(1), f"LED_{m.group(1).upper()}", f"{m.group(1).lower()}_led"]
     if (m := _ARDUINO_HEADER.match(s)) is not None:  # Arduino D13: D13, which a board without that header lacks
         out.append(s[m.end():])
+    if (m := _WIRINGPI.fullmatch(s)) is not None:  # wiringPi 8: WPI8, the library's own number of a header pin
+        out.append(f"WPI{int(m.group(1))}")
     if (m := _CONNECTOR_PIN.fullmatch(s)) is not None:  # J8 pin 11: J8-11, a position only a board with J8 has
         out.append(f"{m.group(1).upper()}-{m.group(2)}")
     out += _role_spellings(s)
