@@ -72,3 +72,17 @@ def test_the_shared_corpus_answers_names_written_only_in_brackets(shared_corpus:
     assert index.resolve("nrf52840dk", "xl1").name == "P0.00"
     assert index.resolve("nrf52840dk", "XL2").name == "P0.01"
     assert index.check() == []
+
+
+def test_a_library_object_placed_on_its_peripheral_s_pins_names_each_role() -> None:
+    text = ("`Serial` is USART2 on PA2 (TX) /\nPA3 (RX), connected to the ST-LINK.\n"
+            "`Wire` is I2C1 on PB9 (SDA) / PB8 (SCL).\n`led` is on PA5 (LED) / PA6 (x).\n")
+    assert [(n, p) for _, n, p, _ in prose_names(text)] == [("Serial TX", "PA2"), ("Serial RX", "PA3"),
+                                                            ("Wire SDA", "PB9"), ("Wire SCL", "PB8")]
+
+
+def test_the_nucleo_s_arduino_serial_is_its_st_link_usart(shared_corpus: Path) -> None:
+    # without the sentence, "Serial TX" is either USART the board routes; the Arduino core's Serial is USART2
+    index = pin_index_for(shared_corpus)
+    assert index.resolve("nucleo-f401re", "Serial TX").name == "PA2"
+    assert index.resolve("nucleo-f401re", "serial_rx").name == "PA3"
