@@ -85,10 +85,10 @@ def in_words(text: str) -> bool:
 def clauses(cell: str) -> list[str]:
     """A description cell's clauses in words (:func:`in_words`), without what brackets hold: "PCM/I2S frame sync, PWM1
     alt" is two; "I2C1 SDA", only an identifier, none (it is a name, kept as one)."""
-    if _PLAIN_WORD.search(cell) is None:
+    if not in_words(cell):
         return []  # most cells of a pin table: a name or a pin, no word
-    return [c for c in (" ".join(part.split()) for part in _CLAUSES.split(_BRACKETS.sub(" ", cell) if "(" in cell
-                                                                          else cell)) if in_words(c) and words(c)]
+    parts = (" ".join(part.split()) for part in _CLAUSES.split(_BRACKETS.sub(" ", cell)))
+    return [c for c in parts if in_words(c) and words(c)]
 
 
 def in_prose(text: str) -> Iterator[tuple[int, str, str]]:

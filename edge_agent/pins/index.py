@@ -26,8 +26,10 @@ Lookup of a name on a board (first hit wins):
 6. for a name nothing answers to as written, its other spellings (:mod:`edge_agent.pins.spellings`: ``UART2 TX``
    for a table's ``UART2 TXD``, ``TXD0``, ``PIN_A0``, ``~3``), a silkscreen label with two names of one pin
    (``D13/SCK``) and ``pin 13`` on a board without a physical header; they must all give one pin;
-7. last, a role named by a bus family no bus kind covers (``CAN RX``): the pin of the one numbered bus of that
-   family the board names (``CAN1_RX``), ambiguous between several.
+7. a role named by a bus family no bus kind covers (``CAN RX``): the pin of the one numbered bus of that
+   family the board names (``CAN1_RX``), ambiguous between several;
+8. last, what the board's datasheets say a pin does (:mod:`edge_agent.pins.described`: ``illumination LEDs`` for
+   a row "illumination LEDs enable"), ambiguous where it describes several pins.
 
 A name none of these answers that names a bus or converter alone (``arduino_serial``, ``ADC1``, ``UART0``) is an
 :class:`AmbiguousPinError` naming the pin of each of its signals or channels; an answer whose name a function table
@@ -371,20 +373,26 @@ class PinIndex:
         try:
             pin = self._as_written(board, name)
         except UnknownPinError as exc:
-            found = self._spelled_otherwise(board, name) if isinstance(name, str) and int_value(name) is None else None
-            if found is None and isinstance(name, str):
-                found = family_role(self._names(board), name)  # last: "CAN RX" where only CAN1 and CAN2 are named
-            if found is None and isinstance(name, str) and int_value(name) is None:
-                idx = self._names(board)
-                tags = {idx.board_id, *(idx.board.datasheet_tags if idx.board is not None else ())}
-                found = by_description(idx, [e for t in tags for e in self._described.get(t, ())], name,
-                                                 lambda value: self._as_written(board, value))
+            found = self._last_steps(board, name) if isinstance(name, str) and int_value(name) is None else None
             if found is None:
                 if isinstance(name, str) and name.strip().lower() in BUS_KINDS:
                     self._kind_alone(board, name)
                 raise exc from None
             pin = found
         return self._noted(board, name, pin) if isinstance(name, str) and int_value(name) is None else pin
+
+    def _last_steps(self, board: str, name: str) -> Pin | None:
+        """Steps 6 to 8 for a name nothing answers to as written: its other spellings, a role of a bus family no
+        kind covers ("CAN RX"), what the board's datasheets say a pin does (:mod:`.described`)."""
+        found = self._spelled_otherwise(board, name)
+        idx = self._names(board)
+        if found is None:
+            found = family_role(idx, name)
+        if found is None:
+            tags = {idx.board_id, *(idx.board.datasheet_tags if idx.board is not None else ())}
+            found = by_description(idx, [e for t in tags for e in self._described.get(t, ())], name,
+                                   lambda value: self._as_written(board, value))
+        return found
 
     def _kind_alone(self, board: str, name: str) -> None:
         """A kind of bus named alone ("Serial", "I2C", "SPI"): an error naming the pin of each of its signals that

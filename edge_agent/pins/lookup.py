@@ -1,11 +1,11 @@
-"""One board's names, and how a name is looked up among them (steps 1 to 5 and 7 of the pin index),
+"""One board's names, and how a name is looked up among them (steps 1 to 5, 7 and 8 of the pin index),
 what an unknown name's error suggests, and the notes an answer carries.
 
 :class:`BoardNames` holds every spelling a board's pins answer to, built by the index from the board file and
 the datasheets; the functions below find a name among them: exactly as written, then compared without case
 and separators, a physical position, a bare number in the numberings the datasheets use, a bus role named
-by its kind or alone, and last a role named by a bus family no kind covers ("CAN RX"). None of them picks between
-two pins: several answers are an :class:`AmbiguousPinError`.
+by its kind or alone, a role named by a bus family no kind covers ("CAN RX"), and last what a datasheet says a
+pin does. None of them picks between two pins: several answers are an :class:`AmbiguousPinError`.
 """
 
 from __future__ import annotations
@@ -19,15 +19,13 @@ from edge_agent.errors import AmbiguousPinError, PinError, UnknownPinError
 from edge_agent.pins import described
 from edge_agent.pins.boards import PHYSICAL, Board, Pin, int_value, name_key
 from edge_agent.pins.datasheet import AliasEntry
-from edge_agent.pins.spellings import BUS_KINDS, ROLES, alternatives, bare_role, bus_role
+from edge_agent.pins.spellings import BUS_KINDS, ROLE_WORDS, alternatives, bare_role, bus_role
 
 __all__ = [
     "DIGITAL", "POSITION", "BoardNames", "Contradiction", "Name", "ambiguous_shared", "board_spellings",
-    "by_description", "by_name",
-    "choice", "distinct",
-    "family_role", "known_pin", "members", "named_role", "names_of_several", "native", "natural", "noted",
-    "number_hint", "numbered", "numberings", "only_bus_role", "positions_are_numbers", "unknown", "value_pin",
-    "with_names",
+    "by_description", "by_name", "choice", "distinct", "family_role", "known_pin", "members", "named_role",
+    "names_of_several", "native", "natural", "noted", "number_hint", "numbered", "numberings", "only_bus_role",
+    "positions_are_numbers", "unknown", "value_pin", "with_names",
 ]
 
 
@@ -161,7 +159,11 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
     found = by_name(idx, role)
     if found is not None:
         return found
-    hits = _numbered_roles(idx, kind, role)
+    return _the_one(idx, name, _numbered_roles(idx, kind, role))
+
+
+def _the_one(idx: BoardNames, name: str, hits: dict[str, list[Name]]) -> Pin | None:
+    """The one pin `hits` (names by pin) give `name`, None for none; several are an error naming a name for each."""
     if len(hits) > 1:
         raise AmbiguousPinError(idx.board_id, name, sorted(hits, key=natural),
                                 choices=[choice(idx, pin, names) for pin, names in hits.items()])
@@ -170,7 +172,6 @@ def named_role(idx: BoardNames, kind: str, role: str, name: str) -> Pin | None:
 
 #: A role named with a bus family and no number ("CAN RX", "sai_sd"), for families no bus kind covers.
 _FAMILY_ROLE = re.compile(r"([A-Za-z]{2,6})[\s_-]+([A-Za-z]{2,4})")
-_ROLE_WORDS = frozenset(r for roles in ROLES.values() for r in roles)
 
 
 def family_role(idx: BoardNames, name: str) -> Pin | None:
@@ -178,7 +179,7 @@ def family_role(idx: BoardNames, name: str) -> Pin | None:
     covers it: the one such bus's pin; several are an error naming each (CAN1 RX = PB8, CAN2 RX = PB12), never a
     pick. Read last, when nothing else names the pin."""
     m = _FAMILY_ROLE.fullmatch(name.strip())
-    if m is None or m.group(2).lower() not in _ROLE_WORDS:
+    if m is None or m.group(2).lower() not in ROLE_WORDS:
         return None
     pattern = re.compile(rf"{m.group(1).upper()}(\d+){m.group(2).upper()}")
     hits: dict[str, list[Name]] = {}
@@ -186,10 +187,7 @@ def family_role(idx: BoardNames, name: str) -> Pin | None:
         if pattern.fullmatch(key):
             for n in names:
                 hits.setdefault(n.pin.name, []).append(n)
-    if len(hits) > 1:
-        raise AmbiguousPinError(idx.board_id, name, sorted(hits, key=natural),
-                                choices=[choice(idx, pin, names) for pin, names in hits.items()])
-    return next(iter(hits.values()))[0].pin if hits else None
+    return _the_one(idx, name, hits)
 
 
 def _numbered_roles(idx: BoardNames, kind: str, role: str, functions: bool = False) -> dict[str, list[Name]]:
@@ -241,7 +239,7 @@ def choice(idx: BoardNames, pin: str, names: Iterable[str | Name]) -> tuple[str,
 #: What follows the name of a bus or a converter in the names of its signals and channels (I2C1 SDA, ADC1_IN0,
 #: ADC2_CH3, arduino_serial_TX, SPI0 CE1).
 _MEMBER = re.compile("(?:IN|CH|CHAN|AIN)\\d{1,2}|CE\\d|"
-                     + "|".join(sorted({r.upper() for rs in ROLES.values() for r in rs}, key=len, reverse=True)))
+                     + "|".join(sorted({r.upper() for r in ROLE_WORDS}, key=len, reverse=True)))
 
 
 def members(idx: BoardNames, name: str) -> None:

@@ -9,7 +9,6 @@
 - Pins in a slash list followed in the same clause by a bracketed slash list of names as long: "P0.00/P0.01 are the
   32.768 kHz crystal (XL1/XL2)" makes XL1 a name of P0.00 and XL2 of P0.01 (read with the other slash lists, by
   :mod:`.ranges`, in the same look at the lines holding a slash).
-
 - A library's serial or bus object that a sentence places on its peripheral's pins, each with its role in brackets:
   "`Serial` is USART2 on PA2 (TX) / PA3 (RX)" makes "Serial TX" PA2 and "Serial RX" PA3 (the Arduino core's
   `Serial` on a Nucleo is the ST-LINK's USART2, not whichever USART a board file routes first).

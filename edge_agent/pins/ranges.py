@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from edge_agent.pins.spellings import ROLES, bare_role
+from edge_agent.pins.spellings import ROLE_WORDS, bare_role
 
 #: Prefixes of pin names a range may carry, longest first within a family (not IO: "IO0-IO3" are a QSPI bus's
 #: data lines as often as an ESP32's pins).
@@ -56,10 +56,6 @@ MAX_SPAN = 64
 def span(prefix: str, first: str, last: str) -> list[str] | None:
     """The names from `prefix` `first` to `prefix` `last` (P0.00-P0.31 keeps two digits); None for a span that is
     empty, backwards or longer than :data:`MAX_SPAN`."""
-    return _names(prefix, first, last)
-
-
-def _names(prefix: str, first: str, last: str) -> list[str] | None:
     a, b = int(first), int(last)
     if b <= a or b - a >= MAX_SPAN:
         return None
@@ -159,13 +155,14 @@ CHIP_PIN = re.compile(r"P[A-L]\d{1,2}|P\d\.\d{1,2}|GPIO\d{1,2}|GP\d{1,2}")
 #: 32.768 kHz crystal (XL1/XL2)".
 _PAIRED = re.compile(rf"(?<![\w.])((?:(?:{CHIP_PIN.pattern})/)+(?:{CHIP_PIN.pattern}))(?![\w./-])"
                      r"((?:[^()\n;.]|\.(?=\S)){0,60}?)\(([A-Za-z0-9_]+(?:/[A-Za-z0-9_]+)+)\)")
-_ROLE_WORDS = frozenset(r for roles in ROLES.values() for r in roles)
 
 
 def constant_name(word: str) -> bool:
     """Whether a bracketed word is a name written as a constant (LRCLK, XL1), not a bus role alone (TX, CLK) or a
     chip pin."""
-    return bool(CONSTANT.fullmatch(word)) and word.lower() not in _ROLE_WORDS and not CHIP_PIN.fullmatch(word)
+    return bool(CONSTANT.fullmatch(word)) and word.lower() not in ROLE_WORDS and not CHIP_PIN.fullmatch(word)
+
+
 #: What stands before a bracket: a name, maybe after its bus instance ("I2S0 SCLK", "D16", "GPIO18").
 _BEFORE = re.compile(r"(?<![\w.\-])((?:[A-Z][A-Za-z0-9]*\d )?[A-Za-z][A-Za-z0-9_.]*)\s?$")
 #: A name inside brackets: a constant, or a bus instance and its signal ("I2C1 SCL", "SPI0 CE0").
@@ -228,13 +225,13 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
     for m in _found(text):
         if m.start() in mapped:
             continue
-        names = _names(m.group(1), m.group(2), m.group(3))
+        names = span(m.group(1), m.group(2), m.group(3))
         if names is None:
             continue
         line = text.count("\n", 0, m.start()) + 1
         sep = _MAPS_TO.match(text, m.end())
         other = _RANGE.match(text, sep.end()) if sep is not None else None
-        values = _names(other.group(1), other.group(2), other.group(3)) if other is not None else None
+        values = span(other.group(1), other.group(2), other.group(3)) if other is not None else None
         if other is not None and values is not None and len(values) == len(names):
             mapped.add(other.start())
             out.extend((line, n, v, "prose") for n, v in zip(names, values, strict=True))
@@ -248,7 +245,7 @@ def pin_ranges(text: str) -> list[tuple[int, str, str, str]]:
                                for i, n in enumerate(names) for spelling in ("{}", "D{}"))
                 elif (at := _AT.match(text, m.end())) is not None and (d := _RANGE.match(text, at.end())) is not None:
                     # "A0-A5 at D46-D51": an Arduino core's digital numbers for the inputs, another name of each
-                    digital = _names(d.group(1), d.group(2), d.group(3)) if d.group(1) == "D" else None
+                    digital = span(d.group(1), d.group(2), d.group(3)) if d.group(1) == "D" else None
                     if digital is not None and len(digital) == len(names):
                         mapped.add(d.start())
                         out.extend((line, dn, n, "prose") for dn, n in zip(digital, names, strict=True))

@@ -52,7 +52,9 @@ _SAME = (frozenset({"tx", "txd"}), frozenset({"rx", "rxd"}), frozenset({"sck", "
 ROLES = {"i2c": frozenset({"sda", "scl"}),
          "spi": frozenset({"miso", "mosi", "sck", "sclk", "clk", "ss", "cs", "nss", "csn", "copi", "cipo"}),
          "uart": frozenset({"tx", "rx", "txd", "rxd", "cts", "rts"})}
-_ALL_ROLES = sorted({r for rs in ROLES.values() for r in rs}, key=len, reverse=True)
+#: Every bus role word of every kind ("tx", "sda", "clk").
+ROLE_WORDS = frozenset(r for rs in ROLES.values() for r in rs)
+_ALL_ROLES = sorted(ROLE_WORDS, key=len, reverse=True)
 _BUS_ROLE = re.compile(r"(?:pin[\s_-]*)?([a-z0-9]+?)[\s_-]*(" + "|".join(_ALL_ROLES) + ")", re.IGNORECASE)
 #: A name ending in a role after something naming its bus ("UART2 TX", "uart2_tx", "VSPI SCK", "SPI0.SCLK"), apart
 #: from it or after its number or kind ("SPI0SCLK", "VSPISCK").
