@@ -77,8 +77,8 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
                 seen = i
     if not lines:
         return in_heading / total
+    split = low.split("\n") if typed is not None or ("|" in low and len(lines) > 1) else []
     if "|" in low and len(lines) > 1:  # a table row is read with its header row, when that holds a word too
-        split = low.split("\n")
         heads = [i for i in lines if split[i].startswith("|") and (i == 0 or not split[i - 1].startswith("|"))]
         for head in heads:
             for i, held in lines.items():
@@ -86,11 +86,8 @@ def line_share(text: str, heading: str, weights: Mapping[str, float], exact: Col
                     lines[i] = held | lines[head]
     # fsum: a line's words are a set, whose order changes with the interpreter's hash seed; a float sum in that
     # order could differ in its last bit from one process to the next and so flip a tie between two sections
-    if typed is not None:
-        split = low.split("\n")
-        return (in_heading + max(math.fsum(weights[t] for t in held) * (1.0 if typed.search(split[i]) else UNTYPED)
-                                 for i, held in lines.items())) / total
-    return (in_heading + max(math.fsum(weights[t] for t in held) for held in lines.values())) / total
+    return (in_heading + max(math.fsum(weights[t] for t in held) * (
+        1.0 if typed is None or typed.search(split[i]) else UNTYPED) for i, held in lines.items())) / total
 
 
 def asked_weights(idf: dict[str, float]) -> dict[str, float]:

@@ -22,7 +22,7 @@ import math
 import sqlite3
 from array import array
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from functools import lru_cache
 from itertools import compress, repeat
 from operator import add, itemgetter, mul, truediv
@@ -67,10 +67,10 @@ def sorted_unique(np: Any, values: Any) -> Any:
     got = np.sort(values)
     if len(got) < 2:
         return got
-    keep = np.empty(len(got), dtype=bool)
-    keep[0] = True
-    np.not_equal(got[1:], got[:-1], out=keep[1:])
-    return got.compress(keep)
+    first = np.empty(len(got), dtype=bool)  # each value's first place in the sorted array
+    first[0] = True
+    np.not_equal(got[1:], got[:-1], out=first[1:])
+    return got.compress(first)
 
 
 def _numpy() -> Any:
@@ -382,7 +382,7 @@ class Postings:
             from edge_agent.rag.prune import exact_scores
 
             np = self._npmod
-            ids = sorted_unique(np, np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            ids = self._boards_chunks_np(boards)
             raw, cnt = exact_scores(self, ids, terms, [self.term_postings(t) for t in terms], nterms, boards)
             held = cnt > 0
             return list(zip(ids[held].tolist(), np.round(raw[held], 9).tolist(), strict=True))
@@ -557,6 +557,11 @@ class Postings:
         top = float(tfs.max())
         return self.idf_k(term) * top / (top + self._min_norm) * (1.0 + 1e-12), False
 
+    def _boards_chunks_np(self, boards: Iterable[str]) -> Any:
+        """Live chunk ids of any of `boards`, ascending and each once."""
+        np = self._npmod
+        return sorted_unique(np, np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+
     def board_chunks_np(self, board: str) -> Any:
         """Live chunk ids of a board, ascending (cached)."""
         got = self._board_np.get(board)
@@ -618,11 +623,11 @@ class Postings:
         vals = np.round(raw[hit], 9)
         if len(hit) > limit:
             cutoff = np.partition(vals, len(vals) - limit)[len(vals) - limit]
-            keep = vals >= cutoff
-            hit, vals = hit[keep], vals[keep]
+            above = vals >= cutoff
+            hit, vals = hit[above], vals[above]
 
         def own() -> list[tuple[int, float]]:
-            mine = sorted_unique(np, np.concatenate([np.zeros(0, dtype=np.int64), *map(self.board_chunks_np, boards)]))
+            mine = self._boards_chunks_np(boards)
             mine = mine[cnt[mine] > 0]
             return list(zip(mine.tolist(), np.round(raw[mine], 9).tolist(), strict=True))
 
