@@ -19,7 +19,7 @@ description is read a clause at a time (up to a comma or semicolon) and without 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Container, Iterable, Iterator, Sequence
 
 from edge_agent.pins.ranges import CHIP_PIN
 from edge_agent.pins.sections import AliasEntry
@@ -123,3 +123,29 @@ def matching(descriptions: Iterable[AliasEntry], name: str) -> dict[str, list[Al
                 hits.append(e)
     return found if covered or len(found) > 1 else {}
 
+
+def by_tag(names: Iterable[AliasEntry], placed: Sequence[tuple[int, AliasEntry]],
+           name_kinds: Container[str]) -> dict[str, list[AliasEntry]]:
+    """The descriptions of each tag's pins, in the order the datasheets give them: the description entries
+    (`placed`, each with its place among all the entries) and the names of several words in words (of a kind in
+    `name_kinds`, the tables': "illumination LEDs enable" in a name column describes its pin too) among `names`,
+    the other entries in their order."""
+    got: dict[str, list[AliasEntry]] = {}
+    for e in _in_order(names, placed):
+        if e.tag is not None and (e.kind == "description" or e.kind in name_kinds and " " in e.alias.strip()) and \
+                in_words(e.alias):
+            got.setdefault(e.tag, []).append(e)
+    return got
+
+
+def _in_order(names: Iterable[AliasEntry], placed: Sequence[tuple[int, AliasEntry]]) -> Iterator[AliasEntry]:
+    """`names` with each of `placed` put back at its place."""
+    rest = iter(names)
+    at = 0
+    for place, e in placed:
+        while at < place:
+            yield next(rest)
+            at += 1
+        yield e
+        at += 1
+    yield from rest

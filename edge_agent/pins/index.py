@@ -119,12 +119,9 @@ class PinIndex:
 
     def __init__(self, entries: Sequence[AliasEntry] = (), boards: Iterable[Board] | None = None) -> None:
         self.entries = tuple(e for e in entries if e.kind != "description")
-        #: What datasheets say pins do ("illumination LEDs enable"), by tag: read last (:mod:`.described`).
-        self._described: dict[str, list[AliasEntry]] = {}
-        for e in entries:  # a name of several words ("illumination LEDs enable") describes its pin too
-            if e.tag is not None and (e.kind == "description" or e.kind in _TABLES and " " in e.alias.strip()) and \
-                    described.in_words(e.alias):
-                self._described.setdefault(e.tag, []).append(e)
+        #: What datasheets say pins do, with their places among the entries; by tag once a lookup first reads them.
+        self._placed = tuple((i, e) for i, e in enumerate(entries) if e.kind == "description")
+        self._described: dict[str, list[AliasEntry]] | None = None
         self._boards = {b.id: b for b in boards} if boards is not None else {b: get_board(b) for b in list_boards()}
         self._tags = {e.tag for e in self.entries if e.tag}
         self._per_board: dict[str, BoardNames] = {}
@@ -390,6 +387,8 @@ class PinIndex:
             found = family_role(idx, name)
         if found is None:
             tags = {idx.board_id, *(idx.board.datasheet_tags if idx.board is not None else ())}
+            if self._described is None:  # gathered on the first name to reach this step, not when a daemon starts
+                self._described = described.by_tag(self.entries, self._placed, _TABLES)
             found = by_description(idx, [e for t in tags for e in self._described.get(t, ())], name,
                                    lambda value: self._as_written(board, value))
         return found
